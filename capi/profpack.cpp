@@ -1,0 +1,302 @@
+// The C ABI: every entry point resets the thread's error, runs the C++ core inside one
+// catch-all guard, and returns a status. No C++ type or exception crosses this file.
+
+#include "profpack/profpack.h"
+
+#include <kj/exception.h>
+
+#include <cstdlib>
+#include <cstring>
+#include <memory>
+#include <mutex>
+#include <new>
+#include <optional>
+#include <string>
+
+#include "container/ppk.h"
+#include "error.h"
+#include "formats.h"
+#include "ops/summary.h"
+#include "util/io.h"
+
+struct profpack_profile {
+  std::unique_ptr<profpack::Profile> profile;
+  std::once_flag summaryOnce;
+  std::optional<profpack::Summary> summary;
+};
+
+namespace {
+
+using profpack::Error;
+using profpack::Status;
+
+struct ThreadError {
+  profpack_error pub{PROFPACK_OK, "", "", PROFPACK_UNKNOWN_POSITION, PROFPACK_UNKNOWN_POSITION};
+  std::string message;
+  std::string format;
+};
+
+ThreadError& threadError() {
+  thread_local ThreadError e;
+  return e;
+}
+
+void resetError() {
+  ThreadError& e = threadError();
+  e.message.clear();
+  e.format.clear();
+  e.pub = {PROFPACK_OK, "", "", PROFPACK_UNKNOWN_POSITION, PROFPACK_UNKNOWN_POSITION};
+}
+
+profpack_status setError(profpack_status code, const char* message, const char* format = "",
+                         uint64_t offset = PROFPACK_UNKNOWN_POSITION,
+                         uint64_t line = PROFPACK_UNKNOWN_POSITION) noexcept {
+  ThreadError& e = threadError();
+  try {
+    e.message = message;
+    e.format = format;
+    e.pub = {code, e.message.c_str(), e.format.c_str(), offset, line};
+  } catch (...) {
+    e.pub = {code, "out of memory while reporting an error", "", offset, line};
+  }
+  return code;
+}
+
+template <typename F>
+profpack_status guard(F&& f) noexcept {
+  resetError();
+  try {
+    f();
+    return PROFPACK_OK;
+  } catch (const Error& e) {
+    return setError(static_cast<profpack_status>(e.status()), e.what(), e.format().c_str(),
+                    e.offset(), e.line());
+  } catch (const std::bad_alloc&) {
+    return setError(PROFPACK_ERROR_NO_MEMORY, "out of memory");
+  } catch (const kj::Exception& e) {
+    // Cap'n Proto reports a malformed or oversized message this way.
+    std::string m = std::string("invalid IR message: ") + e.getDescription().cStr();
+    return setError(PROFPACK_ERROR_MALFORMED, m.c_str(), "ppk");
+  } catch (const std::exception& e) {
+    std::string m = std::string("internal error: ") + e.what();
+    return setError(PROFPACK_ERROR_INTERNAL, m.c_str());
+  } catch (...) {
+    return setError(PROFPACK_ERROR_INTERNAL, "internal error: unknown exception");
+  }
+}
+
+void require(bool ok, const char* what) {
+  if (!ok) throw Error(Status::invalidArgument, "", what);
+}
+
+profpack::ReadOptions readOptions(const profpack_read_options* o) {
+  profpack_read_options d;
+  profpack_read_options_init(&d);
+  if (o) {
+    require(o->struct_size >= offsetof(profpack_read_options, max_ppk_size) + sizeof(uint64_t),
+            "profpack_read_options.struct_size is too small: initialise it with "
+            "profpack_read_options_init()");
+    d = *o;
+  }
+  require((d.flags & ~PROFPACK_READ_STRICT) == 0, "unknown bits in profpack_read_options.flags");
+  return {d.max_ppk_size, (d.flags & PROFPACK_READ_STRICT) != 0};
+}
+
+profpack::WriteOptions writeOptions(const profpack_write_options* o) {
+  profpack_write_options d;
+  profpack_write_options_init(&d);
+  if (o) {
+    require(o->struct_size >= offsetof(profpack_write_options, ppk_level) + sizeof(int32_t),
+            "profpack_write_options.struct_size is too small: initialise it with "
+            "profpack_write_options_init()");
+    d = *o;
+  }
+  require(d.ppk_level >= 1 && d.ppk_level <= 22, "ppk_level must be between 1 and 22");
+  profpack::WriteOptions w;
+  w.ppkLevel = d.ppk_level;
+  return w;
+}
+
+profpack::FormatId outputFormat(profpack_format f) {
+  require(f >= PROFPACK_FORMAT_PPK && f <= PROFPACK_FORMAT_DCPI, "unknown output format");
+  return static_cast<profpack::FormatId>(f);
+}
+
+const profpack::Summary& summaryOf(const profpack_profile* p) {
+  auto* m = const_cast<profpack_profile*>(p);
+  std::call_once(m->summaryOnce, [&] { m->summary = profpack::summarize(*m->profile); });
+  return *m->summary;
+}
+
+profpack_profile* wrap(std::unique_ptr<profpack::Profile> p) {
+  auto* h = new profpack_profile;
+  h->profile = std::move(p);
+  return h;
+}
+
+}  // namespace
+
+extern "C" {
+
+unsigned profpack_version_number(void) { return PROFPACK_VERSION_NUMBER; }
+const char* profpack_version_string(void) { return PROFPACK_VERSION_STRING; }
+
+const profpack_error* profpack_last_error(void) { return &threadError().pub; }
+
+const char* profpack_status_name(profpack_status status) {
+  switch (status) {
+    case PROFPACK_OK: return "ok";
+    case PROFPACK_ERROR_INVALID_ARGUMENT: return "invalid argument";
+    case PROFPACK_ERROR_IO: return "i/o error";
+    case PROFPACK_ERROR_MALFORMED: return "malformed input";
+    case PROFPACK_ERROR_UNSUPPORTED: return "unsupported";
+    case PROFPACK_ERROR_LIMIT: return "limit exceeded";
+    case PROFPACK_ERROR_NO_MEMORY: return "out of memory";
+    case PROFPACK_ERROR_INTERNAL: return "internal error";
+  }
+  return "unknown status";
+}
+
+const char* profpack_format_name(profpack_format format) {
+  return profpack::formatName(static_cast<profpack::FormatId>(format));
+}
+
+profpack_format profpack_format_from_name(const char* name) {
+  if (!name) return PROFPACK_FORMAT_UNKNOWN;
+  return static_cast<profpack_format>(profpack::formatFromName(name));
+}
+
+profpack_format profpack_detect_format(const void* data, size_t size) {
+  if (!data && size) return PROFPACK_FORMAT_UNKNOWN;
+  return static_cast<profpack_format>(
+      profpack::detectFormat({static_cast<const uint8_t*>(data), size}));
+}
+
+void profpack_read_options_init(profpack_read_options* options) {
+  if (!options) return;
+  options->struct_size = sizeof *options;
+  options->flags = 0;
+  options->max_ppk_size = profpack::kDefaultMaxPpkMessage;
+}
+
+void profpack_write_options_init(profpack_write_options* options) {
+  if (!options) return;
+  options->struct_size = sizeof *options;
+  options->ppk_level = 6;
+}
+
+profpack_status profpack_read_file(const char* path, const profpack_read_options* options,
+                                   profpack_profile** out) {
+  if (out) *out = nullptr;
+  return guard([&] {
+    require(path && out, "profpack_read_file: path and out must not be NULL");
+    auto opts = readOptions(options);
+    profpack::InputFile in(path);
+    *out = wrap(profpack::readProfile(in.bytes(), opts));
+  });
+}
+
+profpack_status profpack_read_memory(const void* data, size_t size,
+                                     const profpack_read_options* options, profpack_profile** out) {
+  if (out) *out = nullptr;
+  return guard([&] {
+    require(out && (data || size == 0), "profpack_read_memory: data and out must not be NULL");
+    auto opts = readOptions(options);
+    *out = wrap(profpack::readProfile({static_cast<const uint8_t*>(data), size}, opts));
+  });
+}
+
+profpack_status profpack_write_file(const profpack_profile* profile, profpack_format format,
+                                    const char* path, const profpack_write_options* options) {
+  return guard([&] {
+    require(profile && path, "profpack_write_file: profile and path must not be NULL");
+    auto opts = writeOptions(options);
+    std::string bytes = profpack::writeProfile(*profile->profile, outputFormat(format), opts);
+    profpack::writeFileAtomic(path, bytes);
+  });
+}
+
+profpack_status profpack_write_memory(const profpack_profile* profile, profpack_format format,
+                                      const profpack_write_options* options, void** out_data,
+                                      size_t* out_size) {
+  if (out_data) *out_data = nullptr;
+  if (out_size) *out_size = 0;
+  return guard([&] {
+    require(profile && out_data && out_size,
+            "profpack_write_memory: profile, out_data and out_size must not be NULL");
+    auto opts = writeOptions(options);
+    std::string bytes = profpack::writeProfile(*profile->profile, outputFormat(format), opts);
+    void* buf = std::malloc(bytes.size() ? bytes.size() : 1);
+    if (!buf) throw std::bad_alloc();
+    std::memcpy(buf, bytes.data(), bytes.size());
+    *out_data = buf;
+    *out_size = bytes.size();
+  });
+}
+
+void profpack_free(void* data) { std::free(data); }
+
+void profpack_profile_free(profpack_profile* profile) { delete profile; }
+
+profpack_format profpack_profile_format(const profpack_profile* profile) {
+  if (!profile) return PROFPACK_FORMAT_UNKNOWN;
+  switch (profile->profile->root().getFormat()) {
+    case profpack::ir::Format::CACHEGRIND: return PROFPACK_FORMAT_CACHEGRIND;
+    case profpack::ir::Format::CALLGRIND: return PROFPACK_FORMAT_CALLGRIND;
+    case profpack::ir::Format::GPERFTOOLS: return PROFPACK_FORMAT_GPERFTOOLS;
+    case profpack::ir::Format::XRAY: return PROFPACK_FORMAT_XRAY;
+    case profpack::ir::Format::DCPI: return PROFPACK_FORMAT_DCPI;
+    default: return PROFPACK_FORMAT_UNKNOWN;
+  }
+}
+
+profpack_status profpack_profile_info(const profpack_profile* profile, profpack_info* info) {
+  return guard([&] {
+    require(profile && info, "profpack_profile_info: profile and info must not be NULL");
+    require(info->struct_size >= offsetof(profpack_info, strings) + sizeof(uint64_t),
+            "profpack_info.struct_size must be set to sizeof(profpack_info)");
+    const profpack::Summary& s = summaryOf(profile);
+    info->format = profpack_profile_format(profile);
+    info->format_version = s.formatVersion.c_str();
+    info->parts = s.parts;
+    info->events = s.events.size();
+    info->records = s.records;
+    info->functions = s.functions;
+    info->files = s.files;
+    info->objects = s.objects;
+    info->strings = s.strings;
+  });
+}
+
+profpack_status profpack_profile_events(const profpack_profile* profile, profpack_event* events,
+                                        size_t capacity, size_t* count) {
+  if (count) *count = 0;
+  return guard([&] {
+    require(profile && count, "profpack_profile_events: profile and count must not be NULL");
+    require(events || capacity == 0, "profpack_profile_events: events is NULL but capacity > 0");
+    const profpack::Summary& s = summaryOf(profile);
+    *count = s.events.size();
+    for (size_t i = 0; i < capacity && i < s.events.size(); ++i)
+      events[i] = {s.events[i].name.c_str(), s.events[i].longName.c_str(), s.events[i].total};
+  });
+}
+
+size_t profpack_profile_warning_count(const profpack_profile* profile) {
+  return profile ? profile->profile->warnings().size() : 0;
+}
+
+const char* profpack_profile_warning(const profpack_profile* profile, size_t index) {
+  if (!profile || index >= profile->profile->warnings().size()) return nullptr;
+  return profile->profile->warnings()[index].c_str();
+}
+
+profpack_status profpack_profile_equal(const profpack_profile* a, const profpack_profile* b,
+                                       int* equal) {
+  if (equal) *equal = 0;
+  return guard([&] {
+    require(a && b && equal, "profpack_profile_equal: arguments must not be NULL");
+    *equal = profpack::equalIR(*a->profile, *b->profile) ? 1 : 0;
+  });
+}
+
+}  // extern "C"

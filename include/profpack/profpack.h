@@ -1,0 +1,236 @@
+/*
+ * profpack: read, store and write performance profiles.
+ *
+ * profpack reads Callgrind, Cachegrind, gperftools CPU profiles, LLVM XRay traces and DCPI
+ * profiles into one intermediate representation (IR), stores it zstd-compressed in `.ppk`
+ * files, and writes it back to those formats.
+ *
+ * CONVENTIONS
+ * - Every function that can fail returns a profpack_status. On failure, profpack_last_error()
+ *   describes the failure on the calling thread: code, message, format, and the byte offset and
+ *   line number of the defect where known.
+ * - No C++ exception, abort() or exit() ever leaves this library: bad input, exhausted memory
+ *   and internal faults all come back as a status.
+ * - Ownership is stated at every function. Strings returned by a profpack_profile accessor are
+ *   owned by the profile and live until profpack_profile_free(); buffers returned through
+ *   `void **` are owned by the caller and released with profpack_free().
+ * - Threads: the library keeps no global mutable state apart from the per-thread error. One
+ *   profile may be read (inspected, written out) from several threads at once; freeing it must
+ *   not race with any other use.
+ * - Options structs are versioned by their first member, `struct_size`: initialise them with
+ *   the matching *_init() function, then change the fields you need. Passing NULL means
+ *   "defaults".
+ */
+#ifndef PROFPACK_PROFPACK_H
+#define PROFPACK_PROFPACK_H
+
+#include <stddef.h>
+#include <stdint.h>
+
+#ifdef __cplusplus
+extern "C" {
+#endif
+
+/* ------------------------------------------------------------------------------------------ */
+/* Version                                                                                     */
+
+#define PROFPACK_VERSION_MAJOR 0
+#define PROFPACK_VERSION_MINOR 1
+#define PROFPACK_VERSION_PATCH 0
+/** MAJOR * 10000 + MINOR * 100 + PATCH of the header you compiled against. */
+#define PROFPACK_VERSION_NUMBER \
+  (PROFPACK_VERSION_MAJOR * 10000 + PROFPACK_VERSION_MINOR * 100 + PROFPACK_VERSION_PATCH)
+#define PROFPACK_VERSION_STRING "0.1.0"
+
+#if defined(_WIN32)
+#define PROFPACK_API
+#else
+#define PROFPACK_API __attribute__((visibility("default")))
+#endif
+
+/** The version of the library loaded at run time, as PROFPACK_VERSION_NUMBER. */
+PROFPACK_API unsigned profpack_version_number(void);
+/** The version of the library loaded at run time, e.g. "0.1.0". Static storage. */
+PROFPACK_API const char *profpack_version_string(void);
+
+/* ------------------------------------------------------------------------------------------ */
+/* Status and errors                                                                           */
+
+typedef enum profpack_status {
+  PROFPACK_OK = 0,
+  PROFPACK_ERROR_INVALID_ARGUMENT = 1, /**< a NULL handle, a bad option, an unknown format */
+  PROFPACK_ERROR_IO = 2,               /**< a file could not be opened, read or written */
+  PROFPACK_ERROR_MALFORMED = 3,        /**< the input is not a valid profile of its format */
+  PROFPACK_ERROR_UNSUPPORTED = 4,      /**< valid, but not something profpack can read/write */
+  PROFPACK_ERROR_LIMIT = 5,            /**< the input exceeds a limit set in the options */
+  PROFPACK_ERROR_NO_MEMORY = 6,        /**< memory ran out */
+  PROFPACK_ERROR_INTERNAL = 7          /**< a bug in profpack; please report it */
+} profpack_status;
+
+/** Position value meaning "not known" in profpack_error. */
+#define PROFPACK_UNKNOWN_POSITION UINT64_MAX
+
+/** The details of the last failure on the calling thread. */
+typedef struct profpack_error {
+  profpack_status code;
+  /** Complete one-line message, including format and position, e.g.
+   *  "cachegrind: line 12, byte offset 301: count line before any fn= line". Never NULL. */
+  const char *message;
+  /** The format whose input was at fault ("cachegrind", "ppk", ...), or "". Never NULL. */
+  const char *format;
+  uint64_t offset; /**< byte offset of the defect in the input, or PROFPACK_UNKNOWN_POSITION */
+  uint64_t line;   /**< 1-based line number (text formats), or PROFPACK_UNKNOWN_POSITION */
+} profpack_error;
+
+/**
+ * The last error on the calling thread. Never NULL: after a success, `code` is PROFPACK_OK and
+ * `message` is "". The pointer and its strings stay valid until the next profpack call on this
+ * thread. Every call that returns a status resets it first.
+ */
+PROFPACK_API const profpack_error *profpack_last_error(void);
+
+/** A static English name of a status, e.g. "malformed input". */
+PROFPACK_API const char *profpack_status_name(profpack_status status);
+
+/* ------------------------------------------------------------------------------------------ */
+/* Formats                                                                                     */
+
+typedef enum profpack_format {
+  PROFPACK_FORMAT_UNKNOWN = 0,
+  PROFPACK_FORMAT_PPK = 1,        /**< profpack's own container */
+  PROFPACK_FORMAT_CALLGRIND = 2,
+  PROFPACK_FORMAT_CACHEGRIND = 3,
+  PROFPACK_FORMAT_GPERFTOOLS = 4, /**< gperftools CPU profile */
+  PROFPACK_FORMAT_XRAY = 5,       /**< LLVM XRay trace, FDR or basic mode */
+  PROFPACK_FORMAT_DCPI = 6        /**< DIGITAL Continuous Profiling Infrastructure profile */
+} profpack_format;
+
+/** "ppk", "callgrind", "cachegrind", "gperftools", "xray", "dcpi", or "unknown". Static. */
+PROFPACK_API const char *profpack_format_name(profpack_format format);
+/** The format of a name as profpack_format_name() spells it; PROFPACK_FORMAT_UNKNOWN if none. */
+PROFPACK_API profpack_format profpack_format_from_name(const char *name);
+/** The format of a profile from its first bytes (file names are never consulted). */
+PROFPACK_API profpack_format profpack_detect_format(const void *data, size_t size);
+
+/* ------------------------------------------------------------------------------------------ */
+/* Options                                                                                     */
+
+/** Make recoverable defects (e.g. an XRay trace that ends inside a record) errors. */
+#define PROFPACK_READ_STRICT 0x1u
+
+typedef struct profpack_read_options {
+  uint32_t struct_size; /**< sizeof(profpack_read_options), set by the init function */
+  uint32_t flags;       /**< PROFPACK_READ_* bits; default 0 */
+  /** Largest decompressed `.ppk` message accepted, in bytes; default 4 GiB. A larger
+   *  declaration is refused with PROFPACK_ERROR_LIMIT before anything is allocated. */
+  uint64_t max_ppk_size;
+} profpack_read_options;
+
+PROFPACK_API void profpack_read_options_init(profpack_read_options *options);
+
+typedef struct profpack_write_options {
+  uint32_t struct_size; /**< sizeof(profpack_write_options), set by the init function */
+  int32_t ppk_level;    /**< zstd level 1-22 for `.ppk` output; default 6 */
+} profpack_write_options;
+
+PROFPACK_API void profpack_write_options_init(profpack_write_options *options);
+
+/* ------------------------------------------------------------------------------------------ */
+/* Reading and writing                                                                         */
+
+/** An opaque profile. Create with profpack_read_*, release with profpack_profile_free(). */
+typedef struct profpack_profile profpack_profile;
+
+/**
+ * Reads a profile of any supported format, or a `.ppk`, from `path` ("-" for standard input).
+ * The format is detected from the content. On success `*out` receives a new profile owned by
+ * the caller; on failure `*out` is set to NULL.
+ */
+PROFPACK_API profpack_status profpack_read_file(const char *path,
+                                                const profpack_read_options *options,
+                                                profpack_profile **out);
+
+/** As profpack_read_file(), from `size` bytes at `data` (not retained after the call). */
+PROFPACK_API profpack_status profpack_read_memory(const void *data, size_t size,
+                                                  const profpack_read_options *options,
+                                                  profpack_profile **out);
+
+/**
+ * Writes `profile` in `format` to `path` ("-" for standard output). The file is written
+ * atomically: a temporary file beside `path` is renamed over it only once complete.
+ */
+PROFPACK_API profpack_status profpack_write_file(const profpack_profile *profile,
+                                                 profpack_format format, const char *path,
+                                                 const profpack_write_options *options);
+
+/**
+ * Writes `profile` in `format` to a new buffer. On success `*out_data` (owned by the caller,
+ * release with profpack_free()) and `*out_size` describe it; on failure they are NULL and 0.
+ */
+PROFPACK_API profpack_status profpack_write_memory(const profpack_profile *profile,
+                                                   profpack_format format,
+                                                   const profpack_write_options *options,
+                                                   void **out_data, size_t *out_size);
+
+/** Releases a buffer returned by profpack_write_memory(). NULL is ignored. */
+PROFPACK_API void profpack_free(void *data);
+
+/** Releases a profile and every string it returned. NULL is ignored. */
+PROFPACK_API void profpack_profile_free(profpack_profile *profile);
+
+/* ------------------------------------------------------------------------------------------ */
+/* Inspection                                                                                  */
+
+/** The format the profile was originally read from (a `.ppk` remembers it). */
+PROFPACK_API profpack_format profpack_profile_format(const profpack_profile *profile);
+
+typedef struct profpack_info {
+  uint32_t struct_size;       /**< set by the caller: sizeof(profpack_info) */
+  profpack_format format;     /**< source format */
+  const char *format_version; /**< as the file states it, e.g. "1"; "" if none. Owned by profile */
+  uint64_t parts;             /**< Callgrind dumps/threads; 1 for Cachegrind */
+  uint64_t events;            /**< number of cost events (see profpack_profile_events) */
+  uint64_t records;           /**< cost lines, samples, trace records or histogram chunks */
+  uint64_t functions;         /**< distinct function names */
+  uint64_t files;             /**< distinct source files */
+  uint64_t objects;           /**< distinct objects (ELF objects, mappings, images) */
+  uint64_t strings;           /**< interned strings */
+} profpack_info;
+
+/** Fills `*info` (whose struct_size the caller sets) with whole-profile figures. */
+PROFPACK_API profpack_status profpack_profile_info(const profpack_profile *profile,
+                                                   profpack_info *info);
+
+typedef struct profpack_event {
+  const char *name;      /**< short name, e.g. "Ir". Owned by the profile */
+  const char *long_name; /**< e.g. "Instruction Fetches", or "". Owned by the profile */
+  uint64_t total;        /**< sum of the self costs of this event over the whole profile */
+} profpack_event;
+
+/**
+ * Two-call enumeration of the profile's cost events in column order: call with
+ * `events` NULL to learn the count in `*count`; then with an array of `capacity` entries.
+ * If `capacity` is smaller than the count, the first `capacity` entries are filled and
+ * `*count` still receives the full count.
+ */
+PROFPACK_API profpack_status profpack_profile_events(const profpack_profile *profile,
+                                                     profpack_event *events, size_t capacity,
+                                                     size_t *count);
+
+/** Number of warnings the reader raised (e.g. a truncated trace that was still loaded). */
+PROFPACK_API size_t profpack_profile_warning_count(const profpack_profile *profile);
+/** Warning `index`, or NULL if out of range. Owned by the profile. */
+PROFPACK_API const char *profpack_profile_warning(const profpack_profile *profile, size_t index);
+
+/**
+ * Sets `*equal` to 1 if the two profiles hold the same IR, else 0. Use it to check that a
+ * conversion round trip lost nothing.
+ */
+PROFPACK_API profpack_status profpack_profile_equal(const profpack_profile *a,
+                                                    const profpack_profile *b, int *equal);
+
+#ifdef __cplusplus
+}
+#endif
+
+#endif /* PROFPACK_PROFPACK_H */

@@ -1,0 +1,135 @@
+#include "ppk.h"
+
+#include <zstd.h>
+
+#include <cstring>
+
+#include "../error.h"
+
+namespace profpack {
+
+namespace {
+
+constexpr uint8_t kMagic[8] = {0x89, 'P', 'P', 'K', '\r', '\n', 0x1a, '\n'};
+
+uint32_t le32(const uint8_t* p) {
+  return uint32_t{p[0]} | uint32_t{p[1]} << 8 | uint32_t{p[2]} << 16 | uint32_t{p[3]} << 24;
+}
+uint64_t le64(const uint8_t* p) { return uint64_t{le32(p)} | uint64_t{le32(p + 4)} << 32; }
+void put32(std::string& s, uint32_t v) {
+  for (int i = 0; i < 4; ++i) s.push_back(static_cast<char>(v >> (8 * i)));
+}
+void put64(std::string& s, uint64_t v) {
+  put32(s, static_cast<uint32_t>(v));
+  put32(s, static_cast<uint32_t>(v >> 32));
+}
+
+struct CCtx {
+  ZSTD_CCtx* p = ZSTD_createCCtx();
+  ~CCtx() { ZSTD_freeCCtx(p); }
+};
+struct DCtx {
+  ZSTD_DCtx* p = ZSTD_createDCtx();
+  ~DCtx() { ZSTD_freeDCtx(p); }
+};
+
+void check(size_t rc, const char* what) {
+  if (ZSTD_isError(rc))
+    throw Error(Status::internal, "ppk", std::string(what) + ": " + ZSTD_getErrorName(rc));
+}
+
+}  // namespace
+
+bool isPpk(std::span<const uint8_t> data) {
+  return data.size() >= sizeof kMagic && std::memcmp(data.data(), kMagic, sizeof kMagic) == 0;
+}
+
+std::string encodePpk(const Profile& profile, int level) {
+  if (level < 1 || level > ZSTD_maxCLevel())
+    throw Error(Status::invalidArgument, "ppk",
+                "zstd level " + std::to_string(level) + " is outside 1.." +
+                    std::to_string(ZSTD_maxCLevel()));
+  kj::ArrayPtr<const capnp::word> words = profile.flatWords();
+  const size_t msgBytes = words.size() * sizeof(capnp::word);
+
+  CCtx cctx;
+  if (!cctx.p) throw std::bad_alloc();
+  check(ZSTD_CCtx_setParameter(cctx.p, ZSTD_c_compressionLevel, level), "zstd level");
+  check(ZSTD_CCtx_setParameter(cctx.p, ZSTD_c_checksumFlag, 1), "zstd checksum");
+  check(ZSTD_CCtx_setParameter(cctx.p, ZSTD_c_contentSizeFlag, 1), "zstd content size");
+  std::string out;
+  out.append(reinterpret_cast<const char*>(kMagic), sizeof kMagic);
+  put32(out, kPpkVersion);
+  put32(out, 0);
+  put64(out, msgBytes);
+  put64(out, 0);  // compressed size, patched below
+  out.resize(kPpkHeaderSize + ZSTD_compressBound(msgBytes));
+  size_t n = ZSTD_compress2(cctx.p, out.data() + kPpkHeaderSize, out.size() - kPpkHeaderSize,
+                            words.begin(), msgBytes);
+  check(n, "zstd compression");
+  out.resize(kPpkHeaderSize + n);
+  for (int i = 0; i < 8; ++i) out[24 + i] = static_cast<char>(uint64_t{n} >> (8 * i));
+  return out;
+}
+
+std::unique_ptr<Profile> decodePpk(std::span<const uint8_t> data, uint64_t maxMessageBytes) {
+  if (!isPpk(data)) fail("ppk", 0, kUnknown, "not a .ppk file (magic number missing)");
+  if (data.size() < kPpkHeaderSize)
+    fail("ppk", data.size(), kUnknown,
+         "truncated header: expected 32 bytes, found " + std::to_string(data.size()));
+  const uint8_t* h = data.data();
+  uint32_t version = le32(h + 8);
+  if (version != kPpkVersion)
+    throw Error(Status::unsupported, "ppk",
+                "container version " + std::to_string(version) + " is not supported (expected " +
+                    std::to_string(kPpkVersion) + ")",
+                8);
+  uint64_t msgBytes = le64(h + 16);
+  uint64_t frameBytes = le64(h + 24);
+  if (msgBytes > maxMessageBytes)
+    throw Error(Status::limit, "ppk",
+                "declared message size " + std::to_string(msgBytes) +
+                    " bytes exceeds the limit of " + std::to_string(maxMessageBytes) + " bytes",
+                16);
+  if (msgBytes % sizeof(capnp::word) != 0 || msgBytes == 0)
+    fail("ppk", 16, kUnknown,
+         "message size " + std::to_string(msgBytes) + " is not a positive multiple of 8");
+  const uint64_t have = data.size() - kPpkHeaderSize;
+  if (frameBytes != have)
+    fail("ppk", 24, kUnknown,
+         "compressed size field says " + std::to_string(frameBytes) + " bytes but " +
+             std::to_string(have) + " bytes follow the header" +
+             (frameBytes > have ? " (file truncated)" : " (trailing data)"));
+  const uint8_t* frame = h + kPpkHeaderSize;
+  unsigned long long content = ZSTD_getFrameContentSize(frame, have);
+  if (content == ZSTD_CONTENTSIZE_ERROR || content == ZSTD_CONTENTSIZE_UNKNOWN)
+    fail("ppk", kPpkHeaderSize, kUnknown, "invalid zstd frame header");
+  if (content != msgBytes)
+    fail("ppk", kPpkHeaderSize, kUnknown,
+         "zstd frame holds " + std::to_string(content) + " bytes, header declares " +
+             std::to_string(msgBytes));
+
+  auto words = kj::heapArray<capnp::word>(msgBytes / sizeof(capnp::word));
+  DCtx dctx;
+  if (!dctx.p) throw std::bad_alloc();
+  size_t n = ZSTD_decompressDCtx(dctx.p, words.begin(), msgBytes, frame, have);
+  if (ZSTD_isError(n))
+    fail("ppk", kPpkHeaderSize, kUnknown,
+         std::string("corrupt compressed data: ") + ZSTD_getErrorName(n));
+  if (n != msgBytes)
+    fail("ppk", kPpkHeaderSize, kUnknown,
+         "decompressed " + std::to_string(n) + " bytes, expected " + std::to_string(msgBytes));
+
+  capnp::ReaderOptions options;
+  // Every word may be visited a few times by queries; far beyond that is an amplification
+  // attack (overlapping pointers), which Cap'n Proto then refuses.
+  options.traversalLimitInWords = words.size() * 8 + (uint64_t{1} << 20);
+  try {
+    return std::make_unique<Profile>(std::move(words), options);
+  } catch (const kj::Exception& e) {
+    fail("ppk", kPpkHeaderSize, kUnknown,
+         std::string("invalid Cap'n Proto message: ") + e.getDescription().cStr());
+  }
+}
+
+}  // namespace profpack

@@ -1,0 +1,34 @@
+// The .ppk container: a 32-byte header, then one zstd frame holding the flat Cap'n Proto
+// message of an ir::Profile.
+//
+//   bytes  0-7   magic "\x89PPK\r\n\x1a\n"
+//   bytes  8-11  container version (u32 little-endian), currently 1
+//   bytes 12-15  flags (u32), 0
+//   bytes 16-23  size of the decompressed message in bytes (u64), a multiple of 8
+//   bytes 24-31  size of the zstd frame that follows (u64)
+//   bytes 32-    the zstd frame, with its content size recorded and its checksum on
+#pragma once
+
+#include <cstdint>
+#include <memory>
+#include <span>
+#include <string>
+
+#include "../profile.h"
+
+namespace profpack {
+
+inline constexpr uint32_t kPpkVersion = 1;
+inline constexpr size_t kPpkHeaderSize = 32;
+inline constexpr uint64_t kDefaultMaxPpkMessage = uint64_t{4} << 30;  // 4 GiB
+
+bool isPpk(std::span<const uint8_t> data);
+
+// Compresses the profile at zstd `level` (1-22) into a complete .ppk image.
+std::string encodePpk(const Profile& profile, int level);
+
+// Opens a .ppk image. Refuses (Status::limit) a message declared larger than `maxMessageBytes`
+// before allocating anything; every other defect is Status::malformed with its byte offset.
+std::unique_ptr<Profile> decodePpk(std::span<const uint8_t> data, uint64_t maxMessageBytes);
+
+}  // namespace profpack

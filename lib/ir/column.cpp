@@ -1,0 +1,166 @@
+#include "column.h"
+
+#include <algorithm>
+#include <numeric>
+
+#include "../error.h"
+
+namespace profpack {
+
+namespace {
+[[noreturn]] void corrupt(const std::string& what) { throw Error(Status::malformed, "ppk", what); }
+}  // namespace
+
+void ColumnWriter::flushChunk() {
+  chunks_.push_back(std::move(cur_));
+  cur_ = {};
+  inChunk_ = 0;
+  prev_ = 0;
+}
+
+void ColumnWriter::build(ir::Column::Builder out) {
+  if (inChunk_ > 0) flushChunk();
+  out.setCount(count_);
+  out.setEncoding(encoding_);
+  out.setChunkValues(kColumnChunkValues);
+  auto list = out.initChunks(static_cast<unsigned>(chunks_.size()));
+  for (size_t i = 0; i < chunks_.size(); ++i) {
+    list.set(static_cast<unsigned>(i),
+             kj::ArrayPtr<const kj::byte>(chunks_[i].data(), chunks_[i].size()));
+    std::vector<uint8_t>().swap(chunks_[i]);
+  }
+  chunks_.clear();
+}
+
+void encodeColumn(ir::Column::Builder out, std::span<const uint64_t> values,
+                  ir::Column::Encoding encoding) {
+  ColumnWriter w(encoding);
+  for (uint64_t v : values) w.push(v);
+  w.build(out);
+}
+
+std::vector<uint64_t> decodeColumn(ir::Column::Reader column) {
+  const uint64_t count = column.getCount();
+  const uint32_t per = column.getChunkValues();
+  auto chunks = column.getChunks();
+  const bool delta = column.getEncoding() == ir::Column::Encoding::ZIGZAG_DELTA;
+  if (count > 0 && per == 0) corrupt("column has values but a chunk size of 0");
+  // Each value takes at least one byte, so the count is bounded by the stored bytes: this keeps
+  // the allocation below proportional to the message, never to an untrusted field.
+  uint64_t bytes = 0;
+  for (auto c : chunks) bytes += c.size();
+  if (count > bytes) corrupt("column declares more values than it has bytes");
+  std::vector<uint64_t> out;
+  out.reserve(count);
+  for (auto c : chunks) {
+    const uint8_t* p = c.begin();
+    const uint8_t* e = c.end();
+    uint64_t prev = 0;
+    uint64_t inChunk = 0;
+    while (p < e) {
+      uint64_t v = 0;
+      unsigned shift = 0;
+      for (;;) {
+        if (p == e || shift > 63) corrupt("truncated or overlong varint in column");
+        uint8_t b = *p++;
+        v |= static_cast<uint64_t>(b & 0x7f) << shift;
+        if (!(b & 0x80)) break;
+        shift += 7;
+      }
+      if (delta) {
+        int64_t d = static_cast<int64_t>((v >> 1) ^ (~(v & 1) + 1));
+        prev += static_cast<uint64_t>(d);
+        v = prev;
+      }
+      out.push_back(v);
+      ++inChunk;
+    }
+    if (inChunk > per) corrupt("column chunk holds more values than its chunk size");
+  }
+  if (out.size() != count) corrupt("column value count does not match its data");
+  return out;
+}
+
+StringInterner::StringInterner() { strings_.emplace_back(); }
+
+uint64_t StringInterner::intern(std::string_view s) {
+  auto it = index_.find(s);
+  if (it != index_.end()) return it->second;
+  uint64_t id = strings_.size();
+  const std::string& stored = strings_.emplace_back(s);
+  index_.emplace(std::string_view(stored), id);
+  return id;
+}
+
+std::vector<uint64_t> StringInterner::sortAndCompact(const std::vector<bool>& used) {
+  std::vector<uint64_t> order;
+  for (uint64_t i = 1; i < strings_.size(); ++i)
+    if (i < used.size() && used[i]) order.push_back(i);
+  std::sort(order.begin(), order.end(),
+            [&](uint64_t a, uint64_t b) { return strings_[a] < strings_[b]; });
+  std::vector<uint64_t> remap(strings_.size(), 0);
+  std::deque<std::string> sorted;
+  sorted.emplace_back();
+  for (uint64_t i : order) {
+    remap[i] = sorted.size();
+    sorted.push_back(std::move(strings_[i]));
+  }
+  strings_ = std::move(sorted);
+  index_.clear();
+  for (uint64_t i = 1; i < strings_.size(); ++i) index_.emplace(std::string_view(strings_[i]), i);
+  return remap;
+}
+
+void StringInterner::build(ir::StringTable::Builder out) const {
+  constexpr size_t kChunkBytes = size_t{64} << 20;
+  ColumnWriter lengths;
+  std::vector<std::string> chunks(1);
+  for (const std::string& s : strings_) {
+    lengths.push(s.size());
+    // A string never straddles two chunks; one longer than a chunk gets a chunk of its own.
+    if (!chunks.back().empty() && chunks.back().size() + s.size() > kChunkBytes)
+      chunks.emplace_back();
+    chunks.back() += s;
+  }
+  lengths.build(out.initLengths());
+  auto data = out.initData(static_cast<unsigned>(chunks.size()));
+  for (size_t i = 0; i < chunks.size(); ++i)
+    data.set(static_cast<unsigned>(i),
+             kj::ArrayPtr<const kj::byte>(reinterpret_cast<const kj::byte*>(chunks[i].data()),
+                                          chunks[i].size()));
+}
+
+StringTableReader::StringTableReader(ir::StringTable::Reader table) {
+  std::vector<uint64_t> lengths = decodeColumn(table.getLengths());
+  uint64_t total = 0;
+  for (auto d : table.getData()) {
+    chunkStart_.push_back(total);
+    chunks_.emplace_back(reinterpret_cast<const char*>(d.begin()), d.size());
+    total += d.size();
+  }
+  offsets_.reserve(lengths.size() + 1);
+  uint64_t off = 0;
+  size_t chunk = 0;
+  for (uint64_t len : lengths) {
+    if (len > total - off) corrupt("string table lengths exceed its data");
+    // Strings do not straddle chunks: move to the chunk that holds this one's first byte.
+    while (len > 0 && chunk + 1 < chunks_.size() && off >= chunkStart_[chunk + 1]) ++chunk;
+    if (len > 0 && off + len > chunkStart_[chunk] + chunks_[chunk].size())
+      corrupt("string straddles two string table chunks");
+    offsets_.push_back(off);
+    off += len;
+  }
+  offsets_.push_back(off);
+  if (lengths.empty()) offsets_.clear();
+}
+
+std::string_view StringTableReader::get(uint64_t id) const {
+  if (id >= size()) corrupt("string index " + std::to_string(id) + " out of range");
+  uint64_t off = offsets_[id];
+  uint64_t len = offsets_[id + 1] - off;
+  if (len == 0) return {};
+  size_t chunk = std::upper_bound(chunkStart_.begin(), chunkStart_.end(), off) - chunkStart_.begin() - 1;
+  return chunks_[chunk].substr(off - chunkStart_[chunk], len);
+}
+
+}  // namespace profpack

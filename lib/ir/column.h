@@ -1,0 +1,96 @@
+// Chunked, varint-coded integer columns and the interned string table of the IR.
+#pragma once
+
+#include <cstdint>
+#include <deque>
+#include <span>
+#include <string>
+#include <string_view>
+#include <unordered_map>
+#include <vector>
+
+#include "profile.capnp.h"
+
+namespace profpack {
+
+// Values per chunk of a Column: small enough that a chunk's encoded bytes (at most 10 bytes a
+// value) stay far below Cap'n Proto's list and segment limits.
+inline constexpr uint32_t kColumnChunkValues = 1u << 20;
+
+// Accumulates values and encodes them chunk by chunk as they arrive.
+class ColumnWriter {
+ public:
+  explicit ColumnWriter(ir::Column::Encoding encoding = ir::Column::Encoding::VARINT)
+      : encoding_(encoding) {}
+
+  void push(uint64_t value) {
+    if (inChunk_ == kColumnChunkValues) flushChunk();
+    uint64_t v = value;
+    if (encoding_ == ir::Column::Encoding::ZIGZAG_DELTA) {
+      int64_t d = static_cast<int64_t>(value - prev_);
+      prev_ = value;
+      v = (static_cast<uint64_t>(d) << 1) ^ static_cast<uint64_t>(d >> 63);
+    }
+    while (v >= 0x80) {
+      cur_.push_back(static_cast<uint8_t>(v | 0x80));
+      v >>= 7;
+    }
+    cur_.push_back(static_cast<uint8_t>(v));
+    ++inChunk_;
+    ++count_;
+  }
+  uint64_t size() const { return count_; }
+  // Writes the column into `out`. The writer may not be used afterwards.
+  void build(ir::Column::Builder out);
+
+ private:
+  void flushChunk();
+  ir::Column::Encoding encoding_;
+  uint64_t prev_ = 0;
+  uint64_t count_ = 0;
+  uint32_t inChunk_ = 0;
+  std::vector<uint8_t> cur_;
+  std::vector<std::vector<uint8_t>> chunks_;
+};
+
+// Decodes a whole column. Throws profpack::Error on a malformed column (count mismatch,
+// truncated varint), so a corrupt .ppk can never index out of bounds later.
+std::vector<uint64_t> decodeColumn(ir::Column::Reader column);
+
+// Convenience: encode a vector into a column.
+void encodeColumn(ir::Column::Builder out, std::span<const uint64_t> values,
+                  ir::Column::Encoding encoding = ir::Column::Encoding::VARINT);
+
+// Interns strings while a reader parses; index 0 is the reserved "none".
+class StringInterner {
+ public:
+  StringInterner();
+  uint64_t intern(std::string_view s);
+  uint64_t size() const { return strings_.size(); }
+  std::string_view get(uint64_t id) const { return strings_[id]; }
+  // Sorts the strings bytewise (index 0 stays "none"), keeps only those with used[i] set, and
+  // returns the old -> new index map (unused strings map to 0). Sorting makes the IR
+  // independent of the order names were first seen and helps compression.
+  std::vector<uint64_t> sortAndCompact(const std::vector<bool>& used);
+  void build(ir::StringTable::Builder out) const;
+
+ private:
+  std::deque<std::string> strings_;  // deque: elements never move, so index_ keys stay valid
+  std::unordered_map<std::string_view, uint64_t> index_;
+};
+
+// Random access to a stored string table.
+class StringTableReader {
+ public:
+  StringTableReader() = default;
+  explicit StringTableReader(ir::StringTable::Reader table);
+  uint64_t size() const { return offsets_.empty() ? 0 : offsets_.size() - 1; }
+  std::string_view get(uint64_t id) const;  // throws on an out-of-range id
+
+ private:
+  std::vector<std::string_view> chunks_;
+  std::vector<uint64_t> offsets_;     // global byte offset of each string; size()+1 entries
+  std::vector<uint64_t> chunkStart_;  // global byte offset of each chunk
+};
+
+}  // namespace profpack

@@ -1,0 +1,74 @@
+// Building and decoding the cost tables of the Callgrind family (Callgrind, Cachegrind).
+#pragma once
+
+#include <array>
+#include <cstdint>
+#include <map>
+#include <tuple>
+#include <unordered_map>
+#include <vector>
+
+#include "column.h"
+
+namespace profpack {
+
+inline constexpr size_t kMaxPositions = 3;  // instr, line, bb
+
+// The (object, file, function) contexts of a profile, numbered in order of first use.
+class ContextTable {
+ public:
+  uint64_t get(uint64_t object, uint64_t file, uint64_t function);
+  size_t size() const { return object_.size(); }
+  void markUsed(std::vector<bool>& used) const;
+  void build(ir::Contexts::Builder out, const std::vector<uint64_t>& remap) const;
+
+ private:
+  struct Hash {
+    size_t operator()(const std::tuple<uint64_t, uint64_t, uint64_t>& t) const {
+      auto [a, b, c] = t;
+      return std::hash<uint64_t>()(a * 0x9e3779b97f4a7c15ull ^ b * 0xc2b2ae3d27d4eb4full ^ c);
+    }
+  };
+  std::unordered_map<std::tuple<uint64_t, uint64_t, uint64_t>, uint64_t, Hash> index_;
+  std::vector<uint64_t> object_, file_, function_;
+};
+
+// Accumulates the rows of one part's CostTable.
+class CostTableBuilder {
+ public:
+  explicit CostTableBuilder(size_t positions);
+
+  // One row. `costs` holds `ncosts` values; for associations `target`, `targetPos` and `count`
+  // are stored too, and `jumped` for conditional jumps.
+  void row(ir::RecordKind kind, uint64_t context, uint64_t sourceFile, const uint64_t* pos,
+           const uint64_t* costs, size_t ncosts, uint64_t target = 0,
+           const uint64_t* targetPos = nullptr, uint64_t count = 0, uint64_t jumped = 0);
+  uint64_t rows() const { return rows_; }
+  void markUsed(std::vector<bool>& used) const;
+  void build(ir::CostTable::Builder out, const std::vector<uint64_t>& remap);
+
+ private:
+  size_t npos_;
+  uint64_t rows_ = 0;
+  ColumnWriter kind_, context_, costCount_, costs_, target_, count_, jumped_;
+  std::vector<uint64_t> sourceFile_;  // remapped at build time
+  std::vector<ColumnWriter> positions_, targetPositions_;
+};
+
+// A CostTable decoded into vectors, with each row's first cost value and association index.
+struct DecodedCosts {
+  std::vector<uint64_t> kind, context, sourceFile, costCount, costs, target, count, jumped;
+  std::vector<std::vector<uint64_t>> positions, targetPositions;
+  // Validates every cross-reference against the profile (context indexes, cost counts, column
+  // lengths), so users may index without further checks. Throws Status::malformed otherwise.
+  DecodedCosts(ir::CostTable::Reader table, size_t positionKinds, size_t events, size_t contexts);
+};
+
+// Decoded Contexts columns.
+struct DecodedContexts {
+  std::vector<uint64_t> object, file, function;
+  DecodedContexts(ir::Contexts::Reader contexts, uint64_t strings);
+  size_t size() const { return object.size(); }
+};
+
+}  // namespace profpack

@@ -1,0 +1,59 @@
+#include "profile.h"
+
+#include <capnp/any.h>
+#include <capnp/serialize.h>
+
+#include <algorithm>
+#include <cstring>
+
+#include "error.h"
+
+namespace profpack {
+
+Profile::Profile(std::unique_ptr<capnp::MallocMessageBuilder> message)
+    : builder_(std::move(message)) {
+  root_ = builder_->getRoot<ir::Profile>().asReader();
+}
+
+Profile::Profile(kj::Array<capnp::word> words, capnp::ReaderOptions options)
+    : words_(std::move(words)) {
+  reader_ = std::make_unique<capnp::FlatArrayMessageReader>(words_.asPtr(), options);
+  root_ = reader_->getRoot<ir::Profile>();
+}
+
+Profile::~Profile() = default;
+
+const StringTableReader& Profile::strings() const {
+  if (!strings_) strings_ = std::make_unique<StringTableReader>(root_.getStrings());
+  return *strings_;
+}
+
+kj::ArrayPtr<const capnp::word> Profile::flatWords() const {
+  if (reader_) return words_.asPtr();
+  if (flat_.size() == 0) flat_ = capnp::messageToFlatArray(*builder_);
+  return flat_.asPtr();
+}
+
+std::unique_ptr<capnp::MallocMessageBuilder> newMessage(size_t expectedBytes) {
+  // First segment: about the input size in words (bounded), growing heuristically after it.
+  size_t words = std::clamp<size_t>(expectedBytes / 8, 1024, size_t{64} << 20);
+  auto m = std::make_unique<capnp::MallocMessageBuilder>(static_cast<unsigned>(words));
+  m->initRoot<ir::Profile>();
+  return m;
+}
+
+bool equalIR(const Profile& a, const Profile& b) {
+  // Compare canonical encodings of both roots with `creator` cleared.
+  auto canon = [](const Profile& p) {
+    capnp::MallocMessageBuilder copy;
+    copy.setRoot(p.root());
+    copy.getRoot<ir::Profile>().setCreator("");
+    return capnp::canonicalize(copy.getRoot<ir::Profile>().asReader());
+  };
+  auto x = canon(a);
+  auto y = canon(b);
+  return x.size() == y.size() &&
+         std::memcmp(x.begin(), y.begin(), x.size() * sizeof(capnp::word)) == 0;
+}
+
+}  // namespace profpack

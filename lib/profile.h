@@ -1,0 +1,54 @@
+// An IR profile in memory: either a message a reader is building/has built, or a message
+// decoded from a .ppk. Everything downstream (writers, queries, the C ABI) sees root().
+#pragma once
+
+#include <capnp/message.h>
+#include <capnp/serialize.h>
+#include <kj/array.h>
+
+#include <memory>
+#include <string>
+#include <vector>
+
+#include "ir/column.h"
+#include "profile.capnp.h"
+
+namespace profpack {
+
+class Profile {
+ public:
+  // Takes a message whose root is an ir::Profile.
+  explicit Profile(std::unique_ptr<capnp::MallocMessageBuilder> message);
+  // Takes the words of a flat message (as decoded from a .ppk), read in place without a copy.
+  Profile(kj::Array<capnp::word> words, capnp::ReaderOptions options);
+  ~Profile();
+  Profile(const Profile&) = delete;
+  Profile& operator=(const Profile&) = delete;
+
+  ir::Profile::Reader root() const { return root_; }
+  // The interned strings, decoded on first use.
+  const StringTableReader& strings() const;
+  // The message as the flat word array a .ppk stores (computed once for built messages).
+  kj::ArrayPtr<const capnp::word> flatWords() const;
+  // Non-fatal findings of the reader (e.g. a truncated XRay trace), in the order found.
+  std::vector<std::string>& warnings() { return warnings_; }
+  const std::vector<std::string>& warnings() const { return warnings_; }
+
+ private:
+  std::unique_ptr<capnp::MallocMessageBuilder> builder_;
+  kj::Array<capnp::word> words_;
+  std::unique_ptr<capnp::FlatArrayMessageReader> reader_;
+  ir::Profile::Reader root_;
+  mutable std::unique_ptr<StringTableReader> strings_;
+  mutable kj::Array<capnp::word> flat_;
+  std::vector<std::string> warnings_;
+};
+
+// A new message with an empty ir::Profile root, sized for `expectedBytes` of input so large
+// inputs do not grow the first segment many times.
+std::unique_ptr<capnp::MallocMessageBuilder> newMessage(size_t expectedBytes = 0);
+
+// True if the two profiles hold the same IR (the `creator` field is ignored).
+bool equalIR(const Profile& a, const Profile& b);
+
+}  // namespace profpack

@@ -1,0 +1,118 @@
+#include "io.h"
+
+#include <fcntl.h>
+#include <sys/mman.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include <cerrno>
+#include <cstring>
+
+#include "../error.h"
+
+namespace profpack {
+
+namespace {
+[[noreturn]] void ioError(const std::string& what, const std::string& path, int err) {
+  throw Error(Status::io, "", what + " '" + path + "': " + std::strerror(err));
+}
+
+void readAll(int fd, std::vector<uint8_t>& out, const std::string& path) {
+  uint8_t buf[1 << 16];
+  for (;;) {
+    ssize_t n = ::read(fd, buf, sizeof buf);
+    if (n < 0) {
+      if (errno == EINTR) continue;
+      ioError("cannot read", path, errno);
+    }
+    if (n == 0) break;
+    out.insert(out.end(), buf, buf + n);
+  }
+}
+
+void writeAll(int fd, std::string_view data, const std::string& path) {
+  while (!data.empty()) {
+    ssize_t n = ::write(fd, data.data(), data.size());
+    if (n < 0) {
+      if (errno == EINTR) continue;
+      ioError("cannot write", path, errno);
+    }
+    data.remove_prefix(static_cast<size_t>(n));
+  }
+}
+}  // namespace
+
+InputFile::InputFile(const std::string& path) {
+  if (path == "-") {
+    readAll(0, buffer_, "<stdin>");
+    data_ = buffer_.data();
+    size_ = buffer_.size();
+    return;
+  }
+  int fd = ::open(path.c_str(), O_RDONLY | O_CLOEXEC);
+  if (fd < 0) ioError("cannot open", path, errno);
+  struct stat st {};
+  if (::fstat(fd, &st) != 0) {
+    int e = errno;
+    ::close(fd);
+    ioError("cannot stat", path, e);
+  }
+  if (S_ISDIR(st.st_mode)) {
+    ::close(fd);
+    throw Error(Status::io, "", "'" + path + "' is a directory, not a profile");
+  }
+  if (S_ISREG(st.st_mode) && st.st_size > 0) {
+    void* m = ::mmap(nullptr, static_cast<size_t>(st.st_size), PROT_READ, MAP_PRIVATE, fd, 0);
+    if (m != MAP_FAILED) {
+      ::madvise(m, static_cast<size_t>(st.st_size), MADV_SEQUENTIAL);
+      map_ = m;
+      data_ = static_cast<const uint8_t*>(m);
+      size_ = static_cast<size_t>(st.st_size);
+      ::close(fd);
+      return;
+    }
+  }
+  try {
+    readAll(fd, buffer_, path);
+  } catch (...) {
+    ::close(fd);
+    throw;
+  }
+  ::close(fd);
+  data_ = buffer_.data();
+  size_ = buffer_.size();
+}
+
+InputFile::~InputFile() {
+  if (map_) ::munmap(map_, size_);
+}
+
+void writeFileAtomic(const std::string& path, std::string_view data) {
+  if (path == "-") {
+    writeAll(1, data, "<stdout>");
+    return;
+  }
+  std::string tmp = path + ".XXXXXX";
+  int fd = ::mkstemp(tmp.data());
+  if (fd < 0) ioError("cannot create a temporary file next to", path, errno);
+  try {
+    writeAll(fd, data, tmp);
+    // Keep the usual permissions of a new file (mkstemp creates 0600).
+    mode_t mask = ::umask(0);
+    ::umask(mask);
+    ::fchmod(fd, 0666 & ~mask);
+    if (::fsync(fd) != 0) ioError("cannot flush", tmp, errno);
+    if (::close(fd) != 0) {
+      fd = -1;
+      ioError("cannot close", tmp, errno);
+    }
+    fd = -1;
+    if (::rename(tmp.c_str(), path.c_str()) != 0) ioError("cannot rename the output to", path, errno);
+  } catch (...) {
+    if (fd >= 0) ::close(fd);
+    ::unlink(tmp.c_str());
+    throw;
+  }
+}
+
+}  // namespace profpack

@@ -1,0 +1,41 @@
+#include "text.h"
+
+#include <charconv>
+#include <cstring>
+#include <string>
+
+namespace profpack {
+
+const void* LineCursor::memchr_(const char* p, size_t n) { return std::memchr(p, '\n', n); }
+
+NumResult parseNumber(std::string_view s, size_t& pos, uint64_t& out) {
+  const char* b = s.data() + pos;
+  const char* e = s.data() + s.size();
+  int base = 10;
+  if (e - b > 2 && b[0] == '0' && (b[1] == 'x' || b[1] == 'X')) {
+    base = 16;
+    b += 2;
+  }
+  auto [p, ec] = std::from_chars(b, e, out, base);
+  if (ec == std::errc::result_out_of_range) return NumResult::overflow;
+  if (ec != std::errc() || p == b) return NumResult::notNumber;
+  pos = static_cast<size_t>(p - s.data());
+  return NumResult::ok;
+}
+
+void appendDecimal(std::string& out, uint64_t v) {
+  char buf[24];
+  auto [p, ec] = std::to_chars(buf, buf + sizeof buf, v);
+  (void)ec;
+  out.append(buf, p);
+}
+
+void appendHex(std::string& out, uint64_t v) {
+  char buf[24];
+  auto [p, ec] = std::to_chars(buf, buf + sizeof buf, v, 16);
+  (void)ec;
+  out += "0x";
+  out.append(buf, p);
+}
+
+}  // namespace profpack

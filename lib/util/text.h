@@ -1,0 +1,59 @@
+// Line-oriented scanning and number parsing shared by the text formats.
+#pragma once
+
+#include <cstdint>
+#include <span>
+#include <string_view>
+
+namespace profpack {
+
+// Walks the lines of a text buffer, tracking 1-based line numbers and byte offsets.
+// A trailing '\r' (CRLF files) is stripped from each line.
+class LineCursor {
+ public:
+  explicit LineCursor(std::span<const uint8_t> data)
+      : text_(reinterpret_cast<const char*>(data.data()), data.size()) {}
+  explicit LineCursor(std::string_view text) : text_(text) {}
+
+  bool next(std::string_view& line) {
+    if (pos_ >= text_.size()) return false;
+    lineStart_ = pos_;
+    ++lineNo_;
+    const char* b = text_.data() + pos_;
+    const void* nl = memchr_(b, text_.size() - pos_);
+    size_t len = nl ? static_cast<size_t>(static_cast<const char*>(nl) - b) : text_.size() - pos_;
+    pos_ += len + (nl ? 1 : 0);
+    if (len > 0 && b[len - 1] == '\r') --len;
+    line = std::string_view(b, len);
+    return true;
+  }
+  uint64_t lineNumber() const { return lineNo_; }
+  uint64_t lineOffset() const { return lineStart_; }
+  bool atEnd() const { return pos_ >= text_.size(); }
+
+ private:
+  static const void* memchr_(const char* p, size_t n);
+  std::string_view text_;
+  size_t pos_ = 0;
+  size_t lineStart_ = 0;
+  uint64_t lineNo_ = 0;
+};
+
+inline bool isSpace(char c) { return c == ' ' || c == '\t'; }
+
+inline std::string_view trim(std::string_view s) {
+  while (!s.empty() && isSpace(s.front())) s.remove_prefix(1);
+  while (!s.empty() && isSpace(s.back())) s.remove_suffix(1);
+  return s;
+}
+
+enum class NumResult { ok, notNumber, overflow };
+
+// Parses an unsigned decimal or 0x-hexadecimal number at s[pos], advancing pos past it.
+NumResult parseNumber(std::string_view s, size_t& pos, uint64_t& out);
+
+// Appends the decimal digits of v.
+void appendDecimal(std::string& out, uint64_t v);
+void appendHex(std::string& out, uint64_t v);  // with "0x" prefix
+
+}  // namespace profpack
