@@ -1,0 +1,100 @@
+// Cachegrind reader/writer: corpus round trips and every bad-input error.
+#include <span>
+#include <string>
+
+#include "container/ppk.h"
+#include "error.h"
+#include "formats.h"
+#include "testlib.h"
+
+using namespace profpack;
+
+namespace {
+std::span<const uint8_t> bytes(const std::string& s) {
+  return {reinterpret_cast<const uint8_t*>(s.data()), s.size()};
+}
+ReadOptions opts() { return {kDefaultMaxPpkMessage, false}; }
+
+// Expects reading `text` to fail as malformed Cachegrind at `line`, with `needle` in the message.
+void expectError(const std::string& text, uint64_t line, const std::string& needle) {
+  try {
+    readCachegrind(bytes(text));
+  } catch (const Error& e) {
+    CHECK_EQ(static_cast<int>(e.status()), static_cast<int>(Status::malformed));
+    CHECK_EQ(e.format(), std::string("cachegrind"));
+    CHECK_EQ(e.line(), line);
+    CHECK(e.offset() != kUnknown);
+    CHECK_CONTAINS(e.what(), needle);
+    return;
+  }
+  throw testlib::Failure{"expected an error containing: " + needle};
+}
+
+const char* kCorpus[] = {"cachegrind/cachegrind.workload.out",
+                         "cachegrind/cachegrind.workload.ir-only.out"};
+}  // namespace
+
+TEST(detects_cachegrind) {
+  for (const char* f : kCorpus)
+    CHECK(detectFormat(bytes(testlib::slurp(testlib::data(f)))) == FormatId::cachegrind);
+}
+
+TEST(corpus_round_trip_is_byte_identical_and_ir_equal) {
+  for (const char* f : kCorpus) {
+    std::string original = testlib::slurp(testlib::data(f));
+    auto first = readProfile(bytes(original), opts());
+    std::string ppk = writeProfile(*first, FormatId::ppk, {});
+    auto fromPpk = readProfile(bytes(ppk), opts());
+    CHECK(equalIR(*first, *fromPpk));
+    std::string back = writeProfile(*fromPpk, FormatId::cachegrind, {});
+    CHECK(back == original);
+    auto second = readProfile(bytes(back), opts());
+    CHECK(equalIR(*first, *second));
+  }
+}
+
+TEST(dots_missing_counts_and_repeated_lines) {
+  std::string text =
+      "desc: x\ncmd: prog\nevents: A B C\nfl=f.c\nfn=main\n1 . 2\n1 3\n2 1 1 1\nsummary: 4 3 1\n";
+  auto p = readCachegrind(bytes(text));
+  auto part = p->root().getParts()[0];
+  CHECK_EQ(part.getCosts().getRows(), 3u);  // repeated line 1 kept as two rows
+  std::string back = writeCachegrind(*p);
+  CHECK_CONTAINS(back, "1 0 2\n1 3\n2 1 1 1\n");
+  CHECK(equalIR(*p, *readCachegrind(bytes(back))));
+}
+
+TEST(crlf_line_endings) {
+  std::string text = "cmd: p\r\nevents: A\r\nfl=f.c\r\nfn=g\r\n3 4\r\nsummary: 4\r\n";
+  auto p = readCachegrind(bytes(text));
+  CHECK_EQ(p->root().getParts()[0].getCosts().getRows(), 1u);
+}
+
+TEST(error_count_line_before_fn) {
+  expectError("events: A\nfl=f.c\n3 4\n", 3, "count line before any fn=");
+}
+TEST(error_more_counts_than_events) {
+  expectError("events: A B\nfl=f.c\nfn=g\n3 4 5 6\n", 4, "more counts than the 2 events");
+}
+TEST(error_non_numeric_count) {
+  expectError("events: A B\nfl=f.c\nfn=g\n3 4 x5\n", 4, "expected a count");
+}
+TEST(error_overflowing_count) {
+  expectError("events: A\nfl=f.c\nfn=g\n3 99999999999999999999999\n", 4, "does not fit in 64 bits");
+}
+TEST(error_missing_events) {
+  expectError("desc: x\ncmd: y\nfl=f.c\nfn=g\n3 4\n", 3, "missing events:");
+  expectError("desc: x\ncmd: y\n", 2, "missing events:");
+}
+TEST(error_summary_mismatch) {
+  expectError("events: A B\nfl=f.c\nfn=g\n3 4 5\nsummary: 4 6\n", 5,
+              "summary for event B is 6 but the counts add up to 5");
+}
+TEST(error_garbage_line) {
+  expectError("events: A\nfl=f.c\nfn=g\nhello world\n", 4, "expected 'key: value'");
+}
+TEST(error_line_after_summary) {
+  expectError("events: A\nfl=f.c\nfn=g\n3 4\nsummary: 4\nfn=h\n", 6, "after the summary");
+}
+
+TEST_MAIN()

@@ -1,0 +1,226 @@
+// The public C ABI: every call, every error path, through libprofpack.so.
+#include <profpack/profpack.h>
+#include <unistd.h>
+
+#include <cstdlib>
+#include <cstring>
+#include <string>
+#include <thread>
+#include <vector>
+
+#include "testlib.h"
+
+namespace {
+const char* kCg = "cachegrind/cachegrind.workload.out";
+
+profpack_profile* readOk(const std::string& path) {
+  profpack_profile* p = nullptr;
+  CHECK_EQ(profpack_read_file(path.c_str(), nullptr, &p), PROFPACK_OK);
+  CHECK(p != nullptr);
+  CHECK_EQ(profpack_last_error()->code, PROFPACK_OK);
+  return p;
+}
+std::string tmpPath(const char* name) {
+  const char* d = std::getenv("TMPDIR");
+  return std::string(d ? d : "/tmp") + "/profpack-capi-" + std::to_string(getpid()) + "-" + name;
+}
+}  // namespace
+
+TEST(version) {
+  CHECK_EQ(profpack_version_number(), static_cast<unsigned>(PROFPACK_VERSION_NUMBER));
+  CHECK(std::strcmp(profpack_version_string(), PROFPACK_VERSION_STRING) == 0);
+}
+
+TEST(format_names) {
+  for (int f = PROFPACK_FORMAT_PPK; f <= PROFPACK_FORMAT_DCPI; ++f) {
+    const char* n = profpack_format_name(static_cast<profpack_format>(f));
+    CHECK_EQ(profpack_format_from_name(n), static_cast<profpack_format>(f));
+  }
+  CHECK_EQ(profpack_format_from_name("nope"), PROFPACK_FORMAT_UNKNOWN);
+  CHECK_EQ(profpack_format_from_name(nullptr), PROFPACK_FORMAT_UNKNOWN);
+  CHECK(std::strcmp(profpack_format_name(static_cast<profpack_format>(99)), "unknown") == 0);
+  for (int s = 0; s <= 7; ++s) CHECK(*profpack_status_name(static_cast<profpack_status>(s)));
+}
+
+TEST(detect_from_content) {
+  std::string cg = testlib::slurp(testlib::data(kCg));
+  CHECK_EQ(profpack_detect_format(cg.data(), cg.size()), PROFPACK_FORMAT_CACHEGRIND);
+  CHECK_EQ(profpack_detect_format("hello", 5), PROFPACK_FORMAT_UNKNOWN);
+  CHECK_EQ(profpack_detect_format(nullptr, 0), PROFPACK_FORMAT_UNKNOWN);
+}
+
+TEST(read_info_events_write_round_trip) {
+  profpack_profile* p = readOk(testlib::data(kCg));
+  CHECK_EQ(profpack_profile_format(p), PROFPACK_FORMAT_CACHEGRIND);
+  profpack_info info;
+  info.struct_size = sizeof info;
+  CHECK_EQ(profpack_profile_info(p, &info), PROFPACK_OK);
+  CHECK_EQ(info.parts, 1u);
+  CHECK_EQ(info.events, 13u);
+  CHECK(info.functions > 100 && info.files > 100);
+  size_t n = 0;
+  CHECK_EQ(profpack_profile_events(p, nullptr, 0, &n), PROFPACK_OK);
+  CHECK_EQ(n, 13u);
+  std::vector<profpack_event> ev(2);
+  CHECK_EQ(profpack_profile_events(p, ev.data(), ev.size(), &n), PROFPACK_OK);
+  CHECK_EQ(n, 13u);  // full count even when capacity is smaller
+  CHECK(std::strcmp(ev[0].name, "Ir") == 0);
+  CHECK_EQ(ev[0].total, 88804011u);
+
+  profpack_write_options wo;
+  profpack_write_options_init(&wo);
+  wo.ppk_level = 9;
+  void* buf = nullptr;
+  size_t size = 0;
+  CHECK_EQ(profpack_write_memory(p, PROFPACK_FORMAT_PPK, &wo, &buf, &size), PROFPACK_OK);
+  CHECK(buf && size > 32);
+  CHECK_EQ(profpack_detect_format(buf, size), PROFPACK_FORMAT_PPK);
+  profpack_profile* q = nullptr;
+  CHECK_EQ(profpack_read_memory(buf, size, nullptr, &q), PROFPACK_OK);
+  profpack_free(buf);
+  int eq = 0;
+  CHECK_EQ(profpack_profile_equal(p, q, &eq), PROFPACK_OK);
+  CHECK_EQ(eq, 1);
+
+  std::string out = tmpPath("rt.out");
+  CHECK_EQ(profpack_write_file(q, PROFPACK_FORMAT_CACHEGRIND, out.c_str(), nullptr), PROFPACK_OK);
+  CHECK(testlib::slurp(out) == testlib::slurp(testlib::data(kCg)));
+  unlink(out.c_str());
+  profpack_profile_free(q);
+  profpack_profile_free(p);
+  profpack_profile_free(nullptr);
+  profpack_free(nullptr);
+}
+
+TEST(null_arguments_are_invalid_argument) {
+  profpack_profile* p = reinterpret_cast<profpack_profile*>(1);
+  CHECK_EQ(profpack_read_file(nullptr, nullptr, &p), PROFPACK_ERROR_INVALID_ARGUMENT);
+  CHECK(p == nullptr);
+  CHECK_EQ(profpack_last_error()->code, PROFPACK_ERROR_INVALID_ARGUMENT);
+  CHECK(*profpack_last_error()->message);
+  CHECK_EQ(profpack_read_file("x", nullptr, nullptr), PROFPACK_ERROR_INVALID_ARGUMENT);
+  CHECK_EQ(profpack_read_memory(nullptr, 5, nullptr, &p), PROFPACK_ERROR_INVALID_ARGUMENT);
+  CHECK_EQ(profpack_write_file(nullptr, PROFPACK_FORMAT_PPK, "x", nullptr),
+           PROFPACK_ERROR_INVALID_ARGUMENT);
+  void* buf = reinterpret_cast<void*>(1);
+  size_t size = 7;
+  CHECK_EQ(profpack_write_memory(nullptr, PROFPACK_FORMAT_PPK, nullptr, &buf, &size),
+           PROFPACK_ERROR_INVALID_ARGUMENT);
+  CHECK(buf == nullptr && size == 0);
+  CHECK_EQ(profpack_profile_info(nullptr, nullptr), PROFPACK_ERROR_INVALID_ARGUMENT);
+  size_t n = 3;
+  CHECK_EQ(profpack_profile_events(nullptr, nullptr, 0, &n), PROFPACK_ERROR_INVALID_ARGUMENT);
+  CHECK_EQ(n, 0u);
+  int eq = 5;
+  CHECK_EQ(profpack_profile_equal(nullptr, nullptr, &eq), PROFPACK_ERROR_INVALID_ARGUMENT);
+  CHECK_EQ(profpack_profile_format(nullptr), PROFPACK_FORMAT_UNKNOWN);
+  CHECK_EQ(profpack_profile_warning_count(nullptr), 0u);
+  CHECK(profpack_profile_warning(nullptr, 0) == nullptr);
+}
+
+TEST(bad_options) {
+  profpack_profile* p = readOk(testlib::data(kCg));
+  profpack_write_options wo;
+  profpack_write_options_init(&wo);
+  wo.ppk_level = 23;
+  void* buf = nullptr;
+  size_t size = 0;
+  CHECK_EQ(profpack_write_memory(p, PROFPACK_FORMAT_PPK, &wo, &buf, &size),
+           PROFPACK_ERROR_INVALID_ARGUMENT);
+  CHECK_CONTAINS(profpack_last_error()->message, "ppk_level");
+  wo.ppk_level = 3;
+  wo.struct_size = 2;
+  CHECK_EQ(profpack_write_memory(p, PROFPACK_FORMAT_PPK, &wo, &buf, &size),
+           PROFPACK_ERROR_INVALID_ARGUMENT);
+  CHECK_EQ(profpack_write_memory(p, static_cast<profpack_format>(42), nullptr, &buf, &size),
+           PROFPACK_ERROR_INVALID_ARGUMENT);
+  CHECK_EQ(profpack_write_memory(p, PROFPACK_FORMAT_UNKNOWN, nullptr, &buf, &size),
+           PROFPACK_ERROR_INVALID_ARGUMENT);
+  profpack_read_options ro;
+  profpack_read_options_init(&ro);
+  ro.flags = 0x80;
+  profpack_profile* q = nullptr;
+  CHECK_EQ(profpack_read_file(testlib::data(kCg).c_str(), &ro, &q), PROFPACK_ERROR_INVALID_ARGUMENT);
+  profpack_info info;
+  info.struct_size = 4;
+  CHECK_EQ(profpack_profile_info(p, &info), PROFPACK_ERROR_INVALID_ARGUMENT);
+  size_t n = 0;
+  CHECK_EQ(profpack_profile_events(p, nullptr, 3, &n), PROFPACK_ERROR_INVALID_ARGUMENT);
+  profpack_profile_free(p);
+}
+
+TEST(io_errors) {
+  profpack_profile* p = nullptr;
+  CHECK_EQ(profpack_read_file("/nonexistent/x.out", nullptr, &p), PROFPACK_ERROR_IO);
+  CHECK_CONTAINS(profpack_last_error()->message, "/nonexistent/x.out");
+  CHECK_EQ(profpack_read_file("/", nullptr, &p), PROFPACK_ERROR_IO);
+  p = readOk(testlib::data(kCg));
+  CHECK_EQ(profpack_write_file(p, PROFPACK_FORMAT_PPK, "/nonexistent/dir/x.ppk", nullptr),
+           PROFPACK_ERROR_IO);
+  profpack_profile_free(p);
+}
+
+TEST(malformed_input_reports_format_line_offset) {
+  std::string bad = "events: A\nfl=f.c\n3 4\n";
+  profpack_profile* p = nullptr;
+  CHECK_EQ(profpack_read_memory(bad.data(), bad.size(), nullptr, &p), PROFPACK_ERROR_MALFORMED);
+  const profpack_error* e = profpack_last_error();
+  CHECK_EQ(e->code, PROFPACK_ERROR_MALFORMED);
+  CHECK(std::strcmp(e->format, "cachegrind") == 0);
+  CHECK_EQ(e->line, 3u);
+  CHECK_EQ(e->offset, 17u);
+  CHECK_CONTAINS(e->message, "cachegrind: line 3, byte offset 17: count line before any fn=");
+  CHECK_EQ(profpack_read_memory("", 0, nullptr, &p), PROFPACK_ERROR_MALFORMED);
+  CHECK_CONTAINS(profpack_last_error()->message, "empty input");
+  CHECK_EQ(profpack_read_memory("garbage\n", 8, nullptr, &p), PROFPACK_ERROR_MALFORMED);
+  CHECK_CONTAINS(profpack_last_error()->message, "unrecognised input");
+  // A success clears the error.
+  CHECK_EQ(profpack_detect_format("x", 1), PROFPACK_FORMAT_UNKNOWN);
+  p = readOk(testlib::data(kCg));
+  CHECK_EQ(profpack_last_error()->code, PROFPACK_OK);
+  CHECK(std::strcmp(profpack_last_error()->message, "") == 0);
+  profpack_profile_free(p);
+}
+
+TEST(ppk_limit_and_corruption) {
+  profpack_profile* p = readOk(testlib::data(kCg));
+  void* buf = nullptr;
+  size_t size = 0;
+  CHECK_EQ(profpack_write_memory(p, PROFPACK_FORMAT_PPK, nullptr, &buf, &size), PROFPACK_OK);
+  profpack_profile_free(p);
+  profpack_read_options ro;
+  profpack_read_options_init(&ro);
+  ro.max_ppk_size = 1000;
+  profpack_profile* q = nullptr;
+  CHECK_EQ(profpack_read_memory(buf, size, &ro, &q), PROFPACK_ERROR_LIMIT);
+  CHECK_EQ(profpack_last_error()->offset, 16u);
+  static_cast<unsigned char*>(buf)[size / 2] ^= 0xff;
+  CHECK_EQ(profpack_read_memory(buf, size, nullptr, &q), PROFPACK_ERROR_MALFORMED);
+  CHECK(std::strcmp(profpack_last_error()->format, "ppk") == 0);
+  profpack_free(buf);
+}
+
+TEST(errors_are_per_thread) {
+  std::string bad = "events: A\nfl=f.c\n3 4\n";
+  profpack_profile* p = nullptr;
+  CHECK_EQ(profpack_read_memory(bad.data(), bad.size(), nullptr, &p), PROFPACK_ERROR_MALFORMED);
+  int otherCode = -1;
+  std::thread t([&] {
+    otherCode = profpack_last_error()->code;  // a new thread starts clean
+  });
+  t.join();
+  CHECK_EQ(otherCode, PROFPACK_OK);
+  CHECK_EQ(profpack_last_error()->code, PROFPACK_ERROR_MALFORMED);
+}
+
+TEST(unsupported_output_for_format) {
+  profpack_profile* p = readOk(testlib::data(kCg));
+  void* buf = nullptr;
+  size_t size = 0;
+  profpack_status s = profpack_write_memory(p, PROFPACK_FORMAT_GPERFTOOLS, nullptr, &buf, &size);
+  CHECK(s == PROFPACK_ERROR_UNSUPPORTED);
+  CHECK(buf == nullptr);
+  profpack_profile_free(p);
+}
+
+TEST_MAIN()

@@ -1,0 +1,123 @@
+// The .ppk container: round trip and every defect (truncation, magic, checksum, sizes).
+#include <cstring>
+#include <span>
+#include <string>
+
+#include "container/ppk.h"
+#include "error.h"
+#include "formats.h"
+#include "testlib.h"
+
+using namespace profpack;
+
+namespace {
+std::span<const uint8_t> bytes(const std::string& s) {
+  return {reinterpret_cast<const uint8_t*>(s.data()), s.size()};
+}
+std::string samplePpk(int level = 3) {
+  std::string cg = testlib::slurp(testlib::data("cachegrind/cachegrind.workload.out"));
+  auto p = readCachegrind(bytes(cg));
+  return encodePpk(*p, level);
+}
+void put64(std::string& s, size_t at, uint64_t v) {
+  for (int i = 0; i < 8; ++i) s[at + i] = static_cast<char>(v >> (8 * i));
+}
+// Expects decodePpk to fail with `status` and `needle` in the message.
+void expectFail(const std::string& img, Status status, const std::string& needle,
+                uint64_t limit = kDefaultMaxPpkMessage) {
+  try {
+    decodePpk(bytes(img), limit);
+  } catch (const Error& e) {
+    CHECK_EQ(static_cast<int>(e.status()), static_cast<int>(status));
+    CHECK_CONTAINS(e.what(), needle);
+    return;
+  }
+  throw testlib::Failure{"expected failure: " + needle};
+}
+}  // namespace
+
+TEST(round_trip_all_levels) {
+  std::string cg = testlib::slurp(testlib::data("cachegrind/cachegrind.workload.out"));
+  auto p = readCachegrind(bytes(cg));
+  for (int level : {1, 6, 19}) {
+    std::string img = encodePpk(*p, level);
+    CHECK(isPpk(bytes(img)));
+    CHECK(detectFormat(bytes(img)) == FormatId::ppk);
+    auto q = decodePpk(bytes(img), kDefaultMaxPpkMessage);
+    CHECK(equalIR(*p, *q));
+    // A profile opened from a .ppk re-encodes from its own words.
+    CHECK(equalIR(*q, *decodePpk(bytes(encodePpk(*q, level)), kDefaultMaxPpkMessage)));
+  }
+}
+
+TEST(truncated_everywhere) {
+  std::string img = samplePpk();
+  for (size_t cut : {size_t{0}, size_t{4}, size_t{8}, size_t{31}, size_t{32}, size_t{40},
+                     img.size() / 2, img.size() - 1}) {
+    std::string t = img.substr(0, cut);
+    bool threw = false;
+    try {
+      decodePpk(bytes(t), kDefaultMaxPpkMessage);
+    } catch (const Error& e) {
+      threw = true;
+      CHECK(e.status() == Status::malformed);
+    }
+    CHECK(threw);
+  }
+  expectFail(img.substr(0, img.size() - 1), Status::malformed, "(file truncated)");
+}
+
+TEST(wrong_magic_and_version) {
+  std::string img = samplePpk();
+  std::string bad = img;
+  bad[1] = 'Q';
+  expectFail(bad, Status::malformed, "magic number missing");
+  bad = img;
+  bad[8] = 2;
+  expectFail(bad, Status::unsupported, "container version 2 is not supported");
+}
+
+TEST(corrupt_checksum_and_data) {
+  std::string img = samplePpk();
+  std::string bad = img;
+  bad[bad.size() - 2] ^= 0x55;  // inside the zstd checksum
+  expectFail(bad, Status::malformed, "corrupt compressed data");
+  bad = img;
+  bad[img.size() / 2] ^= 0x55;
+  bool threw = false;
+  try { decodePpk(bytes(bad), kDefaultMaxPpkMessage); } catch (const Error& e) {
+    threw = e.status() == Status::malformed;
+  }
+  CHECK(threw);
+}
+
+TEST(oversize_declaration_refused_before_allocating) {
+  std::string img = samplePpk();
+  std::string bad = img;
+  put64(bad, 16, uint64_t{1} << 62);
+  expectFail(bad, Status::limit, "exceeds the limit");
+  // A caller-set limit below the real size is honoured too.
+  expectFail(img, Status::limit, "exceeds the limit of 1024 bytes", 1024);
+  // A declaration within the limit that disagrees with the zstd frame is malformed.
+  bad = img;
+  put64(bad, 16, 8);
+  expectFail(bad, Status::malformed, "header declares 8");
+  bad = img;
+  put64(bad, 16, 12);
+  expectFail(bad, Status::malformed, "not a positive multiple of 8");
+}
+
+TEST(trailing_data_refused) {
+  std::string img = samplePpk() + "x";
+  expectFail(img, Status::malformed, "(trailing data)");
+}
+
+TEST(bad_level) {
+  std::string cg = testlib::slurp(testlib::data("cachegrind/cachegrind.workload.out"));
+  auto p = readCachegrind(bytes(cg));
+  bool threw = false;
+  try { encodePpk(*p, 0); } catch (const Error& e) { threw = e.status() == Status::invalidArgument; }
+  CHECK(threw);
+}
+
+TEST_MAIN()
