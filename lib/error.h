@@ -37,10 +37,11 @@ class Error : public std::runtime_error {
   uint64_t line() const { return line_; }
 
  private:
-  static std::string compose(const std::string& format, const std::string& message,
-                             uint64_t offset, uint64_t line) {
+  static std::string compose(const std::string& format, const std::string& message, uint64_t offset,
+                             uint64_t line) {
     std::string s = format;
-    if (line != kUnknown) s += (s.empty() ? "" : ": ") + std::string("line ") + std::to_string(line);
+    if (line != kUnknown)
+      s += (s.empty() ? "" : ": ") + std::string("line ") + std::to_string(line);
     if (offset != kUnknown)
       s += (s.empty() ? "" : (line != kUnknown ? ", " : ": ")) + std::string("byte offset ") +
            std::to_string(offset);

@@ -14,9 +14,12 @@ struct Name {
   const char* name;
 };
 constexpr Name kNames[] = {
-    {FormatId::ppk, "ppk"},           {FormatId::callgrind, "callgrind"},
-    {FormatId::cachegrind, "cachegrind"}, {FormatId::gperftools, "gperftools"},
-    {FormatId::xray, "xray"},         {FormatId::dcpi, "dcpi"},
+    {FormatId::ppk, "ppk"},
+    {FormatId::callgrind, "callgrind"},
+    {FormatId::cachegrind, "cachegrind"},
+    {FormatId::gperftools, "gperftools"},
+    {FormatId::xray, "xray"},
+    {FormatId::dcpi, "dcpi"},
 };
 
 std::string_view trimLeft(std::string_view s) {
@@ -131,10 +134,8 @@ FormatId detectFormat(std::span<const uint8_t> data) {
 std::unique_ptr<Profile> readProfile(std::span<const uint8_t> data, const ReadOptions& options) {
   FormatId f = detectFormat(data);
   switch (f) {
-    case FormatId::ppk:
-      return decodePpk(data, options.maxPpkMessage);
-    case FormatId::cachegrind:
-      return readCachegrind(data);
+    case FormatId::ppk: return decodePpk(data, options.maxPpkMessage);
+    case FormatId::cachegrind: return readCachegrind(data);
     case FormatId::unknown:
       if (data.empty()) throw Error(Status::malformed, "", "empty input: no profile to read", 0);
       throw Error(Status::malformed, "",
@@ -149,15 +150,13 @@ std::unique_ptr<Profile> readProfile(std::span<const uint8_t> data, const ReadOp
 
 std::string writeProfile(const Profile& profile, FormatId format, const WriteOptions& options) {
   switch (format) {
-    case FormatId::ppk:
-      return encodePpk(profile, options.ppkLevel);
-    case FormatId::cachegrind:
-      return writeCachegrind(profile);
-    case FormatId::unknown:
-      throw Error(Status::invalidArgument, "", "no output format given");
+    case FormatId::ppk: return encodePpk(profile, options.ppkLevel);
+    case FormatId::cachegrind: return writeCachegrind(profile);
+    case FormatId::unknown: throw Error(Status::invalidArgument, "", "no output format given");
     default:
-      throw Error(Status::unsupported, formatName(format),
-                  std::string("writing ") + formatName(format) + " profiles is not implemented yet");
+      throw Error(
+          Status::unsupported, formatName(format),
+          std::string("writing ") + formatName(format) + " profiles is not implemented yet");
   }
 }
 

@@ -22,7 +22,7 @@ enum class FormatId : int {
   dcpi = 6,
 };
 
-const char* formatName(FormatId f);          // "ppk", "callgrind", ... ("unknown")
+const char* formatName(FormatId f);              // "ppk", "callgrind", ... ("unknown")
 FormatId formatFromName(std::string_view name);  // unknown if not a name
 
 struct ReadOptions {
@@ -31,7 +31,7 @@ struct ReadOptions {
 };
 
 struct WriteOptions {
-  int ppkLevel = 6;        // zstd level for .ppk
+  int ppkLevel = 6;  // zstd level for .ppk
 };
 
 // Detects the format from the first bytes (never from a file name).

@@ -140,7 +140,8 @@ TEST(bad_options) {
   profpack_read_options_init(&ro);
   ro.flags = 0x80;
   profpack_profile* q = nullptr;
-  CHECK_EQ(profpack_read_file(testlib::data(kCg).c_str(), &ro, &q), PROFPACK_ERROR_INVALID_ARGUMENT);
+  CHECK_EQ(profpack_read_file(testlib::data(kCg).c_str(), &ro, &q),
+           PROFPACK_ERROR_INVALID_ARGUMENT);
   profpack_info info;
   info.struct_size = 4;
   CHECK_EQ(profpack_profile_info(p, &info), PROFPACK_ERROR_INVALID_ARGUMENT);

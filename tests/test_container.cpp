@@ -85,7 +85,9 @@ TEST(corrupt_checksum_and_data) {
   bad = img;
   bad[img.size() / 2] ^= 0x55;
   bool threw = false;
-  try { decodePpk(bytes(bad), kDefaultMaxPpkMessage); } catch (const Error& e) {
+  try {
+    decodePpk(bytes(bad), kDefaultMaxPpkMessage);
+  } catch (const Error& e) {
     threw = e.status() == Status::malformed;
   }
   CHECK(threw);
@@ -116,7 +118,11 @@ TEST(bad_level) {
   std::string cg = testlib::slurp(testlib::data("cachegrind/cachegrind.workload.out"));
   auto p = readCachegrind(bytes(cg));
   bool threw = false;
-  try { encodePpk(*p, 0); } catch (const Error& e) { threw = e.status() == Status::invalidArgument; }
+  try {
+    encodePpk(*p, 0);
+  } catch (const Error& e) {
+    threw = e.status() == Status::invalidArgument;
+  }
   CHECK(threw);
 }
 

@@ -34,11 +34,17 @@ TEST(column_rejects_count_mismatch_and_truncated_varint) {
   encodeColumn(c, v);
   c.setCount(4);
   bool threw = false;
-  try { decodeColumn(c.asReader()); } catch (const Error&) { threw = true; }
+  try {
+    decodeColumn(c.asReader());
+  } catch (const Error&) {
+    threw = true;
+  }
   CHECK(threw);
   c.setCount(1u << 30);  // more values than bytes: refused before allocating
   threw = false;
-  try { decodeColumn(c.asReader()); } catch (const Error& e) {
+  try {
+    decodeColumn(c.asReader());
+  } catch (const Error& e) {
     threw = true;
     CHECK_CONTAINS(e.what(), "more values than it has bytes");
   }
@@ -48,7 +54,9 @@ TEST(column_rejects_count_mismatch_and_truncated_varint) {
   chunks.set(0, kj::ArrayPtr<const kj::byte>(bad, 2));
   c.setCount(1);
   threw = false;
-  try { decodeColumn(c.asReader()); } catch (const Error& e) {
+  try {
+    decodeColumn(c.asReader());
+  } catch (const Error& e) {
     threw = true;
     CHECK_CONTAINS(e.what(), "truncated or overlong varint");
   }
@@ -74,7 +82,11 @@ TEST(strings_sorted_compacted_and_read_back) {
   CHECK(r.get(remap[e]).empty());
   CHECK(remap[e] < remap[a] && remap[a] < remap[z]);
   bool threw = false;
-  try { r.get(99); } catch (const Error&) { threw = true; }
+  try {
+    r.get(99);
+  } catch (const Error&) {
+    threw = true;
+  }
   CHECK(threw);
 }
 

@@ -81,7 +81,8 @@ int cmdConvert(const std::vector<std::string>& args) {
   Profile p;
   if (profpack_read_file(in.c_str(), &ro, &p.p) != PROFPACK_OK) return failWith(in.c_str());
   for (size_t i = 0; i < profpack_profile_warning_count(p.p); ++i)
-    std::fprintf(stderr, "profpack: %s: warning: %s\n", in.c_str(), profpack_profile_warning(p.p, i));
+    std::fprintf(stderr, "profpack: %s: warning: %s\n", in.c_str(),
+                 profpack_profile_warning(p.p, i));
   profpack_write_options wo;
   profpack_write_options_init(&wo);
   wo.ppk_level = level;

@@ -51,7 +51,7 @@ extern "C" {
 /** The version of the library loaded at run time, as PROFPACK_VERSION_NUMBER. */
 PROFPACK_API unsigned profpack_version_number(void);
 /** The version of the library loaded at run time, e.g. "0.1.0". Static storage. */
-PROFPACK_API const char *profpack_version_string(void);
+PROFPACK_API const char* profpack_version_string(void);
 
 /* ------------------------------------------------------------------------------------------ */
 /* Status and errors                                                                           */
@@ -75,9 +75,9 @@ typedef struct profpack_error {
   profpack_status code;
   /** Complete one-line message, including format and position, e.g.
    *  "cachegrind: line 12, byte offset 301: count line before any fn= line". Never NULL. */
-  const char *message;
+  const char* message;
   /** The format whose input was at fault ("cachegrind", "ppk", ...), or "". Never NULL. */
-  const char *format;
+  const char* format;
   uint64_t offset; /**< byte offset of the defect in the input, or PROFPACK_UNKNOWN_POSITION */
   uint64_t line;   /**< 1-based line number (text formats), or PROFPACK_UNKNOWN_POSITION */
 } profpack_error;
@@ -87,17 +87,17 @@ typedef struct profpack_error {
  * `message` is "". The pointer and its strings stay valid until the next profpack call on this
  * thread. Every call that returns a status resets it first.
  */
-PROFPACK_API const profpack_error *profpack_last_error(void);
+PROFPACK_API const profpack_error* profpack_last_error(void);
 
 /** A static English name of a status, e.g. "malformed input". */
-PROFPACK_API const char *profpack_status_name(profpack_status status);
+PROFPACK_API const char* profpack_status_name(profpack_status status);
 
 /* ------------------------------------------------------------------------------------------ */
 /* Formats                                                                                     */
 
 typedef enum profpack_format {
   PROFPACK_FORMAT_UNKNOWN = 0,
-  PROFPACK_FORMAT_PPK = 1,        /**< profpack's own container */
+  PROFPACK_FORMAT_PPK = 1, /**< profpack's own container */
   PROFPACK_FORMAT_CALLGRIND = 2,
   PROFPACK_FORMAT_CACHEGRIND = 3,
   PROFPACK_FORMAT_GPERFTOOLS = 4, /**< gperftools CPU profile */
@@ -106,11 +106,11 @@ typedef enum profpack_format {
 } profpack_format;
 
 /** "ppk", "callgrind", "cachegrind", "gperftools", "xray", "dcpi", or "unknown". Static. */
-PROFPACK_API const char *profpack_format_name(profpack_format format);
+PROFPACK_API const char* profpack_format_name(profpack_format format);
 /** The format of a name as profpack_format_name() spells it; PROFPACK_FORMAT_UNKNOWN if none. */
-PROFPACK_API profpack_format profpack_format_from_name(const char *name);
+PROFPACK_API profpack_format profpack_format_from_name(const char* name);
 /** The format of a profile from its first bytes (file names are never consulted). */
-PROFPACK_API profpack_format profpack_detect_format(const void *data, size_t size);
+PROFPACK_API profpack_format profpack_detect_format(const void* data, size_t size);
 
 /* ------------------------------------------------------------------------------------------ */
 /* Options                                                                                     */
@@ -126,14 +126,14 @@ typedef struct profpack_read_options {
   uint64_t max_ppk_size;
 } profpack_read_options;
 
-PROFPACK_API void profpack_read_options_init(profpack_read_options *options);
+PROFPACK_API void profpack_read_options_init(profpack_read_options* options);
 
 typedef struct profpack_write_options {
   uint32_t struct_size; /**< sizeof(profpack_write_options), set by the init function */
   int32_t ppk_level;    /**< zstd level 1-22 for `.ppk` output; default 6 */
 } profpack_write_options;
 
-PROFPACK_API void profpack_write_options_init(profpack_write_options *options);
+PROFPACK_API void profpack_write_options_init(profpack_write_options* options);
 
 /* ------------------------------------------------------------------------------------------ */
 /* Reading and writing                                                                         */
@@ -146,48 +146,48 @@ typedef struct profpack_profile profpack_profile;
  * The format is detected from the content. On success `*out` receives a new profile owned by
  * the caller; on failure `*out` is set to NULL.
  */
-PROFPACK_API profpack_status profpack_read_file(const char *path,
-                                                const profpack_read_options *options,
-                                                profpack_profile **out);
+PROFPACK_API profpack_status profpack_read_file(const char* path,
+                                                const profpack_read_options* options,
+                                                profpack_profile** out);
 
 /** As profpack_read_file(), from `size` bytes at `data` (not retained after the call). */
-PROFPACK_API profpack_status profpack_read_memory(const void *data, size_t size,
-                                                  const profpack_read_options *options,
-                                                  profpack_profile **out);
+PROFPACK_API profpack_status profpack_read_memory(const void* data, size_t size,
+                                                  const profpack_read_options* options,
+                                                  profpack_profile** out);
 
 /**
  * Writes `profile` in `format` to `path` ("-" for standard output). The file is written
  * atomically: a temporary file beside `path` is renamed over it only once complete.
  */
-PROFPACK_API profpack_status profpack_write_file(const profpack_profile *profile,
-                                                 profpack_format format, const char *path,
-                                                 const profpack_write_options *options);
+PROFPACK_API profpack_status profpack_write_file(const profpack_profile* profile,
+                                                 profpack_format format, const char* path,
+                                                 const profpack_write_options* options);
 
 /**
  * Writes `profile` in `format` to a new buffer. On success `*out_data` (owned by the caller,
  * release with profpack_free()) and `*out_size` describe it; on failure they are NULL and 0.
  */
-PROFPACK_API profpack_status profpack_write_memory(const profpack_profile *profile,
+PROFPACK_API profpack_status profpack_write_memory(const profpack_profile* profile,
                                                    profpack_format format,
-                                                   const profpack_write_options *options,
-                                                   void **out_data, size_t *out_size);
+                                                   const profpack_write_options* options,
+                                                   void** out_data, size_t* out_size);
 
 /** Releases a buffer returned by profpack_write_memory(). NULL is ignored. */
-PROFPACK_API void profpack_free(void *data);
+PROFPACK_API void profpack_free(void* data);
 
 /** Releases a profile and every string it returned. NULL is ignored. */
-PROFPACK_API void profpack_profile_free(profpack_profile *profile);
+PROFPACK_API void profpack_profile_free(profpack_profile* profile);
 
 /* ------------------------------------------------------------------------------------------ */
 /* Inspection                                                                                  */
 
 /** The format the profile was originally read from (a `.ppk` remembers it). */
-PROFPACK_API profpack_format profpack_profile_format(const profpack_profile *profile);
+PROFPACK_API profpack_format profpack_profile_format(const profpack_profile* profile);
 
 typedef struct profpack_info {
   uint32_t struct_size;       /**< set by the caller: sizeof(profpack_info) */
   profpack_format format;     /**< source format */
-  const char *format_version; /**< as the file states it, e.g. "1"; "" if none. Owned by profile */
+  const char* format_version; /**< as the file states it, e.g. "1"; "" if none. Owned by profile */
   uint64_t parts;             /**< Callgrind dumps/threads; 1 for Cachegrind */
   uint64_t events;            /**< number of cost events (see profpack_profile_events) */
   uint64_t records;           /**< cost lines, samples, trace records or histogram chunks */
@@ -198,12 +198,12 @@ typedef struct profpack_info {
 } profpack_info;
 
 /** Fills `*info` (whose struct_size the caller sets) with whole-profile figures. */
-PROFPACK_API profpack_status profpack_profile_info(const profpack_profile *profile,
-                                                   profpack_info *info);
+PROFPACK_API profpack_status profpack_profile_info(const profpack_profile* profile,
+                                                   profpack_info* info);
 
 typedef struct profpack_event {
-  const char *name;      /**< short name, e.g. "Ir". Owned by the profile */
-  const char *long_name; /**< e.g. "Instruction Fetches", or "". Owned by the profile */
+  const char* name;      /**< short name, e.g. "Ir". Owned by the profile */
+  const char* long_name; /**< e.g. "Instruction Fetches", or "". Owned by the profile */
   uint64_t total;        /**< sum of the self costs of this event over the whole profile */
 } profpack_event;
 
@@ -213,21 +213,21 @@ typedef struct profpack_event {
  * If `capacity` is smaller than the count, the first `capacity` entries are filled and
  * `*count` still receives the full count.
  */
-PROFPACK_API profpack_status profpack_profile_events(const profpack_profile *profile,
-                                                     profpack_event *events, size_t capacity,
-                                                     size_t *count);
+PROFPACK_API profpack_status profpack_profile_events(const profpack_profile* profile,
+                                                     profpack_event* events, size_t capacity,
+                                                     size_t* count);
 
 /** Number of warnings the reader raised (e.g. a truncated trace that was still loaded). */
-PROFPACK_API size_t profpack_profile_warning_count(const profpack_profile *profile);
+PROFPACK_API size_t profpack_profile_warning_count(const profpack_profile* profile);
 /** Warning `index`, or NULL if out of range. Owned by the profile. */
-PROFPACK_API const char *profpack_profile_warning(const profpack_profile *profile, size_t index);
+PROFPACK_API const char* profpack_profile_warning(const profpack_profile* profile, size_t index);
 
 /**
  * Sets `*equal` to 1 if the two profiles hold the same IR, else 0. Use it to check that a
  * conversion round trip lost nothing.
  */
-PROFPACK_API profpack_status profpack_profile_equal(const profpack_profile *a,
-                                                    const profpack_profile *b, int *equal);
+PROFPACK_API profpack_status profpack_profile_equal(const profpack_profile* a,
+                                                    const profpack_profile* b, int* equal);
 
 #ifdef __cplusplus
 }

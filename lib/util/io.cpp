@@ -107,7 +107,8 @@ void writeFileAtomic(const std::string& path, std::string_view data) {
       ioError("cannot close", tmp, errno);
     }
     fd = -1;
-    if (::rename(tmp.c_str(), path.c_str()) != 0) ioError("cannot rename the output to", path, errno);
+    if (::rename(tmp.c_str(), path.c_str()) != 0)
+      ioError("cannot rename the output to", path, errno);
   } catch (...) {
     if (fd >= 0) ::close(fd);
     ::unlink(tmp.c_str());

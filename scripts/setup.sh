@@ -1,0 +1,27 @@
+#!/usr/bin/env bash
+# Installs what profpack needs to build and test on Debian 12, when run as root and only the
+# packages that are missing. Sourced by scripts/demo.sh and scripts/test.sh.
+set -euo pipefail
+
+PROFPACK_PACKAGES=(
+  meson ninja-build pkg-config g++ python3
+  capnproto libcapnp-dev libzstd-dev zstd libelf-dev
+  valgrind abigail-tools golang-go google-perftools
+  clang-14 libclang-rt-14-dev llvm-14
+)
+
+missing=()
+for p in "${PROFPACK_PACKAGES[@]}"; do
+  dpkg-query -W -f='${Status}' "$p" 2>/dev/null | grep -q "install ok installed" || missing+=("$p")
+done
+if [ "${#missing[@]}" -gt 0 ]; then
+  if [ "$(id -u)" -eq 0 ]; then
+    echo "setup: installing ${missing[*]}"
+    export DEBIAN_FRONTEND=noninteractive
+    apt-get update -qq
+    apt-get install -y -qq --no-install-recommends "${missing[@]}" >/dev/null
+  else
+    echo "setup: missing packages: ${missing[*]} (run as root, or: sudo apt-get install ${missing[*]})" >&2
+    exit 1
+  fi
+fi
