@@ -5,6 +5,7 @@
 
 #include <kj/exception.h>
 
+#include <algorithm>
 #include <cstdlib>
 #include <cstring>
 #include <memory>
@@ -16,6 +17,7 @@
 #include "container/ppk.h"
 #include "error.h"
 #include "formats.h"
+#include "ops/query.h"
 #include "ops/summary.h"
 #include "util/io.h"
 
@@ -23,6 +25,8 @@ struct profpack_profile {
   std::unique_ptr<profpack::Profile> profile;
   std::once_flag summaryOnce;
   std::optional<profpack::Summary> summary;
+  std::once_flag graphOnce;
+  std::unique_ptr<profpack::CallGraph> graph;
 };
 
 namespace {
@@ -126,6 +130,49 @@ const profpack::Summary& summaryOf(const profpack_profile* p) {
   auto* m = const_cast<profpack_profile*>(p);
   std::call_once(m->summaryOnce, [&] { m->summary = profpack::summarize(*m->profile); });
   return *m->summary;
+}
+
+const profpack::CallGraph& graphOf(const profpack_profile* p) {
+  auto* m = const_cast<profpack_profile*>(p);
+  std::call_once(m->graphOnce,
+                 [&] { m->graph = std::make_unique<profpack::CallGraph>(*m->profile); });
+  return *m->graph;
+}
+
+void requireEvent(const profpack::CallGraph& g, size_t event) {
+  if (event >= g.events())
+    throw Error(Status::invalidArgument, "",
+                "event index " + std::to_string(event) + " out of range: the profile has " +
+                    std::to_string(g.events()) + " events");
+}
+
+void requireFunction(const profpack::CallGraph& g, size_t id) {
+  if (id >= g.functions())
+    throw Error(Status::invalidArgument, "",
+                "function id " + std::to_string(id) + " out of range: the profile has " +
+                    std::to_string(g.functions()) + " functions");
+}
+
+profpack_status edges(const profpack_profile* profile, size_t id, size_t event,
+                      profpack_call* calls, size_t capacity, size_t* count, bool callers) {
+  if (count) *count = 0;
+  return guard([&] {
+    require(profile && count, "profile and count must not be NULL");
+    require(calls || capacity == 0, "calls is NULL but capacity > 0");
+    const profpack::CallGraph& g = graphOf(profile);
+    requireFunction(g, id);
+    requireEvent(g, event);
+    auto list = callers ? g.callers(id) : g.callees(id);
+    std::sort(list.begin(), list.end(), [&](auto* a, auto* b) {
+      return a->inclusive[event] != b->inclusive[event]
+                 ? a->inclusive[event] > b->inclusive[event]
+                 : (callers ? a->caller < b->caller : a->callee < b->callee);
+    });
+    *count = list.size();
+    for (size_t i = 0; i < capacity && i < list.size(); ++i)
+      calls[i] = {static_cast<size_t>(callers ? list[i]->caller : list[i]->callee), list[i]->calls,
+                  list[i]->inclusive[event]};
+  });
 }
 
 profpack_profile* wrap(std::unique_ptr<profpack::Profile> p) {
@@ -297,6 +344,99 @@ profpack_status profpack_profile_equal(const profpack_profile* a, const profpack
     require(a && b && equal, "profpack_profile_equal: arguments must not be NULL");
     *equal = profpack::equalIR(*a->profile, *b->profile) ? 1 : 0;
   });
+}
+
+profpack_status profpack_profile_event_index(const profpack_profile* profile, const char* name,
+                                             size_t* index) {
+  return guard([&] {
+    require(profile && name && index, "profile, name and index must not be NULL");
+    const profpack::CallGraph& g = graphOf(profile);
+    long i = g.eventIndex(name);
+    if (i < 0) {
+      std::string known;
+      for (auto& e : g.eventNames()) known += (known.empty() ? "" : ", ") + e;
+      throw Error(Status::invalidArgument, "",
+                  std::string("no event named '") + name + "' (events: " + known + ")");
+    }
+    *index = static_cast<size_t>(i);
+  });
+}
+
+profpack_status profpack_profile_function_count(const profpack_profile* profile, size_t* count) {
+  if (count) *count = 0;
+  return guard([&] {
+    require(profile && count, "profile and count must not be NULL");
+    *count = graphOf(profile).functions();
+  });
+}
+
+profpack_status profpack_profile_function(const profpack_profile* profile, size_t id,
+                                          profpack_function* out) {
+  return guard([&] {
+    require(profile && out, "profile and out must not be NULL");
+    const profpack::CallGraph& g = graphOf(profile);
+    requireFunction(g, id);
+    const profpack::FunctionRow& f = g.function(id);
+    *out = {f.name.c_str(), f.file.c_str(), f.object.c_str()};
+  });
+}
+
+profpack_status profpack_profile_function_cost(const profpack_profile* profile, size_t id,
+                                               size_t event, uint64_t* self, uint64_t* inclusive) {
+  return guard([&] {
+    require(profile, "profile must not be NULL");
+    const profpack::CallGraph& g = graphOf(profile);
+    requireFunction(g, id);
+    requireEvent(g, event);
+    if (self) *self = g.self(id, event);
+    if (inclusive) *inclusive = g.inclusive(id, event);
+  });
+}
+
+profpack_status profpack_profile_top_functions(const profpack_profile* profile, size_t event,
+                                               uint32_t flags, size_t* ids, size_t capacity,
+                                               size_t* count) {
+  if (count) *count = 0;
+  return guard([&] {
+    require(profile && count, "profile and count must not be NULL");
+    require(ids || capacity == 0, "ids is NULL but capacity > 0");
+    require((flags & ~PROFPACK_TOP_INCLUSIVE) == 0, "unknown flags");
+    const profpack::CallGraph& g = graphOf(profile);
+    if (!ids) {
+      *count = g.functions();
+      return;
+    }
+    requireEvent(g, event);
+    auto top = g.top(event, flags & PROFPACK_TOP_INCLUSIVE, capacity);
+    for (size_t i = 0; i < top.size(); ++i) ids[i] = static_cast<size_t>(top[i]);
+    *count = top.size();
+  });
+}
+
+profpack_status profpack_profile_line_costs(const profpack_profile* profile, const char* file,
+                                            size_t event, profpack_line_cost* lines,
+                                            size_t capacity, size_t* count) {
+  if (count) *count = 0;
+  return guard([&] {
+    require(profile && file && count, "profile, file and count must not be NULL");
+    require(lines || capacity == 0, "lines is NULL but capacity > 0");
+    const profpack::CallGraph& g = graphOf(profile);
+    requireEvent(g, event);
+    auto lc = g.lines(file);
+    *count = lc.size();
+    for (size_t i = 0; i < capacity && i < lc.size(); ++i)
+      lines[i] = {lc[i].line, lc[i].cost[event]};
+  });
+}
+
+profpack_status profpack_profile_callers(const profpack_profile* profile, size_t id, size_t event,
+                                         profpack_call* calls, size_t capacity, size_t* count) {
+  return edges(profile, id, event, calls, capacity, count, true);
+}
+
+profpack_status profpack_profile_callees(const profpack_profile* profile, size_t id, size_t event,
+                                         profpack_call* calls, size_t capacity, size_t* count) {
+  return edges(profile, id, event, calls, capacity, count, false);
 }
 
 }  // extern "C"

@@ -5,6 +5,7 @@
 #include <cstdio>
 #include <cstdlib>
 #include <cstring>
+#include <fstream>
 #include <string>
 #include <vector>
 
@@ -21,6 +22,14 @@ const char* kUsage =
     "  info FILE\n"
     "      Print format and version, parts, events with totals, and counts of functions,\n"
     "      files and objects.\n"
+    "  top FILE [--event E] [-n N] [--inclusive]\n"
+    "      The N (default 20) most costly functions by self (or inclusive) cost of event E\n"
+    "      (default: the first event).\n"
+    "  annotate FILE --source PATH [--event E]\n"
+    "      Per-line self cost of one source file; with the source text when PATH is readable.\n"
+    "  calls FILE FUNCTION [--event E]\n"
+    "      Callers and callees of every function named FUNCTION, with call counts and\n"
+    "      inclusive costs.\n"
     "  --version, --help\n";
 
 int failWith(const char* context) {
@@ -120,6 +129,186 @@ int cmdInfo(const std::vector<std::string>& args) {
   return 0;
 }
 
+std::string commas(uint64_t v) {
+  std::string d = std::to_string(v), out;
+  for (size_t i = 0; i < d.size(); ++i) {
+    if (i && (d.size() - i) % 3 == 0) out += ',';
+    out += d[i];
+  }
+  return out;
+}
+
+// Common options of the query commands: FILE [--event E] plus command-specific ones.
+struct QueryArgs {
+  std::string file, event, source, function;
+  size_t n = 20;
+  bool inclusive = false;
+};
+
+int parseQuery(const std::vector<std::string>& args, QueryArgs& q, const char* cmd, bool wantFn) {
+  for (size_t i = 0; i < args.size(); ++i) {
+    const std::string& a = args[i];
+    bool hasValue = i + 1 < args.size();
+    if (a == "--event" && hasValue) {
+      q.event = args[++i];
+    } else if (a == "--source" && hasValue) {
+      q.source = args[++i];
+    } else if (a == "-n" && hasValue) {
+      char* end = nullptr;
+      long n = std::strtol(args[++i].c_str(), &end, 10);
+      if (*end || n < 1) return usageError("-n needs a positive number");
+      q.n = static_cast<size_t>(n);
+    } else if (a == "--inclusive") {
+      q.inclusive = true;
+    } else if (a.size() > 1 && a[0] == '-') {
+      return usageError("unknown or incomplete option '" + a + "' for " + cmd);
+    } else if (q.file.empty()) {
+      q.file = a;
+    } else if (wantFn && q.function.empty()) {
+      q.function = a;
+    } else {
+      return usageError(std::string("too many arguments for ") + cmd);
+    }
+  }
+  if (q.file.empty()) return usageError(std::string(cmd) + " needs a profile file");
+  return 0;
+}
+
+int openQuery(const QueryArgs& q, Profile& p, size_t& event, std::string& eventName) {
+  if (profpack_read_file(q.file.c_str(), nullptr, &p.p) != PROFPACK_OK)
+    return failWith(q.file.c_str());
+  size_t n = 0;
+  if (profpack_profile_events(p.p, nullptr, 0, &n) != PROFPACK_OK) return failWith(q.file.c_str());
+  if (n == 0) {
+    std::fprintf(stderr, "profpack: %s: the profile has no cost events\n", q.file.c_str());
+    return 1;
+  }
+  event = 0;
+  if (!q.event.empty() && profpack_profile_event_index(p.p, q.event.c_str(), &event) != PROFPACK_OK)
+    return failWith(q.file.c_str());
+  std::vector<profpack_event> ev(n);
+  profpack_profile_events(p.p, ev.data(), n, &n);
+  eventName = ev[event].name;
+  return 0;
+}
+
+std::string functionLabel(profpack_profile* p, size_t id) {
+  profpack_function f;
+  if (profpack_profile_function(p, id, &f) != PROFPACK_OK) return "?";
+  std::string s = *f.file ? std::string(f.file) + ":" + f.name : f.name;
+  if (*f.object) s += std::string(" [") + f.object + "]";
+  return s;
+}
+
+int cmdTop(const std::vector<std::string>& args) {
+  QueryArgs q;
+  if (int rc = parseQuery(args, q, "top", false)) return rc;
+  Profile p;
+  size_t event;
+  std::string ev;
+  if (int rc = openQuery(q, p, event, ev)) return rc;
+  std::vector<size_t> ids(q.n);
+  size_t count = 0;
+  if (profpack_profile_top_functions(p.p, event, q.inclusive ? PROFPACK_TOP_INCLUSIVE : 0,
+                                     ids.data(), ids.size(), &count) != PROFPACK_OK)
+    return failWith(q.file.c_str());
+  size_t nev = 0;
+  profpack_profile_events(p.p, nullptr, 0, &nev);
+  std::vector<profpack_event> events(nev);
+  profpack_profile_events(p.p, events.data(), nev, &nev);
+  uint64_t total = events[event].total;
+  std::printf("%s total: %s\n%s %s:\n", ev.c_str(), commas(total).c_str(), ev.c_str(),
+              q.inclusive ? "inclusive" : "self");
+  for (size_t i = 0; i < count; ++i) {
+    uint64_t self = 0, incl = 0;
+    profpack_profile_function_cost(p.p, ids[i], event, &self, &incl);
+    uint64_t c = q.inclusive ? incl : self;
+    std::printf("%15s (%6.2f%%)  %s\n", commas(c).c_str(),
+                total ? 100.0 * double(c) / double(total) : 0.0,
+                functionLabel(p.p, ids[i]).c_str());
+  }
+  return 0;
+}
+
+int cmdAnnotate(const std::vector<std::string>& args) {
+  QueryArgs q;
+  if (int rc = parseQuery(args, q, "annotate", false)) return rc;
+  if (q.source.empty()) return usageError("annotate needs --source PATH");
+  Profile p;
+  size_t event;
+  std::string ev;
+  if (int rc = openQuery(q, p, event, ev)) return rc;
+  size_t n = 0;
+  if (profpack_profile_line_costs(p.p, q.source.c_str(), event, nullptr, 0, &n) != PROFPACK_OK)
+    return failWith(q.file.c_str());
+  std::vector<profpack_line_cost> lines(n);
+  profpack_profile_line_costs(p.p, q.source.c_str(), event, lines.data(), n, &n);
+  if (n == 0) {
+    std::fprintf(stderr, "profpack: %s: no costs recorded for source '%s'\n", q.file.c_str(),
+                 q.source.c_str());
+    return 1;
+  }
+  std::ifstream src(q.source);
+  std::printf("%s per line of %s\n", ev.c_str(), q.source.c_str());
+  if (!src) {
+    for (auto& l : lines)
+      std::printf("%8llu %15s\n", (unsigned long long)l.line, commas(l.cost).c_str());
+    return 0;
+  }
+  std::string text;
+  size_t li = 0;
+  while (li < n && lines[li].line == 0) ++li;
+  for (uint64_t no = 1; std::getline(src, text); ++no) {
+    std::string cost;
+    if (li < n && lines[li].line == no) cost = commas(lines[li++].cost);
+    std::printf("%15s  %5llu  %s\n", cost.c_str(), (unsigned long long)no, text.c_str());
+  }
+  for (; li < n; ++li)
+    std::printf("%15s  %5llu  (past the end of the source file)\n", commas(lines[li].cost).c_str(),
+                (unsigned long long)lines[li].line);
+  return 0;
+}
+
+int cmdCalls(const std::vector<std::string>& args) {
+  QueryArgs q;
+  if (int rc = parseQuery(args, q, "calls", true)) return rc;
+  if (q.function.empty()) return usageError("calls needs a FUNCTION name");
+  Profile p;
+  size_t event;
+  std::string ev;
+  if (int rc = openQuery(q, p, event, ev)) return rc;
+  size_t nf = 0;
+  profpack_profile_function_count(p.p, &nf);
+  bool found = false;
+  for (size_t id = 0; id < nf; ++id) {
+    profpack_function f;
+    profpack_profile_function(p.p, id, &f);
+    if (q.function != f.name) continue;
+    found = true;
+    uint64_t self = 0, incl = 0;
+    profpack_profile_function_cost(p.p, id, event, &self, &incl);
+    std::printf("%s\n  %s self %s, inclusive %s\n", functionLabel(p.p, id).c_str(), ev.c_str(),
+                commas(self).c_str(), commas(incl).c_str());
+    for (int dir = 0; dir < 2; ++dir) {
+      size_t n = 0;
+      auto fn = dir == 0 ? profpack_profile_callers : profpack_profile_callees;
+      fn(p.p, id, event, nullptr, 0, &n);
+      std::vector<profpack_call> calls(n);
+      fn(p.p, id, event, calls.data(), n, &n);
+      std::printf("  %s:\n", dir == 0 ? "callers" : "callees");
+      for (auto& c : calls)
+        std::printf("    %15s %10s calls  %s\n", commas(c.inclusive).c_str(),
+                    commas(c.calls).c_str(), functionLabel(p.p, c.function).c_str());
+    }
+  }
+  if (!found) {
+    std::fprintf(stderr, "profpack: %s: no function named '%s'\n", q.file.c_str(),
+                 q.function.c_str());
+    return 1;
+  }
+  return 0;
+}
+
 }  // namespace
 
 int main(int argc, char** argv) {
@@ -145,5 +334,8 @@ int main(int argc, char** argv) {
     }
   if (cmd == "convert") return cmdConvert(args);
   if (cmd == "info") return cmdInfo(args);
+  if (cmd == "top") return cmdTop(args);
+  if (cmd == "annotate") return cmdAnnotate(args);
+  if (cmd == "calls") return cmdCalls(args);
   return usageError("unknown command '" + cmd + "'");
 }

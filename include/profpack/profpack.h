@@ -229,6 +229,90 @@ PROFPACK_API const char* profpack_profile_warning(const profpack_profile* profil
 PROFPACK_API profpack_status profpack_profile_equal(const profpack_profile* a,
                                                     const profpack_profile* b, int* equal);
 
+/* ------------------------------------------------------------------------------------------ */
+/* Queries: what an editor asks                                                                */
+/*
+ * Functions are numbered 0 .. count-1 in a fixed order per profile. A function is a name in
+ * a source file and object (Callgrind/Cachegrind: `fn=` in its `fl=`/`fi=` file and `ob=`).
+ * Costs are per event; `event` is an index into profpack_profile_events(). The first query
+ * builds an index of the profile (linear in its size) that later queries reuse; it is safe
+ * to query one profile from several threads.
+ */
+
+/** Index of the event with short name `name` (e.g. "Ir"); PROFPACK_ERROR_INVALID_ARGUMENT
+ *  naming the known events if there is none. */
+PROFPACK_API profpack_status profpack_profile_event_index(const profpack_profile* profile,
+                                                          const char* name, size_t* index);
+
+/** Number of functions in `*count`. */
+PROFPACK_API profpack_status profpack_profile_function_count(const profpack_profile* profile,
+                                                             size_t* count);
+
+typedef struct profpack_function {
+  const char* name;   /**< function name. Owned by the profile */
+  const char* file;   /**< source file, or "". Owned by the profile */
+  const char* object; /**< ELF object or mapping, or "". Owned by the profile */
+} profpack_function;
+
+/** Describes function `id`. */
+PROFPACK_API profpack_status profpack_profile_function(const profpack_profile* profile, size_t id,
+                                                       profpack_function* out);
+
+/**
+ * Self and inclusive cost of function `id` for `event`. Inclusive cost counts recursion once:
+ * for a function that is called, it is the sum of the inclusive costs of the calls to it from
+ * other functions (as callgrind_annotate --inclusive=yes reports it); otherwise its self cost
+ * plus the costs of its calls. Either output pointer may be NULL.
+ */
+PROFPACK_API profpack_status profpack_profile_function_cost(const profpack_profile* profile,
+                                                            size_t id, size_t event, uint64_t* self,
+                                                            uint64_t* inclusive);
+
+/** Rank by inclusive rather than self cost in profpack_profile_top_functions(). */
+#define PROFPACK_TOP_INCLUSIVE 0x1u
+
+/**
+ * The `capacity` most costly functions for `event`, most costly first (ties by name), as ids
+ * in `ids`; `*count` receives how many were written. With `ids` NULL and `capacity` 0,
+ * `*count` receives the number of functions.
+ */
+PROFPACK_API profpack_status profpack_profile_top_functions(const profpack_profile* profile,
+                                                            size_t event, uint32_t flags,
+                                                            size_t* ids, size_t capacity,
+                                                            size_t* count);
+
+typedef struct profpack_line_cost {
+  uint64_t line; /**< 1-based source line (0: costs with no line information) */
+  uint64_t cost; /**< self cost of `event` on that line, summed over all functions */
+} profpack_line_cost;
+
+/**
+ * Per-line self cost of one source file, ascending by line: the numbers an editor gutter
+ * shows. `file` matches the file name in the profile exactly; failing that, the names that
+ * share the most trailing path components with it (at least the base name), so a path on this
+ * machine finds the name the profile recorded elsewhere. Two-call enumeration: `*count`
+ * always receives the full number of lines with cost; at most `capacity` are written.
+ */
+PROFPACK_API profpack_status profpack_profile_line_costs(const profpack_profile* profile,
+                                                         const char* file, size_t event,
+                                                         profpack_line_cost* lines, size_t capacity,
+                                                         size_t* count);
+
+typedef struct profpack_call {
+  size_t function;    /**< the caller (for callers) or callee (for callees) */
+  uint64_t calls;     /**< number of calls (0 where the format does not count calls) */
+  uint64_t inclusive; /**< inclusive cost of `event` spent in these calls */
+} profpack_call;
+
+/** Functions that call `id`, two-call enumeration as profpack_profile_line_costs(). */
+PROFPACK_API profpack_status profpack_profile_callers(const profpack_profile* profile, size_t id,
+                                                      size_t event, profpack_call* calls,
+                                                      size_t capacity, size_t* count);
+/** Functions that `id` calls, two-call enumeration as profpack_profile_line_costs(). */
+PROFPACK_API profpack_status profpack_profile_callees(const profpack_profile* profile, size_t id,
+                                                      size_t event, profpack_call* calls,
+                                                      size_t capacity, size_t* count);
+
 #ifdef __cplusplus
 }
 #endif

@@ -1,0 +1,180 @@
+#include "query.h"
+
+#include <algorithm>
+#include <map>
+#include <numeric>
+
+#include "../error.h"
+#include "../ir/costs.h"
+
+namespace profpack {
+
+CallGraph::CallGraph(const Profile& profile) {
+  auto root = profile.root();
+  for (auto e : root.getEvents()) eventNames_.emplace_back(e.getName().cStr());
+  fromCostTables(profile);
+  totals_.assign(events(), 0);
+  for (size_t f = 0; f < functions(); ++f)
+    for (size_t e = 0; e < events(); ++e) totals_[e] += self(f, e);
+}
+
+void CallGraph::fromCostTables(const Profile& profile) {
+  auto root = profile.root();
+  const StringTableReader& strings = profile.strings();
+  DecodedContexts contexts(root.getContexts(), strings.size());
+  const size_t ne = events();
+  const size_t npos = root.getPositionKinds().size();
+  long linePos = -1;
+  for (unsigned i = 0; i < npos; ++i)
+    if (root.getPositionKinds()[i] == ir::PositionKind::LINE) linePos = i;
+
+  // A function is (object, file, name) where file is the file the cost lines are in: the
+  // fi=/fe= file where one is in effect, as callgrind_annotate attributes them.
+  std::map<std::tuple<uint64_t, uint64_t, uint64_t>, uint64_t> ids;
+  auto fnOf = [&](uint64_t object, uint64_t file, uint64_t name) {
+    auto [it, inserted] = ids.try_emplace({object, file, name}, functions_.size());
+    if (inserted) {
+      functions_.push_back({std::string(strings.get(name)), std::string(strings.get(file)),
+                            std::string(strings.get(object))});
+      self_.resize(self_.size() + ne, 0);
+    }
+    return it->second;
+  };
+  std::map<std::pair<uint64_t, uint64_t>, size_t> edgeIndex;
+  std::unordered_map<uint64_t, std::map<uint64_t, std::vector<uint64_t>>> fileLines;
+
+  for (auto part : root.getParts()) {
+    DecodedCosts t(part.getCosts(), npos, ne, contexts.size());
+    size_t ci = 0, ai = 0;
+    for (size_t r = 0; r < t.kind.size(); ++r) {
+      const size_t n = t.costCount[r];
+      const uint64_t* c = t.costs.data() + ci;
+      ci += n;
+      const uint64_t ctx = t.context[r];
+      const uint64_t file = t.sourceFile[r] ? t.sourceFile[r] : contexts.file[ctx];
+      const uint64_t fn = fnOf(contexts.object[ctx], file, contexts.function[ctx]);
+      if (t.kind[r] == static_cast<uint64_t>(ir::RecordKind::COST)) {
+        for (size_t i = 0; i < n; ++i) self_[fn * ne + i] += c[i];
+        if (linePos >= 0) {
+          auto& lc = fileLines[file][t.positions[static_cast<size_t>(linePos)][r]];
+          lc.resize(ne, 0);
+          for (size_t i = 0; i < n; ++i) lc[i] += c[i];
+        }
+        continue;
+      }
+      const size_t a = ai++;
+      if (t.kind[r] != static_cast<uint64_t>(ir::RecordKind::CALL)) continue;  // jumps
+      const uint64_t tctx = t.target[a];
+      const uint64_t callee =
+          fnOf(contexts.object[tctx], contexts.file[tctx], contexts.function[tctx]);
+      auto [it, inserted] = edgeIndex.try_emplace({fn, callee}, edges_.size());
+      if (inserted) edges_.push_back({fn, callee, 0, std::vector<uint64_t>(ne, 0)});
+      CallEdge& edge = edges_[it->second];
+      edge.calls += t.count[a];
+      for (size_t i = 0; i < n; ++i) edge.inclusive[i] += c[i];
+    }
+  }
+
+  // Inclusive: a function with callers other than itself costs what those calls cost; any
+  // other function costs its self cost plus its calls to others (recursive calls counted once).
+  const size_t nf = functions_.size();
+  inclusive_.assign(nf * ne, 0);
+  std::vector<bool> called(nf, false);
+  for (const CallEdge& e : edges_) {
+    if (e.caller == e.callee) continue;
+    called[e.callee] = true;
+    for (size_t i = 0; i < ne; ++i) inclusive_[e.callee * ne + i] += e.inclusive[i];
+  }
+  for (size_t f = 0; f < nf; ++f)
+    if (!called[f])
+      for (size_t i = 0; i < ne; ++i) inclusive_[f * ne + i] = self_[f * ne + i];
+  for (const CallEdge& e : edges_) {
+    if (e.caller == e.callee || called[e.caller]) continue;
+    for (size_t i = 0; i < ne; ++i) inclusive_[e.caller * ne + i] += e.inclusive[i];
+  }
+
+  for (auto& [file, byLine] : fileLines) {
+    auto& out = lines_[std::string(strings.get(file))];
+    for (auto& [line, cost] : byLine) out.push_back({line, std::move(cost)});
+    std::sort(out.begin(), out.end(), [](auto& a, auto& b) { return a.line < b.line; });
+  }
+}
+
+std::vector<const CallEdge*> CallGraph::callers(uint64_t f) const {
+  std::vector<const CallEdge*> out;
+  for (const CallEdge& e : edges_)
+    if (e.callee == f) out.push_back(&e);
+  return out;
+}
+
+std::vector<const CallEdge*> CallGraph::callees(uint64_t f) const {
+  std::vector<const CallEdge*> out;
+  for (const CallEdge& e : edges_)
+    if (e.caller == f) out.push_back(&e);
+  return out;
+}
+
+std::vector<uint64_t> CallGraph::top(size_t event, bool incl, size_t n) const {
+  std::vector<uint64_t> order(functions());
+  std::iota(order.begin(), order.end(), 0);
+  auto cost = [&](uint64_t f) { return incl ? inclusive(f, event) : self(f, event); };
+  n = std::min(n, order.size());
+  std::partial_sort(order.begin(), order.begin() + static_cast<long>(n), order.end(),
+                    [&](uint64_t a, uint64_t b) {
+                      if (cost(a) != cost(b)) return cost(a) > cost(b);
+                      if (functions_[a].name != functions_[b].name)
+                        return functions_[a].name < functions_[b].name;
+                      return functions_[a].file < functions_[b].file;
+                    });
+  order.resize(n);
+  return order;
+}
+
+namespace {
+// Number of trailing path components two file names share ("a/b/c.c" and "x/b/c.c": 2).
+size_t commonComponents(std::string_view a, std::string_view b) {
+  size_t n = 0;
+  while (!a.empty() && !b.empty()) {
+    size_t sa = a.rfind('/'), sb = b.rfind('/');
+    std::string_view ca = sa == a.npos ? a : a.substr(sa + 1);
+    std::string_view cb = sb == b.npos ? b : b.substr(sb + 1);
+    if (ca != cb || ca.empty()) break;
+    ++n;
+    a = sa == a.npos ? std::string_view() : a.substr(0, sa);
+    b = sb == b.npos ? std::string_view() : b.substr(0, sb);
+  }
+  return n;
+}
+}  // namespace
+
+std::vector<LineCost> CallGraph::lines(std::string_view file) const {
+  auto it = lines_.find(std::string(file));
+  if (it != lines_.end()) return it->second;
+  // An editor knows the file by its path on this machine; the profile may name it by the
+  // path it had where the program was built. Take the names sharing the most trailing path
+  // components with `file` (at least the base name), merging several equally good ones.
+  size_t best = 0;
+  for (auto& [name, lc] : lines_) best = std::max(best, commonComponents(name, file));
+  if (best == 0) return {};
+  std::vector<LineCost> merged;
+  for (auto& [name, lc] : lines_)
+    if (commonComponents(name, file) == best) merged.insert(merged.end(), lc.begin(), lc.end());
+  std::sort(merged.begin(), merged.end(), [](auto& a, auto& b) { return a.line < b.line; });
+  std::vector<LineCost> out;
+  for (auto& l : merged) {
+    if (!out.empty() && out.back().line == l.line) {
+      for (size_t i = 0; i < l.cost.size(); ++i) out.back().cost[i] += l.cost[i];
+    } else {
+      out.push_back(l);
+    }
+  }
+  return out;
+}
+
+long CallGraph::eventIndex(std::string_view name) const {
+  for (size_t i = 0; i < eventNames_.size(); ++i)
+    if (eventNames_[i] == name) return static_cast<long>(i);
+  return -1;
+}
+
+}  // namespace profpack

@@ -1,0 +1,69 @@
+// The questions an editor plugin asks: totals, per-function self and inclusive cost, per-line
+// cost of one source file, callers and callees, top N. Built once per profile from the IR.
+#pragma once
+
+#include <cstdint>
+#include <string>
+#include <string_view>
+#include <unordered_map>
+#include <vector>
+
+#include "../profile.h"
+
+namespace profpack {
+
+struct FunctionRow {
+  std::string name;    // function name (or address / id where the format has no names)
+  std::string file;    // source file ("" if unknown)
+  std::string object;  // ELF object / mapping ("" if unknown)
+};
+
+struct CallEdge {
+  uint64_t caller = 0;              // function index
+  uint64_t callee = 0;              // function index
+  uint64_t calls = 0;               // call count (0 where the format does not count calls)
+  std::vector<uint64_t> inclusive;  // inclusive cost of the calls, per event
+};
+
+struct LineCost {
+  uint64_t line = 0;
+  std::vector<uint64_t> cost;  // self cost per event
+};
+
+class CallGraph {
+ public:
+  explicit CallGraph(const Profile& profile);
+
+  size_t events() const { return eventNames_.size(); }
+  const std::vector<std::string>& eventNames() const { return eventNames_; }
+  size_t functions() const { return functions_.size(); }
+  const FunctionRow& function(uint64_t f) const { return functions_[f]; }
+  uint64_t self(uint64_t f, size_t e) const { return self_[f * events() + e]; }
+  // Inclusive cost: self plus the cost of the calls it made, recursion counted once. Where
+  // the format records inclusive call costs (Callgrind), a function that is called gets the
+  // sum of the inclusive costs of its calls from other functions, as callgrind_annotate
+  // reports it.
+  uint64_t inclusive(uint64_t f, size_t e) const { return inclusive_[f * events() + e]; }
+  uint64_t total(size_t e) const { return totals_[e]; }
+  const std::vector<CallEdge>& edges() const { return edges_; }
+  std::vector<const CallEdge*> callers(uint64_t f) const;
+  std::vector<const CallEdge*> callees(uint64_t f) const;
+  // Functions sorted by descending cost of `event` (self or inclusive), ties by name.
+  std::vector<uint64_t> top(size_t event, bool inclusive, size_t n) const;
+  // Per-line self cost of one source file, ascending by line. `file` matches a name exactly,
+  // else the names sharing the most trailing path components with it.
+  std::vector<LineCost> lines(std::string_view file) const;
+  // Index of an event by short name, or -1.
+  long eventIndex(std::string_view name) const;
+
+ private:
+  void fromCostTables(const Profile& profile);
+  std::vector<std::string> eventNames_;
+  std::vector<FunctionRow> functions_;
+  std::vector<uint64_t> self_, inclusive_, totals_;
+  std::vector<CallEdge> edges_;
+  // (file string, line) -> costs; built from the cost tables.
+  std::unordered_map<std::string, std::vector<LineCost>> lines_;
+};
+
+}  // namespace profpack

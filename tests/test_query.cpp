@@ -1,0 +1,118 @@
+// Queries through the C ABI: totals, top N, per-line costs, callers/callees, bad arguments.
+#include <profpack/profpack.h>
+
+#include <cstring>
+#include <string>
+#include <vector>
+
+#include "testlib.h"
+
+namespace {
+profpack_profile* open(const char* rel) {
+  profpack_profile* p = nullptr;
+  CHECK_EQ(profpack_read_file(testlib::data(rel).c_str(), nullptr, &p), PROFPACK_OK);
+  return p;
+}
+size_t findFunction(profpack_profile* p, const char* name) {
+  size_t n = 0;
+  CHECK_EQ(profpack_profile_function_count(p, &n), PROFPACK_OK);
+  for (size_t i = 0; i < n; ++i) {
+    profpack_function f;
+    CHECK_EQ(profpack_profile_function(p, i, &f), PROFPACK_OK);
+    if (std::strcmp(f.name, name) == 0) return i;
+  }
+  throw testlib::Failure{std::string("no function ") + name};
+}
+}  // namespace
+
+TEST(cachegrind_top_and_costs_match_cg_annotate) {
+  profpack_profile* p = open("cachegrind/cachegrind.workload.out");
+  size_t ev = 99;
+  CHECK_EQ(profpack_profile_event_index(p, "Dr", &ev), PROFPACK_OK);
+  CHECK_EQ(ev, 3u);
+  CHECK_EQ(profpack_profile_event_index(p, "Nope", &ev), PROFPACK_ERROR_INVALID_ARGUMENT);
+  CHECK_CONTAINS(profpack_last_error()->message, "events: Ir, I1mr");
+  size_t ids[3], n = 0;
+  CHECK_EQ(profpack_profile_top_functions(p, 0, 0, ids, 3, &n), PROFPACK_OK);
+  CHECK_EQ(n, 3u);
+  // cg_annotate --threshold=0 on this file: msort_with_tmp.part.0 34,023,858 Ir; cmp
+  // 12,964,176 Ir and 4,861,566 Dr; __vfprintf_internal (vfprintf-internal.c) 7,710,222.
+  profpack_function f;
+  CHECK_EQ(profpack_profile_function(p, ids[0], &f), PROFPACK_OK);
+  CHECK(std::strcmp(f.name, "msort_with_tmp.part.0") == 0);
+  CHECK(std::strcmp(f.file, "./stdlib/./stdlib/msort.c") == 0);
+  uint64_t self = 0, incl = 0;
+  CHECK_EQ(profpack_profile_function_cost(p, ids[0], 0, &self, &incl), PROFPACK_OK);
+  CHECK_EQ(self, 34023858u);
+  CHECK_EQ(incl, self);  // no call information in Cachegrind
+  CHECK_EQ(profpack_profile_function(p, ids[1], &f), PROFPACK_OK);
+  CHECK(std::strcmp(f.name, "cmp") == 0);
+  CHECK_EQ(profpack_profile_function_cost(p, ids[1], 3, &self, nullptr), PROFPACK_OK);
+  CHECK_EQ(self, 4861566u);
+  // With ids NULL: the number of functions.
+  CHECK_EQ(profpack_profile_top_functions(p, 0, 0, nullptr, 0, &n), PROFPACK_OK);
+  size_t count = 0;
+  CHECK_EQ(profpack_profile_function_count(p, &count), PROFPACK_OK);
+  CHECK_EQ(n, count);
+  profpack_profile_free(p);
+}
+
+TEST(line_costs_by_exact_and_foreign_path) {
+  profpack_profile* p = open("cachegrind/cachegrind.workload.out");
+  size_t n = 0;
+  CHECK_EQ(
+      profpack_profile_line_costs(p, "/usr/src/profpack-samples/workload.c", 0, nullptr, 0, &n),
+      PROFPACK_OK);
+  CHECK(n > 10);
+  std::vector<profpack_line_cost> lines(n);
+  size_t m = 0;
+  CHECK_EQ(profpack_profile_line_costs(p, "/home/me/checkout/workload.c", 0, lines.data(), n, &m),
+           PROFPACK_OK);
+  CHECK_EQ(m, n);
+  bool saw7 = false;
+  for (size_t i = 0; i < m; ++i) {
+    if (i) CHECK(lines[i - 1].line < lines[i].line);
+    if (lines[i].line == 7) {
+      saw7 = true;
+      CHECK_EQ(lines[i].cost, 12964176u);  // cmp() is on line 7
+    }
+  }
+  CHECK(saw7);
+  CHECK_EQ(profpack_profile_line_costs(p, "nothing.c", 0, nullptr, 0, &n), PROFPACK_OK);
+  CHECK_EQ(n, 0u);
+  profpack_profile_free(p);
+}
+
+TEST(callers_callees_empty_without_calls) {
+  profpack_profile* p = open("cachegrind/cachegrind.workload.out");
+  size_t id = findFunction(p, "cmp"), n = 7;
+  CHECK_EQ(profpack_profile_callers(p, id, 0, nullptr, 0, &n), PROFPACK_OK);
+  CHECK_EQ(n, 0u);
+  CHECK_EQ(profpack_profile_callees(p, id, 0, nullptr, 0, &n), PROFPACK_OK);
+  CHECK_EQ(n, 0u);
+  profpack_profile_free(p);
+}
+
+TEST(bad_query_arguments) {
+  profpack_profile* p = open("cachegrind/cachegrind.workload.out");
+  uint64_t self;
+  CHECK_EQ(profpack_profile_function_cost(p, 1u << 30, 0, &self, nullptr),
+           PROFPACK_ERROR_INVALID_ARGUMENT);
+  CHECK_CONTAINS(profpack_last_error()->message, "function id");
+  CHECK_EQ(profpack_profile_function_cost(p, 0, 13, &self, nullptr),
+           PROFPACK_ERROR_INVALID_ARGUMENT);
+  CHECK_CONTAINS(profpack_last_error()->message, "event index 13 out of range");
+  size_t ids[2], n;
+  CHECK_EQ(profpack_profile_top_functions(p, 0, 0x10, ids, 2, &n), PROFPACK_ERROR_INVALID_ARGUMENT);
+  CHECK_EQ(profpack_profile_top_functions(p, 0, 0, nullptr, 2, &n),
+           PROFPACK_ERROR_INVALID_ARGUMENT);
+  CHECK_EQ(profpack_profile_line_costs(p, nullptr, 0, nullptr, 0, &n),
+           PROFPACK_ERROR_INVALID_ARGUMENT);
+  CHECK_EQ(profpack_profile_callers(p, 0, 0, nullptr, 1, &n), PROFPACK_ERROR_INVALID_ARGUMENT);
+  profpack_function f;
+  CHECK_EQ(profpack_profile_function(p, 1u << 30, &f), PROFPACK_ERROR_INVALID_ARGUMENT);
+  CHECK_EQ(profpack_profile_function(nullptr, 0, &f), PROFPACK_ERROR_INVALID_ARGUMENT);
+  profpack_profile_free(p);
+}
+
+TEST_MAIN()
