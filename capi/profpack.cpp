@@ -97,13 +97,19 @@ profpack::ReadOptions readOptions(const profpack_read_options* o) {
   profpack_read_options d;
   profpack_read_options_init(&d);
   if (o) {
-    require(o->struct_size >= offsetof(profpack_read_options, max_ppk_size) + sizeof(uint64_t),
+    require(o->struct_size >= offsetof(profpack_read_options, format) + sizeof(profpack_format),
             "profpack_read_options.struct_size is too small: initialise it with "
             "profpack_read_options_init()");
     d = *o;
   }
   require((d.flags & ~PROFPACK_READ_STRICT) == 0, "unknown bits in profpack_read_options.flags");
-  return {d.max_ppk_size, (d.flags & PROFPACK_READ_STRICT) != 0};
+  require(d.format >= PROFPACK_FORMAT_UNKNOWN && d.format <= PROFPACK_FORMAT_DCPI,
+          "unknown format in profpack_read_options.format");
+  profpack::ReadOptions r;
+  r.maxPpkMessage = d.max_ppk_size;
+  r.strict = (d.flags & PROFPACK_READ_STRICT) != 0;
+  r.format = static_cast<profpack::FormatId>(d.format);
+  return r;
 }
 
 profpack::WriteOptions writeOptions(const profpack_write_options* o) {
@@ -224,6 +230,7 @@ void profpack_read_options_init(profpack_read_options* options) {
   options->struct_size = sizeof *options;
   options->flags = 0;
   options->max_ppk_size = profpack::kDefaultMaxPpkMessage;
+  options->format = PROFPACK_FORMAT_UNKNOWN;
 }
 
 void profpack_write_options_init(profpack_write_options* options) {

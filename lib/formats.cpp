@@ -132,7 +132,7 @@ FormatId detectFormat(std::span<const uint8_t> data) {
 }
 
 std::unique_ptr<Profile> readProfile(std::span<const uint8_t> data, const ReadOptions& options) {
-  FormatId f = detectFormat(data);
+  FormatId f = options.format == FormatId::unknown ? detectFormat(data) : options.format;
   switch (f) {
     case FormatId::ppk: return decodePpk(data, options.maxPpkMessage);
     case FormatId::cachegrind: return readCachegrind(data);

@@ -26,8 +26,9 @@ const char* formatName(FormatId f);              // "ppk", "callgrind", ... ("un
 FormatId formatFromName(std::string_view name);  // unknown if not a name
 
 struct ReadOptions {
-  uint64_t maxPpkMessage;  // .ppk: largest decompressed message accepted
-  bool strict;             // make recoverable defects (e.g. a truncated trace) errors
+  uint64_t maxPpkMessage = uint64_t{4} << 30;  // .ppk: largest decompressed message accepted
+  bool strict = false;                  // make recoverable defects (e.g. a truncated trace) errors
+  FormatId format = FormatId::unknown;  // read as this format instead of detecting it
 };
 
 struct WriteOptions {

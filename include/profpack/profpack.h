@@ -124,6 +124,9 @@ typedef struct profpack_read_options {
   /** Largest decompressed `.ppk` message accepted, in bytes; default 4 GiB. A larger
    *  declaration is refused with PROFPACK_ERROR_LIMIT before anything is allocated. */
   uint64_t max_ppk_size;
+  /** Read the input as this format instead of detecting it (an input that is not valid in
+   *  that format is malformed). Default PROFPACK_FORMAT_UNKNOWN: detect from the content. */
+  profpack_format format;
 } profpack_read_options;
 
 PROFPACK_API void profpack_read_options_init(profpack_read_options* options);

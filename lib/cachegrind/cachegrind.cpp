@@ -301,7 +301,8 @@ std::string writeCachegrind(const Profile& profile) {
       out += '\n';
     }
   }
-  if (!trailer.empty()) {
+  if (own) {
+    // Exactly the trailer the file had (a file without summary: stays without one).
     for (auto& l : trailer) (out += l) += '\n';
   } else {
     out += "summary:";

@@ -1,0 +1,64 @@
+// Shared body of every harness: read the input through the public C ABI as one format; if
+// that succeeds, write it back in the same format, read that again, and require the two IRs
+// to be equal. Any crash, sanitizer report, leak, or IR difference is a finding.
+#pragma once
+
+#include <profpack/profpack.h>
+
+#include <cstdio>
+#include <cstdlib>
+
+namespace fuzz {
+
+inline void findingIf(bool bad, const char* what) {
+  if (bad) {
+    std::fprintf(stderr, "FINDING: %s (%s)\n", what, profpack_last_error()->message);
+    std::abort();
+  }
+}
+
+inline int roundTrip(const uint8_t* data, size_t size, profpack_format format) {
+  profpack_read_options ro;
+  profpack_read_options_init(&ro);
+  ro.format = format;
+  ro.max_ppk_size = 256u << 20;  // within the harnesses' -malloc_limit_mb
+  profpack_profile* first = nullptr;
+  profpack_status s = profpack_read_memory(data, size, &ro, &first);
+  if (s != PROFPACK_OK) {
+    // Bad input must be reported as such, never as an internal error, with a message.
+    findingIf(s == PROFPACK_ERROR_INTERNAL, "internal error on bad input");
+    findingIf(first != nullptr, "failed read returned a profile");
+    findingIf(*profpack_last_error()->message == '\0', "error without a message");
+    return 0;
+  }
+  // Exercise the summaries and queries too: they must cope with anything a reader accepted.
+  profpack_info info;
+  info.struct_size = sizeof info;
+  findingIf(profpack_profile_info(first, &info) != PROFPACK_OK, "info failed on a read profile");
+  size_t nf = 0, ids[4], n = 0;
+  if (info.events > 0 &&
+      profpack_profile_top_functions(first, 0, PROFPACK_TOP_INCLUSIVE, ids, 4, &n) == PROFPACK_OK)
+    profpack_profile_function_count(first, &nf);
+
+  profpack_write_options wo;
+  profpack_write_options_init(&wo);
+  wo.ppk_level = 1;
+  void* out = nullptr;
+  size_t outSize = 0;
+  profpack_format back = format == PROFPACK_FORMAT_UNKNOWN ? PROFPACK_FORMAT_PPK : format;
+  s = profpack_write_memory(first, back, &wo, &out, &outSize);
+  findingIf(s != PROFPACK_OK, "writing a profile that was read failed");
+  ro.max_ppk_size = 1u << 30;
+  profpack_profile* second = nullptr;
+  s = profpack_read_memory(out, outSize, &ro, &second);
+  findingIf(s != PROFPACK_OK, "reading back what was written failed");
+  int equal = 0;
+  findingIf(profpack_profile_equal(first, second, &equal) != PROFPACK_OK || !equal,
+            "round trip changed the IR");
+  profpack_free(out);
+  profpack_profile_free(second);
+  profpack_profile_free(first);
+  return 0;
+}
+
+}  // namespace fuzz
