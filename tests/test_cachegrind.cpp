@@ -73,6 +73,18 @@ TEST(file_without_summary_round_trips_without_one) {
   CHECK(equalIR(*p, *readCachegrind(bytes(back))));
 }
 
+TEST(error_nul_byte) {
+  // Found by fuzzing: a NUL in a header line was silently cut off in the IR.
+  expectError(std::string("desc: a\nevents: A\0B\nfl=f.c\n", 27), 2, "NUL byte");
+}
+
+TEST(counts_before_any_fl_round_trip) {
+  // Found by fuzzing: the writer emitted an empty "fl=" for costs that had no file.
+  std::string text = "events: A\nfn=g\n3 4\nfl=x.c\nfn=h\n1 1\n";
+  auto p = readCachegrind(bytes(text));
+  CHECK(writeCachegrind(*p) == text);
+}
+
 TEST(crlf_line_endings) {
   std::string text = "cmd: p\r\nevents: A\r\nfl=f.c\r\nfn=g\r\n3 4\r\nsummary: 4\r\n";
   auto p = readCachegrind(bytes(text));

@@ -84,6 +84,7 @@ size_t parseCounts(std::string_view s, size_t pos, size_t maxCounts, std::vector
 }  // namespace
 
 std::unique_ptr<Profile> readCachegrind(std::span<const uint8_t> data) {
+  rejectNul(data, kFmt);
   LineCursor cur(data);
   std::string_view line;
   std::vector<Line> lines;
@@ -269,7 +270,8 @@ std::string writeCachegrind(const Profile& profile) {
         out += '\n';
       }
     }
-    uint64_t curFile = ~uint64_t{0}, curFn = ~uint64_t{0};
+    // 0 is "no fl= yet": a file whose first count lines precede any fl= keeps that shape.
+    uint64_t curFile = 0, curFn = ~uint64_t{0};
     size_t ci = 0;
     for (size_t r = 0; r < t.kind.size(); ++r) {
       size_t n = t.costCount[r];

@@ -1,8 +1,11 @@
 #include "text.h"
 
+#include <algorithm>
 #include <charconv>
 #include <cstring>
 #include <string>
+
+#include "../error.h"
 
 namespace profpack {
 
@@ -21,6 +24,14 @@ NumResult parseNumber(std::string_view s, size_t& pos, uint64_t& out) {
   if (ec != std::errc() || p == b) return NumResult::notNumber;
   pos = static_cast<size_t>(p - s.data());
   return NumResult::ok;
+}
+
+void rejectNul(std::span<const uint8_t> data, const char* format) {
+  const void* nul = std::memchr(data.data(), 0, data.size());
+  if (!nul) return;
+  size_t off = static_cast<size_t>(static_cast<const uint8_t*>(nul) - data.data());
+  uint64_t line = 1 + static_cast<uint64_t>(std::count(data.begin(), data.begin() + off, '\n'));
+  fail(format, off, line, "NUL byte in a text profile (expected printable text)");
 }
 
 void appendDecimal(std::string& out, uint64_t v) {

@@ -52,6 +52,11 @@ enum class NumResult { ok, notNumber, overflow };
 // Parses an unsigned decimal or 0x-hexadecimal number at s[pos], advancing pos past it.
 NumResult parseNumber(std::string_view s, size_t& pos, uint64_t& out);
 
+// Text profiles never contain NUL bytes (IR header lines are Cap'n Proto Text, which cannot
+// hold one): throws a malformed-input error of `format` naming the line and offset of the
+// first NUL, if any.
+void rejectNul(std::span<const uint8_t> data, const char* format);
+
 // Appends the decimal digits of v.
 void appendDecimal(std::string& out, uint64_t v);
 void appendHex(std::string& out, uint64_t v);  // with "0x" prefix
