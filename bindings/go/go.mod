@@ -1,0 +1,3 @@
+module profpack/bindings/go
+
+go 1.19

@@ -1,0 +1,92 @@
+package profpack
+
+import (
+	"errors"
+	"os"
+	"path/filepath"
+	"testing"
+)
+
+func dataDir() string {
+	if d := os.Getenv("PROFPACK_TEST_DATA"); d != "" {
+		return d
+	}
+	return "../../../tests/data"
+}
+
+func TestRoundTripAndQueries(t *testing.T) {
+	path := filepath.Join(dataDir(), "cachegrind", "cachegrind.workload.out")
+	p, err := ReadFile(path, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer p.Close()
+	if p.Format() != FormatCachegrind || p.Format().String() != "cachegrind" {
+		t.Fatalf("format %v", p.Format())
+	}
+	ev, err := p.Events()
+	if err != nil || len(ev) != 13 || ev[0].Name != "Ir" || ev[0].Total != 88804011 {
+		t.Fatalf("events %v %v", ev, err)
+	}
+	ppk, err := p.Bytes(FormatPPK, 19)
+	if err != nil || DetectFormat(ppk) != FormatPPK {
+		t.Fatalf("ppk: %v", err)
+	}
+	q, err := Read(ppk, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer q.Close()
+	if eq, err := p.Equal(q); err != nil || !eq {
+		t.Fatalf("round trip not equal: %v", err)
+	}
+	out := filepath.Join(t.TempDir(), "back.out")
+	if err := q.WriteFile(out, FormatCachegrind, 0); err != nil {
+		t.Fatal(err)
+	}
+	a, _ := os.ReadFile(path)
+	b, _ := os.ReadFile(out)
+	if string(a) != string(b) {
+		t.Fatal("written Cachegrind differs from the original")
+	}
+	top, err := q.Top(0, 2, false)
+	if err != nil || len(top) != 2 || top[0].Name != "msort_with_tmp.part.0" || top[0].Self != 34023858 {
+		t.Fatalf("top %v %v", top, err)
+	}
+	dr, err := q.EventIndex("Dr")
+	if err != nil || dr != 3 {
+		t.Fatalf("EventIndex %v %v", dr, err)
+	}
+	lines, err := q.LineCosts("/somewhere/else/workload.c", 0)
+	if err != nil || len(lines) == 0 {
+		t.Fatalf("lines %v %v", lines, err)
+	}
+	found := false
+	for _, l := range lines {
+		if l.Line == 7 && l.Cost == 12964176 {
+			found = true
+		}
+	}
+	if !found {
+		t.Fatal("line 7 cost missing")
+	}
+}
+
+func TestErrors(t *testing.T) {
+	_, err := Read([]byte("events: A\nfl=f.c\n3 4\n"), nil)
+	var e *Error
+	if !errors.As(err, &e) || e.Status != StatusMalformed || e.Line != 3 || e.Offset != 17 ||
+		e.Format != "cachegrind" {
+		t.Fatalf("want malformed at line 3, got %#v", err)
+	}
+	_, err = ReadFile("/nonexistent/file", nil)
+	if !errors.As(err, &e) || e.Status != StatusIO {
+		t.Fatalf("want io error, got %v", err)
+	}
+	if ParseFormat("xray") != FormatXRay || ParseFormat("nope") != FormatUnknown {
+		t.Fatal("ParseFormat")
+	}
+	if Version() == "" {
+		t.Fatal("Version")
+	}
+}

@@ -1,0 +1,1 @@
+#include <profpack/profpack.h>
