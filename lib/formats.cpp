@@ -5,6 +5,7 @@
 
 #include "container/ppk.h"
 #include "error.h"
+#include "xray/xray.h"
 
 namespace profpack {
 
@@ -136,6 +137,7 @@ std::unique_ptr<Profile> readProfile(std::span<const uint8_t> data, const ReadOp
   switch (f) {
     case FormatId::ppk: return decodePpk(data, options.maxPpkMessage);
     case FormatId::cachegrind: return readCachegrind(data);
+    case FormatId::xray: return readXray(data, options.strict);
     case FormatId::unknown:
       if (data.empty()) throw Error(Status::malformed, "", "empty input: no profile to read", 0);
       throw Error(Status::malformed, "",
@@ -152,6 +154,7 @@ std::string writeProfile(const Profile& profile, FormatId format, const WriteOpt
   switch (format) {
     case FormatId::ppk: return encodePpk(profile, options.ppkLevel);
     case FormatId::cachegrind: return writeCachegrind(profile);
+    case FormatId::xray: return writeXray(profile, {options.xrayMode, options.xrayVersion});
     case FormatId::unknown: throw Error(Status::invalidArgument, "", "no output format given");
     default:
       throw Error(

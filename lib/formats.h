@@ -32,7 +32,9 @@ struct ReadOptions {
 };
 
 struct WriteOptions {
-  int ppkLevel = 6;  // zstd level for .ppk
+  int ppkLevel = 6;     // zstd level for .ppk
+  int xrayMode = -1;    // XRay: -1 the input's mode, 0 basic, 1 FDR
+  int xrayVersion = 0;  // XRay: 0 the input's version (FDR 1-5, basic 1-3)
 };
 
 // Detects the format from the first bytes (never from a file name).
@@ -47,5 +49,7 @@ std::string writeProfile(const Profile& profile, FormatId format, const WriteOpt
 // Per-format entry points (lib/<format>/).
 std::unique_ptr<Profile> readCachegrind(std::span<const uint8_t> data);
 std::string writeCachegrind(const Profile& profile);
+// XRay (lib/xray/): `strict` makes a truncated trace an error instead of a warning.
+std::unique_ptr<Profile> readXray(std::span<const uint8_t> data, bool strict);
 
 }  // namespace profpack

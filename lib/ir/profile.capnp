@@ -159,45 +159,67 @@ struct StackSamples {
 }
 
 struct Trace {
-  # LLVM XRay trace (FDR or basic mode).
+  # LLVM XRay trace (FDR or basic mode), kept so that the writer reproduces the file byte for
+  # byte: the header and every metadata payload are stored as written (the runtime leaves stack
+  # garbage in unused bytes), function records and the TSC as compact columns.
+  #
+  # FDR: records are stored in FILE order. A record's `code` is what identifies it in the file:
+  #   function record: its first 32-bit word, (functionId << 4) | (kind << 1), kind 0 Enter,
+  #                    1 Exit, 2 TailExit, 3 EnterArg (bit 0 clear);
+  #   metadata record: its first byte, (metadataKind << 1) | 1.
+  # `tsc` holds the absolute TSC of every record (zigzag-delta coded, so in practice the stored
+  # value is the delta the file holds): function records and v5 custom/typed events the base
+  # plus the running sum of deltas, NewCPUId/TSCWrap their base, v1-4 custom events their own
+  # TSC, other metadata the TSC in effect. The writer recomputes the written deltas from it.
+  #
+  # Basic mode: one record per 32-byte file record, in file order; code = (recordType << 8) |
+  # kind (recordType 0 function record, 1 argument record whose kind byte is 0).
   mode @0 :Mode;
   enum Mode {
     basic @0;
     fdr @1;
   }
   version @1 :UInt16;
-  flags @2 :UInt32;            # bit 0 constant TSC, bit 1 non-stop TSC
+  flags @2 :UInt32;            # bit 0 constant TSC, bit 1 non-stop TSC (basic: garbage bits too)
   cycleFrequency @3 :UInt64;   # Hz
-  bufferSize @4 :UInt64;       # FDR: per-thread buffer size
+  bufferSize @4 :UInt64;       # FDR: header bytes 16-23, the per-thread buffer size
   headerBytes @5 :Data;        # the 32 header bytes exactly as written (garbage kept)
-  buffers @6 :List(Buffer);    # FDR: in file order; basic mode: one buffer holding every record
-  records @7 :Records;         # every record of every buffer, in file order
-  truncatedAt @8 :UInt64;      # byte offset where an incomplete final record started, or 0
-  trailingBytes @9 :Data;      # bytes after the last complete record, kept for exact rewriting
+  buffers @6 :List(Buffer);    # FDR: in file order; basic mode: empty
+  records @7 :Records;
+  truncatedAt @8 :UInt64;      # byte offset where an incomplete final record starts, or 0
+  trailingBytes @9 :Data;      # the bytes of that incomplete record (to the end of the file)
+  threadOrder @10 :List(UInt32); # FDR: buffer indices grouped by (pid, thread), each thread's
+                               # buffers in time order (wall clock, then first TSC, then file)
 
   struct Buffer {
-    firstRecord @0 :UInt64;    # index into records of the buffer's first record
-    recordCount @1 :UInt64;
-    extents @2 :UInt64;        # FDR v2+: BufferExtents byte count; v1: buffer size
-    threadId @3 :UInt32;       # from NewBuffer (basic mode: 0, thread ids are per record)
+    fileOffset @0 :UInt64;     # byte offset of its first record (BufferExtents / NewBuffer)
+    firstRecord @1 :UInt64;    # index of its first record in `records`
+    recordCount @2 :UInt64;
+    threadId @3 :UInt32;       # from NewBuffer (0 if none)
     pid @4 :UInt32;            # from the Pid record (v3+), else 0
-    tail @5 :Data;             # v1: bytes after EndOfBuffer up to buffer_size, kept as written
+    wallSeconds @5 :UInt64;    # from WallClockTime (0 if none)
+    wallSubSecond @6 :UInt32;
+    firstTsc @7 :UInt64;       # TSC of its first NewCPUId/TSCWrap/function record (0 if none)
+    tail @8 :Data;             # bytes after its last record that belong to no record: v1 the
+                               # garbage after EndOfBuffer up to buffer_size; v2+ an incomplete
+                               # record cut off by BufferExtents in mid-file
   }
 
   struct Records {
-    # Columns, one value per record unless noted.
-    kind @0 :Column;           # 0-3: function Enter/Exit/TailExit/EnterArg; 16 + k: metadata
-                               # record of kind k; 32: basic-mode argument record
-    functionId @1 :Column;     # function records: id; metadata/argument records: 0
-    tsc @2 :Column;            # absolute TSC reconstructed (zigzagDelta)
-    tscDelta @3 :Column;       # the delta as written (function records, v5 custom/typed events)
-    cpu @4 :Column;            # CPU in effect (basic mode: per record)
-    threadId @5 :Column;       # thread the record belongs to
-    pid @6 :Column;            # basic mode: per record pid; FDR: pid of the buffer
-    payload @7 :Column;        # metadata/argument value (argument, base TSC, seconds, size...)
-    metaBytes @8 :Data;        # for each metadata record, its 15 payload bytes as written
-                               # (garbage included); basic mode: 32 - fields per record padding
-    eventData @9 :Data;        # custom / typed event payloads, concatenated in record order
+    count @0 :UInt64;          # number of records
+    code @1 :Column;           # per record, see above
+    tsc @2 :Column;            # zigzagDelta. FDR: per record; basic: per function record
+    metaBytes @3 :Data;        # FDR: the 15 payload bytes of each metadata record, in order
+    eventData @4 :Data;        # FDR: custom and typed event payloads, concatenated in order
+    functionId @5 :Column;     # basic: per record (the i32 as u32)
+    cpu @6 :Column;            # basic: per function record
+    threadId @7 :Column;       # basic: per record (zigzagDelta)
+    pid @8 :Column;            # basic: per record (zigzagDelta)
+    argument @9 :Column;       # basic: per argument record
+    paddedRecords @10 :Column; # basic: indices (zigzagDelta) of records whose padding bytes
+                               # are not all zero
+    paddingBytes @11 :Data;    # basic: their padding, 8 bytes (function record: 24-31) or 10
+                               # bytes (argument record: 2-3 and 24-31) each
   }
 }
 

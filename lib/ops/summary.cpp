@@ -3,6 +3,7 @@
 #include <unordered_set>
 
 #include "../ir/costs.h"
+#include "../xray/xray.h"
 
 namespace profpack {
 
@@ -35,6 +36,22 @@ Summary summarize(const Profile& profile) {
       if (t.sourceFile[r]) files.insert(t.sourceFile[r]);
       ci += n;
     }
+  }
+  if (root.getFormat() == ir::Format::XRAY && root.hasTrace()) {
+    // XRay: every record of the trace; functions = distinct function ids; events: function
+    // entries (calls), exits, and custom/typed events.
+    XrayTrace x = decodeXray(profile);
+    s.records = x.records.size();
+    uint64_t enters = 0, exits = 0, events = 0;
+    for (const XrayRecord& r : x.records) {
+      if (xrayIsFunction(r.type) || r.type == kXrayBasicArgument) fns.insert(r.functionId);
+      if (r.type == kXrayEnter || r.type == kXrayEnterArg) ++enters;
+      if (r.type == kXrayExit || r.type == kXrayTailExit) ++exits;
+      if (r.type == kXrayCustomEvent || r.type == kXrayTypedEvent) ++events;
+    }
+    s.events.push_back({"enter", "function entries", enters});
+    s.events.push_back({"exit", "function exits and tail exits", exits});
+    s.events.push_back({"event", "custom and typed events", events});
   }
   s.functions = fns.size();
   s.files = files.size();

@@ -1,0 +1,56 @@
+// Function call accounting of an XRay trace: what `llvm-xray account` prints (per function:
+// call count, min/median/90th/99th percentile/max and sum of call durations), plus self and
+// inclusive time and the caller -> callee edges of the reconstructed call stacks, per thread
+// and overall.
+//
+// Stacks are rebuilt per (pid, thread) with the thread's buffers in time order. An exit whose
+// function is not on the stack ("exit without entry", e.g. its entry was in a buffer that was
+// overwritten) is skipped and counted in unmatchedExits. An exit of a function deeper in the
+// stack pops the frames above it without counting them as calls (unfinishedEntries); entries
+// still open at the end of the thread ("entry without exit": the buffer ran out) are counted
+// in unfinishedEntries too. Only completed calls have durations, as in llvm-xray.
+#pragma once
+
+#include <cstdint>
+#include <vector>
+
+#include "xray.h"
+
+namespace profpack {
+
+struct XrayFunctionStats {
+  uint32_t functionId = 0;
+  uint64_t calls = 0;           // completed calls
+  uint64_t sumTicks = 0;        // sum of call durations (llvm-xray's "sum"; recursion nests)
+  uint64_t inclusiveTicks = 0;  // time with the function on the stack (outermost calls only)
+  uint64_t selfTicks = 0;       // durations minus the durations of the calls they made
+  uint64_t minTicks = 0, medianTicks = 0, p90Ticks = 0, p99Ticks = 0, maxTicks = 0;
+};
+
+struct XrayCallEdge {
+  uint32_t caller = 0;  // 0: the call was at the bottom of the stack
+  uint32_t callee = 0;
+  uint64_t calls = 0;
+  uint64_t ticks = 0;  // sum of the callee's durations from this caller
+};
+
+struct XrayThreadAccount {
+  uint32_t pid = 0, threadId = 0;
+  std::vector<XrayFunctionStats> functions;  // by function id
+  std::vector<XrayCallEdge> edges;           // by (caller, callee)
+  uint64_t unmatchedExits = 0, unfinishedEntries = 0;
+};
+
+struct XrayAccount {
+  double cycleFrequency = 0;                 // Hz; seconds = ticks / cycleFrequency
+  std::vector<XrayFunctionStats> functions;  // over all threads, by function id
+  std::vector<XrayCallEdge> edges;
+  std::vector<XrayThreadAccount> threads;  // by (pid, thread)
+  uint64_t unmatchedExits = 0, unfinishedEntries = 0;
+  double seconds(uint64_t ticks) const { return cycleFrequency > 0 ? ticks / cycleFrequency : 0; }
+};
+
+XrayAccount accountXray(const XrayTrace& trace);
+XrayAccount accountXray(const Profile& profile);
+
+}  // namespace profpack

@@ -1,0 +1,399 @@
+// XRay reader/writer: corpus round trips, version conversion, truncation, every bad-input
+// error, function names from the instrumented binaries, accounting against llvm-xray-14.
+#include <cmath>
+#include <cstring>
+#include <span>
+#include <string>
+
+#include "container/ppk.h"
+#include "error.h"
+#include "formats.h"
+#include "ops/summary.h"
+#include "testlib.h"
+#include "xray/account.h"
+#include "xray/xray.h"
+
+using namespace profpack;
+
+namespace {
+std::span<const uint8_t> bytes(const std::string& s) {
+  return {reinterpret_cast<const uint8_t*>(s.data()), s.size()};
+}
+ReadOptions opts(bool strict = false) { return {kDefaultMaxPpkMessage, strict}; }
+std::string slurp(const char* rel) { return testlib::slurp(testlib::data(rel)); }
+
+std::unique_ptr<Profile> viaPpk(const Profile& p) {
+  std::string ppk = encodePpk(p, 3);
+  return decodePpk(bytes(ppk), kDefaultMaxPpkMessage);
+}
+
+// Expects reading `data` to fail as malformed XRay at byte `offset`, mentioning `needle`.
+void expectError(const std::string& data, uint64_t offset, const std::string& needle,
+                 bool strict = false) {
+  try {
+    readXray(bytes(data), strict);
+  } catch (const Error& e) {
+    CHECK_EQ(static_cast<int>(e.status()), static_cast<int>(Status::malformed));
+    CHECK_EQ(e.format(), std::string("xray"));
+    CHECK_EQ(e.offset(), offset);
+    CHECK_CONTAINS(e.what(), needle);
+    return;
+  }
+  throw testlib::Failure{"expected an error containing: " + needle};
+}
+
+const char* kCorpus[] = {"xray/basic-v3-st.xray",     "xray/fdr-v5-st.xray",
+                         "xray/fdr-v5-tailexit.xray", "xray/fdr-v5-typed-truncated.xray",
+                         "xray/fdr-v5-manybuf.xray",  "xray/fdr-v5-mt-manybuf.xray"};
+
+// The records llvm-xray prints: function records and events with thread, cpu, tsc, payload.
+struct Rec {
+  uint8_t type;
+  uint32_t fid, tid;
+  uint16_t cpu;
+  uint64_t tsc, arg;
+  std::string data;
+  bool operator==(const Rec&) const = default;
+};
+std::vector<Rec> visible(const XrayTrace& x) {
+  std::vector<Rec> out;
+  for (const XrayRecord& r : x.records) {
+    if (xrayIsFunction(r.type))
+      out.push_back({r.type, r.functionId, r.threadId, r.cpu, r.tsc, 0, ""});
+    else if (r.type == kXrayCallArgument || r.type == kXrayBasicArgument)
+      out.push_back({r.type, 0, r.threadId, 0, 0, x.argument(r), ""});
+    else if (r.type == kXrayCustomEvent || r.type == kXrayTypedEvent)
+      out.push_back({r.type, 0, r.threadId, r.cpu, r.tsc, 0,
+                     std::string(reinterpret_cast<const char*>(x.eventData.data()) + r.eventOffset,
+                                 r.eventSize)});
+  }
+  return out;
+}
+}  // namespace
+
+TEST(detects_xray) {
+  for (const char* f : kCorpus) CHECK(detectFormat(bytes(slurp(f))) == FormatId::xray);
+}
+
+TEST(corpus_round_trip_is_byte_identical_and_ir_equal) {
+  for (const char* f : kCorpus) {
+    std::string in = slurp(f);
+    auto p = readProfile(bytes(in), opts());
+    CHECK_EQ(std::string(p->root().getFormatVersion().cStr()), std::to_string(in[0] | in[1] << 8));
+    auto q = viaPpk(*p);
+    CHECK(equalIR(*p, *q));
+    std::string out = writeProfile(*q, FormatId::xray, {});
+    CHECK_EQ(out.size(), in.size());
+    CHECK(out == in);
+    // And the rewritten file reads to the same IR.
+    auto r = readProfile(bytes(out), opts());
+    CHECK(equalIR(*p, *r));
+  }
+}
+
+TEST(ppk_is_compact) {
+  std::string in = slurp("xray/fdr-v5-mt-manybuf.xray");
+  auto p = readProfile(bytes(in), opts());
+  CHECK(encodePpk(*p, 6).size() * 10 < in.size());
+  CHECK(p->flatWords().size() * 8 < in.size() / 2);  // uncompressed IR: < half the trace
+}
+
+TEST(fdr_version_conversion_keeps_records) {
+  for (const char* f :
+       {"xray/fdr-v5-st.xray", "xray/fdr-v5-typed-truncated.xray", "xray/fdr-v5-mt-manybuf.xray"}) {
+    auto p = readProfile(bytes(slurp(f)), opts());
+    XrayTrace orig = decodeXray(*p);
+    for (int v = 1; v <= 5; ++v) {
+      WriteOptions wo;
+      wo.xrayVersion = v;
+      std::string out = writeProfile(*viaPpk(*p), FormatId::xray, wo);
+      CHECK_EQ(out[0] | out[1] << 8, v);
+      auto q = readProfile(bytes(out), opts(v != 5));  // a converted trace is complete
+      CHECK_EQ(std::string(q->root().getFormatVersion().cStr()), std::to_string(v));
+      XrayTrace back = decodeXray(*q);
+      CHECK(visible(back) == visible(orig));
+      CHECK_EQ(back.buffers.size(), orig.buffers.size());
+      // And back to version 5.
+      wo.xrayVersion = 5;
+      std::string again = writeProfile(*q, FormatId::xray, wo);
+      CHECK(visible(decodeXray(*readProfile(bytes(again), opts()))) == visible(orig));
+    }
+  }
+}
+
+TEST(fdr_to_basic_mode) {
+  auto p = readProfile(bytes(slurp("xray/fdr-v5-st.xray")), opts());
+  XrayTrace orig = decodeXray(*p);
+  WriteOptions wo;
+  wo.xrayMode = 0;
+  std::string out = writeProfile(*p, FormatId::xray, wo);
+  CHECK_EQ(out[2], 0);
+  auto q = readProfile(bytes(out), opts(true));
+  XrayTrace b = decodeXray(*q);
+  CHECK(!b.fdr);
+  std::vector<Rec> want, got;
+  for (Rec r : visible(orig))
+    if (r.type < 4) want.push_back(r);
+  for (Rec r : visible(b))
+    if (r.type < 4) got.push_back(r);
+  CHECK(want == got);
+  // The call argument of with_arg(0) became an argument record.
+  uint64_t args = 0;
+  for (const XrayRecord& r : b.records) args += r.type == kXrayBasicArgument;
+  CHECK_EQ(args, uint64_t{1});
+}
+
+TEST(unsupported_and_invalid_write_options) {
+  auto basic = readProfile(bytes(slurp("xray/basic-v3-st.xray")), opts());
+  WriteOptions wo;
+  wo.xrayMode = 1;
+  try {
+    writeProfile(*basic, FormatId::xray, wo);
+    CHECK(false);
+  } catch (const Error& e) {
+    CHECK(e.status() == Status::unsupported);
+  }
+  wo.xrayMode = 0;
+  wo.xrayVersion = 4;
+  try {
+    writeProfile(*basic, FormatId::xray, wo);
+    CHECK(false);
+  } catch (const Error& e) {
+    CHECK(e.status() == Status::invalidArgument);
+  }
+  // Basic mode, other version: the same records.
+  wo.xrayVersion = 1;
+  std::string out = writeProfile(*basic, FormatId::xray, wo);
+  CHECK(visible(decodeXray(*readProfile(bytes(out), opts()))) == visible(decodeXray(*basic)));
+}
+
+TEST(truncated_trace_warns_or_fails_in_strict_mode) {
+  std::string in = slurp("xray/fdr-v5-typed-truncated.xray");
+  auto p = readProfile(bytes(in), opts());
+  CHECK_EQ(p->warnings().size(), size_t{1});
+  CHECK_CONTAINS(p->warnings()[0], "byte offset 82906");
+  CHECK_CONTAINS(p->warnings()[0], "TypedEvent");
+  CHECK_EQ(p->root().getTrace().getTruncatedAt(), uint64_t{82906});
+  XrayTrace x = decodeXray(*p);
+  // Every complete record: 6 buffers of 5 metadata, 10277 function records, 3 arguments,
+  // 3 custom and 2 complete typed events.
+  uint64_t fn = 0, custom = 0, typed = 0;
+  for (const XrayRecord& r : x.records) {
+    fn += xrayIsFunction(r.type);
+    custom += r.type == kXrayCustomEvent;
+    typed += r.type == kXrayTypedEvent;
+  }
+  CHECK_EQ(fn, uint64_t{5137 + 5137 + 3});
+  CHECK_EQ(custom, uint64_t{3});
+  CHECK_EQ(typed, uint64_t{2});
+  expectError(in, 82906, "truncated", true);
+  // Cut inside a function record, and a basic-mode trace cut mid-record.
+  expectError(in.substr(0, 204), 200, "function", true);
+  std::string basic = slurp("xray/basic-v3-st.xray");
+  auto b = readProfile(bytes(basic.substr(0, basic.size() - 5)), opts());
+  CHECK_EQ(b->warnings().size(), size_t{1});
+  CHECK_CONTAINS(b->warnings()[0], std::to_string(basic.size() - 32));
+  expectError(basic.substr(0, basic.size() - 5), basic.size() - 32, "truncated", true);
+  // The truncated basic trace also round trips to its bytes.
+  CHECK(writeProfile(*viaPpk(*b), FormatId::xray, {}) == basic.substr(0, basic.size() - 5));
+}
+
+TEST(bad_inputs) {
+  std::string fdr = slurp("xray/fdr-v5-st.xray");
+  std::string s = fdr;
+  s[0] = 6;
+  expectError(s, 0, "unsupported FDR version 6");
+  s = fdr;
+  s[0] = 0;
+  expectError(s, 0, "version 0");
+  s = fdr;
+  s[48] = (10 << 1) | 1;  // the NewBuffer record becomes metadata kind 10
+  expectError(s, 48, "unknown metadata record kind 10");
+  s = fdr;
+  s[112 + 8 * 3] = (10 << 1) | 1;  // inside the records
+  expectError(s, 136, "kind 10");
+  s = fdr;
+  s[2] = 2;
+  expectError(s, 2, "unknown trace type 2");
+  expectError(fdr.substr(0, 20), 20, "too short");
+  s = fdr;
+  s[32] = 0x01;  // not a BufferExtents at the start of the first buffer
+  expectError(s, 32, "expected a BufferExtents");
+  s = fdr;
+  s[48] = (1 << 1) | 1;  // EndOfBuffer in version 5
+  expectError(s, 48, "EndOfBuffer");
+  s = fdr;
+  s[0] = 4;
+  // Version 1: the trace must start with NewBuffer.
+  s[0] = 1;
+  expectError(s, 32, "expected a NewBuffer");
+  // A custom event with a negative size.
+  std::string typed = slurp("xray/fdr-v5-typed-truncated.xray");
+  s = typed;
+  s[65853 + 4] = static_cast<char>(0x80);
+  expectError(s, 65854, "negative");
+  // Basic mode: unknown record type and function kind, and version 4.
+  std::string basic = slurp("xray/basic-v3-st.xray");
+  s = basic;
+  s[64] = 7;
+  expectError(s, 64, "unknown basic-mode record type 7");
+  s = basic;
+  s[64 + 3] = 9;
+  expectError(s, 67, "unknown function record kind 9");
+  s = basic;
+  s[0] = 4;
+  expectError(s, 0, "basic-mode version 4");
+  // A BufferExtents larger than the file: truncation.
+  s = fdr;
+  s.resize(fdr.size() - 8);
+  auto p = readProfile(bytes(s), opts());
+  CHECK_EQ(p->warnings().size(), size_t{1});
+  expectError(s, s.size(), "declares", true);
+  CHECK(writeProfile(*p, FormatId::xray, {}) == s);
+}
+
+TEST(function_names_from_binaries) {
+  auto names = xrayFunctionNames(testlib::data("xray/st.bin"));
+  CHECK_EQ(names.size(), size_t{9});
+  CHECK_EQ(names[1], std::string("fib(int)"));
+  CHECK_EQ(names[2], std::string("leaf(int)"));
+  CHECK_EQ(names[3], std::string("many_calls(int)"));
+  CHECK_EQ(names[4], std::string("depth(int)"));
+  CHECK_EQ(names[5], std::string("tail_caller(int)"));
+  CHECK_EQ(names[6], std::string("with_arg(int)"));
+  CHECK_EQ(names[7], std::string("emit_events(int)"));
+  CHECK_EQ(names[8], std::string("main"));
+  // The typed-event binary that llvm-xray-14 cannot load.
+  auto typed = xrayFunctionNames(testlib::data("xray/st_typed.bin"));
+  CHECK_EQ(typed[7], std::string("emit_events(int)"));
+  CHECK_EQ(typed[8], std::string("main"));
+  auto o2 = xrayFunctionNames(testlib::data("xray/st_o2.bin"));
+  CHECK_EQ(o2[1], std::string("fib(int)"));
+  auto mt = xrayFunctionNames(testlib::data("xray/mt.bin"));
+  bool worker = false;
+  for (auto& n : mt) worker |= n == "worker(int, int)";
+  CHECK(worker);
+  try {
+    xrayFunctionNames(testlib::data("xray/no-such.bin"));
+    CHECK(false);
+  } catch (const Error& e) {
+    CHECK(e.status() == Status::io);
+  }
+  try {
+    xrayFunctionNames(testlib::data("xray/fdr-v5-st.xray"));
+    CHECK(false);
+  } catch (const Error& e) {
+    CHECK_CONTAINS(e.what(), "not an ELF");
+  }
+}
+
+namespace {
+const XrayFunctionStats& fn(const XrayAccount& a, uint32_t id) {
+  for (auto& s : a.functions)
+    if (s.functionId == id) return s;
+  throw testlib::Failure{"no function " + std::to_string(id)};
+}
+// llvm-xray prints seconds with 7 significant digits.
+bool close7(double got, double printed) { return std::abs(got - printed) <= printed * 5e-7; }
+}  // namespace
+
+// Figures from `llvm-xray-14 account --format=csv` on the corpus (cycle frequency 1e9, so
+// ticks = ns).
+TEST(accounting_matches_llvm_xray) {
+  auto a = accountXray(*readProfile(bytes(slurp("xray/fdr-v5-st.xray")), opts()));
+  CHECK_EQ(fn(a, 1).calls, uint64_t{1973});
+  CHECK_EQ(fn(a, 1).sumTicks, uint64_t{4418918});
+  CHECK_EQ(fn(a, 1).minTicks, uint64_t{89});
+  CHECK_EQ(fn(a, 1).medianTicks, uint64_t{450});
+  CHECK_EQ(fn(a, 1).p90Ticks, uint64_t{2695});
+  CHECK_EQ(fn(a, 1).p99Ticks, uint64_t{33042});
+  CHECK_EQ(fn(a, 1).maxTicks, uint64_t{445592});
+  CHECK_EQ(fn(a, 2).calls, uint64_t{1001});
+  CHECK_EQ(fn(a, 2).sumTicks, uint64_t{93253});
+  CHECK_EQ(fn(a, 3).sumTicks, uint64_t{225341});
+  CHECK_EQ(fn(a, 4).calls, uint64_t{51});
+  CHECK_EQ(fn(a, 4).sumTicks, uint64_t{243026});
+  CHECK_EQ(fn(a, 4).medianTicks, uint64_t{4719});
+  CHECK_EQ(fn(a, 7).sumTicks, uint64_t{2445});
+  CHECK(std::abs(a.seconds(fn(a, 1).sumTicks) - 4.418918e-03) < 1e-12);
+  // Self time of leaf = its whole time (it calls nothing); many_calls' self excludes leaf.
+  CHECK_EQ(fn(a, 2).selfTicks, fn(a, 2).sumTicks);
+  CHECK(fn(a, 3).selfTicks < fn(a, 3).sumTicks);
+  // Recursion: inclusive time counts the outermost fib calls only.
+  CHECK(fn(a, 1).inclusiveTicks < fn(a, 1).sumTicks);
+  // Callers: many_calls -> leaf 1000 times, tail_caller -> leaf? (tail call: leaf from main)
+  bool edge = false;
+  for (auto& e : a.edges)
+    if (e.caller == 3 && e.callee == 2) edge = e.calls == 1000;
+  CHECK(edge);
+
+  auto t = accountXray(*readProfile(bytes(slurp("xray/fdr-v5-tailexit.xray")), opts()));
+  CHECK_EQ(fn(t, 1).calls, uint64_t{987});
+  CHECK_EQ(fn(t, 1).sumTicks, uint64_t{1578738});
+  CHECK_EQ(fn(t, 2).sumTicks, uint64_t{100224});
+  CHECK_EQ(fn(t, 6).sumTicks, uint64_t{551});
+
+  auto b = accountXray(*readProfile(bytes(slurp("xray/basic-v3-st.xray")), opts()));
+  CHECK_EQ(fn(b, 1).calls, uint64_t{1973});
+  CHECK(close7(b.seconds(fn(b, 1).sumTicks), 2.290019e-02));
+  CHECK_EQ(fn(b, 1).p99Ticks, uint64_t{196126});
+  CHECK(close7(b.seconds(fn(b, 4).sumTicks), 1.506002e-03));
+  CHECK(close7(b.seconds(fn(b, 8).sumTicks), 3.776781e-03));
+  CHECK_EQ(b.threads.size(), size_t{1});
+}
+
+// llvm-xray-14 account fails on these (more than 16 buffers per thread, interleaved threads);
+// with buffers ordered by thread and time every exit finds its entry.
+TEST(many_buffers_and_threads_are_ordered) {
+  for (const char* f : {"xray/fdr-v5-manybuf.xray", "xray/fdr-v5-mt-manybuf.xray"}) {
+    auto p = readProfile(bytes(slurp(f)), opts());
+    XrayTrace x = decodeXray(*p);
+    CHECK(x.buffers.size() > 16);
+    CHECK_EQ(x.threadOrder.size(), x.buffers.size());
+    for (size_t i = 1; i < x.threadOrder.size(); ++i) {
+      const XrayBuffer& a = x.buffers[x.threadOrder[i - 1]];
+      const XrayBuffer& b = x.buffers[x.threadOrder[i]];
+      if (a.threadId == b.threadId) CHECK(a.firstTsc <= b.firstTsc);
+    }
+    auto acc = accountXray(x);
+    CHECK_EQ(acc.unmatchedExits, uint64_t{0});
+  }
+  auto mt = accountXray(*readProfile(bytes(slurp("xray/fdr-v5-mt-manybuf.xray")), opts()));
+  CHECK_EQ(mt.threads.size(), size_t{4});  // the 4 workers (main is not instrumented)
+  uint64_t leafCalls = 0;
+  for (auto& s : mt.functions) leafCalls += s.calls;
+  CHECK(leafCalls > 8000);
+}
+
+TEST(summary) {
+  auto p = readProfile(bytes(slurp("xray/fdr-v5-st.xray")), opts());
+  Summary s = summarize(*p);
+  CHECK(s.format == ir::Format::XRAY);
+  CHECK_EQ(s.formatVersion, std::string("5"));
+  CHECK_EQ(s.functions, uint64_t{7});  // main was entered before tracing started
+  CHECK_EQ(s.records, decodeXray(*p).records.size());
+  CHECK_EQ(s.events.size(), size_t{3});
+  CHECK_EQ(s.events[0].total, uint64_t{3029});
+  CHECK_EQ(s.events[1].total, uint64_t{3029});
+  CHECK_EQ(s.events[2].total, uint64_t{1});
+}
+
+TEST(corrupt_ppk_trace_is_an_error) {
+  auto p = readProfile(bytes(slurp("xray/fdr-v5-st.xray")), opts());
+  capnp::MallocMessageBuilder m;
+  m.setRoot(p->root());
+  auto t = m.getRoot<ir::Profile>().getTrace();
+  t.getBuffers()[1].setFirstRecord(3);
+  auto copy = std::make_unique<capnp::MallocMessageBuilder>();
+  copy->setRoot(m.getRoot<ir::Profile>().asReader());
+  Profile bad(std::move(copy));
+  try {
+    writeProfile(bad, FormatId::xray, {});
+    CHECK(false);
+  } catch (const Error& e) {
+    CHECK(e.status() == Status::malformed);
+    CHECK_CONTAINS(e.what(), "buffers");
+  }
+}
+
+TEST_MAIN()
