@@ -34,6 +34,28 @@ kj::ArrayPtr<const capnp::word> Profile::flatWords() const {
   return flat_.asPtr();
 }
 
+size_t Profile::flatSize() const {
+  if (reader_ || flat_.size() != 0) return flatWords().size() * sizeof(capnp::word);
+  return capnp::computeSerializedSizeInWords(*builder_) * sizeof(capnp::word);
+}
+
+void Profile::forEachFlatPiece(const std::function<void(const void*, size_t)>& sink) const {
+  if (reader_ || flat_.size() != 0) {
+    auto w = flatWords();
+    sink(w.begin(), w.size() * sizeof(capnp::word));
+    return;
+  }
+  // Cap'n Proto's stream framing: segment count - 1, each segment's size in words (all u32
+  // little-endian), padded to a word; then the segments.
+  auto segments = builder_->getSegmentsForOutput();
+  std::vector<uint32_t> table;
+  table.push_back(static_cast<uint32_t>(segments.size() - 1));
+  for (auto seg : segments) table.push_back(static_cast<uint32_t>(seg.size()));
+  if (table.size() % 2) table.push_back(0);
+  sink(table.data(), table.size() * sizeof(uint32_t));
+  for (auto seg : segments) sink(seg.begin(), seg.size() * sizeof(capnp::word));
+}
+
 std::unique_ptr<capnp::MallocMessageBuilder> newMessage(size_t expectedBytes) {
   // First segment: about the input size in words (bounded), growing heuristically after it.
   size_t words = std::clamp<size_t>(expectedBytes / 8, 1024, size_t{64} << 20);

@@ -6,6 +6,7 @@
 #include <capnp/serialize.h>
 #include <kj/array.h>
 
+#include <functional>
 #include <memory>
 #include <string>
 #include <vector>
@@ -30,6 +31,10 @@ class Profile {
   const StringTableReader& strings() const;
   // The message as the flat word array a .ppk stores (computed once for built messages).
   kj::ArrayPtr<const capnp::word> flatWords() const;
+  // The same bytes as flatWords() without assembling them: the segment table, then each
+  // segment, in order, each passed to `sink`. Total size is flatSize() bytes.
+  void forEachFlatPiece(const std::function<void(const void*, size_t)>& sink) const;
+  size_t flatSize() const;
   // Non-fatal findings of the reader (e.g. a truncated XRay trace), in the order found.
   std::vector<std::string>& warnings() { return warnings_; }
   const std::vector<std::string>& warnings() const { return warnings_; }

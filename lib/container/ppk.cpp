@@ -3,6 +3,7 @@
 #include <zstd.h>
 
 #include <cstring>
+#include <vector>
 
 #include "../error.h"
 
@@ -10,6 +11,7 @@ namespace profpack {
 
 namespace {
 
+constexpr size_t kParallelBytes = size_t{4} << 20;
 constexpr uint8_t kMagic[8] = {0x89, 'P', 'P', 'K', '\r', '\n', 0x1a, '\n'};
 
 uint32_t le32(const uint8_t* p) {
@@ -49,26 +51,42 @@ std::string encodePpk(const Profile& profile, int level) {
     throw Error(Status::invalidArgument, "ppk",
                 "zstd level " + std::to_string(level) + " is outside 1.." +
                     std::to_string(ZSTD_maxCLevel()));
-  kj::ArrayPtr<const capnp::word> words = profile.flatWords();
-  const size_t msgBytes = words.size() * sizeof(capnp::word);
+  const size_t msgBytes = profile.flatSize();
 
   CCtx cctx;
   if (!cctx.p) throw std::bad_alloc();
   check(ZSTD_CCtx_setParameter(cctx.p, ZSTD_c_compressionLevel, level), "zstd level");
   check(ZSTD_CCtx_setParameter(cctx.p, ZSTD_c_checksumFlag, 1), "zstd checksum");
   check(ZSTD_CCtx_setParameter(cctx.p, ZSTD_c_contentSizeFlag, 1), "zstd content size");
+  // Large messages compress on two worker threads (the output stays deterministic for a
+  // given level: zstd's multithreaded format does not depend on timing).
+  if (msgBytes >= kParallelBytes) ZSTD_CCtx_setParameter(cctx.p, ZSTD_c_nbWorkers, 2);
+  check(ZSTD_CCtx_setPledgedSrcSize(cctx.p, msgBytes), "zstd pledged size");
+
   std::string out;
+  out.reserve(kPpkHeaderSize + msgBytes / 4 + 4096);
   out.append(reinterpret_cast<const char*>(kMagic), sizeof kMagic);
   put32(out, kPpkVersion);
   put32(out, 0);
   put64(out, msgBytes);
   put64(out, 0);  // compressed size, patched below
-  out.resize(kPpkHeaderSize + ZSTD_compressBound(msgBytes));
-  size_t n = ZSTD_compress2(cctx.p, out.data() + kPpkHeaderSize, out.size() - kPpkHeaderSize,
-                            words.begin(), msgBytes);
-  check(n, "zstd compression");
-  out.resize(kPpkHeaderSize + n);
-  for (int i = 0; i < 8; ++i) out[24 + i] = static_cast<char>(uint64_t{n} >> (8 * i));
+
+  // Stream the message's pieces through zstd: no flat copy of the message is made.
+  std::vector<char> buf(ZSTD_CStreamOutSize());
+  auto pump = [&](const void* data, size_t size, ZSTD_EndDirective mode) {
+    ZSTD_inBuffer in{data, size, 0};
+    for (;;) {
+      ZSTD_outBuffer o{buf.data(), buf.size(), 0};
+      size_t left = ZSTD_compressStream2(cctx.p, &o, &in, mode);
+      check(left, "zstd compression");
+      out.append(buf.data(), o.pos);
+      if (mode == ZSTD_e_end ? left == 0 : in.pos == in.size) break;
+    }
+  };
+  profile.forEachFlatPiece([&](const void* p, size_t n) { pump(p, n, ZSTD_e_continue); });
+  pump(nullptr, 0, ZSTD_e_end);
+  const uint64_t n = out.size() - kPpkHeaderSize;
+  for (int i = 0; i < 8; ++i) out[24 + i] = static_cast<char>(n >> (8 * i));
   return out;
 }
 
