@@ -32,6 +32,7 @@ struct ReadOptions {
 
 struct WriteOptions {
   int ppkLevel = 6;        // zstd level for .ppk
+  std::string dcpiImage;   // DCPI: the image to write when there are several (path or index)
 };
 
 // Detects the format from the first bytes (never from a file name).
@@ -46,5 +47,7 @@ std::string writeProfile(const Profile& profile, FormatId format, const WriteOpt
 // Per-format entry points (lib/<format>/).
 std::unique_ptr<Profile> readCachegrind(std::span<const uint8_t> data);
 std::string writeCachegrind(const Profile& profile);
+std::unique_ptr<Profile> readDcpi(std::span<const uint8_t> data);  // lib/dcpi/dcpi.h
+std::string writeDcpi(const Profile& profile, const std::string& image);
 
 }  // namespace profpack
