@@ -10,15 +10,16 @@
 // the header included), the terminator line as written, every chunk's offset and number and
 // every count in file order, and the footer. The footer is verified against the counts.
 //
-// The binary part is parsed in three passes over the mapped bytes: the chunk headers (structure
-// and invariants), the counts (footer figures and the exact size of each encoded column chunk),
-// then the counts again, varint-encoded straight into the message.
+// The binary part is parsed in one pass over the mapped bytes: chunk headers checked, counts
+// varint-encoded without branches into scratch blobs, footer figures summed; the blobs are then
+// copied into the message.
 
 #include "dcpi.h"
 
 #include <algorithm>
 #include <bit>
 #include <cstring>
+#include <memory>
 #include <string_view>
 
 #include "../error.h"
@@ -125,19 +126,18 @@ struct HeaderLine {
 inline size_t varintSize(uint32_t v) {
   return 1 + (v >= (1u << 7)) + (v >= (1u << 14)) + (v >= (1u << 21)) + (v >= (1u << 28));
 }
-inline uint8_t* putVarint(uint8_t* w, uint32_t v) {
-  while (v >= 0x80) {
-    *w++ = static_cast<uint8_t>(v | 0x80);
-    v >>= 7;
-  }
-  *w++ = static_cast<uint8_t>(v);
-  return w;
+// Writes the LEB128 encoding of v without branches: the 7-bit groups are spread over 5 bytes,
+// the continuation bits set on all but the last used byte, and 8 bytes are stored (the caller
+// leaves 8 bytes of room); returns the end of the used bytes.
+inline uint8_t* putVarintFast(uint8_t* w, uint32_t v) {
+  uint64_t x = (v & 0x7fu) | (uint64_t{v & 0x3f80u} << 1) | (uint64_t{v & 0x1fc000u} << 2) |
+               (uint64_t{v & 0xfe00000u} << 3) | (uint64_t{v & 0xf0000000u} << 4);
+  const unsigned n = varintSize(v);
+  x |= 0x0000008080808080ull & ((uint64_t{1} << (8 * (n - 1))) - 1);
+  if constexpr (std::endian::native == std::endian::big) x = __builtin_bswap64(x);
+  std::memcpy(w, &x, 8);
+  return w + n;
 }
-
-struct Span {
-  const uint8_t* p;
-  uint32_t n;
-};
 
 void setHeaderLine(ir::HeaderLine::Builder b, std::string_view text, std::string_view key,
                    std::string_view value) {
@@ -272,7 +272,43 @@ std::unique_ptr<Profile> readDcpi(std::span<const uint8_t> data) {
                " (expected exactly one of each before \"samples\")");
   }
 
-  // ---- Binary part, pass 1: chunk headers.
+  // ---- Binary part, in one pass: chunk headers checked, counts varint-encoded (branch-free)
+  // into scratch blobs of one column chunk each, and the footer figures computed.
+  uint64_t nonzero = 0, sum = 0, inBlob = 0;
+  std::vector<std::unique_ptr<uint8_t[]>> scratch;
+  std::vector<size_t> blobBytes;
+  uint8_t* w = nullptr;
+  // `bound`: most values the rest of the file can hold, so a blob is never sized above it.
+  auto encode = [&](const uint8_t* q, uint64_t n, uint64_t bound) {
+    while (n) {
+      if (!w) {
+        // At most 5 bytes a value, plus the 8 bytes the last value's store may touch.
+        scratch.emplace_back(new uint8_t[std::min<uint64_t>(kColumnChunkValues, bound) * 5 + 8]);
+        w = scratch.back().get();
+      }
+      const uint64_t take = std::min<uint64_t>(n, kColumnChunkValues - inBlob);
+      uint64_t nz = 0, sm = 0;
+      uint8_t* out = w;
+      for (uint64_t i = 0; i < take; ++i) {
+        const uint32_t c = le32(q + 4 * i);
+        nz += c != 0;
+        sm += c;
+        out = putVarintFast(out, c);
+      }
+      w = out;
+      nonzero += nz;
+      sum += sm;
+      inBlob += take;
+      if (inBlob == kColumnChunkValues) {
+        blobBytes.push_back(static_cast<size_t>(w - scratch.back().get()));
+        w = nullptr;
+        inBlob = 0;
+      }
+      q += 4 * take;
+      n -= take;
+      bound -= take;
+    }
+  };
   const uint8_t* base = data.data();
   const uint8_t* p = base + binary;
   const uint8_t* end = base + size;
@@ -282,7 +318,6 @@ std::unique_ptr<Profile> readDcpi(std::span<const uint8_t> data) {
         "expected the 8-byte footer after the header, found " + std::to_string(end - p) + " bytes");
   const uint8_t* footer = end - 8;
   ColumnWriter offsets(Enc::ZIGZAG_DELTA), numbers(Enc::VARINT);
-  std::vector<Span> spans;
   uint64_t nextFree = 0;  // lowest offset the next chunk may start at
   uint64_t totalCounts = 0;
   while (p < footer) {
@@ -310,46 +345,13 @@ std::unique_ptr<Profile> readDcpi(std::span<const uint8_t> data) {
                "8-byte footer, found " + std::to_string(footer - (p + 8)));
     offsets.push(offset);
     numbers.push(number);
-    spans.push_back({p + 8, number});
+    encode(p + 8, number, static_cast<uint64_t>(footer - (p + 8)) / 4);
     totalCounts += number;
     nextFree = uint64_t{offset} + bytes;
     p += 8 + bytes;
   }
+  if (w) blobBytes.push_back(static_cast<size_t>(w - scratch.back().get()));
 
-  // ---- Pass 2: footer figures and the encoded size of each column chunk.
-  uint64_t nonzero = 0, sum = 0;
-  std::vector<size_t> chunkBytes;
-  {
-    size_t bytes = 0;
-    uint64_t inChunk = 0;
-    for (const Span& s : spans) {
-      const uint8_t* q = s.p;
-      uint64_t left = s.n;
-      while (left) {
-        uint64_t take = std::min<uint64_t>(left, kColumnChunkValues - inChunk);
-        uint64_t nz = 0, sm = 0;
-        size_t b = 0;
-        for (uint64_t i = 0; i < take; ++i) {
-          uint32_t c = le32(q + 4 * i);
-          nz += c != 0;
-          sm += c;
-          b += varintSize(c);
-        }
-        nonzero += nz;
-        sum += sm;
-        bytes += b;
-        q += 4 * take;
-        left -= take;
-        inChunk += take;
-        if (inChunk == kColumnChunkValues) {
-          chunkBytes.push_back(bytes);
-          bytes = 0;
-          inChunk = 0;
-        }
-      }
-    }
-    if (inChunk) chunkBytes.push_back(bytes);
-  }
   const uint32_t footAddresses = le32(footer), footSamples = le32(footer + 4);
   const uint64_t footerAt = static_cast<uint64_t>(footer - base);
   if (footAddresses != nonzero)
@@ -363,7 +365,7 @@ std::unique_ptr<Profile> readDcpi(std::span<const uint8_t> data) {
              " total samples (the sum of the counts mod 2^32), found " +
              std::to_string(footSamples));
 
-  // ---- Build the message; pass 3 encodes the counts in place.
+  // ---- Build the message.
   auto message = newMessage(size);
   auto root = message->getRoot<ir::Profile>();
   root.setFormat(ir::Format::DCPI);
@@ -382,30 +384,10 @@ std::unique_ptr<Profile> readDcpi(std::span<const uint8_t> data) {
   counts.setCount(totalCounts);
   counts.setEncoding(Enc::VARINT);
   counts.setChunkValues(kColumnChunkValues);
-  auto blobs = counts.initChunks(static_cast<unsigned>(chunkBytes.size()));
-  {
-    size_t blob = 0;
-    uint64_t inChunk = 0;
-    uint8_t* w = nullptr;
-    for (const Span& s : spans) {
-      const uint8_t* q = s.p;
-      uint64_t left = s.n;
-      while (left) {
-        if (inChunk == 0)
-          w = blobs.init(static_cast<unsigned>(blob), static_cast<unsigned>(chunkBytes[blob]))
-                  .begin();
-        uint64_t take = std::min<uint64_t>(left, kColumnChunkValues - inChunk);
-        for (uint64_t i = 0; i < take; ++i) w = putVarint(w, le32(q + 4 * i));
-        q += 4 * take;
-        left -= take;
-        inChunk += take;
-        if (inChunk == kColumnChunkValues) {
-          inChunk = 0;
-          ++blob;
-        }
-      }
-    }
-  }
+  auto blobs = counts.initChunks(static_cast<unsigned>(blobBytes.size()));
+  for (size_t i = 0; i < blobBytes.size(); ++i)
+    std::memcpy(blobs.init(static_cast<unsigned>(i), static_cast<unsigned>(blobBytes[i])).begin(),
+                scratch[i].get(), blobBytes[i]);
   img.setFooterAddresses(footAddresses);
   img.setFooterSamples(footSamples);
   return std::make_unique<Profile>(std::move(message));
