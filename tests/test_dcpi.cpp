@@ -176,6 +176,11 @@ TEST(unknown_lines_padding_and_terminator_are_kept) {
   CHECK_EQ(std::string(img.getHeaderLines()[10].getValue().cStr()), std::string("/y"));
   CHECK(writeDcpi(*q) == text);
   roundTrip(text);
+  // Any byte but a newline may stand in a value, a NUL included.
+  std::string nul = header();
+  nul.insert(nul.find("samples"), std::string("note a\0b\x80\n", 10));
+  nul += emptyBody();
+  roundTrip(nul);
 }
 
 TEST(adjacent_chunks_and_wrapping_footer_are_valid) {

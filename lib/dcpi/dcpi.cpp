@@ -139,11 +139,18 @@ inline uint8_t* putVarintFast(uint8_t* w, uint32_t v) {
   return w + n;
 }
 
+// Text of exactly these bytes (a NUL inside a header line is kept too).
+struct TextOf {
+  explicit TextOf(std::string_view v) : s(v) {}
+  operator capnp::Text::Reader() const { return capnp::Text::Reader(s.c_str(), s.size()); }
+  std::string s;
+};
+
 void setHeaderLine(ir::HeaderLine::Builder b, std::string_view text, std::string_view key,
                    std::string_view value) {
-  b.setText(kj::StringPtr(std::string(text).c_str()));
-  b.setKey(kj::StringPtr(std::string(key).c_str()));
-  b.setValue(kj::StringPtr(std::string(value).c_str()));
+  b.setText(TextOf(text));
+  b.setKey(TextOf(key));
+  b.setValue(TextOf(value));
   b.setPlacement(ir::HeaderLine::Placement::HEADER);
 }
 
@@ -369,14 +376,14 @@ std::unique_ptr<Profile> readDcpi(std::span<const uint8_t> data) {
   auto message = newMessage(size);
   auto root = message->getRoot<ir::Profile>();
   root.setFormat(ir::Format::DCPI);
-  root.setFormatVersion(kj::StringPtr(std::string(version).c_str()));
+  root.setFormatVersion(TextOf(version));
   StringInterner strings;
   strings.build(root.initStrings());
   auto img = root.initImages(1)[0];
   auto hl = img.initHeaderLines(static_cast<unsigned>(lines.size()));
   for (size_t i = 0; i < lines.size(); ++i)
     setHeaderLine(hl[static_cast<unsigned>(i)], lines[i].text, lines[i].key, lines[i].value);
-  img.setTerminator(kj::StringPtr(std::string(terminator).c_str()));
+  img.setTerminator(TextOf(terminator));
   img.setTextStart(textStart);
   offsets.build(img.initChunkOffset());
   numbers.build(img.initChunkLength());
@@ -449,6 +456,11 @@ std::string writeImage(ir::ImageHistogram::Reader image) {
     if (l.getText().findFirst('\n') != nullptr)
       throw Error(Status::malformed, "ppk", "DCPI image: a header line contains a newline");
     put(l.getText());
+  }
+  {
+    std::string_view t(image.getTerminator().cStr(), image.getTerminator().size());
+    if (!t.starts_with("samples") || t.find_first_not_of(" \t", 7) != t.npos)
+      throw Error(Status::malformed, "ppk", "DCPI image: the terminator is not a samples line");
   }
   put(image.getTerminator());
   for (size_t k = 0; k < d.offset.size(); ++k) {
