@@ -534,7 +534,18 @@ std::unique_ptr<Profile> dcpiFromCosts(const Profile& profile, const DcpiConvert
 
   const StringTableReader& strings = profile.strings();
   DecodedContexts contexts(root.getContexts(), strings.size());
-  // (object string, slot address, cost) of every cost row.
+  // Objects ranked by name: the rank of each context's object.
+  std::vector<uint64_t> objects(contexts.object);
+  std::sort(objects.begin(), objects.end(),
+            [&](uint64_t a, uint64_t b) { return strings.get(a) < strings.get(b); });
+  objects.erase(std::unique(objects.begin(), objects.end()), objects.end());
+  std::vector<uint64_t> rankOf(contexts.size());
+  for (size_t c = 0; c < contexts.size(); ++c)
+    rankOf[c] = static_cast<uint64_t>(
+        std::lower_bound(objects.begin(), objects.end(), contexts.object[c],
+                         [&](uint64_t a, uint64_t b) { return strings.get(a) < strings.get(b); }) -
+        objects.begin());
+  // (object rank, slot address, cost) of every cost row.
   struct Row {
     uint64_t object, slot, cost;
   };
@@ -545,16 +556,15 @@ std::unique_ptr<Profile> dcpiFromCosts(const Profile& profile, const DcpiConvert
     for (size_t r = 0; r < t.kind.size(); ++r) {
       const size_t n = t.costCount[r];
       if (t.kind[r] == static_cast<uint64_t>(ir::RecordKind::COST))
-        rows.push_back({contexts.object[t.context[r]],
+        rows.push_back({rankOf[t.context[r]],
                         t.positions[static_cast<size_t>(instr)][r] & ~uint64_t{3},
                         event < n ? t.costs[ci + event] : 0});
       ci += n;
     }
   }
   // Objects in name order, addresses ascending.
-  std::sort(rows.begin(), rows.end(), [&](const Row& a, const Row& b) {
-    if (a.object != b.object) return strings.get(a.object) < strings.get(b.object);
-    return a.slot < b.slot;
+  std::sort(rows.begin(), rows.end(), [](const Row& a, const Row& b) {
+    return a.object != b.object ? a.object < b.object : a.slot < b.slot;
   });
 
   auto message = newMessage(rows.size() * 8);
@@ -565,13 +575,13 @@ std::unique_ptr<Profile> dcpiFromCosts(const Profile& profile, const DcpiConvert
   none.build(out.initStrings());
   size_t nimages = 0;
   for (size_t i = 0; i < rows.size(); ++i)
-    if (i == 0 || strings.get(rows[i].object) != strings.get(rows[i - 1].object)) ++nimages;
+    if (i == 0 || rows[i].object != rows[i - 1].object) ++nimages;
   auto images = out.initImages(static_cast<unsigned>(nimages));
   size_t img = 0;
   for (size_t i = 0; i < rows.size();) {
     size_t j = i;
-    const std::string_view object = strings.get(rows[i].object);
-    while (j < rows.size() && strings.get(rows[j].object) == object) ++j;
+    const std::string_view object = strings.get(objects[rows[i].object]);
+    while (j < rows.size() && rows[j].object == rows[i].object) ++j;
     const uint64_t tstart = rows[i].slot;
     if (rows[j - 1].slot - tstart > 0xfffffffbull)
       throw Error(Status::limit, kFmt,
