@@ -7,6 +7,7 @@ set -euo pipefail
 here=$(cd "$(dirname "$0")/.." && pwd)
 build=${1:-$here/build}
 shared=${PROFPACK_SHARED:-$here/../shared}
+[ -d "$shared" ] || shared=$here/../../shared  # a git worktree under wt/<name>
 gen=$shared/tools/dcpi_gen.py
 [ -f "$gen" ] || { echo "bench_dcpi: $gen not found (set PROFPACK_SHARED)" >&2; exit 1; }
 [ -x "$build/bench/bench_dcpi" ] || { echo "bench_dcpi: build $build first (ninja -C $build)" >&2; exit 1; }

@@ -17,6 +17,7 @@
 #include "dcpi.h"
 
 #include <algorithm>
+#include <array>
 #include <bit>
 #include <cstring>
 #include <memory>
@@ -122,21 +123,32 @@ struct HeaderLine {
   std::string_view text, key, value;
 };
 
-// Encoded LEB128 size of a 32-bit value.
-inline size_t varintSize(uint32_t v) {
-  return 1 + (v >= (1u << 7)) + (v >= (1u << 14)) + (v >= (1u << 21)) + (v >= (1u << 28));
-}
+// Per highest set bit b of a value (b = bit_width(v | 1) - 1): its LEB128 length, and the
+// continuation bits of all but its last byte.
+struct VarintShape {
+  uint8_t bytes;
+  uint64_t continuation;
+};
+constexpr auto kShapes = [] {
+  std::array<VarintShape, 32> t{};
+  for (unsigned b = 0; b < 32; ++b) {
+    const unsigned n = b / 7 + 1;
+    t[b] = {static_cast<uint8_t>(n), 0x0000008080808080ull & ((uint64_t{1} << (8 * (n - 1))) - 1)};
+  }
+  return t;
+}();
+
 // Writes the LEB128 encoding of v without branches: the 7-bit groups are spread over 5 bytes,
 // the continuation bits set on all but the last used byte, and 8 bytes are stored (the caller
 // leaves 8 bytes of room); returns the end of the used bytes.
 inline uint8_t* putVarintFast(uint8_t* w, uint32_t v) {
   uint64_t x = (v & 0x7fu) | (uint64_t{v & 0x3f80u} << 1) | (uint64_t{v & 0x1fc000u} << 2) |
                (uint64_t{v & 0xfe00000u} << 3) | (uint64_t{v & 0xf0000000u} << 4);
-  const unsigned n = varintSize(v);
-  x |= 0x0000008080808080ull & ((uint64_t{1} << (8 * (n - 1))) - 1);
+  const VarintShape& shape = kShapes[31 - std::countl_zero(v | 1)];
+  x |= shape.continuation;
   if constexpr (std::endian::native == std::endian::big) x = __builtin_bswap64(x);
   std::memcpy(w, &x, 8);
-  return w + n;
+  return w + shape.bytes;
 }
 
 // Text of exactly these bytes (a NUL inside a header line is kept too).
