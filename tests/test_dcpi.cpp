@@ -10,6 +10,7 @@
 #include "dcpi/dcpi.h"
 #include "error.h"
 #include "formats.h"
+#include "ir/column.h"
 #include "ir/costs.h"
 #include "ops/summary.h"
 #include "testlib.h"
@@ -541,6 +542,46 @@ TEST(corrupted_bytes_are_read_exactly_or_refused) {
         CHECK(e.offset() <= t.size());
       }
     }
+}
+
+TEST(writer_refuses_an_inconsistent_ir) {
+  // An IR that breaks the ImageHistogram invariants (e.g. from a damaged .ppk) is refused,
+  // never written out of bounds.
+  auto p = readDcpi(bytes(testlib::slurp(file("small"))));
+  auto expectCorrupt = [](auto edit, const std::string& needle) {
+    auto src = readDcpi(bytes(testlib::slurp(file("small"))));
+    auto m = newMessage();
+    m->setRoot(src->root());
+    edit(m->getRoot<ir::Profile>().getImages()[0]);
+    Profile bad(std::move(m));
+    try {
+      writeDcpi(bad);
+    } catch (const Error& e) {
+      CHECK(e.status() == Status::malformed);
+      CHECK_CONTAINS(e.what(), needle);
+      return;
+    }
+    throw testlib::Failure{"expected an error containing: " + needle};
+  };
+  expectCorrupt(
+      [](ir::ImageHistogram::Builder i) { i.getCounts().setCount(i.getCounts().getCount() + 1); },
+      "chunk lengths disagree");
+  expectCorrupt(
+      [](ir::ImageHistogram::Builder i) {
+        std::vector<uint64_t> off = decodeColumn(i.asReader().getChunkOffset());
+        off[1] = off[0];
+        encodeColumn(i.initChunkOffset(), off, ir::Column::Encoding::ZIGZAG_DELTA);
+      },
+      "overlaps or precedes");
+  expectCorrupt([](ir::ImageHistogram::Builder i) { i.setTerminator("sample"); }, "terminator");
+  expectCorrupt(
+      [](ir::ImageHistogram::Builder i) {
+        std::vector<uint64_t> c = decodeColumn(i.asReader().getCounts());
+        c[0] = uint64_t{1} << 32;
+        encodeColumn(i.initCounts(), c);
+      },
+      "does not fit in 32 bits");
+  CHECK(writeDcpi(*p) == testlib::slurp(file("small")));
 }
 
 TEST_MAIN()

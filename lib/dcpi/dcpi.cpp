@@ -414,34 +414,94 @@ std::unique_ptr<Profile> readDcpi(std::span<const uint8_t> data) {
 
 // ---------------------------------------------------------------------------------------------
 
-DcpiImage decodeDcpiImage(ir::ImageHistogram::Reader image) {
-  auto corrupt = [](const std::string& what) {
-    throw Error(Status::malformed, "ppk", "DCPI image: " + what);
-  };
-  DcpiImage d;
+namespace {
+[[noreturn]] void corruptImage(const std::string& what) {
+  throw Error(Status::malformed, "ppk", "DCPI image: " + what);
+}
+
+// Decodes and checks the chunk columns (not the counts); returns the number of counts.
+uint64_t decodeChunks(ir::ImageHistogram::Reader image, DcpiImage& d) {
   d.textStart = image.getTextStart();
   d.offset = decodeColumn(image.getChunkOffset());
   d.number = decodeColumn(image.getChunkLength());
-  d.counts = decodeColumn(image.getCounts());
   d.footerAddresses = image.getFooterAddresses();
   d.footerSamples = image.getFooterSamples();
   if (d.offset.size() != d.number.size())
-    corrupt("chunk offset and length columns have different lengths");
+    corruptImage("chunk offset and length columns have different lengths");
   d.firstCount.reserve(d.offset.size());
   uint64_t total = 0, nextFree = 0;
   for (size_t k = 0; k < d.offset.size(); ++k) {
     const uint64_t o = d.offset[k], n = d.number[k];
     if (o > 0xffffffffu || n == 0 || n > 0xffffffffu)
-      corrupt("chunk " + std::to_string(k) + " has an offset or count number outside 32 bits");
+      corruptImage("chunk " + std::to_string(k) + " has an offset or count number outside 32 bits");
     if (k > 0 && o < nextFree)
-      corrupt("chunk " + std::to_string(k) + " overlaps or precedes the chunk before it");
+      corruptImage("chunk " + std::to_string(k) + " overlaps or precedes the chunk before it");
     d.firstCount.push_back(total);
     total += n;
     nextFree = o + 4 * n;
   }
-  if (total != d.counts.size()) corrupt("chunk lengths disagree with the number of counts");
+  if (total != image.getCounts().getCount())
+    corruptImage("chunk lengths disagree with the number of counts");
+  return total;
+}
+
+// Reads the values of a Column one by one, with the checks of decodeColumn.
+class ColumnStream {
+ public:
+  explicit ColumnStream(ir::Column::Reader c)
+      : chunks_(c.getChunks()),
+        per_(c.getChunkValues()),
+        delta_(c.getEncoding() == ir::Column::Encoding::ZIGZAG_DELTA) {}
+  uint64_t next() {
+    while (p_ == e_) nextChunk();
+    uint64_t v = *p_++;
+    if (v >= 0x80) {
+      v &= 0x7f;
+      for (unsigned shift = 7;; shift += 7) {
+        if (p_ == e_ || shift > 63) corruptImage("truncated or overlong varint in counts");
+        const uint8_t b = *p_++;
+        v |= static_cast<uint64_t>(b & 0x7f) << shift;
+        if (!(b & 0x80)) break;
+      }
+    }
+    if (delta_) {
+      prev_ += static_cast<uint64_t>(static_cast<int64_t>((v >> 1) ^ (~(v & 1) + 1)));
+      v = prev_;
+    }
+    ++inChunk_;
+    return v;
+  }
+  // All values read: nothing may be left.
+  void finish() {
+    if (p_ != e_ || next_ != chunks_.size()) corruptImage("counts column holds extra values");
+    if (inChunk_ > per_) corruptImage("counts column chunk exceeds its chunk size");
+  }
+
+ private:
+  void nextChunk() {
+    if (inChunk_ > per_) corruptImage("counts column chunk exceeds its chunk size");
+    if (next_ == chunks_.size()) corruptImage("counts column holds fewer values than declared");
+    auto c = chunks_[next_++];
+    p_ = c.begin();
+    e_ = c.end();
+    prev_ = 0;
+    inChunk_ = 0;
+  }
+  capnp::List<capnp::Data>::Reader chunks_;
+  uint64_t per_;
+  bool delta_;
+  unsigned next_ = 0;
+  const uint8_t *p_ = nullptr, *e_ = nullptr;
+  uint64_t prev_ = 0, inChunk_ = 0;
+};
+}  // namespace
+
+DcpiImage decodeDcpiImage(ir::ImageHistogram::Reader image) {
+  DcpiImage d;
+  decodeChunks(image, d);
+  d.counts = decodeColumn(image.getCounts());
   for (uint64_t c : d.counts)
-    if (c > 0xffffffffu) corrupt("a count does not fit in 32 bits");
+    if (c > 0xffffffffu) corruptImage("a count does not fit in 32 bits");
   for (auto l : image.getHeaderLines()) {
     if (l.getKey() == "event" && d.event.empty()) d.event = l.getValue().cStr();
     if (l.getKey() == "path" && d.path.empty()) d.path = l.getValue().cStr();
@@ -451,13 +511,19 @@ DcpiImage decodeDcpiImage(ir::ImageHistogram::Reader image) {
 
 namespace {
 
-// Serialises one image exactly as stored.
+// Serialises one image exactly as stored. The counts are decoded straight into the output.
 std::string writeImage(ir::ImageHistogram::Reader image) {
-  DcpiImage d = decodeDcpiImage(image);
+  DcpiImage d;
+  const uint64_t counts = decodeChunks(image, d);
   size_t headerBytes = image.getTerminator().size() + 1;
   for (auto l : image.getHeaderLines()) headerBytes += l.getText().size() + 1;
+  // Each stored count takes at least one byte: a count not backed by the message is refused
+  // before the output is sized from it.
+  uint64_t stored = 0;
+  for (auto c : image.getCounts().getChunks()) stored += c.size();
+  if (counts > stored) corruptImage("counts column declares more values than it has bytes");
   std::string out;
-  out.resize(headerBytes + 8 * d.offset.size() + 4 * d.counts.size() + 8);
+  out.resize(headerBytes + 8 * d.offset.size() + 4 * counts + 8);
   char* w = out.data();
   auto put = [&](kj::StringPtr s) {
     std::memcpy(w, s.cStr(), s.size());
@@ -465,23 +531,27 @@ std::string writeImage(ir::ImageHistogram::Reader image) {
     *w++ = '\n';
   };
   for (auto l : image.getHeaderLines()) {
-    if (l.getText().findFirst('\n') != nullptr)
-      throw Error(Status::malformed, "ppk", "DCPI image: a header line contains a newline");
+    if (l.getText().findFirst('\n') != nullptr) corruptImage("a header line contains a newline");
     put(l.getText());
   }
   {
     std::string_view t(image.getTerminator().cStr(), image.getTerminator().size());
     if (!t.starts_with("samples") || t.find_first_not_of(" \t", 7) != t.npos)
-      throw Error(Status::malformed, "ppk", "DCPI image: the terminator is not a samples line");
+      corruptImage("the terminator is not a samples line");
   }
   put(image.getTerminator());
+  ColumnStream stream(image.getCounts());
   for (size_t k = 0; k < d.offset.size(); ++k) {
     putLe32(w, static_cast<uint32_t>(d.offset[k]));
     putLe32(w + 4, static_cast<uint32_t>(d.number[k]));
     w += 8;
-    const uint64_t* c = d.counts.data() + d.firstCount[k];
-    for (uint64_t i = 0; i < d.number[k]; ++i, w += 4) putLe32(w, static_cast<uint32_t>(c[i]));
+    for (uint64_t i = 0; i < d.number[k]; ++i, w += 4) {
+      const uint64_t c = stream.next();
+      if (c > 0xffffffffu) corruptImage("a count does not fit in 32 bits");
+      putLe32(w, static_cast<uint32_t>(c));
+    }
   }
+  stream.finish();
   putLe32(w, d.footerAddresses);
   putLe32(w + 4, d.footerSamples);
   return out;
