@@ -138,6 +138,7 @@ std::unique_ptr<Profile> readProfile(std::span<const uint8_t> data, const ReadOp
     case FormatId::ppk: return decodePpk(data, options.maxPpkMessage);
     case FormatId::cachegrind: return readCachegrind(data);
     case FormatId::xray: return readXray(data, options.strict);
+    case FormatId::dcpi: return readDcpi(data);
     case FormatId::unknown:
       if (data.empty()) throw Error(Status::malformed, "", "empty input: no profile to read", 0);
       throw Error(Status::malformed, "",
@@ -155,6 +156,7 @@ std::string writeProfile(const Profile& profile, FormatId format, const WriteOpt
     case FormatId::ppk: return encodePpk(profile, options.ppkLevel);
     case FormatId::cachegrind: return writeCachegrind(profile);
     case FormatId::xray: return writeXray(profile, {options.xrayMode, options.xrayVersion});
+    case FormatId::dcpi: return writeDcpi(profile, options.dcpiImage);
     case FormatId::unknown: throw Error(Status::invalidArgument, "", "no output format given");
     default:
       throw Error(

@@ -32,9 +32,10 @@ struct ReadOptions {
 };
 
 struct WriteOptions {
-  int ppkLevel = 6;     // zstd level for .ppk
-  int xrayMode = -1;    // XRay: -1 the input's mode, 0 basic, 1 FDR
-  int xrayVersion = 0;  // XRay: 0 the input's version (FDR 1-5, basic 1-3)
+  int ppkLevel = 6;       // zstd level for .ppk
+  int xrayMode = -1;      // XRay: -1 the input's mode, 0 basic, 1 FDR
+  int xrayVersion = 0;    // XRay: 0 the input's version (FDR 1-5, basic 1-3)
+  std::string dcpiImage;  // DCPI: the image to write when there are several (path or index)
 };
 
 // Detects the format from the first bytes (never from a file name).
@@ -51,5 +52,7 @@ std::unique_ptr<Profile> readCachegrind(std::span<const uint8_t> data);
 std::string writeCachegrind(const Profile& profile);
 // XRay (lib/xray/): `strict` makes a truncated trace an error instead of a warning.
 std::unique_ptr<Profile> readXray(std::span<const uint8_t> data, bool strict);
+std::unique_ptr<Profile> readDcpi(std::span<const uint8_t> data);  // lib/dcpi/dcpi.h
+std::string writeDcpi(const Profile& profile, const std::string& image);
 
 }  // namespace profpack

@@ -224,13 +224,31 @@ struct Trace {
 }
 
 struct ImageHistogram {
-  # One DCPI profile: the samples of one image.
-  headerLines @0 :List(HeaderLine); # every header line before `samples`, in order
+  # One DCPI profile: the samples of one image (dcpiformat(4), binary data of major version 0).
+  #
+  # ADDRESS INTERPRETATION: the i-th count (i = 0, 1, ...) of a chunk with offset `o` belongs to
+  # the instruction at address textStart + o + 4*i: offsets are byte offsets from `tstart` and
+  # every Alpha instruction is 4 bytes long, so a chunk of `number` counts covers the bytes
+  # [o, o + 4*number). Offsets, numbers and counts are stored exactly as written, so a file is
+  # rewritten byte for byte whatever the interpretation.
+  #
+  # Invariants (checked by the reader, and again by the writer for a decoded .ppk): every chunk
+  # has 1 to 2^32-1 counts, offsets and counts fit in 32 bits, chunks are in increasing offset
+  # order and their byte ranges do not overlap (offset[k+1] >= offset[k] + 4*number[k]), and the
+  # footer equals the data (addresses with a nonzero count; sum of all counts mod 2^32).
+  #
+  # An image converted from another format's per-instruction costs (see lib/dcpi/dcpi.h) sums
+  # the costs of the instructions of one 4-byte slot (address rounded down to a multiple of 4),
+  # since DCPI cannot represent instructions of other lengths.
+  headerLines @0 :List(HeaderLine); # every header line before `samples`, in order, with `text`
+                               # the line exactly as written (trailing blanks that pad the
+                               # header kept), `key` its first word and `value` the rest after
+                               # the separating blanks, trailing blanks removed
   terminator @1 :Text;         # the `samples` line as written (trailing spaces kept)
   textStart @2 :UInt64;        # `tstart` (hex)
   chunkOffset @3 :Column;      # byte offset of each chunk from textStart (zigzagDelta)
-  chunkLength @4 :Column;      # number of counts in each chunk
-  counts @5 :Column;           # all counts of all chunks, concatenated
+  chunkLength @4 :Column;      # number of counts in each chunk (the chunk's <number>)
+  counts @5 :Column;           # all counts of all chunks, concatenated in file order
   footerAddresses @6 :UInt32;  # footer: addresses with at least one sample
   footerSamples @7 :UInt32;    # footer: sum of all counts (mod 2^32)
 }

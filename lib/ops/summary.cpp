@@ -1,7 +1,9 @@
 #include "summary.h"
 
+#include <algorithm>
 #include <unordered_set>
 
+#include "../dcpi/dcpi.h"
 #include "../ir/costs.h"
 #include "../xray/xray.h"
 
@@ -56,6 +58,19 @@ Summary summarize(const Profile& profile) {
   s.functions = fns.size();
   s.files = files.size();
   s.objects = objects.size();
+  // DCPI: records = chunks, objects = images, one event per distinct `event` header value
+  // with the sum of all counts.
+  for (auto image : root.getImages()) {
+    DcpiImage d = decodeDcpiImage(image);
+    s.records += d.offset.size();
+    ++s.objects;
+    uint64_t total = 0;
+    for (uint64_t c : d.counts) total += c;
+    auto it = std::find_if(s.events.begin(), s.events.end(),
+                           [&](const EventSummary& e) { return e.name == d.event; });
+    if (it == s.events.end()) it = s.events.insert(s.events.end(), {d.event, "", 0});
+    it->total += total;
+  }
   return s;
 }
 
