@@ -20,13 +20,15 @@
 #include "ops/query.h"
 #include "ops/summary.h"
 #include "util/io.h"
+#include "xray/xray.h"
 
 struct profpack_profile {
   std::unique_ptr<profpack::Profile> profile;
   std::once_flag summaryOnce;
   std::optional<profpack::Summary> summary;
-  std::once_flag graphOnce;
+  std::mutex graphMutex;
   std::unique_ptr<profpack::CallGraph> graph;
+  std::vector<std::string> names;  // from profpack_profile_load_symbols
 };
 
 namespace {
@@ -116,14 +118,19 @@ profpack::WriteOptions writeOptions(const profpack_write_options* o) {
   profpack_write_options d;
   profpack_write_options_init(&d);
   if (o) {
-    require(o->struct_size >= offsetof(profpack_write_options, ppk_level) + sizeof(int32_t),
+    require(o->struct_size >= offsetof(profpack_write_options, dcpi_image) + sizeof(const char*),
             "profpack_write_options.struct_size is too small: initialise it with "
             "profpack_write_options_init()");
     d = *o;
   }
   require(d.ppk_level >= 1 && d.ppk_level <= 22, "ppk_level must be between 1 and 22");
+  require(d.xray_mode >= -1 && d.xray_mode <= 1, "xray_mode must be -1, 0 (basic) or 1 (FDR)");
+  require(d.xray_version >= 0 && d.xray_version <= 5, "xray_version must be 0 or 1-5");
   profpack::WriteOptions w;
   w.ppkLevel = d.ppk_level;
+  w.xrayMode = d.xray_mode;
+  w.xrayVersion = d.xray_version;
+  if (d.dcpi_image) w.dcpiImage = d.dcpi_image;
   return w;
 }
 
@@ -140,8 +147,10 @@ const profpack::Summary& summaryOf(const profpack_profile* p) {
 
 const profpack::CallGraph& graphOf(const profpack_profile* p) {
   auto* m = const_cast<profpack_profile*>(p);
-  std::call_once(m->graphOnce,
-                 [&] { m->graph = std::make_unique<profpack::CallGraph>(*m->profile); });
+  std::lock_guard<std::mutex> lock(m->graphMutex);
+  if (!m->graph)
+    m->graph =
+        std::make_unique<profpack::CallGraph>(*m->profile, m->names.empty() ? nullptr : &m->names);
   return *m->graph;
 }
 
@@ -237,6 +246,9 @@ void profpack_write_options_init(profpack_write_options* options) {
   if (!options) return;
   options->struct_size = sizeof *options;
   options->ppk_level = 6;
+  options->xray_mode = -1;
+  options->xray_version = 0;
+  options->dcpi_image = nullptr;
 }
 
 profpack_status profpack_read_file(const char* path, const profpack_read_options* options,
@@ -313,7 +325,7 @@ profpack_status profpack_profile_info(const profpack_profile* profile, profpack_
     info->format = profpack_profile_format(profile);
     info->format_version = s.formatVersion.c_str();
     info->parts = s.parts;
-    info->events = s.events.size();
+    info->events = graphOf(profile).events();
     info->records = s.records;
     info->functions = s.functions;
     info->files = s.files;
@@ -328,10 +340,22 @@ profpack_status profpack_profile_events(const profpack_profile* profile, profpac
   return guard([&] {
     require(profile && count, "profpack_profile_events: profile and count must not be NULL");
     require(events || capacity == 0, "profpack_profile_events: events is NULL but capacity > 0");
-    const profpack::Summary& s = summaryOf(profile);
-    *count = s.events.size();
-    for (size_t i = 0; i < capacity && i < s.events.size(); ++i)
-      events[i] = {s.events[i].name.c_str(), s.events[i].longName.c_str(), s.events[i].total};
+    const profpack::CallGraph& g = graphOf(profile);
+    *count = g.events();
+    for (size_t i = 0; i < capacity && i < g.events(); ++i)
+      events[i] = {g.eventNames()[i].c_str(), g.eventLongNames()[i].c_str(), g.total(i)};
+  });
+}
+
+profpack_status profpack_profile_load_symbols(profpack_profile* profile, const char* binary_path) {
+  return guard([&] {
+    require(profile && binary_path, "profile and binary_path must not be NULL");
+    if (profile->profile->root().getFormat() != profpack::ir::Format::XRAY)
+      throw Error(Status::unsupported, "", "only XRay traces take function names from a binary");
+    auto names = profpack::xrayFunctionNames(binary_path);
+    std::lock_guard<std::mutex> lock(profile->graphMutex);
+    profile->names = std::move(names);
+    profile->graph.reset();
   });
 }
 

@@ -224,4 +224,60 @@ TEST(unsupported_output_for_format) {
   profpack_profile_free(p);
 }
 
+TEST(xray_names_events_and_version_choice) {
+  profpack_profile* p = readOk(testlib::data("xray/fdr-v5-st.xray"));
+  size_t n = 0;
+  profpack_event ev;
+  CHECK_EQ(profpack_profile_events(p, &ev, 1, &n), PROFPACK_OK);
+  CHECK_EQ(n, 1u);
+  CHECK(std::strcmp(ev.name, "ticks") == 0);
+  size_t top = 0;
+  CHECK_EQ(profpack_profile_top_functions(p, 0, 0, &top, 1, &n), PROFPACK_OK);
+  profpack_function f;
+  CHECK_EQ(profpack_profile_function(p, top, &f), PROFPACK_OK);
+  CHECK(std::strncmp(f.name, "function ", 9) == 0);  // no binary yet: ids
+  CHECK_EQ(profpack_profile_load_symbols(p, "/nonexistent/bin"), PROFPACK_ERROR_IO);
+  CHECK_EQ(profpack_profile_load_symbols(p, testlib::data("xray/st.bin").c_str()), PROFPACK_OK);
+  CHECK_EQ(profpack_profile_top_functions(p, 0, 0, &top, 1, &n), PROFPACK_OK);
+  CHECK_EQ(profpack_profile_function(p, top, &f), PROFPACK_OK);
+  CHECK(std::strcmp(f.name, "fib(int)") == 0);
+
+  profpack_write_options wo;
+  profpack_write_options_init(&wo);
+  wo.xray_version = 3;
+  void* buf = nullptr;
+  size_t size = 0;
+  CHECK_EQ(profpack_write_memory(p, PROFPACK_FORMAT_XRAY, &wo, &buf, &size), PROFPACK_OK);
+  CHECK(size > 32 && static_cast<unsigned char*>(buf)[0] == 3);  // header version 3
+  profpack_free(buf);
+  wo.xray_version = 9;
+  CHECK_EQ(profpack_write_memory(p, PROFPACK_FORMAT_XRAY, &wo, &buf, &size),
+           PROFPACK_ERROR_INVALID_ARGUMENT);
+  profpack_profile_free(p);
+
+  p = readOk(testlib::data(kCg));
+  CHECK_EQ(profpack_profile_load_symbols(p, testlib::data("xray/st.bin").c_str()),
+           PROFPACK_ERROR_UNSUPPORTED);
+  profpack_profile_free(p);
+}
+
+TEST(dcpi_events_and_image_choice) {
+  profpack_profile* p = readOk(testlib::data("dcpi/small.dcpi"));
+  size_t n = 0;
+  profpack_event ev;
+  CHECK_EQ(profpack_profile_events(p, &ev, 1, &n), PROFPACK_OK);
+  CHECK_EQ(n, 1u);
+  CHECK(std::strcmp(ev.name, "cycles") == 0);
+  profpack_write_options wo;
+  profpack_write_options_init(&wo);
+  wo.dcpi_image = "0";
+  void* buf = nullptr;
+  size_t size = 0;
+  CHECK_EQ(profpack_write_memory(p, PROFPACK_FORMAT_DCPI, &wo, &buf, &size), PROFPACK_OK);
+  CHECK(std::string(static_cast<char*>(buf), size) ==
+        testlib::slurp(testlib::data("dcpi/small.dcpi")));
+  profpack_free(buf);
+  profpack_profile_free(p);
+}
+
 TEST_MAIN()

@@ -15,21 +15,26 @@ const char* kUsage =
     "usage: profpack <command> [options]\n"
     "\n"
     "commands:\n"
-    "  convert IN -o OUT [--to FORMAT] [--level N]\n"
+    "  convert IN -o OUT [--to FORMAT] [--level N] [--xray-mode basic|fdr] [--xray-version N]\n"
+    "          [--image NAME]\n"
     "      Convert a profile. The input format is detected from the content. FORMAT is one of\n"
     "      ppk (default), callgrind, cachegrind, gperftools, xray, dcpi. --level sets the zstd\n"
-    "      level (1-22, default 6) of .ppk output. '-' means standard input / output.\n"
+    "      level (1-22, default 6) of .ppk output. --xray-mode/--xray-version choose the XRay\n"
+    "      output (default: the input's). --image picks the DCPI image (path or index) when a\n"
+    "      profile has several. '-' means standard input / output.\n"
     "  info FILE\n"
     "      Print format and version, parts, events with totals, and counts of functions,\n"
     "      files and objects.\n"
-    "  top FILE [--event E] [-n N] [--inclusive]\n"
+    "  top FILE [--event E] [-n N] [--inclusive] [--binary BIN]\n"
     "      The N (default 20) most costly functions by self (or inclusive) cost of event E\n"
     "      (default: the first event).\n"
     "  annotate FILE --source PATH [--event E]\n"
     "      Per-line self cost of one source file; with the source text when PATH is readable.\n"
-    "  calls FILE FUNCTION [--event E]\n"
+    "  calls FILE FUNCTION [--event E] [--binary BIN]\n"
     "      Callers and callees of every function named FUNCTION, with call counts and\n"
     "      inclusive costs.\n"
+    "  --binary BIN (top, calls, info): the binary that produced the profile, to name\n"
+    "      functions (XRay: the instrumented executable).\n"
     "  --version, --help\n";
 
 int failWith(const char* context) {
@@ -49,8 +54,8 @@ struct Profile {
 };
 
 int cmdConvert(const std::vector<std::string>& args) {
-  std::string in, out, to = "ppk";
-  int level = 6;
+  std::string in, out, to = "ppk", image;
+  int level = 6, xrayMode = -1, xrayVersion = 0;
   for (size_t i = 0; i < args.size(); ++i) {
     const std::string& a = args[i];
     auto value = [&](const char* name) -> const std::string* {
@@ -73,6 +78,19 @@ int cmdConvert(const std::vector<std::string>& args) {
       long l = std::strtol(v->c_str(), &end, 10);
       if (*end || l < 1 || l > 22) return usageError("--level must be a number from 1 to 22");
       level = static_cast<int>(l);
+    } else if (a == "--xray-mode") {
+      const std::string* v = value("--xray-mode");
+      if (!v || (*v != "basic" && *v != "fdr")) return usageError("--xray-mode is basic or fdr");
+      xrayMode = *v == "fdr" ? 1 : 0;
+    } else if (a == "--xray-version") {
+      const std::string* v = value("--xray-version");
+      if (!v || v->size() != 1 || (*v)[0] < '1' || (*v)[0] > '5')
+        return usageError("--xray-version is 1-5 (FDR) or 1-3 (basic)");
+      xrayVersion = (*v)[0] - '0';
+    } else if (a == "--image") {
+      const std::string* v = value("--image");
+      if (!v) return usageError("--image needs a path or an index");
+      image = *v;
     } else if (a.size() > 1 && a[0] == '-') {
       return usageError("unknown option '" + a + "' for convert");
     } else if (in.empty()) {
@@ -95,15 +113,30 @@ int cmdConvert(const std::vector<std::string>& args) {
   profpack_write_options wo;
   profpack_write_options_init(&wo);
   wo.ppk_level = level;
+  wo.xray_mode = xrayMode;
+  wo.xray_version = xrayVersion;
+  wo.dcpi_image = image.empty() ? nullptr : image.c_str();
   if (profpack_write_file(p.p, fmt, out.c_str(), &wo) != PROFPACK_OK) return failWith(out.c_str());
   return 0;
 }
 
-int cmdInfo(const std::vector<std::string>& args) {
+int cmdInfo(const std::vector<std::string>& argv) {
+  std::vector<std::string> args;
+  std::string binary;
+  for (size_t i = 0; i < argv.size(); ++i) {
+    if (argv[i] == "--binary" && i + 1 < argv.size())
+      binary = argv[++i];
+    else if (argv[i].size() > 1 && argv[i][0] == '-')
+      return usageError("unknown or incomplete option '" + argv[i] + "' for info");
+    else
+      args.push_back(argv[i]);
+  }
   if (args.size() != 1) return usageError("info takes one file");
   Profile p;
   if (profpack_read_file(args[0].c_str(), nullptr, &p.p) != PROFPACK_OK)
     return failWith(args[0].c_str());
+  if (!binary.empty() && profpack_profile_load_symbols(p.p, binary.c_str()) != PROFPACK_OK)
+    return failWith(binary.c_str());
   profpack_info info;
   info.struct_size = sizeof info;
   if (profpack_profile_info(p.p, &info) != PROFPACK_OK) return failWith(args[0].c_str());
@@ -140,7 +173,7 @@ std::string commas(uint64_t v) {
 
 // Common options of the query commands: FILE [--event E] plus command-specific ones.
 struct QueryArgs {
-  std::string file, event, source, function;
+  std::string file, event, source, function, binary;
   size_t n = 20;
   bool inclusive = false;
 };
@@ -151,6 +184,8 @@ int parseQuery(const std::vector<std::string>& args, QueryArgs& q, const char* c
     bool hasValue = i + 1 < args.size();
     if (a == "--event" && hasValue) {
       q.event = args[++i];
+    } else if (a == "--binary" && hasValue) {
+      q.binary = args[++i];
     } else if (a == "--source" && hasValue) {
       q.source = args[++i];
     } else if (a == "-n" && hasValue) {
@@ -177,6 +212,8 @@ int parseQuery(const std::vector<std::string>& args, QueryArgs& q, const char* c
 int openQuery(const QueryArgs& q, Profile& p, size_t& event, std::string& eventName) {
   if (profpack_read_file(q.file.c_str(), nullptr, &p.p) != PROFPACK_OK)
     return failWith(q.file.c_str());
+  if (!q.binary.empty() && profpack_profile_load_symbols(p.p, q.binary.c_str()) != PROFPACK_OK)
+    return failWith(q.binary.c_str());
   size_t n = 0;
   if (profpack_profile_events(p.p, nullptr, 0, &n) != PROFPACK_OK) return failWith(q.file.c_str());
   if (n == 0) {

@@ -134,6 +134,14 @@ PROFPACK_API void profpack_read_options_init(profpack_read_options* options);
 typedef struct profpack_write_options {
   uint32_t struct_size; /**< sizeof(profpack_write_options), set by the init function */
   int32_t ppk_level;    /**< zstd level 1-22 for `.ppk` output; default 6 */
+  /** XRay output mode: -1 (default) the input's, 0 basic mode, 1 FDR. */
+  int32_t xray_mode;
+  /** XRay output version: 0 (default) the input's (or FDR 5 / basic 3 when the mode changes);
+   *  else FDR 1-5 or basic 1-3. */
+  int32_t xray_version;
+  /** DCPI output: the image to write when the profile has several (its path, or its index in
+   *  decimal); NULL (default) when there is only one. Not retained after the call. */
+  const char* dcpi_image;
 } profpack_write_options;
 
 PROFPACK_API void profpack_write_options_init(profpack_write_options* options);
@@ -209,6 +217,8 @@ typedef struct profpack_event {
   const char* long_name; /**< e.g. "Instruction Fetches", or "". Owned by the profile */
   uint64_t total;        /**< sum of the self costs of this event over the whole profile */
 } profpack_event;
+/* Events per format: Callgrind/Cachegrind, the file's events; gperftools, "samples"; XRay,
+ * "ticks" (time in TSC ticks); DCPI, the `event` header value (e.g. "cycles"). */
 
 /**
  * Two-call enumeration of the profile's cost events in column order: call with
@@ -219,6 +229,15 @@ typedef struct profpack_event {
 PROFPACK_API profpack_status profpack_profile_events(const profpack_profile* profile,
                                                      profpack_event* events, size_t capacity,
                                                      size_t* count);
+
+/**
+ * Names the functions of `profile` from the binary that produced it: for an XRay trace, the
+ * instrumented executable, whose `xray_instr_map` section and ELF symbols name the function
+ * ids. Replaces names loaded before. Must not run concurrently with other calls on the same
+ * profile. PROFPACK_ERROR_UNSUPPORTED for formats that take no binary.
+ */
+PROFPACK_API profpack_status profpack_profile_load_symbols(profpack_profile* profile,
+                                                           const char* binary_path);
 
 /** Number of warnings the reader raised (e.g. a truncated trace that was still loaded). */
 PROFPACK_API size_t profpack_profile_warning_count(const profpack_profile* profile);

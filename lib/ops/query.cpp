@@ -4,15 +4,26 @@
 #include <map>
 #include <numeric>
 
+#include "../dcpi/dcpi.h"
 #include "../error.h"
 #include "../ir/costs.h"
+#include "../xray/account.h"
 
 namespace profpack {
 
-CallGraph::CallGraph(const Profile& profile) {
+CallGraph::CallGraph(const Profile& profile, const std::vector<std::string>* names) {
   auto root = profile.root();
-  for (auto e : root.getEvents()) eventNames_.emplace_back(e.getName().cStr());
-  fromCostTables(profile);
+  switch (root.getFormat()) {
+    case ir::Format::XRAY: fromXray(profile, names); break;
+    case ir::Format::DCPI: fromDcpi(profile); break;
+    default:
+      for (auto e : root.getEvents()) {
+        eventNames_.emplace_back(e.getName().cStr());
+        eventLongNames_.emplace_back(e.getLongName().cStr());
+      }
+      fromCostTables(profile);
+  }
+  eventLongNames_.resize(eventNames_.size());
   totals_.assign(events(), 0);
   for (size_t f = 0; f < functions(); ++f)
     for (size_t e = 0; e < events(); ++e) totals_[e] += self(f, e);
@@ -98,6 +109,66 @@ void CallGraph::fromCostTables(const Profile& profile) {
     for (auto& [line, cost] : byLine) out.push_back({line, std::move(cost)});
     std::sort(out.begin(), out.end(), [](auto& a, auto& b) { return a.line < b.line; });
   }
+}
+
+void CallGraph::fromXray(const Profile& profile, const std::vector<std::string>* names) {
+  XrayAccount account = accountXray(profile);
+  eventNames_ = {"ticks"};
+  eventLongNames_ = {"TSC ticks (" + std::to_string(static_cast<uint64_t>(account.cycleFrequency)) +
+                     " per second)"};
+  std::unordered_map<uint32_t, uint64_t> index;
+  auto fn = [&](uint32_t id) {
+    auto [it, inserted] = index.try_emplace(id, functions_.size());
+    if (inserted) {
+      std::string name = names && id < names->size() && !(*names)[id].empty()
+                             ? (*names)[id]
+                             : "function " + std::to_string(id);
+      functions_.push_back({std::move(name), "", ""});
+      self_.push_back(0);
+      inclusive_.push_back(0);
+    }
+    return it->second;
+  };
+  for (const XrayFunctionStats& f : account.functions) {
+    if (f.calls == 0 && f.inclusiveTicks == 0 && f.selfTicks == 0) continue;
+    uint64_t i = fn(f.functionId);
+    self_[i] = f.selfTicks;
+    inclusive_[i] = f.inclusiveTicks;
+  }
+  for (const XrayCallEdge& e : account.edges) {
+    if (e.caller == 0) continue;  // a call at the bottom of a stack has no caller
+    edges_.push_back({fn(e.caller), fn(e.callee), e.calls, {e.ticks}});
+  }
+}
+
+void CallGraph::fromDcpi(const Profile& profile) {
+  auto images = profile.root().getImages();
+  for (size_t i = 0; i < images.size(); ++i) {
+    DcpiImage image = decodeDcpiImage(images[static_cast<unsigned>(i)]);
+    long e = eventIndex(image.event);
+    if (e < 0) {
+      e = static_cast<long>(eventNames_.size());
+      eventNames_.push_back(image.event);
+      // Widen the per-function cost rows for the new event.
+      std::vector<uint64_t> wider(functions_.size() * eventNames_.size(), 0);
+      for (size_t f = 0; f < functions_.size(); ++f)
+        for (size_t k = 0; k + 1 < eventNames_.size(); ++k)
+          wider[f * eventNames_.size() + k] = self_[f * (eventNames_.size() - 1) + k];
+      self_ = std::move(wider);
+    }
+    const size_t ne = eventNames_.size();
+    for (const DcpiAddressSamples& a : dcpiSamplesByAddress(profile, i)) {
+      std::string name = "0x";
+      static const char* hex = "0123456789abcdef";
+      std::string digits;
+      for (uint64_t v = a.address; v || digits.empty(); v >>= 4)
+        digits.insert(digits.begin(), hex[v & 15]);
+      functions_.push_back({name + digits, "", image.path});
+      self_.resize(functions_.size() * ne, 0);
+      self_[(functions_.size() - 1) * ne + static_cast<size_t>(e)] = a.samples;
+    }
+  }
+  inclusive_ = self_;  // no call information: inclusive is self
 }
 
 std::vector<const CallEdge*> CallGraph::callers(uint64_t f) const {

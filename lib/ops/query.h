@@ -30,12 +30,20 @@ struct LineCost {
   std::vector<uint64_t> cost;  // self cost per event
 };
 
+// The query model of every format:
+// - Callgrind/Cachegrind: functions are (object, file, name); events are the file's events.
+// - XRay: functions are function ids (named from the instrumented binary when `names` is
+//   given); one event "ticks" (TSC ticks), self and inclusive time from the reconstructed
+//   stacks (lib/xray/account.h), edges with call counts and the callee's time.
+// - DCPI: each sampled instruction address is a "function" named by its hex address, object =
+//   the image's path; one event named after the `event` header line.
 class CallGraph {
  public:
-  explicit CallGraph(const Profile& profile);
+  explicit CallGraph(const Profile& profile, const std::vector<std::string>* names = nullptr);
 
   size_t events() const { return eventNames_.size(); }
   const std::vector<std::string>& eventNames() const { return eventNames_; }
+  const std::vector<std::string>& eventLongNames() const { return eventLongNames_; }
   size_t functions() const { return functions_.size(); }
   const FunctionRow& function(uint64_t f) const { return functions_[f]; }
   uint64_t self(uint64_t f, size_t e) const { return self_[f * events() + e]; }
@@ -58,7 +66,9 @@ class CallGraph {
 
  private:
   void fromCostTables(const Profile& profile);
-  std::vector<std::string> eventNames_;
+  void fromXray(const Profile& profile, const std::vector<std::string>* names);
+  void fromDcpi(const Profile& profile);
+  std::vector<std::string> eventNames_, eventLongNames_;
   std::vector<FunctionRow> functions_;
   std::vector<uint64_t> self_, inclusive_, totals_;
   std::vector<CallEdge> edges_;
