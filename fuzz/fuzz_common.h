@@ -17,7 +17,8 @@ inline void findingIf(bool bad, const char* what) {
   }
 }
 
-inline int roundTrip(const uint8_t* data, size_t size, profpack_format format) {
+inline int roundTrip(const uint8_t* data, size_t size, profpack_format format,
+                     bool alsoWriteSourceFormat = false) {
   profpack_read_options ro;
   profpack_read_options_init(&ro);
   ro.format = format;
@@ -45,6 +46,12 @@ inline int roundTrip(const uint8_t* data, size_t size, profpack_format format) {
   wo.ppk_level = 1;
   void* out = nullptr;
   size_t outSize = 0;
+  if (alsoWriteSourceFormat && profpack_profile_format(first) != PROFPACK_FORMAT_UNKNOWN) {
+    s = profpack_write_memory(first, profpack_profile_format(first), &wo, &out, &outSize);
+    findingIf(s == PROFPACK_ERROR_INTERNAL, "internal error writing the source format");
+    profpack_free(out);
+    out = nullptr;
+  }
   profpack_format back = format == PROFPACK_FORMAT_UNKNOWN ? PROFPACK_FORMAT_PPK : format;
   s = profpack_write_memory(first, back, &wo, &out, &outSize);
   findingIf(s != PROFPACK_OK, "writing a profile that was read failed");

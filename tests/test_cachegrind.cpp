@@ -85,6 +85,13 @@ TEST(counts_before_any_fl_round_trip) {
   CHECK(writeCachegrind(*p) == text);
 }
 
+TEST(blank_lines_after_summary_stay_after_it) {
+  // Found by fuzzing: blank lines after the summary moved into the header on rewrite.
+  std::string text = "events: A\nsummary: 0\n\n# end\n";
+  auto p = readCachegrind(bytes(text));
+  CHECK(writeCachegrind(*p) == text);
+}
+
 TEST(crlf_line_endings) {
   std::string text = "cmd: p\r\nevents: A\r\nfl=f.c\r\nfn=g\r\n3 4\r\nsummary: 4\r\n";
   auto p = readCachegrind(bytes(text));

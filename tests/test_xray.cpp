@@ -227,6 +227,10 @@ TEST(bad_inputs) {
   // Version 1: the trace must start with NewBuffer.
   s[0] = 1;
   expectError(s, 32, "expected a NewBuffer");
+  // FDR function record of kind 5 (found by fuzzing: it was accepted, then refused on decode).
+  s = fdr;
+  s[112] = static_cast<char>((s[112] & ~0x0e) | (5 << 1));
+  expectError(s, 112, "unknown function record kind 5");
   // A custom event with a negative size.
   std::string typed = slurp("xray/fdr-v5-typed-truncated.xray");
   s = typed;

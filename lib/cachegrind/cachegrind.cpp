@@ -149,8 +149,12 @@ std::unique_ptr<Profile> readCachegrind(std::span<const uint8_t> data) {
     }
     std::string_view key, value;
     if (trim(line).empty() || line[0] == '#') {
-      if (!inBody) lines.push_back({std::string(line), "", "", ir::HeaderLine::Placement::HEADER});
-      continue;  // blank lines and comments in the body carry nothing
+      // Kept in the header and after the summary; in the body they carry nothing.
+      if (haveSummary)
+        lines.push_back({std::string(line), "", "", ir::HeaderLine::Placement::TRAILER});
+      else if (!inBody)
+        lines.push_back({std::string(line), "", "", ir::HeaderLine::Placement::HEADER});
+      continue;
     }
     if (!splitKey(line, key, value))
       fail(

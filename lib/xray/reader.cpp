@@ -267,6 +267,10 @@ class FdrReader {
     if (!(b & 1)) {
       if (limit - p < 8) return Next::partial;
       uint32_t w = rd32(p);
+      if (((w >> 1) & 7) > 3)
+        fail(kFmt, off(p), kUnknown,
+             "unknown function record kind " + std::to_string((w >> 1) & 7) +
+                 "; expected 0 (enter), 1 (exit), 2 (tail exit) or 3 (enter with arguments)");
       base_tsc_ += rd32(p + 4);
       code_.push(w);
       tsc_.push(base_tsc_);
