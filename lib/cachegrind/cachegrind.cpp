@@ -103,7 +103,7 @@ std::unique_ptr<Profile> readCachegrind(std::span<const uint8_t> data) {
   std::vector<uint64_t> counts, totals;
 
   while (cur.next(line)) {
-    if (haveSummary && !trim(line).empty())
+    if (haveSummary && !trim(line).empty() && line[0] != '#')
       fail(kFmt, cur.lineOffset(), cur.lineNumber(),
            "unexpected line after the summary: line (the summary must be last)");
     if (line.starts_with("fl=")) {
