@@ -1,7 +1,8 @@
 #!/usr/bin/env bash
-# Builds profpack and runs every test: the unit, C ABI and reference-tool suites in a normal
-# build, the same suites again under AddressSanitizer + UndefinedBehaviorSanitizer, and each
-# fuzz harness for a short time. Prints "N passed, N failed" over all of it at the end.
+# Builds profpack and runs every test: the unit, C ABI, reference-tool, ABI and binding suites
+# in a normal build, the same suites again under AddressSanitizer + UndefinedBehaviorSanitizer,
+# the threads test under ThreadSanitizer, and each fuzz harness for a short time
+# (PROFPACK_FUZZ_SECONDS, default 60). Prints "N passed, N failed" over all of it at the end.
 set -euo pipefail
 cd "$(dirname "$0")/.."
 bash scripts/setup.sh
@@ -29,6 +30,16 @@ echo "== build and test (debugoptimized)"
 run_suite build || status=1
 echo "== build and test under ASan + UBSan"
 run_suite build-asan -Db_sanitize=address,undefined -Db_lundef=false -Dbuildtype=debug || status=1
+
+echo "== ThreadSanitizer: 8 threads converting at once through the C ABI"
+if [ ! -f build-tsan/build.ninja ]; then
+  meson setup build-tsan -Db_sanitize=thread -Db_lundef=false >/dev/null
+fi
+ninja -C build-tsan tests/test_threads >/dev/null
+rc=0
+TSAN_OPTIONS=halt_on_error=1 meson test -C build-tsan --no-rebuild --suite threads --print-errorlogs || rc=$?
+count build-tsan
+[ $rc -eq 0 ] || status=1
 
 if [ -x fuzz/run-all.sh ]; then
   echo "== fuzz smoke run"

@@ -1,0 +1,86 @@
+// Eight threads convert different files at once through the C ABI, and several threads query
+// one shared profile. Run under ThreadSanitizer by scripts/test.sh (build-tsan).
+#include <profpack/profpack.h>
+
+#include <atomic>
+#include <cstring>
+#include <string>
+#include <thread>
+#include <vector>
+
+#include "testlib.h"
+
+namespace {
+const char* kFiles[] = {
+    "cachegrind/cachegrind.workload.out", "cachegrind/cachegrind.workload.ir-only.out",
+    "xray/fdr-v5-st.xray",                "xray/basic-v3-st.xray",
+    "dcpi/small.dcpi",                    "dcpi/medium.dcpi",
+    "xray/fdr-v5-tailexit.xray",          "dcpi/padded-unknown.dcpi",
+};
+}  // namespace
+
+TEST(eight_threads_convert_different_files) {
+  std::atomic<int> failures{0};
+  std::vector<std::thread> threads;
+  for (const char* rel : kFiles) {
+    threads.emplace_back([&failures, rel] {
+      for (int round = 0; round < 3; ++round) {
+        profpack_profile* p = nullptr;
+        if (profpack_read_file(testlib::data(rel).c_str(), nullptr, &p) != PROFPACK_OK) {
+          ++failures;
+          return;
+        }
+        void* ppk = nullptr;
+        size_t size = 0;
+        profpack_profile* q = nullptr;
+        int equal = 0;
+        if (profpack_write_memory(p, PROFPACK_FORMAT_PPK, nullptr, &ppk, &size) != PROFPACK_OK ||
+            profpack_read_memory(ppk, size, nullptr, &q) != PROFPACK_OK ||
+            profpack_profile_equal(p, q, &equal) != PROFPACK_OK || !equal)
+          ++failures;
+        void* back = nullptr;
+        if (q && profpack_write_memory(q, profpack_profile_format(p), nullptr, &back, &size) !=
+                     PROFPACK_OK)
+          ++failures;
+        // Errors stay on their thread.
+        profpack_profile* bad = nullptr;
+        if (profpack_read_memory("x", 1, nullptr, &bad) != PROFPACK_ERROR_MALFORMED ||
+            profpack_last_error()->code != PROFPACK_ERROR_MALFORMED)
+          ++failures;
+        profpack_free(back);
+        profpack_free(ppk);
+        profpack_profile_free(q);
+        profpack_profile_free(p);
+      }
+    });
+  }
+  for (auto& t : threads) t.join();
+  CHECK_EQ(failures.load(), 0);
+}
+
+TEST(threads_query_one_profile) {
+  profpack_profile* p = nullptr;
+  CHECK_EQ(profpack_read_file(testlib::data(kFiles[0]).c_str(), nullptr, &p), PROFPACK_OK);
+  std::atomic<int> failures{0};
+  std::vector<std::thread> threads;
+  for (int t = 0; t < 8; ++t) {
+    threads.emplace_back([&failures, p, t] {
+      size_t ids[5], n = 0;
+      profpack_info info;
+      info.struct_size = sizeof info;
+      if (profpack_profile_top_functions(p, static_cast<size_t>(t % 13), 0, ids, 5, &n) !=
+              PROFPACK_OK ||
+          n != 5 || profpack_profile_info(p, &info) != PROFPACK_OK || info.events != 13)
+        ++failures;
+      size_t lines = 0;
+      if (profpack_profile_line_costs(p, "workload.c", 0, nullptr, 0, &lines) != PROFPACK_OK ||
+          lines == 0)
+        ++failures;
+    });
+  }
+  for (auto& t : threads) t.join();
+  profpack_profile_free(p);
+  CHECK_EQ(failures.load(), 0);
+}
+
+TEST_MAIN()
