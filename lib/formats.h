@@ -46,5 +46,7 @@ std::string writeProfile(const Profile& profile, FormatId format, const WriteOpt
 // Per-format entry points (lib/<format>/).
 std::unique_ptr<Profile> readCachegrind(std::span<const uint8_t> data);
 std::string writeCachegrind(const Profile& profile);
+std::unique_ptr<Profile> readCallgrind(std::span<const uint8_t> data);
+std::string writeCallgrind(const Profile& profile);
 
 }  // namespace profpack

@@ -12,6 +12,7 @@ namespace {
 }  // namespace
 
 void ColumnWriter::flushChunk() {
+  chunkBytes_ += cur_.size();
   chunks_.push_back(std::move(cur_));
   cur_ = {};
   inChunk_ = 0;

@@ -40,6 +40,8 @@ class ColumnWriter {
     ++count_;
   }
   uint64_t size() const { return count_; }
+  // Encoded bytes so far (to size a message from its content, not from its input).
+  uint64_t bytes() const { return chunkBytes_ + cur_.size(); }
   // Writes the column into `out`. The writer may not be used afterwards.
   void build(ir::Column::Builder out);
 
@@ -49,6 +51,7 @@ class ColumnWriter {
   uint64_t prev_ = 0;
   uint64_t count_ = 0;
   uint32_t inChunk_ = 0;
+  uint64_t chunkBytes_ = 0;
   std::vector<uint8_t> cur_;
   std::vector<std::vector<uint8_t>> chunks_;
 };

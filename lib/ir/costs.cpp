@@ -62,6 +62,15 @@ void CostTableBuilder::row(ir::RecordKind kind, uint64_t context, uint64_t sourc
   }
 }
 
+uint64_t CostTableBuilder::bytes() const {
+  uint64_t n = sourceFile_.size();
+  for (auto* c : {&kind_, &context_, &costCount_, &costs_, &target_, &count_, &jumped_})
+    n += c->bytes();
+  for (auto& c : positions_) n += c.bytes();
+  for (auto& c : targetPositions_) n += c.bytes();
+  return n;
+}
+
 void CostTableBuilder::markUsed(std::vector<bool>& used) const {
   for (uint64_t s : sourceFile_) used[s] = true;
 }

@@ -44,6 +44,7 @@ class CostTableBuilder {
            const uint64_t* costs, size_t ncosts, uint64_t target = 0,
            const uint64_t* targetPos = nullptr, uint64_t count = 0, uint64_t jumped = 0);
   uint64_t rows() const { return rows_; }
+  uint64_t bytes() const;  // encoded bytes of all columns so far
   void markUsed(std::vector<bool>& used) const;
   void build(ir::CostTable::Builder out, const std::vector<uint64_t>& remap);
 
