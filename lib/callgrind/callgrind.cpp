@@ -172,6 +172,16 @@ class Reader {
                               " before the events: line (expected events: in "
                               "the header)");
   }
+  // contexts_.get behind a small direct-mapped cache: call and jump targets repeat a lot.
+  uint64_t targetContext(uint64_t object, uint64_t file, uint64_t function) {
+    size_t h = static_cast<size_t>((object * 0x9e3779b97f4a7c15ull ^ file * 0xc2b2ae3d27d4eb4full ^
+                                    function * 0x165667b19e3779f9ull) >>
+                                   54);
+    CacheEntry& c = cache_[h];
+    if (c.valid && c.object == object && c.file == file && c.function == function) return c.ctx;
+    c = {object, file, function, contexts_.get(object, file, function), true};
+    return c.ctx;
+  }
   uint64_t context() {
     if (!ctxValid_) {
       ctx_ = contexts_.get(fnObject_, fnFile_, fn_);
@@ -216,6 +226,11 @@ class Reader {
   uint64_t assocLine_ = 0, assocTarget_ = 0, assocCount_ = 0, assocJumped_ = 0;
   uint64_t assocPos_[kMaxPositions] = {0, 0, 0};
   std::vector<uint64_t> costBuf_;
+  struct CacheEntry {
+    uint64_t object, file, function, ctx;
+    bool valid;
+  };
+  std::vector<CacheEntry> cache_ = std::vector<CacheEntry>(1024);
 };
 
 const char* Reader::number(const char* p, const char* e, uint64_t& out, const char* what) const {
@@ -260,6 +275,29 @@ const char* Reader::positions(const char* p, const char* e, const uint64_t* base
       error(p, std::string("expected ") + std::to_string(n) + " subpositions (positions:) in " +
                    what + ", found " + std::to_string(k));
     const char c = *p;
+    // Fast path: short decimal numbers, absolute or relative, followed by a blank or the end.
+    {
+      const char* q = p + (c == '+' || c == '-');
+      const char* b = q;
+      uint64_t v = 0;
+      while (q < e && isDigit(*q) && q - b < 18) v = v * 10 + static_cast<uint64_t>(*q++ - '0');
+      if (q > b && (q == e || isSpace(*q)) && !(q - b > 1 && *b == '0' && b[1] == 'x')) {
+        if (c == '+') {
+          out[k] = base[k] + v;
+          if (out[k] < v) error(p, "relative subposition overflows 64 bits");
+        } else if (c == '-') {
+          if (v > base[k])
+            error(p, "relative subposition " + std::string(p, static_cast<size_t>(q - p)) +
+                         " goes below 0 (previous value " + std::to_string(base[k]) +
+                         "): a negative position");
+          out[k] = base[k] - v;
+        } else {
+          out[k] = v;
+        }
+        p = q;
+        continue;
+      }
+    }
     if (c == '*') {
       out[k] = base[k];
       ++p;
@@ -503,12 +541,12 @@ void Reader::body(std::string_view line) {
     if (kind == Kind::CALL) {
       if (!haveCallee_) error(line.data(), "calls= without a preceding cfn= line");
       uint64_t obj = cob_ != kUndef ? cob_ : fnObject_;
-      assocTarget_ = contexts_.get(obj, calleeFile_, calleeFn_);
+      assocTarget_ = targetContext(obj, calleeFile_, calleeFn_);
       cob_ = kUndef;
     } else {
       context();  // the source context is used before the target
       assocTarget_ =
-          contexts_.get(fnObject_, jfi_ != kUndef ? jfi_ : file_, jfn_ != kUndef ? jfn_ : fn_);
+          targetContext(fnObject_, jfi_ != kUndef ? jfi_ : file_, jfn_ != kUndef ? jfn_ : fn_);
       jfi_ = jfn_ = kUndef;
     }
     // The caller's context must be numbered before the callee's: contexts are created in the

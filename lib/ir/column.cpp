@@ -12,15 +12,26 @@ namespace {
 }  // namespace
 
 void ColumnWriter::flushChunk() {
-  chunkBytes_ += cur_.size();
-  chunks_.push_back(std::move(cur_));
-  cur_ = {};
+  chunkBytes_ += len_;
+  chunks_.emplace_back(buf_.get(), buf_.get() + len_);  // exact size: no growth slack kept
+  len_ = 0;
   inChunk_ = 0;
   prev_ = 0;
 }
 
+void ColumnWriter::grow() {
+  size_t cap = std::max<size_t>(256, cap_ * 2);
+  void* p = std::realloc(buf_.get(), cap);
+  if (!p) throw std::bad_alloc();
+  (void)buf_.release();
+  buf_.reset(static_cast<uint8_t*>(p));
+  cap_ = cap;
+}
+
 void ColumnWriter::build(ir::Column::Builder out) {
   if (inChunk_ > 0) flushChunk();
+  buf_.reset();
+  cap_ = 0;
   out.setCount(count_);
   out.setEncoding(encoding_);
   out.setChunkValues(kColumnChunkValues);
@@ -160,7 +171,8 @@ std::string_view StringTableReader::get(uint64_t id) const {
   uint64_t off = offsets_[id];
   uint64_t len = offsets_[id + 1] - off;
   if (len == 0) return {};
-  size_t chunk = std::upper_bound(chunkStart_.begin(), chunkStart_.end(), off) - chunkStart_.begin() - 1;
+  size_t chunk =
+      std::upper_bound(chunkStart_.begin(), chunkStart_.end(), off) - chunkStart_.begin() - 1;
   return chunks_[chunk].substr(off - chunkStart_[chunk], len);
 }
 

@@ -2,7 +2,10 @@
 #pragma once
 
 #include <cstdint>
+#include <cstdlib>
 #include <deque>
+#include <memory>
+#include <new>
 #include <span>
 #include <string>
 #include <string_view>
@@ -31,28 +34,62 @@ class ColumnWriter {
       prev_ = value;
       v = (static_cast<uint64_t>(d) << 1) ^ static_cast<uint64_t>(d >> 63);
     }
+    if (cap_ - len_ < 10) grow();
+    uint8_t* p = buf_.get() + len_;
     while (v >= 0x80) {
-      cur_.push_back(static_cast<uint8_t>(v | 0x80));
+      *p++ = static_cast<uint8_t>(v | 0x80);
       v >>= 7;
     }
-    cur_.push_back(static_cast<uint8_t>(v));
+    *p++ = static_cast<uint8_t>(v);
+    len_ = static_cast<size_t>(p - buf_.get());
     ++inChunk_;
     ++count_;
   }
+  // Calls f(value) for every value pushed so far, in order.
+  template <class F>
+  void forEach(F f) const {
+    for (auto& c : chunks_) decodeChunk(c.data(), c.data() + c.size(), f);
+    decodeChunk(buf_.get(), buf_.get() + len_, f);
+  }
   uint64_t size() const { return count_; }
   // Encoded bytes so far (to size a message from its content, not from its input).
-  uint64_t bytes() const { return chunkBytes_ + cur_.size(); }
+  uint64_t bytes() const { return chunkBytes_ + len_; }
   // Writes the column into `out`. The writer may not be used afterwards.
   void build(ir::Column::Builder out);
 
  private:
   void flushChunk();
+  void grow();
+  template <class F>
+  void decodeChunk(const uint8_t* p, const uint8_t* e, F& f) const {
+    uint64_t prev = 0;
+    while (p < e) {
+      uint64_t v = 0;
+      unsigned shift = 0;
+      for (;;) {
+        uint8_t b = *p++;
+        v |= static_cast<uint64_t>(b & 0x7f) << shift;
+        if (!(b & 0x80)) break;
+        shift += 7;
+      }
+      if (encoding_ == ir::Column::Encoding::ZIGZAG_DELTA) {
+        prev += static_cast<uint64_t>(static_cast<int64_t>((v >> 1) ^ (~(v & 1) + 1)));
+        v = prev;
+      }
+      f(v);
+    }
+  }
   ir::Column::Encoding encoding_;
   uint64_t prev_ = 0;
   uint64_t count_ = 0;
   uint32_t inChunk_ = 0;
   uint64_t chunkBytes_ = 0;
-  std::vector<uint8_t> cur_;
+  // The chunk being filled: a raw buffer, so a push writes bytes without per-byte checks.
+  struct Free {
+    void operator()(uint8_t* p) const { std::free(p); }
+  };
+  std::unique_ptr<uint8_t[], Free> buf_;
+  size_t len_ = 0, cap_ = 0;
   std::vector<std::vector<uint8_t>> chunks_;
 };
 

@@ -50,7 +50,7 @@ void CostTableBuilder::row(ir::RecordKind kind, uint64_t context, uint64_t sourc
   ++rows_;
   kind_.push(static_cast<uint64_t>(kind));
   context_.push(context);
-  sourceFile_.push_back(sourceFile);
+  sourceFile_.push(sourceFile);
   for (size_t i = 0; i < npos_; ++i) positions_[i].push(pos[i]);
   costCount_.push(ncosts);
   for (size_t i = 0; i < ncosts; ++i) costs_.push(costs[i]);
@@ -63,7 +63,7 @@ void CostTableBuilder::row(ir::RecordKind kind, uint64_t context, uint64_t sourc
 }
 
 uint64_t CostTableBuilder::bytes() const {
-  uint64_t n = sourceFile_.size();
+  uint64_t n = sourceFile_.bytes();
   for (auto* c : {&kind_, &context_, &costCount_, &costs_, &target_, &count_, &jumped_})
     n += c->bytes();
   for (auto& c : positions_) n += c.bytes();
@@ -72,7 +72,7 @@ uint64_t CostTableBuilder::bytes() const {
 }
 
 void CostTableBuilder::markUsed(std::vector<bool>& used) const {
-  for (uint64_t s : sourceFile_) used[s] = true;
+  sourceFile_.forEach([&](uint64_t s) { used[s] = true; });
 }
 
 void CostTableBuilder::build(ir::CostTable::Builder out, const std::vector<uint64_t>& remap) {
@@ -81,9 +81,9 @@ void CostTableBuilder::build(ir::CostTable::Builder out, const std::vector<uint6
   context_.build(out.initContext());
   {
     ColumnWriter w(Enc::VARINT);
-    for (uint64_t s : sourceFile_) w.push(remap[s]);
+    sourceFile_.forEach([&](uint64_t s) { w.push(remap[s]); });
     w.build(out.initSourceFile());
-    std::vector<uint64_t>().swap(sourceFile_);
+    sourceFile_ = ColumnWriter(Enc::VARINT);
   }
   auto pos = out.initPositions(static_cast<unsigned>(npos_));
   auto tpos = out.initTargetPositions(static_cast<unsigned>(npos_));

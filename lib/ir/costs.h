@@ -52,7 +52,7 @@ class CostTableBuilder {
   size_t npos_;
   uint64_t rows_ = 0;
   ColumnWriter kind_, context_, costCount_, costs_, target_, count_, jumped_;
-  std::vector<uint64_t> sourceFile_;  // remapped at build time
+  ColumnWriter sourceFile_;  // string indexes before sortAndCompact: remapped at build time
   std::vector<ColumnWriter> positions_, targetPositions_;
 };
 
