@@ -11,6 +11,18 @@
 #include "formats.h"
 #include "util/io.h"
 
+// Peak resident set size so far, in bytes (VmHWM of /proc/self/status).
+static double peakRss() {
+  FILE* f = std::fopen("/proc/self/status", "r");
+  if (!f) return 0;
+  char line[256];
+  double kb = 0;
+  while (std::fgets(line, sizeof line, f))
+    if (std::sscanf(line, "VmHWM: %lf", &kb) == 1) break;
+  std::fclose(f);
+  return kb * 1024;
+}
+
 int main(int argc, char** argv) {
   if (argc < 2) {
     std::fprintf(stderr, "usage: %s FILE [runs] [level]\n", argv[0]);
@@ -21,6 +33,7 @@ int main(int argc, char** argv) {
   profpack::InputFile in(argv[1]);
   auto data = in.bytes();
   using clk = std::chrono::steady_clock;
+  double rssParse = 0, rssEncode = 0;
   double bestParse = 1e9, bestEncode = 1e9, bestParseCpu = 1e9;
   size_t ppkBytes = 0, messageBytes = 0;
   auto cpu = [] {
@@ -34,18 +47,21 @@ int main(int argc, char** argv) {
     auto p = profpack::readCallgrind(data);
     auto t1 = clk::now();
     bestParseCpu = std::min(bestParseCpu, cpu() - c0);
-    messageBytes = p->flatWords().size() * sizeof(capnp::word);
+    if (i == 0) rssParse = peakRss();
     std::string ppk = profpack::encodePpk(*p, level);
     auto t2 = clk::now();
     ppkBytes = ppk.size();
+    if (i == 0) rssEncode = peakRss();
+    if (i == runs - 1) messageBytes = p->flatWords().size() * sizeof(capnp::word);
     bestParse = std::min(bestParse, std::chrono::duration<double>(t1 - t0).count());
     bestEncode = std::min(bestEncode, std::chrono::duration<double>(t2 - t1).count());
   }
   double mb = static_cast<double>(data.size()) / 1e6;
   std::printf(
       "input_mb %.2f\nparse_s %.4f\nparse_mb_s %.1f\nparse_cpu_s %.4f\nparse_cpu_mb_s %.1f\n"
-      "encode_s %.4f\nmessage_bytes %zu\nppk_bytes %zu\n",
+      "encode_s %.4f\nmessage_bytes %zu\nppk_bytes %zu\npeak_rss_after_parse %.0f\n"
+      "peak_rss_after_encode %.0f\n",
       mb, bestParse, mb / bestParse, bestParseCpu, mb / bestParseCpu, bestEncode, messageBytes,
-      ppkBytes);
+      ppkBytes, rssParse, rssEncode);
   return 0;
 }

@@ -34,6 +34,11 @@ kj::ArrayPtr<const capnp::word> Profile::flatWords() const {
   return flat_.asPtr();
 }
 
+kj::ArrayPtr<const kj::ArrayPtr<const capnp::word>> Profile::segments() const {
+  if (builder_) return builder_->getSegmentsForOutput();
+  return {};
+}
+
 std::unique_ptr<capnp::MallocMessageBuilder> newMessage(size_t expectedBytes) {
   // First segment: about the input size in words (bounded), growing heuristically after it.
   size_t words = std::clamp<size_t>(expectedBytes / 8, 1024, size_t{64} << 20);

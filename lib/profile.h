@@ -30,6 +30,9 @@ class Profile {
   const StringTableReader& strings() const;
   // The message as the flat word array a .ppk stores (computed once for built messages).
   kj::ArrayPtr<const capnp::word> flatWords() const;
+  // The message's segments without flattening them (a .ppk holds them behind a segment table,
+  // exactly as flatWords() lays them out); for a message read from a .ppk, its one flat array.
+  kj::ArrayPtr<const kj::ArrayPtr<const capnp::word>> segments() const;
   // Non-fatal findings of the reader (e.g. a truncated XRay trace), in the order found.
   std::vector<std::string>& warnings() { return warnings_; }
   const std::vector<std::string>& warnings() const { return warnings_; }

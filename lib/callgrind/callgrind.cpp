@@ -58,25 +58,27 @@ enum IdSpace { kObjects = 0, kFiles = 1, kFunctions = 2 };
 class IdMap {
  public:
   uint64_t get(uint64_t id) const {
-    if (id < small_.size()) return small_[id];
-    if (id < kSmallLimit) return kUndef;
+    if (id < small_.size() && small_[id]) return small_[id] - 1;
+    if (big_.empty()) return kUndef;
     auto it = big_.find(id);
     return it == big_.end() ? kUndef : it->second;
   }
   void set(uint64_t id, uint64_t s) {
-    if (id < kSmallLimit) {
+    if (id < kSmallLimit && s + 1 < UINT32_MAX) {
       if (id >= small_.size())
         small_.resize(
-            std::min<uint64_t>(kSmallLimit, std::max<uint64_t>(id + 1, small_.size() * 2)), kUndef);
-      small_[id] = s;
+            std::min<uint64_t>(kSmallLimit, std::max<uint64_t>(id + 1, small_.size() * 2)), 0);
+      small_[id] = static_cast<uint32_t>(s + 1);
+      if (!big_.empty()) big_.erase(id);
     } else {
+      if (id < small_.size()) small_[id] = 0;
       big_[id] = s;
     }
   }
 
  private:
   static constexpr uint64_t kSmallLimit = uint64_t{1} << 20;
-  std::vector<uint64_t> small_;
+  std::vector<uint32_t> small_;  // string index + 1, 0 = undefined
   std::unordered_map<uint64_t, uint64_t> big_;
 };
 

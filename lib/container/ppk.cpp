@@ -3,6 +3,7 @@
 #include <zstd.h>
 
 #include <cstring>
+#include <vector>
 
 #include "../error.h"
 
@@ -49,26 +50,55 @@ std::string encodePpk(const Profile& profile, int level) {
     throw Error(Status::invalidArgument, "ppk",
                 "zstd level " + std::to_string(level) + " is outside 1.." +
                     std::to_string(ZSTD_maxCLevel()));
-  kj::ArrayPtr<const capnp::word> words = profile.flatWords();
-  const size_t msgBytes = words.size() * sizeof(capnp::word);
+  // The flat message is the segment table followed by the segments. A built message is
+  // compressed segment by segment, so it is never copied into one flat array.
+  std::vector<kj::ArrayPtr<const capnp::word>> parts;
+  std::vector<uint32_t> table;
+  auto segments = profile.segments();
+  if (segments.size() > 0) {
+    table.push_back(static_cast<uint32_t>(segments.size() - 1));
+    for (auto seg : segments) table.push_back(static_cast<uint32_t>(seg.size()));
+    if (table.size() % 2) table.push_back(0);
+    for (auto seg : segments) parts.push_back(seg);
+  } else {
+    parts.push_back(profile.flatWords());
+  }
+  size_t msgBytes = table.size() * sizeof(uint32_t);
+  for (auto p : parts) msgBytes += p.size() * sizeof(capnp::word);
 
   CCtx cctx;
   if (!cctx.p) throw std::bad_alloc();
   check(ZSTD_CCtx_setParameter(cctx.p, ZSTD_c_compressionLevel, level), "zstd level");
   check(ZSTD_CCtx_setParameter(cctx.p, ZSTD_c_checksumFlag, 1), "zstd checksum");
   check(ZSTD_CCtx_setParameter(cctx.p, ZSTD_c_contentSizeFlag, 1), "zstd content size");
+  check(ZSTD_CCtx_setPledgedSrcSize(cctx.p, msgBytes), "zstd content size");
   std::string out;
   out.append(reinterpret_cast<const char*>(kMagic), sizeof kMagic);
   put32(out, kPpkVersion);
   put32(out, 0);
   put64(out, msgBytes);
   put64(out, 0);  // compressed size, patched below
-  out.resize(kPpkHeaderSize + ZSTD_compressBound(msgBytes));
-  size_t n = ZSTD_compress2(cctx.p, out.data() + kPpkHeaderSize, out.size() - kPpkHeaderSize,
-                            words.begin(), msgBytes);
-  check(n, "zstd compression");
-  out.resize(kPpkHeaderSize + n);
-  for (int i = 0; i < 8; ++i) out[24 + i] = static_cast<char>(uint64_t{n} >> (8 * i));
+  // Little-endian segment table (the project only builds on little-endian hosts, as capnp's
+  // in-memory words are the wire format there).
+  std::vector<std::pair<const void*, size_t>> inputs;
+  if (!table.empty()) inputs.emplace_back(table.data(), table.size() * sizeof(uint32_t));
+  for (auto p : parts) inputs.emplace_back(p.begin(), p.size() * sizeof(capnp::word));
+  const size_t step = ZSTD_CStreamOutSize();
+  for (size_t i = 0; i < inputs.size(); ++i) {
+    ZSTD_inBuffer in{inputs[i].first, inputs[i].second, 0};
+    const ZSTD_EndDirective mode = i + 1 == inputs.size() ? ZSTD_e_end : ZSTD_e_continue;
+    for (;;) {
+      size_t have = out.size();
+      out.resize(have + step);
+      ZSTD_outBuffer o{out.data() + have, step, 0};
+      size_t rc = ZSTD_compressStream2(cctx.p, &o, &in, mode);
+      check(rc, "zstd compression");
+      out.resize(have + o.pos);
+      if (mode == ZSTD_e_end ? rc == 0 : in.pos == in.size) break;
+    }
+  }
+  const uint64_t n = out.size() - kPpkHeaderSize;
+  for (int i = 0; i < 8; ++i) out[24 + i] = static_cast<char>(n >> (8 * i));
   return out;
 }
 

@@ -13,7 +13,13 @@ namespace {
 
 void ColumnWriter::flushChunk() {
   chunkBytes_ += len_;
-  chunks_.emplace_back(buf_.get(), buf_.get() + len_);  // exact size: no growth slack kept
+  // Hand the buffer over, trimmed to its size, so no growth slack stays resident.
+  if (void* p = std::realloc(buf_.get(), std::max<size_t>(len_, 1))) {
+    (void)buf_.release();
+    buf_.reset(static_cast<uint8_t*>(p));
+  }
+  chunks_.push_back({std::move(buf_), len_});
+  cap_ = 0;
   len_ = 0;
   inChunk_ = 0;
   prev_ = 0;
@@ -38,8 +44,8 @@ void ColumnWriter::build(ir::Column::Builder out) {
   auto list = out.initChunks(static_cast<unsigned>(chunks_.size()));
   for (size_t i = 0; i < chunks_.size(); ++i) {
     list.set(static_cast<unsigned>(i),
-             kj::ArrayPtr<const kj::byte>(chunks_[i].data(), chunks_[i].size()));
-    std::vector<uint8_t>().swap(chunks_[i]);
+             kj::ArrayPtr<const kj::byte>(chunks_[i].data.get(), chunks_[i].size));
+    chunks_[i].data.reset();
   }
   chunks_.clear();
 }

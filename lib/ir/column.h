@@ -48,7 +48,7 @@ class ColumnWriter {
   // Calls f(value) for every value pushed so far, in order.
   template <class F>
   void forEach(F f) const {
-    for (auto& c : chunks_) decodeChunk(c.data(), c.data() + c.size(), f);
+    for (auto& c : chunks_) decodeChunk(c.data.get(), c.data.get() + c.size, f);
     decodeChunk(buf_.get(), buf_.get() + len_, f);
   }
   uint64_t size() const { return count_; }
@@ -90,7 +90,11 @@ class ColumnWriter {
   };
   std::unique_ptr<uint8_t[], Free> buf_;
   size_t len_ = 0, cap_ = 0;
-  std::vector<std::vector<uint8_t>> chunks_;
+  struct Chunk {
+    std::unique_ptr<uint8_t[], Free> data;
+    size_t size;
+  };
+  std::vector<Chunk> chunks_;
 };
 
 // Decodes a whole column. Throws profpack::Error on a malformed column (count mismatch,
