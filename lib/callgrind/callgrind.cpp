@@ -147,7 +147,8 @@ std::string firstWord(const char* p, const char* e) {
 
 class Reader {
  public:
-  explicit Reader(std::span<const uint8_t> data) : data_(data), cur_(data) {}
+  explicit Reader(std::span<const uint8_t> data)
+      : data_(data), cur_{reinterpret_cast<const char*>(data.data())} {}
   std::unique_ptr<Profile> run();
 
  private:
@@ -160,6 +161,7 @@ class Reader {
   const char* positions(const char* p, const char* e, const uint64_t* base, uint64_t* out,
                         const char* what) const;
   size_t costs(const char* p, const char* e);
+  const char* fastCostLine(const char* p, const char* end);
   uint64_t name(std::string_view spec, IdSpace space, std::string_view value);
   void header(std::string_view key, std::string_view value);
   void startPart();
@@ -193,7 +195,13 @@ class Reader {
   }
 
   std::span<const uint8_t> data_;
-  LineCursor cur_;
+  struct Cursor {
+    const char* base;
+    const char* lineStart = nullptr;
+    uint64_t lineNo = 0;
+    uint64_t lineNumber() const { return lineNo; }
+    uint64_t lineOffset() const { return static_cast<uint64_t>(lineStart - base); }
+  } cur_;
   std::string_view line_;
 
   StringInterner strings_;
@@ -343,6 +351,69 @@ size_t Reader::costs(const char* p, const char* e) {
     costBuf_[n++] = v;
   }
   return n;
+}
+
+// The common case of a cost line, parsed in one pass up to its newline: short decimal or
+// relative subpositions and short decimal costs. Anything else (hex, long numbers, errors, a
+// carriage return) returns nullptr before changing any state, and the general path takes over.
+const char* Reader::fastCostLine(const char* p, const char* end) {
+  const size_t npos = kinds_.size();
+  uint64_t pos[kMaxPositions];
+  for (size_t k = 0; k < npos; ++k) {
+    const char c = *p;
+    if (c == '*') {
+      pos[k] = last_[k];
+      ++p;
+    } else {
+      const char* q = p + (c == '+' || c == '-');
+      const char* b = q;
+      uint64_t v = 0;
+      while (q < end && isDigit(*q) && q - b < 18) v = v * 10 + static_cast<uint64_t>(*q++ - '0');
+      if (q == b) return nullptr;
+      if (c == '+') {
+        if (v > ~last_[k]) return nullptr;
+        v += last_[k];
+      } else if (c == '-') {
+        if (v > last_[k]) return nullptr;
+        v = last_[k] - v;
+      }
+      pos[k] = v;
+      p = q;
+    }
+    if (p == end || (*p != ' ' && *p != '\t')) {
+      if (k + 1 < npos || (p < end && *p != '\n')) return nullptr;
+    } else {
+      while (p < end && (*p == ' ' || *p == '\t')) ++p;
+      if (k + 1 < npos && (p == end || *p == '\n')) return nullptr;
+    }
+  }
+  const size_t nev = events_.size();
+  uint64_t* costs = costBuf_.data();
+  size_t n = 0;
+  while (p < end && *p != '\n') {
+    const char* b = p;
+    uint64_t v = 0;
+    while (p < end && isDigit(*p) && p - b < 18) v = v * 10 + static_cast<uint64_t>(*p++ - '0');
+    if (p == b || n == nev) return nullptr;
+    if (p < end && *p != '\n') {
+      if (*p != ' ' && *p != '\t') return nullptr;
+      while (p < end && (*p == ' ' || *p == '\t')) ++p;
+    }
+    costs[n++] = v;
+  }
+  // Parsed: commit.
+  if (!pending_.empty()) pending_.clear();
+  std::copy(pos, pos + npos, last_);
+  const uint64_t sf = file_ == fnFile_ ? 0 : file_;
+  CostTableBuilder& t = *parts_.back().table;
+  if (assocKind_ == Kind::COST) {
+    t.cost(context(), sf, pos, costs, n);
+  } else {
+    t.row(assocKind_, context(), sf, pos, costs, n, assocTarget_, assocPos_, assocCount_,
+          assocJumped_);
+    assocKind_ = Kind::COST;
+  }
+  return p < end ? p + 1 : end;
 }
 
 uint64_t Reader::name(std::string_view spec, IdSpace space, std::string_view v) {
@@ -501,7 +572,7 @@ void Reader::body(std::string_view line) {
     const uint64_t sf = file_ == fnFile_ ? 0 : file_;
     CostTableBuilder& t = *parts_.back().table;
     if (assocKind_ == Kind::COST) {
-      t.row(Kind::COST, context(), sf, pos, costBuf_.data(), n);
+      t.cost(context(), sf, pos, costBuf_.data(), n);
     } else {
       t.row(assocKind_, context(), sf, pos, costBuf_.data(), n, assocTarget_, assocPos_,
             assocCount_, assocJumped_);
@@ -596,8 +667,24 @@ void Reader::body(std::string_view line) {
 
 std::unique_ptr<Profile> Reader::run() {
   startPart();
-  std::string_view line;
-  while (cur_.next(line)) {
+  const char* p = cur_.base;
+  const char* const end = p + data_.size();
+  while (p < end) {
+    cur_.lineStart = p;
+    ++cur_.lineNo;
+    {
+      const char c = *p;
+      if ((isDigit(c) || c == '+' || c == '-' || c == '*') && haveFn_ && haveEvents_ && inBody_) {
+        if (const char* next = fastCostLine(p, end)) {
+          p = next;
+          continue;
+        }
+      }
+    }
+    const char* nl = static_cast<const char*>(std::memchr(p, '\n', static_cast<size_t>(end - p)));
+    size_t len = nl ? static_cast<size_t>(nl - p) : static_cast<size_t>(end - p);
+    std::string_view line(p, len && p[len - 1] == '\r' ? len - 1 : len);
+    p = nl ? nl + 1 : end;
     line_ = line;
     if (line.empty()) {
       if (assocKind_ != Kind::COST) goto association;
