@@ -7,6 +7,7 @@
 #include "container/ppk.h"
 #include "error.h"
 #include "formats.h"
+#include "ir/column.h"
 #include "ir/costs.h"
 #include "ops/summary.h"
 #include "testlib.h"
@@ -440,3 +441,53 @@ TEST(error_header_problems) {
 }
 
 TEST_MAIN()
+
+// ---- run-length column encodings used by the cost tables ----
+
+TEST(run_length_columns_round_trip) {
+  for (auto enc : {ir::Column::Encoding::VARINT_RUNS, ir::Column::Encoding::ZIGZAG_DELTA_RUNS}) {
+    std::vector<uint64_t> v;
+    for (int i = 0; i < 40; ++i) v.push_back(0);            // runs longer than 15
+    for (int i = 0; i < 20; ++i) v.push_back(100 + 4 * i);  // constant stride
+    v.push_back(uint64_t{1} << 60);                         // needs the escape
+    v.push_back(~uint64_t{0});
+    v.push_back(~uint64_t{0});
+    v.push_back(3);
+    for (uint64_t i = 0; i < kColumnChunkValues + 5; ++i) v.push_back(i % 7 == 0 ? 9 : 1);
+    ColumnWriter w(enc);
+    for (uint64_t x : v) w.push(x);
+    capnp::MallocMessageBuilder m;
+    auto c = m.initRoot<ir::Column>();
+    w.build(c);
+    CHECK(c.getEncoding() == enc);
+    CHECK_EQ(c.getChunks().size(), 2u);
+    CHECK(decodeColumn(c.asReader()) == v);
+  }
+}
+
+TEST(run_length_column_defects_are_errors) {
+  auto make = [](std::vector<uint8_t> bytes, uint64_t count) {
+    auto m = std::make_unique<capnp::MallocMessageBuilder>();
+    auto c = m->initRoot<ir::Column>();
+    c.setCount(count);
+    c.setEncoding(ir::Column::Encoding::VARINT_RUNS);
+    c.setChunkValues(kColumnChunkValues);
+    c.initChunks(1).set(0, kj::ArrayPtr<const kj::byte>(bytes.data(), bytes.size()));
+    return m;
+  };
+  auto expectBad = [&](std::vector<uint8_t> bytes, uint64_t count, const char* needle) {
+    auto m = make(bytes, count);
+    try {
+      decodeColumn(m->getRoot<ir::Column>().asReader());
+    } catch (const Error& e) {
+      CHECK_CONTAINS(e.what(), needle);
+      return;
+    }
+    throw testlib::Failure{std::string("expected an error containing: ") + needle};
+  };
+  CHECK(decodeColumn(make({0x0e}, 15)->getRoot<ir::Column>().asReader()).size() == 15);
+  expectBad({0x0e}, 14, "more values than it declares");     // a run of 15, 14 declared
+  expectBad({0x0e}, 16, "does not match");                   // 16 declared, 15 stored
+  expectBad({0x0f}, 1, "truncated");                         // escape without its value
+  expectBad({0x0e}, 1000, "more values than it has bytes");  // > 15 values a byte
+}

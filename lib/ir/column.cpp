@@ -12,6 +12,7 @@ namespace {
 }  // namespace
 
 void ColumnWriter::flushChunk() {
+  flushRun();
   chunkBytes_ += len_;
   // Hand the buffer over, trimmed to its size, so no growth slack stays resident.
   if (void* p = std::realloc(buf_.get(), std::max<size_t>(len_, 1))) {
@@ -61,13 +62,20 @@ std::vector<uint64_t> decodeColumn(ir::Column::Reader column) {
   const uint64_t count = column.getCount();
   const uint32_t per = column.getChunkValues();
   auto chunks = column.getChunks();
-  const bool delta = column.getEncoding() == ir::Column::Encoding::ZIGZAG_DELTA;
+  const auto encoding = column.getEncoding();
+  const bool delta = encoding == ir::Column::Encoding::ZIGZAG_DELTA ||
+                     encoding == ir::Column::Encoding::ZIGZAG_DELTA_RUNS;
+  const bool runs = encoding == ir::Column::Encoding::VARINT_RUNS ||
+                    encoding == ir::Column::Encoding::ZIGZAG_DELTA_RUNS;
+  if (!delta && !runs && encoding != ir::Column::Encoding::VARINT)
+    throw Error(Status::unsupported, "ppk", "column uses an unknown encoding");
   if (count > 0 && per == 0) corrupt("column has values but a chunk size of 0");
-  // Each value takes at least one byte, so the count is bounded by the stored bytes: this keeps
-  // the allocation below proportional to the message, never to an untrusted field.
+  // Each value takes at least one byte (a run at most 15 values a byte), so the count is bounded
+  // by the stored bytes: this keeps the allocation below proportional to the message, never to
+  // an untrusted field.
   uint64_t bytes = 0;
   for (auto c : chunks) bytes += c.size();
-  if (count > bytes) corrupt("column declares more values than it has bytes");
+  if (count / (runs ? 15 : 1) > bytes) corrupt("column declares more values than it has bytes");
   std::vector<uint64_t> out;
   out.reserve(count);
   for (auto c : chunks) {
@@ -75,7 +83,7 @@ std::vector<uint64_t> decodeColumn(ir::Column::Reader column) {
     const uint8_t* e = c.end();
     uint64_t prev = 0;
     uint64_t inChunk = 0;
-    while (p < e) {
+    auto varint = [&] {
       uint64_t v = 0;
       unsigned shift = 0;
       for (;;) {
@@ -85,13 +93,30 @@ std::vector<uint64_t> decodeColumn(ir::Column::Reader column) {
         if (!(b & 0x80)) break;
         shift += 7;
       }
-      if (delta) {
-        int64_t d = static_cast<int64_t>((v >> 1) ^ (~(v & 1) + 1));
-        prev += static_cast<uint64_t>(d);
-        v = prev;
+      return v;
+    };
+    while (p < e) {
+      uint64_t v = varint();
+      uint64_t n = 1;
+      if (runs) {
+        if ((v & 15) == 15) {
+          v = varint();
+        } else {
+          n = (v & 15) + 1;
+          v >>= 4;
+        }
       }
-      out.push_back(v);
-      ++inChunk;
+      if (out.size() + n > count) corrupt("column holds more values than it declares");
+      for (uint64_t i = 0; i < n; ++i) {
+        uint64_t x = v;
+        if (delta) {
+          int64_t d = static_cast<int64_t>((v >> 1) ^ (~(v & 1) + 1));
+          prev += static_cast<uint64_t>(d);
+          x = prev;
+        }
+        out.push_back(x);
+      }
+      inChunk += n;
     }
     if (inChunk > per) corrupt("column chunk holds more values than its chunk size");
   }

@@ -24,28 +24,35 @@ inline constexpr uint32_t kColumnChunkValues = 1u << 20;
 class ColumnWriter {
  public:
   explicit ColumnWriter(ir::Column::Encoding encoding = ir::Column::Encoding::VARINT)
-      : encoding_(encoding) {}
+      : encoding_(encoding),
+        delta_(encoding == ir::Column::Encoding::ZIGZAG_DELTA ||
+               encoding == ir::Column::Encoding::ZIGZAG_DELTA_RUNS),
+        runs_(encoding == ir::Column::Encoding::VARINT_RUNS ||
+              encoding == ir::Column::Encoding::ZIGZAG_DELTA_RUNS) {}
 
   void push(uint64_t value) {
     if (inChunk_ == kColumnChunkValues) flushChunk();
     uint64_t v = value;
-    if (encoding_ == ir::Column::Encoding::ZIGZAG_DELTA) {
+    if (delta_) {
       int64_t d = static_cast<int64_t>(value - prev_);
       prev_ = value;
       v = (static_cast<uint64_t>(d) << 1) ^ static_cast<uint64_t>(d >> 63);
     }
-    if (cap_ - len_ < 10) grow();
-    uint8_t* p = buf_.get() + len_;
-    while (v >= 0x80) {
-      *p++ = static_cast<uint8_t>(v | 0x80);
-      v >>= 7;
-    }
-    *p++ = static_cast<uint8_t>(v);
-    len_ = static_cast<size_t>(p - buf_.get());
     ++inChunk_;
     ++count_;
+    if (runs_) {
+      if (run_ > 0 && v == runValue_ && run_ < 15) {
+        ++run_;
+        return;
+      }
+      flushRun();
+      runValue_ = v;
+      run_ = 1;
+      return;
+    }
+    put(v);
   }
-  // Calls f(value) for every value pushed so far, in order.
+  // Calls f(value) for every value pushed so far, in order (plain encodings only).
   template <class F>
   void forEach(F f) const {
     for (auto& c : chunks_) decodeChunk(c.data.get(), c.data.get() + c.size, f);
@@ -60,6 +67,28 @@ class ColumnWriter {
  private:
   void flushChunk();
   void grow();
+  void put(uint64_t v) {
+    if (cap_ - len_ < 10) grow();
+    uint8_t* p = buf_.get() + len_;
+    while (v >= 0x80) {
+      *p++ = static_cast<uint8_t>(v | 0x80);
+      v >>= 7;
+    }
+    *p++ = static_cast<uint8_t>(v);
+    len_ = static_cast<size_t>(p - buf_.get());
+  }
+  void flushRun() {
+    if (run_ == 0) return;
+    if (runValue_ < (uint64_t{1} << 60)) {
+      put(runValue_ << 4 | (run_ - 1));
+    } else {
+      for (uint32_t i = 0; i < run_; ++i) {
+        put(15);
+        put(runValue_);
+      }
+    }
+    run_ = 0;
+  }
   template <class F>
   void decodeChunk(const uint8_t* p, const uint8_t* e, F& f) const {
     uint64_t prev = 0;
@@ -72,7 +101,7 @@ class ColumnWriter {
         if (!(b & 0x80)) break;
         shift += 7;
       }
-      if (encoding_ == ir::Column::Encoding::ZIGZAG_DELTA) {
+      if (delta_) {
         prev += static_cast<uint64_t>(static_cast<int64_t>((v >> 1) ^ (~(v & 1) + 1)));
         v = prev;
       }
@@ -80,6 +109,9 @@ class ColumnWriter {
     }
   }
   ir::Column::Encoding encoding_;
+  bool delta_, runs_;
+  uint64_t runValue_ = 0;
+  uint32_t run_ = 0;  // values in the pending run (runs encodings)
   uint64_t prev_ = 0;
   uint64_t count_ = 0;
   uint32_t inChunk_ = 0;

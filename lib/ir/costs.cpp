@@ -35,8 +35,15 @@ void ContextTable::build(ir::Contexts::Builder out, const std::vector<uint64_t>&
   put(out.initFunction(), function_);
 }
 
+// Record kinds, cost counts, contexts and source files are nearly constant from row to row:
+// run-length coded they take a fraction of a byte per row.
 CostTableBuilder::CostTableBuilder(size_t positions)
-    : npos_(positions), context_(Enc::ZIGZAG_DELTA), target_(Enc::ZIGZAG_DELTA) {
+    : npos_(positions),
+      kind_(Enc::VARINT_RUNS),
+      context_(Enc::ZIGZAG_DELTA_RUNS),
+      costCount_(Enc::VARINT_RUNS),
+      costs_(Enc::ZIGZAG_DELTA_RUNS),
+      target_(Enc::ZIGZAG_DELTA) {
   for (size_t i = 0; i < positions; ++i) {
     positions_.emplace_back(Enc::ZIGZAG_DELTA);
     targetPositions_.emplace_back(Enc::ZIGZAG_DELTA);
@@ -80,7 +87,7 @@ void CostTableBuilder::build(ir::CostTable::Builder out, const std::vector<uint6
   kind_.build(out.initKind());
   context_.build(out.initContext());
   {
-    ColumnWriter w(Enc::VARINT);
+    ColumnWriter w(Enc::VARINT_RUNS);
     sourceFile_.forEach([&](uint64_t s) { w.push(remap[s]); });
     w.build(out.initSourceFile());
     sourceFile_ = ColumnWriter(Enc::VARINT);
