@@ -1,6 +1,10 @@
 #include "column.h"
 
+#include <sys/mman.h>
+#include <unistd.h>
+
 #include <algorithm>
+#include <cstring>
 #include <numeric>
 
 #include "../error.h"
@@ -14,12 +18,9 @@ namespace {
 void ColumnWriter::flushChunk() {
   flushRun();
   chunkBytes_ += len_;
-  // Hand the buffer over, trimmed to its size, so no growth slack stays resident.
-  if (void* p = std::realloc(buf_.get(), std::max<size_t>(len_, 1))) {
-    (void)buf_.release();
-    buf_.reset(static_cast<uint8_t*>(p));
-  }
+  buf_.trim(len_);  // no growth slack stays resident
   chunks_.push_back({std::move(buf_), len_});
+  buf_ = Buffer();
   cap_ = 0;
   len_ = 0;
   inChunk_ = 0;
@@ -27,17 +28,66 @@ void ColumnWriter::flushChunk() {
 }
 
 void ColumnWriter::grow() {
+  buf_.grow(len_);
+  cap_ = buf_.capacity();
+}
+
+namespace {
+constexpr size_t kMapBytes = size_t{1} << 17;  // buffers this large get pages of their own
+size_t pageRound(size_t n) {
+  static const size_t page = static_cast<size_t>(sysconf(_SC_PAGESIZE));
+  return (n + page - 1) / page * page;
+}
+}  // namespace
+
+void ColumnWriter::Buffer::grow(size_t used) {
   size_t cap = std::max<size_t>(256, cap_ * 2);
-  void* p = std::realloc(buf_.get(), cap);
-  if (!p) throw std::bad_alloc();
-  (void)buf_.release();
-  buf_.reset(static_cast<uint8_t*>(p));
+  if (cap < kMapBytes) {
+    void* p = std::realloc(p_, cap);
+    if (!p) throw std::bad_alloc();
+    p_ = static_cast<uint8_t*>(p);
+  } else {
+    cap = pageRound(cap);
+    void* p = mapped_
+                  ? mremap(p_, cap_, cap, MREMAP_MAYMOVE)
+                  : mmap(nullptr, cap, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
+    if (p == MAP_FAILED) throw std::bad_alloc();
+    if (!mapped_) {
+      if (used) std::memcpy(p, p_, used);
+      std::free(p_);
+    }
+    p_ = static_cast<uint8_t*>(p);
+    mapped_ = true;
+  }
   cap_ = cap;
+}
+
+void ColumnWriter::Buffer::trim(size_t used) {
+  if (mapped_) {
+    size_t keep = pageRound(std::max<size_t>(used, 1));
+    if (keep < cap_ && munmap(p_ + keep, cap_ - keep) == 0) cap_ = keep;
+  } else if (p_ && used < cap_) {
+    if (void* p = std::realloc(p_, std::max<size_t>(used, 1))) {
+      p_ = static_cast<uint8_t*>(p);
+      cap_ = std::max<size_t>(used, 1);
+    }
+  }
+}
+
+void ColumnWriter::Buffer::release() {
+  if (!p_) return;
+  if (mapped_)
+    munmap(p_, cap_);
+  else
+    std::free(p_);
+  p_ = nullptr;
+  cap_ = 0;
+  mapped_ = false;
 }
 
 void ColumnWriter::build(ir::Column::Builder out) {
   if (inChunk_ > 0) flushChunk();
-  buf_.reset();
+  buf_.release();
   cap_ = 0;
   out.setCount(count_);
   out.setEncoding(encoding_);
@@ -46,7 +96,7 @@ void ColumnWriter::build(ir::Column::Builder out) {
   for (size_t i = 0; i < chunks_.size(); ++i) {
     list.set(static_cast<unsigned>(i),
              kj::ArrayPtr<const kj::byte>(chunks_[i].data.get(), chunks_[i].size));
-    chunks_[i].data.reset();
+    chunks_[i].data.release();
   }
   chunks_.clear();
 }

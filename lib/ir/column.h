@@ -116,14 +116,34 @@ class ColumnWriter {
   uint64_t count_ = 0;
   uint32_t inChunk_ = 0;
   uint64_t chunkBytes_ = 0;
-  // The chunk being filled: a raw buffer, so a push writes bytes without per-byte checks.
-  struct Free {
-    void operator()(uint8_t* p) const { std::free(p); }
+  // Bytes of a chunk. Large buffers are mapped pages of their own, so a freed chunk goes back
+  // to the system at once (heap memory would stay resident while the message is built).
+  class Buffer {
+   public:
+    Buffer() = default;
+    Buffer(Buffer&& o) noexcept : p_(o.p_), cap_(o.cap_), mapped_(o.mapped_) { o.p_ = nullptr; }
+    Buffer& operator=(Buffer&& o) noexcept {
+      std::swap(p_, o.p_);
+      std::swap(cap_, o.cap_);
+      std::swap(mapped_, o.mapped_);
+      return *this;
+    }
+    ~Buffer() { release(); }
+    uint8_t* get() const { return p_; }
+    size_t capacity() const { return cap_; }
+    void grow(size_t used);  // at least doubles the capacity, keeping `used` bytes
+    void trim(size_t used);  // gives back the capacity beyond `used` bytes
+    void release();
+
+   private:
+    uint8_t* p_ = nullptr;
+    size_t cap_ = 0;
+    bool mapped_ = false;
   };
-  std::unique_ptr<uint8_t[], Free> buf_;
+  Buffer buf_;  // the chunk being filled
   size_t len_ = 0, cap_ = 0;
   struct Chunk {
-    std::unique_ptr<uint8_t[], Free> data;
+    Buffer data;
     size_t size;
   };
   std::vector<Chunk> chunks_;
