@@ -180,7 +180,7 @@ class Reader {
   uint64_t targetContext(uint64_t object, uint64_t file, uint64_t function) {
     size_t h = static_cast<size_t>((object * 0x9e3779b97f4a7c15ull ^ file * 0xc2b2ae3d27d4eb4full ^
                                     function * 0x165667b19e3779f9ull) >>
-                                   54);
+                                   52);
     CacheEntry& c = cache_[h];
     if (c.valid && c.object == object && c.file == file && c.function == function) return c.ctx;
     c = {object, file, function, contexts_.get(object, file, function), true};
@@ -240,7 +240,7 @@ class Reader {
     uint64_t object, file, function, ctx;
     bool valid;
   };
-  std::vector<CacheEntry> cache_ = std::vector<CacheEntry>(1024);
+  std::vector<CacheEntry> cache_ = std::vector<CacheEntry>(4096);
 };
 
 const char* Reader::number(const char* p, const char* e, uint64_t& out, const char* what) const {
@@ -618,8 +618,9 @@ void Reader::body(std::string_view line) {
       cob_ = kUndef;
     } else {
       context();  // the source context is used before the target
-      assocTarget_ =
-          targetContext(fnObject_, jfi_ != kUndef ? jfi_ : file_, jfn_ != kUndef ? jfn_ : fn_);
+      const uint64_t tf = jfi_ != kUndef ? jfi_ : file_, tn = jfn_ != kUndef ? jfn_ : fn_;
+      // Most jumps stay inside their function: the target is the row's own context.
+      assocTarget_ = tf == fnFile_ && tn == fn_ ? context() : targetContext(fnObject_, tf, tn);
       jfi_ = jfn_ = kUndef;
     }
     // The caller's context must be numbered before the callee's: contexts are created in the

@@ -30,8 +30,9 @@ class ColumnWriter {
         runs_(encoding == ir::Column::Encoding::VARINT_RUNS ||
               encoding == ir::Column::Encoding::ZIGZAG_DELTA_RUNS) {}
 
-  void push(uint64_t value) {
-    if (inChunk_ == kColumnChunkValues) flushChunk();
+  [[gnu::always_inline]] void push(uint64_t value) {
+    if (inChunk_ == kColumnChunkValues) [[unlikely]]
+      flushChunk();
     uint64_t v = value;
     if (delta_) {
       int64_t d = static_cast<int64_t>(value - prev_);
@@ -41,7 +42,7 @@ class ColumnWriter {
     ++inChunk_;
     ++count_;
     if (runs_) {
-      if (run_ > 0 && v == runValue_ && run_ < 15) {
+      if (v == runValue_ && run_ - 1 < 14) {  // a run of 1..14 grows; run_ == 0 wraps around
         ++run_;
         return;
       }
@@ -67,8 +68,9 @@ class ColumnWriter {
  private:
   void flushChunk();
   void grow();
-  void put(uint64_t v) {
-    if (cap_ - len_ < 10) grow();
+  [[gnu::always_inline]] void put(uint64_t v) {
+    if (cap_ - len_ < 10) [[unlikely]]
+      grow();
     uint8_t* p = buf_.get() + len_;
     while (v >= 0x80) {
       *p++ = static_cast<uint8_t>(v | 0x80);
