@@ -367,6 +367,10 @@ TEST(cachegrind_family_interop) {
   // Callgrind -> Cachegrind: self costs per line, readable by the Cachegrind reader.
   auto cg = read(testlib::slurp(testlib::data("callgrind/callgrind.workload.instr-jumps.out")));
   std::string cache = writeProfile(*cg, FormatId::cachegrind, {});
+  // cg_annotate wants desc: lines, then cmd:, then events:.
+  CHECK(cache.rfind("desc: ", 0) == 0);
+  CHECK(cache.find("desc: ", cache.find("cmd: ")) == std::string::npos);
+  CHECK(cache.find("cmd: ") < cache.find("events: "));
   CHECK(detectFormat(bytes(cache)) == FormatId::cachegrind);
   auto back = readCachegrind(bytes(cache));
   CHECK_EQ(summarize(*back).events[0].total, summarize(*cg).events[0].total);

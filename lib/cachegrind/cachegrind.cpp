@@ -152,9 +152,9 @@ std::unique_ptr<Profile> readCachegrind(std::span<const uint8_t> data) {
       continue;  // blank lines and comments in the body carry nothing
     }
     if (!splitKey(line, key, value))
-      fail(kFmt, cur.lineOffset(), cur.lineNumber(),
-           "expected 'key: value', 'fl=', 'fn=' or a count line, found '" + std::string(line) +
-               "'");
+      fail(
+          kFmt, cur.lineOffset(), cur.lineNumber(),
+          "expected 'key: value', 'fl=', 'fn=' or a count line, found '" + std::string(line) + "'");
     if (key == "summary") {
       if (!haveEvents)
         fail(kFmt, cur.lineOffset(), cur.lineNumber(), "summary: line before the events: line");
@@ -173,8 +173,7 @@ std::unique_ptr<Profile> readCachegrind(std::span<const uint8_t> data) {
       fail(kFmt, cur.lineOffset(), cur.lineNumber(),
            "header line '" + std::string(key) + ":' inside the data (expected fl=, fn= or counts)");
     if (key == "events") {
-      if (haveEvents)
-        fail(kFmt, cur.lineOffset(), cur.lineNumber(), "second events: line");
+      if (haveEvents) fail(kFmt, cur.lineOffset(), cur.lineNumber(), "second events: line");
       events = words(value);
       if (events.empty())
         fail(kFmt, cur.lineOffset(), cur.lineNumber(), "events: line names no events");
@@ -255,14 +254,18 @@ std::string writeCachegrind(const Profile& profile) {
           haveEvents |= l.getKey() == "events";
         }
       } else {
-        // From another format: keep what Cachegrind has a place for.
-        for (auto l : part.getHeaderLines())
-          if (l.getKey() == "desc" || l.getKey() == "cmd") {
-            out += l.getKey().cStr();
-            out += ": ";
-            out += l.getValue().cStr();
-            out += '\n';
-          }
+        // From another format: keep what Cachegrind has a place for, in its order (desc:
+        // lines, then one cmd:; cg_annotate rejects other orders).
+        bool haveCmd = false;
+        for (const char* key : {"desc", "cmd"})
+          for (auto l : part.getHeaderLines())
+            if (l.getKey() == key && !(l.getKey() == "cmd" && haveCmd)) {
+              haveCmd |= l.getKey() == "cmd";
+              out += key;
+              out += ": ";
+              out += l.getValue().cStr();
+              out += '\n';
+            }
       }
       if (!haveEvents) {
         out += "events:";
