@@ -152,9 +152,9 @@ std::unique_ptr<Profile> readCachegrind(std::span<const uint8_t> data) {
       continue;  // blank lines and comments in the body carry nothing
     }
     if (!splitKey(line, key, value))
-      fail(
-          kFmt, cur.lineOffset(), cur.lineNumber(),
-          "expected 'key: value', 'fl=', 'fn=' or a count line, found '" + std::string(line) + "'");
+      fail(kFmt, cur.lineOffset(), cur.lineNumber(),
+           "expected 'key: value', 'fl=', 'fn=' or a count line, found '" + std::string(line) +
+               "'");
     if (key == "summary") {
       if (!haveEvents)
         fail(kFmt, cur.lineOffset(), cur.lineNumber(), "summary: line before the events: line");
@@ -173,7 +173,8 @@ std::unique_ptr<Profile> readCachegrind(std::span<const uint8_t> data) {
       fail(kFmt, cur.lineOffset(), cur.lineNumber(),
            "header line '" + std::string(key) + ":' inside the data (expected fl=, fn= or counts)");
     if (key == "events") {
-      if (haveEvents) fail(kFmt, cur.lineOffset(), cur.lineNumber(), "second events: line");
+      if (haveEvents)
+        fail(kFmt, cur.lineOffset(), cur.lineNumber(), "second events: line");
       events = words(value);
       if (events.empty())
         fail(kFmt, cur.lineOffset(), cur.lineNumber(), "events: line names no events");

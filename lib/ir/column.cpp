@@ -252,8 +252,7 @@ std::string_view StringTableReader::get(uint64_t id) const {
   uint64_t off = offsets_[id];
   uint64_t len = offsets_[id + 1] - off;
   if (len == 0) return {};
-  size_t chunk =
-      std::upper_bound(chunkStart_.begin(), chunkStart_.end(), off) - chunkStart_.begin() - 1;
+  size_t chunk = std::upper_bound(chunkStart_.begin(), chunkStart_.end(), off) - chunkStart_.begin() - 1;
   return chunks_[chunk].substr(off - chunkStart_[chunk], len);
 }
 
