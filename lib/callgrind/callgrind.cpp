@@ -176,19 +176,23 @@ class Reader {
                               " before the events: line (expected events: in "
                               "the header)");
   }
-  // contexts_.get behind a small direct-mapped cache: call and jump targets repeat a lot.
-  uint64_t targetContext(uint64_t object, uint64_t file, uint64_t function) {
-    size_t h = static_cast<size_t>((object * 0x9e3779b97f4a7c15ull ^ file * 0xc2b2ae3d27d4eb4full ^
-                                    function * 0x165667b19e3779f9ull) >>
-                                   52);
-    CacheEntry& c = cache_[h];
-    if (c.valid && c.object == object && c.file == file && c.function == function) return c.ctx;
-    c = {object, file, function, contexts_.get(object, file, function), true};
-    return c.ctx;
+  // The context of (object, file, function), found through a vector indexed by the function's
+  // string index (strings are numbered densely as they are interned): no hashing per record.
+  // Only a context seen for the first time goes to contexts_, which numbers it.
+  uint64_t contextOf(uint64_t object, uint64_t file, uint64_t function) {
+    if (function >= byFunction_.size()) byFunction_.resize(strings_.size() + 1024, 0);
+    for (uint32_t i = byFunction_[function]; i != 0; i = slots_[i - 1].next) {
+      const Slot& sl = slots_[i - 1];
+      if (sl.object == object && sl.file == file) return sl.ctx;
+    }
+    const uint64_t ctx = contexts_.get(object, file, function);
+    slots_.push_back({object, file, ctx, byFunction_[function]});
+    byFunction_[function] = static_cast<uint32_t>(slots_.size());
+    return ctx;
   }
   uint64_t context() {
     if (!ctxValid_) {
-      ctx_ = contexts_.get(fnObject_, fnFile_, fn_);
+      ctx_ = contextOf(fnObject_, fnFile_, fn_);
       ctxValid_ = true;
     }
     return ctx_;
@@ -236,11 +240,12 @@ class Reader {
   uint64_t assocLine_ = 0, assocTarget_ = 0, assocCount_ = 0, assocJumped_ = 0;
   uint64_t assocPos_[kMaxPositions] = {0, 0, 0};
   std::vector<uint64_t> costBuf_;
-  struct CacheEntry {
-    uint64_t object, file, function, ctx;
-    bool valid;
+  struct Slot {
+    uint64_t object, file, ctx;
+    uint32_t next;  // 1 + index of the next slot of the same function, 0 = none
   };
-  std::vector<CacheEntry> cache_ = std::vector<CacheEntry>(4096);
+  std::vector<Slot> slots_;
+  std::vector<uint32_t> byFunction_;  // function string index -> 1 + its first slot, 0 = none
 };
 
 const char* Reader::number(const char* p, const char* e, uint64_t& out, const char* what) const {
@@ -614,13 +619,13 @@ void Reader::body(std::string_view line) {
     if (kind == Kind::CALL) {
       if (!haveCallee_) error(line.data(), "calls= without a preceding cfn= line");
       uint64_t obj = cob_ != kUndef ? cob_ : fnObject_;
-      assocTarget_ = targetContext(obj, calleeFile_, calleeFn_);
+      assocTarget_ = contextOf(obj, calleeFile_, calleeFn_);
       cob_ = kUndef;
     } else {
       context();  // the source context is used before the target
       const uint64_t tf = jfi_ != kUndef ? jfi_ : file_, tn = jfn_ != kUndef ? jfn_ : fn_;
       // Most jumps stay inside their function: the target is the row's own context.
-      assocTarget_ = tf == fnFile_ && tn == fn_ ? context() : targetContext(fnObject_, tf, tn);
+      assocTarget_ = tf == fnFile_ && tn == fn_ ? context() : contextOf(fnObject_, tf, tn);
       jfi_ = jfn_ = kUndef;
     }
     // The caller's context must be numbered before the callee's: contexts are created in the
