@@ -28,8 +28,19 @@
 // - Several parts follow one another: a header line (other than totals:/summary:) after a body
 //   starts a new part; comments and blank lines just before it belong to the new part's header.
 //
-// Kept in the IR: every header and trailer line verbatim per part, the events with their long
-// names and formulas, and every body record as one CostTable row in file order.
+// Kept in the IR: every header and trailer line verbatim per part (the file-level lines
+// `# callgrind format`, version:, creator: belong to the part they precede, so every part of a
+// multi-part file keeps its own), the events with their long names and formulas, and every body
+// record as one CostTable row in file order: cost lines (kind cost), calls= (kind call: the call
+// site in positions, the callee context in target, its subpositions in targetPositions, the call
+// count in count, inclusive costs in costs), jump= and jcnd= (jump / condJump: the source line's
+// position and costs, target, count = jump count or executed count, jumped = jumped count).
+// Comments and blank lines inside a body, the choice of fl=/fi=/fe=, compressed ids and the
+// relative or absolute form of subpositions are not kept: the writer chooses them, so a file
+// written back reads to an equal IR.
+//
+// Speed: cost lines take a one-pass fast path over the mapped bytes (no per-line allocation, no
+// hashing); compressed ids index vectors; strings are hashed only on name definitions.
 
 #include <algorithm>
 #include <cstring>
