@@ -274,11 +274,16 @@ TEST(calls_with_targets_and_inclusive_costs) {
   std::string text =
       "positions: instr line\nevents: Ir Dr\nob=(1) /bin/a\nfl=(1) a.c\nfn=(1) main\n"
       "0x100 5 1 1\ncob=(2) /lib/libc.so\ncfi=(2) m.c\ncfn=(2) malloc\ncalls=3 0x9000 77\n"
-      "+4 * 30 6\ncfn=(3) helper\ncalls=1 -4 +1\n* * 9\n";
+      "+4 * 30 6\ncfn=(3) helper\ncalls=1 -4 +1\n* * 9\ncfl=(3) other.c\ncfn=(3)\n"
+      "calls=2 0x500 1\n* * 4\n";
   auto p = read(text);
   Rows r(*p);
-  CHECK_EQ(r.size(), size_t{3});
+  CHECK_EQ(r.size(), size_t{4});
   CHECK_EQ(r.t.kind[1], uint64_t(ir::RecordKind::CALL));
+  // cfl= is cfi= under its older name.
+  CHECK_EQ(r.targetFile(3), std::string("other.c"));
+  CHECK_EQ(r.targetFn(3), std::string("helper"));
+  CHECK_EQ(r.count(3), uint64_t{2});
   CHECK_EQ(r.targetObj(1), std::string("/lib/libc.so"));
   CHECK_EQ(r.targetFile(1), std::string("m.c"));
   CHECK_EQ(r.targetFn(1), std::string("malloc"));
