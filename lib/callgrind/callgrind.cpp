@@ -644,41 +644,48 @@ void Reader::body(std::string_view line) {
     assocKind_ = kind;
     assocLine_ = cur_.lineNumber();
   };
-  if (spec == "fn") {
-    fn_ = name(spec, kFunctions, v);
-    fnObject_ = object_;
-    fnFile_ = file_;
-    haveFn_ = true;
-    ctxValid_ = false;
-  } else if (spec == "fl" || spec == "fi" || spec == "fe") {
-    file_ = name(spec, kFiles, v);
-  } else if (spec == "ob") {
-    object_ = name(spec, kObjects, v);
-  } else if (spec == "cob") {
-    cob_ = name(spec, kObjects, v);
-  } else if (spec == "cfi" || spec == "cfl") {
-    cfi_ = name(spec, kFiles, v);
-  } else if (spec == "cfn") {
-    calleeFn_ = name(spec, kFunctions, v);
-    calleeFile_ = cfi_ != kUndef ? cfi_ : file_;
-    cfi_ = kUndef;
-    haveCallee_ = true;
-  } else if (spec == "calls") {
-    if (haveFn_) context();
-    assoc(Kind::CALL);
-  } else if (spec == "jump") {
-    assoc(Kind::JUMP);
-  } else if (spec == "jcnd") {
-    assoc(Kind::COND_JUMP);
-  } else if (spec == "jfi") {
-    jfi_ = name(spec, kFiles, v);
-  } else if (spec == "jfn") {
-    jfn_ = name(spec, kFunctions, v);
-  } else {
-    error(p,
-          "expected a cost line, a position (ob= fl= fi= fe= fn= cob= cfi= cfl= cfn= jfi= "
-          "jfn=), calls=, jump= or jcnd=, found '" +
-              std::string(line.substr(0, 40)) + "'");
+  // Dispatch on the key's letters packed into an integer: no string compares per line.
+  uint64_t code = 0;
+  for (char ch : spec) code = code << 8 | static_cast<unsigned char>(ch);
+  constexpr auto key = [](const char* k) {
+    uint64_t c = 0;
+    while (*k) c = c << 8 | static_cast<unsigned char>(*k++);
+    return c;
+  };
+  switch (code) {
+    case key("fn"):
+      fn_ = name(spec, kFunctions, v);
+      fnObject_ = object_;
+      fnFile_ = file_;
+      haveFn_ = true;
+      ctxValid_ = false;
+      break;
+    case key("fl"):
+    case key("fi"):
+    case key("fe"): file_ = name(spec, kFiles, v); break;
+    case key("ob"): object_ = name(spec, kObjects, v); break;
+    case key("cob"): cob_ = name(spec, kObjects, v); break;
+    case key("cfi"):
+    case key("cfl"): cfi_ = name(spec, kFiles, v); break;
+    case key("cfn"):
+      calleeFn_ = name(spec, kFunctions, v);
+      calleeFile_ = cfi_ != kUndef ? cfi_ : file_;
+      cfi_ = kUndef;
+      haveCallee_ = true;
+      break;
+    case key("calls"):
+      if (haveFn_) context();
+      assoc(Kind::CALL);
+      break;
+    case key("jump"): assoc(Kind::JUMP); break;
+    case key("jcnd"): assoc(Kind::COND_JUMP); break;
+    case key("jfi"): jfi_ = name(spec, kFiles, v); break;
+    case key("jfn"): jfn_ = name(spec, kFunctions, v); break;
+    default:
+      error(p,
+            "expected a cost line, a position (ob= fl= fi= fe= fn= cob= cfi= cfl= cfn= jfi= "
+            "jfn=), calls=, jump= or jcnd=, found '" +
+                std::string(line.substr(0, 40)) + "'");
   }
 }
 
