@@ -54,5 +54,7 @@ std::string writeCachegrind(const Profile& profile);
 std::unique_ptr<Profile> readXray(std::span<const uint8_t> data, bool strict);
 std::unique_ptr<Profile> readDcpi(std::span<const uint8_t> data);  // lib/dcpi/dcpi.h
 std::string writeDcpi(const Profile& profile, const std::string& image);
+std::unique_ptr<Profile> readCallgrind(std::span<const uint8_t> data);
+std::string writeCallgrind(const Profile& profile);
 
 }  // namespace profpack

@@ -259,14 +259,18 @@ std::string writeCachegrind(const Profile& profile) {
           haveEvents |= l.getKey() == "events";
         }
       } else {
-        // From another format: keep what Cachegrind has a place for.
-        for (auto l : part.getHeaderLines())
-          if (l.getKey() == "desc" || l.getKey() == "cmd") {
-            out += l.getKey().cStr();
-            out += ": ";
-            out += l.getValue().cStr();
-            out += '\n';
-          }
+        // From another format: keep what Cachegrind has a place for, in its order (desc:
+        // lines, then one cmd:; cg_annotate rejects other orders).
+        bool haveCmd = false;
+        for (const char* key : {"desc", "cmd"})
+          for (auto l : part.getHeaderLines())
+            if (l.getKey() == key && !(l.getKey() == "cmd" && haveCmd)) {
+              haveCmd |= l.getKey() == "cmd";
+              out += key;
+              out += ": ";
+              out += l.getValue().cStr();
+              out += '\n';
+            }
       }
       if (!haveEvents) {
         out += "events:";

@@ -1,6 +1,10 @@
 #include "column.h"
 
+#include <sys/mman.h>
+#include <unistd.h>
+
 #include <algorithm>
+#include <cstring>
 #include <numeric>
 
 #include "../error.h"
@@ -12,22 +16,87 @@ namespace {
 }  // namespace
 
 void ColumnWriter::flushChunk() {
-  chunks_.push_back(std::move(cur_));
-  cur_ = {};
+  flushRun();
+  chunkBytes_ += len_;
+  buf_.trim(len_);  // no growth slack stays resident
+  chunks_.push_back({std::move(buf_), len_});
+  buf_ = Buffer();
+  cap_ = 0;
+  len_ = 0;
   inChunk_ = 0;
   prev_ = 0;
 }
 
+void ColumnWriter::grow() {
+  buf_.grow(len_);
+  cap_ = buf_.capacity();
+}
+
+namespace {
+constexpr size_t kMapBytes = size_t{1} << 17;  // buffers this large get pages of their own
+size_t pageRound(size_t n) {
+  static const size_t page = static_cast<size_t>(sysconf(_SC_PAGESIZE));
+  return (n + page - 1) / page * page;
+}
+}  // namespace
+
+void ColumnWriter::Buffer::grow(size_t used) {
+  size_t cap = std::max<size_t>(256, cap_ * 2);
+  if (cap < kMapBytes) {
+    void* p = std::realloc(p_, cap);
+    if (!p) throw std::bad_alloc();
+    p_ = static_cast<uint8_t*>(p);
+  } else {
+    cap = pageRound(cap);
+    void* p = mapped_
+                  ? mremap(p_, cap_, cap, MREMAP_MAYMOVE)
+                  : mmap(nullptr, cap, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
+    if (p == MAP_FAILED) throw std::bad_alloc();
+    if (!mapped_) {
+      if (used) std::memcpy(p, p_, used);
+      std::free(p_);
+    }
+    p_ = static_cast<uint8_t*>(p);
+    mapped_ = true;
+  }
+  cap_ = cap;
+}
+
+void ColumnWriter::Buffer::trim(size_t used) {
+  if (mapped_) {
+    size_t keep = pageRound(std::max<size_t>(used, 1));
+    if (keep < cap_ && munmap(p_ + keep, cap_ - keep) == 0) cap_ = keep;
+  } else if (p_ && used < cap_) {
+    if (void* p = std::realloc(p_, std::max<size_t>(used, 1))) {
+      p_ = static_cast<uint8_t*>(p);
+      cap_ = std::max<size_t>(used, 1);
+    }
+  }
+}
+
+void ColumnWriter::Buffer::release() {
+  if (!p_) return;
+  if (mapped_)
+    munmap(p_, cap_);
+  else
+    std::free(p_);
+  p_ = nullptr;
+  cap_ = 0;
+  mapped_ = false;
+}
+
 void ColumnWriter::build(ir::Column::Builder out) {
   if (inChunk_ > 0) flushChunk();
+  buf_.release();
+  cap_ = 0;
   out.setCount(count_);
   out.setEncoding(encoding_);
   out.setChunkValues(kColumnChunkValues);
   auto list = out.initChunks(static_cast<unsigned>(chunks_.size()));
   for (size_t i = 0; i < chunks_.size(); ++i) {
     list.set(static_cast<unsigned>(i),
-             kj::ArrayPtr<const kj::byte>(chunks_[i].data(), chunks_[i].size()));
-    std::vector<uint8_t>().swap(chunks_[i]);
+             kj::ArrayPtr<const kj::byte>(chunks_[i].data.get(), chunks_[i].size));
+    chunks_[i].data.release();
   }
   chunks_.clear();
 }
@@ -43,13 +112,20 @@ std::vector<uint64_t> decodeColumn(ir::Column::Reader column) {
   const uint64_t count = column.getCount();
   const uint32_t per = column.getChunkValues();
   auto chunks = column.getChunks();
-  const bool delta = column.getEncoding() == ir::Column::Encoding::ZIGZAG_DELTA;
+  const auto encoding = column.getEncoding();
+  const bool delta = encoding == ir::Column::Encoding::ZIGZAG_DELTA ||
+                     encoding == ir::Column::Encoding::ZIGZAG_DELTA_RUNS;
+  const bool runs = encoding == ir::Column::Encoding::VARINT_RUNS ||
+                    encoding == ir::Column::Encoding::ZIGZAG_DELTA_RUNS;
+  if (!delta && !runs && encoding != ir::Column::Encoding::VARINT)
+    throw Error(Status::unsupported, "ppk", "column uses an unknown encoding");
   if (count > 0 && per == 0) corrupt("column has values but a chunk size of 0");
-  // Each value takes at least one byte, so the count is bounded by the stored bytes: this keeps
-  // the allocation below proportional to the message, never to an untrusted field.
+  // Each value takes at least one byte (a run at most 15 values a byte), so the count is bounded
+  // by the stored bytes: this keeps the allocation below proportional to the message, never to
+  // an untrusted field.
   uint64_t bytes = 0;
   for (auto c : chunks) bytes += c.size();
-  if (count > bytes) corrupt("column declares more values than it has bytes");
+  if (count / (runs ? 15 : 1) > bytes) corrupt("column declares more values than it has bytes");
   std::vector<uint64_t> out;
   out.reserve(count);
   for (auto c : chunks) {
@@ -57,7 +133,7 @@ std::vector<uint64_t> decodeColumn(ir::Column::Reader column) {
     const uint8_t* e = c.end();
     uint64_t prev = 0;
     uint64_t inChunk = 0;
-    while (p < e) {
+    auto varint = [&] {
       uint64_t v = 0;
       unsigned shift = 0;
       for (;;) {
@@ -67,13 +143,30 @@ std::vector<uint64_t> decodeColumn(ir::Column::Reader column) {
         if (!(b & 0x80)) break;
         shift += 7;
       }
-      if (delta) {
-        int64_t d = static_cast<int64_t>((v >> 1) ^ (~(v & 1) + 1));
-        prev += static_cast<uint64_t>(d);
-        v = prev;
+      return v;
+    };
+    while (p < e) {
+      uint64_t v = varint();
+      uint64_t n = 1;
+      if (runs) {
+        if ((v & 15) == 15) {
+          v = varint();
+        } else {
+          n = (v & 15) + 1;
+          v >>= 4;
+        }
       }
-      out.push_back(v);
-      ++inChunk;
+      if (out.size() + n > count) corrupt("column holds more values than it declares");
+      for (uint64_t i = 0; i < n; ++i) {
+        uint64_t x = v;
+        if (delta) {
+          int64_t d = static_cast<int64_t>((v >> 1) ^ (~(v & 1) + 1));
+          prev += static_cast<uint64_t>(d);
+          x = prev;
+        }
+        out.push_back(x);
+      }
+      inChunk += n;
     }
     if (inChunk > per) corrupt("column chunk holds more values than its chunk size");
   }

@@ -2,7 +2,10 @@
 #pragma once
 
 #include <cstdint>
+#include <cstdlib>
 #include <deque>
+#include <memory>
+#include <new>
 #include <span>
 #include <string>
 #include <string_view>
@@ -21,36 +24,131 @@ inline constexpr uint32_t kColumnChunkValues = 1u << 20;
 class ColumnWriter {
  public:
   explicit ColumnWriter(ir::Column::Encoding encoding = ir::Column::Encoding::VARINT)
-      : encoding_(encoding) {}
+      : encoding_(encoding),
+        delta_(encoding == ir::Column::Encoding::ZIGZAG_DELTA ||
+               encoding == ir::Column::Encoding::ZIGZAG_DELTA_RUNS),
+        runs_(encoding == ir::Column::Encoding::VARINT_RUNS ||
+              encoding == ir::Column::Encoding::ZIGZAG_DELTA_RUNS) {}
 
-  void push(uint64_t value) {
-    if (inChunk_ == kColumnChunkValues) flushChunk();
+  [[gnu::always_inline]] void push(uint64_t value) {
+    if (inChunk_ == kColumnChunkValues) [[unlikely]]
+      flushChunk();
     uint64_t v = value;
-    if (encoding_ == ir::Column::Encoding::ZIGZAG_DELTA) {
+    if (delta_) {
       int64_t d = static_cast<int64_t>(value - prev_);
       prev_ = value;
       v = (static_cast<uint64_t>(d) << 1) ^ static_cast<uint64_t>(d >> 63);
     }
-    while (v >= 0x80) {
-      cur_.push_back(static_cast<uint8_t>(v | 0x80));
-      v >>= 7;
-    }
-    cur_.push_back(static_cast<uint8_t>(v));
     ++inChunk_;
     ++count_;
+    if (runs_) {
+      if (v == runValue_ && run_ - 1 < 14) {  // a run of 1..14 grows; run_ == 0 wraps around
+        ++run_;
+        return;
+      }
+      flushRun();
+      runValue_ = v;
+      run_ = 1;
+      return;
+    }
+    put(v);
+  }
+  // Calls f(value) for every value pushed so far, in order (plain encodings only).
+  template <class F>
+  void forEach(F f) const {
+    for (auto& c : chunks_) decodeChunk(c.data.get(), c.data.get() + c.size, f);
+    decodeChunk(buf_.get(), buf_.get() + len_, f);
   }
   uint64_t size() const { return count_; }
+  // Encoded bytes so far (to size a message from its content, not from its input).
+  uint64_t bytes() const { return chunkBytes_ + len_; }
   // Writes the column into `out`. The writer may not be used afterwards.
   void build(ir::Column::Builder out);
 
  private:
   void flushChunk();
+  void grow();
+  [[gnu::always_inline]] void put(uint64_t v) {
+    if (cap_ - len_ < 10) [[unlikely]]
+      grow();
+    uint8_t* p = buf_.get() + len_;
+    while (v >= 0x80) {
+      *p++ = static_cast<uint8_t>(v | 0x80);
+      v >>= 7;
+    }
+    *p++ = static_cast<uint8_t>(v);
+    len_ = static_cast<size_t>(p - buf_.get());
+  }
+  void flushRun() {
+    if (run_ == 0) return;
+    if (runValue_ < (uint64_t{1} << 60)) {
+      put(runValue_ << 4 | (run_ - 1));
+    } else {
+      for (uint32_t i = 0; i < run_; ++i) {
+        put(15);
+        put(runValue_);
+      }
+    }
+    run_ = 0;
+  }
+  template <class F>
+  void decodeChunk(const uint8_t* p, const uint8_t* e, F& f) const {
+    uint64_t prev = 0;
+    while (p < e) {
+      uint64_t v = 0;
+      unsigned shift = 0;
+      for (;;) {
+        uint8_t b = *p++;
+        v |= static_cast<uint64_t>(b & 0x7f) << shift;
+        if (!(b & 0x80)) break;
+        shift += 7;
+      }
+      if (delta_) {
+        prev += static_cast<uint64_t>(static_cast<int64_t>((v >> 1) ^ (~(v & 1) + 1)));
+        v = prev;
+      }
+      f(v);
+    }
+  }
   ir::Column::Encoding encoding_;
+  bool delta_, runs_;
+  uint64_t runValue_ = 0;
+  uint32_t run_ = 0;  // values in the pending run (runs encodings)
   uint64_t prev_ = 0;
   uint64_t count_ = 0;
   uint32_t inChunk_ = 0;
-  std::vector<uint8_t> cur_;
-  std::vector<std::vector<uint8_t>> chunks_;
+  uint64_t chunkBytes_ = 0;
+  // Bytes of a chunk. Large buffers are mapped pages of their own, so a freed chunk goes back
+  // to the system at once (heap memory would stay resident while the message is built).
+  class Buffer {
+   public:
+    Buffer() = default;
+    Buffer(Buffer&& o) noexcept : p_(o.p_), cap_(o.cap_), mapped_(o.mapped_) { o.p_ = nullptr; }
+    Buffer& operator=(Buffer&& o) noexcept {
+      std::swap(p_, o.p_);
+      std::swap(cap_, o.cap_);
+      std::swap(mapped_, o.mapped_);
+      return *this;
+    }
+    ~Buffer() { release(); }
+    uint8_t* get() const { return p_; }
+    size_t capacity() const { return cap_; }
+    void grow(size_t used);  // at least doubles the capacity, keeping `used` bytes
+    void trim(size_t used);  // gives back the capacity beyond `used` bytes
+    void release();
+
+   private:
+    uint8_t* p_ = nullptr;
+    size_t cap_ = 0;
+    bool mapped_ = false;
+  };
+  Buffer buf_;  // the chunk being filled
+  size_t len_ = 0, cap_ = 0;
+  struct Chunk {
+    Buffer data;
+    size_t size;
+  };
+  std::vector<Chunk> chunks_;
 };
 
 // Decodes a whole column. Throws profpack::Error on a malformed column (count mismatch,

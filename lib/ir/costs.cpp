@@ -35,8 +35,17 @@ void ContextTable::build(ir::Contexts::Builder out, const std::vector<uint64_t>&
   put(out.initFunction(), function_);
 }
 
+// Record kinds, cost counts, contexts and source files are nearly constant from row to row, and
+// costs repeat along a basic block (instruction-level dumps): run-length coded, they take a
+// fraction of a byte per row. (Measured on a 17 MB instr-level dump: IR 12.1 -> 6.5 MB, .ppk
+// -5%; run-length subpositions made the .ppk larger, so positions stay plain zigzag deltas.)
 CostTableBuilder::CostTableBuilder(size_t positions)
-    : npos_(positions), context_(Enc::ZIGZAG_DELTA), target_(Enc::ZIGZAG_DELTA) {
+    : npos_(positions),
+      kind_(Enc::VARINT_RUNS),
+      context_(Enc::ZIGZAG_DELTA_RUNS),
+      costCount_(Enc::VARINT_RUNS),
+      costs_(Enc::VARINT_RUNS),
+      target_(Enc::ZIGZAG_DELTA) {
   for (size_t i = 0; i < positions; ++i) {
     positions_.emplace_back(Enc::ZIGZAG_DELTA);
     targetPositions_.emplace_back(Enc::ZIGZAG_DELTA);
@@ -50,7 +59,7 @@ void CostTableBuilder::row(ir::RecordKind kind, uint64_t context, uint64_t sourc
   ++rows_;
   kind_.push(static_cast<uint64_t>(kind));
   context_.push(context);
-  sourceFile_.push_back(sourceFile);
+  sourceFile_.push(sourceFile);
   for (size_t i = 0; i < npos_; ++i) positions_[i].push(pos[i]);
   costCount_.push(ncosts);
   for (size_t i = 0; i < ncosts; ++i) costs_.push(costs[i]);
@@ -62,8 +71,17 @@ void CostTableBuilder::row(ir::RecordKind kind, uint64_t context, uint64_t sourc
   }
 }
 
+uint64_t CostTableBuilder::bytes() const {
+  uint64_t n = sourceFile_.bytes();
+  for (auto* c : {&kind_, &context_, &costCount_, &costs_, &target_, &count_, &jumped_})
+    n += c->bytes();
+  for (auto& c : positions_) n += c.bytes();
+  for (auto& c : targetPositions_) n += c.bytes();
+  return n;
+}
+
 void CostTableBuilder::markUsed(std::vector<bool>& used) const {
-  for (uint64_t s : sourceFile_) used[s] = true;
+  sourceFile_.forEach([&](uint64_t s) { used[s] = true; });
 }
 
 void CostTableBuilder::build(ir::CostTable::Builder out, const std::vector<uint64_t>& remap) {
@@ -71,10 +89,10 @@ void CostTableBuilder::build(ir::CostTable::Builder out, const std::vector<uint6
   kind_.build(out.initKind());
   context_.build(out.initContext());
   {
-    ColumnWriter w(Enc::VARINT);
-    for (uint64_t s : sourceFile_) w.push(remap[s]);
+    ColumnWriter w(Enc::VARINT_RUNS);
+    sourceFile_.forEach([&](uint64_t s) { w.push(remap[s]); });
     w.build(out.initSourceFile());
-    std::vector<uint64_t>().swap(sourceFile_);
+    sourceFile_ = ColumnWriter(Enc::VARINT);
   }
   auto pos = out.initPositions(static_cast<unsigned>(npos_));
   auto tpos = out.initTargetPositions(static_cast<unsigned>(npos_));

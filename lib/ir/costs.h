@@ -43,7 +43,19 @@ class CostTableBuilder {
   void row(ir::RecordKind kind, uint64_t context, uint64_t sourceFile, const uint64_t* pos,
            const uint64_t* costs, size_t ncosts, uint64_t target = 0,
            const uint64_t* targetPos = nullptr, uint64_t count = 0, uint64_t jumped = 0);
+  // A cost row (the common case), inline for the readers' hot loops.
+  void cost(uint64_t context, uint64_t sourceFile, const uint64_t* pos, const uint64_t* costs,
+            size_t ncosts) {
+    ++rows_;
+    kind_.push(static_cast<uint64_t>(ir::RecordKind::COST));
+    context_.push(context);
+    sourceFile_.push(sourceFile);
+    for (size_t i = 0; i < npos_; ++i) positions_[i].push(pos[i]);
+    costCount_.push(ncosts);
+    for (size_t i = 0; i < ncosts; ++i) costs_.push(costs[i]);
+  }
   uint64_t rows() const { return rows_; }
+  uint64_t bytes() const;  // encoded bytes of all columns so far
   void markUsed(std::vector<bool>& used) const;
   void build(ir::CostTable::Builder out, const std::vector<uint64_t>& remap);
 
@@ -51,7 +63,7 @@ class CostTableBuilder {
   size_t npos_;
   uint64_t rows_ = 0;
   ColumnWriter kind_, context_, costCount_, costs_, target_, count_, jumped_;
-  std::vector<uint64_t> sourceFile_;  // remapped at build time
+  ColumnWriter sourceFile_;  // string indexes before sortAndCompact: remapped at build time
   std::vector<ColumnWriter> positions_, targetPositions_;
 };
 

@@ -35,6 +35,13 @@ struct Column {
     varint @0;                 # unsigned LEB128 of each value
     zigzagDelta @1;            # LEB128 of zigzag(value[i] - value[i-1]), value[-1] = 0; for sorted
                                # or locally close values (addresses, line numbers, timestamps)
+    varintRuns @2;             # run-length varint: each LEB128 w stands for (w & 15) + 1 copies
+                               # of the value w >> 4, except that w & 15 == 15 means "one copy of
+                               # the value in the LEB128 that follows" (values >= 2^60). For
+                               # near-constant columns (record kinds, counts); at most 15 values
+                               # per byte, so a decoder can still bound a column by its bytes.
+    zigzagDeltaRuns @3;        # the same runs over the zigzag deltas of zigzagDelta: a run is a
+                               # repeated delta (equal values, or a constant stride)
   }
 }
 

@@ -1,0 +1,1088 @@
+// Callgrind profile format, version 1 (callgrind-format.xml), as valgrind 3.19 writes it.
+//
+//   file       ::= part+
+//   part       ::= header_line* body_line* trailer_line*
+//   header     ::= "key: value" (version creator pid cmd part thread desc positions events
+//                  event summary ...), comments, blank lines
+//   body_line  ::= spec "=" name | cost_line | association
+//   spec       ::= ob fl fi fe fn cob cfi cfl cfn jfi jfn
+//   name       ::= "(" id ")" " " text | "(" id ")" | text
+//   cost_line  ::= subposition+ cost*          subposition ::= num | 0xhex | +num | -num | *
+//   association::= ("calls=" count target | "jump=" count target | "jcnd=" jumped "/" executed
+//                  target) "\n" cost_line
+//   trailer    ::= "totals:" costs | "summary:" costs (after the body)
+//
+// Semantics (those of callgrind_annotate and KCachegrind, which valgrind's writer relies on):
+// - Compressed ids have three id spaces: objects (ob, cob), files (fl fi fe cfi cfl jfi) and
+//   functions (fn cfn jfn). Valgrind defines an id with one key and references it with another
+//   (e.g. `cfi=(5) x.c` then `fl=(5)`). A redefinition replaces the old name; an empty name means
+//   "none" (string 0).
+// - fl=, fi= and fe= set the file in effect. fn= fixes the row context (object, file in effect,
+//   function). A row's sourceFile is the file in effect when it differs from its context's file.
+// - cob= / cfi= apply to the next cfn= only; cfn= resolves the callee (object: cob or the current
+//   context's; file: cfi or the file in effect). jfi= / jfn= apply to the next jump only
+//   (defaults: the file in effect and the current function).
+// - Target subpositions of calls=/jump=/jcnd= are relative to the previous cost line and do not
+//   change it; the line after an association is a cost line (for jumps: the source position,
+//   usually without costs) and becomes the base of the next relative subposition.
+// - Several parts follow one another: a header line (other than totals:/summary:) after a body
+//   starts a new part; comments and blank lines just before it belong to the new part's header.
+//
+// Kept in the IR: every header and trailer line verbatim per part (the file-level lines
+// `# callgrind format`, version:, creator: belong to the part they precede, so every part of a
+// multi-part file keeps its own), the events with their long names and formulas, and every body
+// record as one CostTable row in file order: cost lines (kind cost), calls= (kind call: the call
+// site in positions, the callee context in target, its subpositions in targetPositions, the call
+// count in count, inclusive costs in costs), jump= and jcnd= (jump / condJump: the source line's
+// position and costs, target, count = jump count or executed count, jumped = jumped count).
+// Comments and blank lines inside a body, the choice of fl=/fi=/fe=, compressed ids and the
+// relative or absolute form of subpositions are not kept: the writer chooses them, so a file
+// written back reads to an equal IR.
+//
+// Speed: cost lines take a one-pass fast path over the mapped bytes (no per-line allocation, no
+// hashing); compressed ids index vectors; strings are hashed only on name definitions.
+
+#include <algorithm>
+#include <cstring>
+#include <memory>
+#include <string>
+#include <unordered_map>
+#include <vector>
+
+#include "../error.h"
+#include "../formats.h"
+#include "../ir/costs.h"
+#include "../util/text.h"
+
+namespace profpack {
+
+namespace {
+
+constexpr const char* kFmt = "callgrind";
+constexpr uint64_t kUndef = ~uint64_t{0};
+using Kind = ir::RecordKind;
+
+enum IdSpace { kObjects = 0, kFiles = 1, kFunctions = 2 };
+
+// Compressed id -> string index, one per id space. Small ids index a vector; huge ids (which
+// valgrind never writes) go to a hash map so an id cannot make us allocate much.
+class IdMap {
+ public:
+  uint64_t get(uint64_t id) const {
+    if (id < small_.size() && small_[id]) return small_[id] - 1;
+    if (big_.empty()) return kUndef;
+    auto it = big_.find(id);
+    return it == big_.end() ? kUndef : it->second;
+  }
+  void set(uint64_t id, uint64_t s) {
+    if (id < kSmallLimit && s + 1 < UINT32_MAX) {
+      if (id >= small_.size())
+        small_.resize(
+            std::min<uint64_t>(kSmallLimit, std::max<uint64_t>(id + 1, small_.size() * 2)), 0);
+      small_[id] = static_cast<uint32_t>(s + 1);
+      if (!big_.empty()) big_.erase(id);
+    } else {
+      if (id < small_.size()) small_[id] = 0;
+      big_[id] = s;
+    }
+  }
+
+ private:
+  static constexpr uint64_t kSmallLimit = uint64_t{1} << 20;
+  std::vector<uint32_t> small_;  // string index + 1, 0 = undefined
+  std::unordered_map<uint64_t, uint64_t> big_;
+};
+
+struct Line {
+  std::string text, key, value;
+  ir::HeaderLine::Placement placement;
+};
+
+struct PartData {
+  std::vector<Line> lines;
+  std::unique_ptr<CostTableBuilder> table;
+};
+
+struct EventSpec {
+  std::string name, longName, formula;
+  std::vector<std::pair<int64_t, std::string>> terms;
+};
+
+struct CostCheck {  // a summary:/totals: line, checked once the events are known
+  uint64_t line, offset;
+  std::string_view value;
+  const char* key;
+};
+
+inline bool isDigit(char c) { return static_cast<unsigned char>(c - '0') < 10; }
+
+// "xx=" .. "xxxx=": a position or association line (lower-case letters before '=').
+bool isSpecLine(std::string_view line) {
+  for (size_t i = 0; i < line.size() && i < 6; ++i) {
+    const char c = line[i];
+    if (c == '=') return i >= 2;
+    if (c < 'a' || c > 'z') return false;
+  }
+  return false;
+}
+
+bool splitKey(std::string_view line, std::string_view& key, std::string_view& value) {
+  size_t colon = line.find(':');
+  if (colon == line.npos || colon == 0) return false;
+  key = line.substr(0, colon);
+  for (char c : key)
+    if (isSpace(c) || c == '=') return false;
+  value = line.substr(colon + 1);
+  while (!value.empty() && isSpace(value.front())) value.remove_prefix(1);
+  return true;
+}
+
+std::vector<std::string_view> words(std::string_view s) {
+  std::vector<std::string_view> out;
+  size_t i = 0;
+  while (i < s.size()) {
+    while (i < s.size() && isSpace(s[i])) ++i;
+    size_t b = i;
+    while (i < s.size() && !isSpace(s[i])) ++i;
+    if (i > b) out.push_back(s.substr(b, i - b));
+  }
+  return out;
+}
+
+std::string firstWord(const char* p, const char* e) {
+  const char* b = p;
+  while (p < e && !isSpace(*p)) ++p;
+  if (p == b) return "end of line";
+  return "'" + std::string(b, static_cast<size_t>(std::min<ptrdiff_t>(p - b, 40))) + "'";
+}
+
+class Reader {
+ public:
+  explicit Reader(std::span<const uint8_t> data)
+      : data_(data), cur_{reinterpret_cast<const char*>(data.data())} {}
+  std::unique_ptr<Profile> run();
+
+ private:
+  [[noreturn]] void error(const char* at, const std::string& message) const {
+    fail(kFmt, cur_.lineOffset() + static_cast<uint64_t>(at - line_.data()), cur_.lineNumber(),
+         message);
+  }
+  // Parses an unsigned decimal or 0x-hex number at p; returns the end. Errors name `what`.
+  const char* number(const char* p, const char* e, uint64_t& out, const char* what) const;
+  const char* positions(const char* p, const char* e, const uint64_t* base, uint64_t* out,
+                        const char* what) const;
+  size_t costs(const char* p, const char* e);
+  const char* fastCostLine(const char* p, const char* end);
+  uint64_t name(std::string_view spec, IdSpace space, std::string_view value);
+  void header(std::string_view key, std::string_view value);
+  void startPart();
+  void body(std::string_view line);
+  void needFn(const char* what) {
+    if (!haveFn_)
+      error(line_.data(), std::string(what) + " before any fn= line (expected fn= first)");
+  }
+  void needEvents(const char* what) {
+    if (!haveEvents_)
+      error(line_.data(), std::string(what) +
+                              " before the events: line (expected events: in "
+                              "the header)");
+  }
+  // The context of (object, file, function), found through a vector indexed by the function's
+  // string index (strings are numbered densely as they are interned): no hashing per record.
+  // Only a context seen for the first time goes to contexts_, which numbers it.
+  uint64_t contextOf(uint64_t object, uint64_t file, uint64_t function) {
+    if (function >= byFunction_.size()) byFunction_.resize(strings_.size() + 1024, 0);
+    for (uint32_t i = byFunction_[function]; i != 0; i = slots_[i - 1].next) {
+      const Slot& sl = slots_[i - 1];
+      if (sl.object == object && sl.file == file) return sl.ctx;
+    }
+    const uint64_t ctx = contexts_.get(object, file, function);
+    slots_.push_back({object, file, ctx, byFunction_[function]});
+    byFunction_[function] = static_cast<uint32_t>(slots_.size());
+    return ctx;
+  }
+  uint64_t context() {
+    if (!ctxValid_) {
+      ctx_ = contextOf(fnObject_, fnFile_, fn_);
+      ctxValid_ = true;
+    }
+    return ctx_;
+  }
+
+  std::span<const uint8_t> data_;
+  struct Cursor {
+    const char* base;
+    const char* lineStart = nullptr;
+    uint64_t lineNo = 0;
+    uint64_t lineNumber() const { return lineNo; }
+    uint64_t lineOffset() const { return static_cast<uint64_t>(lineStart - base); }
+  } cur_;
+  std::string_view line_;
+
+  StringInterner strings_;
+  ContextTable contexts_;
+  IdMap ids_[3];
+  std::vector<PartData> parts_;
+  std::vector<Line> pending_;  // comments / blank lines after a body
+  bool inBody_ = false;
+  std::string version_;
+  bool haveVersion_ = false;
+
+  std::vector<std::string> events_;
+  bool haveEvents_ = false;
+  std::vector<EventSpec> eventSpecs_;
+  std::vector<ir::PositionKind> kinds_{ir::PositionKind::LINE};
+  bool havePositions_ = false;
+  std::vector<CostCheck> checks_;
+
+  // Body state.
+  uint64_t object_ = 0, file_ = 0;  // ob= and the file in effect (fl=, fi=, fe=)
+  uint64_t fnObject_ = 0, fnFile_ = 0, fn_ = 0;
+  bool haveFn_ = false;
+  uint64_t ctx_ = 0;
+  bool ctxValid_ = false;
+  uint64_t cob_ = kUndef, cfi_ = kUndef;  // pending for the next cfn=
+  uint64_t calleeObject_ = 0, calleeFile_ = 0, calleeFn_ = 0;
+  bool haveCallee_ = false;
+  uint64_t jfi_ = kUndef, jfn_ = kUndef;  // pending for the next jump
+  uint64_t last_[kMaxPositions] = {0, 0, 0};
+  // An association waiting for its cost line.
+  Kind assocKind_ = Kind::COST;
+  uint64_t assocLine_ = 0, assocTarget_ = 0, assocCount_ = 0, assocJumped_ = 0;
+  uint64_t assocPos_[kMaxPositions] = {0, 0, 0};
+  std::vector<uint64_t> costBuf_;
+  struct Slot {
+    uint64_t object, file, ctx;
+    uint32_t next;  // 1 + index of the next slot of the same function, 0 = none
+  };
+  std::vector<Slot> slots_;
+  std::vector<uint32_t> byFunction_;  // function string index -> 1 + its first slot, 0 = none
+};
+
+const char* Reader::number(const char* p, const char* e, uint64_t& out, const char* what) const {
+  const char* b = p;
+  uint64_t v = 0;
+  if (e - p > 2 && p[0] == '0' && (p[1] == 'x' || p[1] == 'X')) {
+    p += 2;
+    const char* d = p;
+    for (; p < e; ++p) {
+      unsigned c = static_cast<unsigned char>(*p), x;
+      if (c - '0' < 10)
+        x = c - '0';
+      else if ((c | 0x20) - 'a' < 6)
+        x = (c | 0x20) - 'a' + 10;
+      else
+        break;
+      if (v >> 60) error(b, std::string(what) + " does not fit in 64 bits: " + firstWord(b, e));
+      v = v << 4 | x;
+    }
+    if (p == d) error(b, std::string("expected ") + what + " (a number), found " + firstWord(b, e));
+  } else {
+    for (; p < e && isDigit(*p); ++p) {
+      uint64_t d = static_cast<uint64_t>(*p - '0');
+      if (v > (~uint64_t{0} - d) / 10)
+        error(b, std::string(what) + " does not fit in 64 bits: " + firstWord(b, e));
+      v = v * 10 + d;
+    }
+    if (p == b) error(b, std::string("expected ") + what + " (a number), found " + firstWord(b, e));
+  }
+  if (p < e && !isSpace(*p))
+    error(b, std::string("expected ") + what + " (a number), found " + firstWord(b, e));
+  out = v;
+  return p;
+}
+
+const char* Reader::positions(const char* p, const char* e, const uint64_t* base, uint64_t* out,
+                              const char* what) const {
+  const size_t n = kinds_.size();
+  for (size_t k = 0; k < n; ++k) {
+    while (p < e && isSpace(*p)) ++p;
+    if (p == e)
+      error(p, std::string("expected ") + std::to_string(n) + " subpositions (positions:) in " +
+                   what + ", found " + std::to_string(k));
+    const char c = *p;
+    // Fast path: short decimal numbers, absolute or relative, followed by a blank or the end.
+    {
+      const char* q = p + (c == '+' || c == '-');
+      const char* b = q;
+      uint64_t v = 0;
+      while (q < e && isDigit(*q) && q - b < 18) v = v * 10 + static_cast<uint64_t>(*q++ - '0');
+      if (q > b && (q == e || isSpace(*q)) && !(q - b > 1 && *b == '0' && b[1] == 'x')) {
+        if (c == '+') {
+          out[k] = base[k] + v;
+          if (out[k] < v) error(p, "relative subposition overflows 64 bits");
+        } else if (c == '-') {
+          if (v > base[k])
+            error(p, "relative subposition " + std::string(p, static_cast<size_t>(q - p)) +
+                         " goes below 0 (previous value " + std::to_string(base[k]) +
+                         "): a negative position");
+          out[k] = base[k] - v;
+        } else {
+          out[k] = v;
+        }
+        p = q;
+        continue;
+      }
+    }
+    if (c == '*') {
+      out[k] = base[k];
+      ++p;
+      if (p < e && !isSpace(*p))
+        error(p - 1,
+              std::string("expected a subposition in ") + what + ", found " + firstWord(p - 1, e));
+    } else if (c == '+' || c == '-') {
+      uint64_t d;
+      const char* at = p;
+      p = number(p + 1, e, d, "a relative subposition");
+      if (c == '+') {
+        if (base[k] + d < d) error(at, "relative subposition overflows 64 bits");
+        out[k] = base[k] + d;
+      } else {
+        if (d > base[k])
+          error(at, "relative subposition " + std::string(at, static_cast<size_t>(p - at)) +
+                        " goes below 0 (previous value " + std::to_string(base[k]) +
+                        "): a negative position");
+        out[k] = base[k] - d;
+      }
+    } else {
+      p = number(p, e, out[k], "a subposition");
+    }
+  }
+  return p;
+}
+
+size_t Reader::costs(const char* p, const char* e) {
+  const size_t nev = events_.size();
+  size_t n = 0;
+  for (;;) {
+    while (p < e && isSpace(*p)) ++p;
+    if (p == e) break;
+    if (n == nev)
+      error(p, "more costs than the " + std::to_string(nev) + " events declared by events:");
+    // Fast path: short decimal numbers.
+    uint64_t v = 0;
+    const char* b = p;
+    while (p < e && isDigit(*p) && p - b < 19) v = v * 10 + static_cast<uint64_t>(*p++ - '0');
+    if (p == b || (p < e && !isSpace(*p))) p = number(b, e, v, "a cost");
+    costBuf_[n++] = v;
+  }
+  return n;
+}
+
+// The common case of a cost line, parsed in one pass up to its newline: short decimal or
+// relative subpositions and short decimal costs. Anything else (hex, long numbers, errors, a
+// carriage return) returns nullptr before changing any state, and the general path takes over.
+const char* Reader::fastCostLine(const char* p, const char* end) {
+  const size_t npos = kinds_.size();
+  uint64_t pos[kMaxPositions];
+  for (size_t k = 0; k < npos; ++k) {
+    const char c = *p;
+    if (c == '*') {
+      pos[k] = last_[k];
+      ++p;
+    } else {
+      const char* q = p + (c == '+' || c == '-');
+      const char* b = q;
+      uint64_t v = 0;
+      while (q < end && isDigit(*q) && q - b < 18) v = v * 10 + static_cast<uint64_t>(*q++ - '0');
+      if (q == b) return nullptr;
+      if (c == '+') {
+        if (v > ~last_[k]) return nullptr;
+        v += last_[k];
+      } else if (c == '-') {
+        if (v > last_[k]) return nullptr;
+        v = last_[k] - v;
+      }
+      pos[k] = v;
+      p = q;
+    }
+    if (p == end || (*p != ' ' && *p != '\t')) {
+      if (k + 1 < npos || (p < end && *p != '\n')) return nullptr;
+    } else {
+      while (p < end && (*p == ' ' || *p == '\t')) ++p;
+      if (k + 1 < npos && (p == end || *p == '\n')) return nullptr;
+    }
+  }
+  const size_t nev = events_.size();
+  uint64_t* costs = costBuf_.data();
+  size_t n = 0;
+  while (p < end && *p != '\n') {
+    const char* b = p;
+    uint64_t v = 0;
+    while (p < end && isDigit(*p) && p - b < 18) v = v * 10 + static_cast<uint64_t>(*p++ - '0');
+    if (p == b || n == nev) return nullptr;
+    if (p < end && *p != '\n') {
+      if (*p != ' ' && *p != '\t') return nullptr;
+      while (p < end && (*p == ' ' || *p == '\t')) ++p;
+    }
+    costs[n++] = v;
+  }
+  // Parsed: commit.
+  if (!pending_.empty()) pending_.clear();
+  std::copy(pos, pos + npos, last_);
+  const uint64_t sf = file_ == fnFile_ ? 0 : file_;
+  CostTableBuilder& t = *parts_.back().table;
+  if (assocKind_ == Kind::COST) {
+    t.cost(context(), sf, pos, costs, n);
+  } else {
+    t.row(assocKind_, context(), sf, pos, costs, n, assocTarget_, assocPos_, assocCount_,
+          assocJumped_);
+    assocKind_ = Kind::COST;
+  }
+  return p < end ? p + 1 : end;
+}
+
+uint64_t Reader::name(std::string_view spec, IdSpace space, std::string_view v) {
+  if (v.size() >= 2 && v[0] == '(' && isDigit(v[1])) {
+    size_t i = 1;
+    uint64_t id = 0;
+    for (; i < v.size() && isDigit(v[i]); ++i) {
+      if (id > (~uint64_t{0} - 9) / 10)
+        error(v.data(), "compressed id in " + std::string(spec) + "= does not fit in 64 bits");
+      id = id * 10 + static_cast<uint64_t>(v[i] - '0');
+    }
+    if (i == v.size() || v[i] != ')')
+      error(v.data() + i, "expected ')' after the compressed id in " + std::string(spec) + "=");
+    ++i;
+    while (i < v.size() && isSpace(v[i])) ++i;
+    if (i == v.size()) {
+      uint64_t s = ids_[space].get(id);
+      if (s == kUndef)
+        error(v.data(), "undefined compressed id (" + std::to_string(id) + ") in " +
+                            std::string(spec) + "= (expected an earlier definition '(" +
+                            std::to_string(id) + ") name')");
+      return s;
+    }
+    uint64_t s = strings_.intern(v.substr(i));
+    ids_[space].set(id, s);
+    return s;
+  }
+  return v.empty() ? 0 : strings_.intern(v);
+}
+
+void Reader::startPart() {
+  parts_.emplace_back();
+  parts_.back().table = std::make_unique<CostTableBuilder>(kinds_.size());
+  inBody_ = false;
+  haveFn_ = false;
+  ctxValid_ = false;
+  haveCallee_ = false;
+  object_ = file_ = 0;
+  cob_ = cfi_ = jfi_ = jfn_ = kUndef;
+  std::fill(std::begin(last_), std::end(last_), 0);
+}
+
+void Reader::header(std::string_view key, std::string_view value) {
+  const char* at = value.data();
+  if (key == "version") {
+    uint64_t v;
+    number(at, value.data() + value.size(), v, "the format version");
+    if (v >= 2)
+      throw Error(Status::unsupported, kFmt,
+                  "format version " + std::string(value) + " is not supported (expected 0 or 1)",
+                  cur_.lineOffset(), cur_.lineNumber());
+    if (!haveVersion_) version_ = std::string(trim(value));
+    haveVersion_ = true;
+  } else if (key == "positions") {
+    if (parts_.back().table->rows() > 0)
+      error(line_.data(), "positions: line after cost lines of the same part");
+    std::vector<ir::PositionKind> kinds;
+    for (std::string_view w : words(value)) {
+      ir::PositionKind k;
+      if (w == "instr")
+        k = ir::PositionKind::INSTR;
+      else if (w == "line")
+        k = ir::PositionKind::LINE;
+      else if (w == "bb")
+        k = ir::PositionKind::BB;
+      else
+        error(w.data(), "unknown subposition '" + std::string(w) +
+                            "' in positions: (expected instr, bb or line)");
+      if (std::find(kinds.begin(), kinds.end(), k) != kinds.end())
+        error(w.data(), "subposition '" + std::string(w) + "' given twice in positions:");
+      kinds.push_back(k);
+    }
+    if (kinds.empty()) error(at, "positions: line names no subposition (expected instr, bb, line)");
+    if (havePositions_ && kinds != kinds_)
+      error(at, "positions: differs from an earlier part's; profpack keeps one per profile");
+    if (!havePositions_ && parts_.size() > 1 && kinds != kinds_)
+      error(at, "positions: differs from an earlier part's (default 'line')");
+    havePositions_ = true;
+    kinds_ = kinds;
+    parts_.back().table = std::make_unique<CostTableBuilder>(kinds_.size());
+  } else if (key == "events") {
+    std::vector<std::string> ev;
+    for (std::string_view w : words(value)) ev.emplace_back(w);
+    if (ev.empty()) error(at, "events: line names no events");
+    if (haveEvents_ && ev != events_)
+      error(at, "events: differs from an earlier part's; profpack keeps one list per profile");
+    events_ = std::move(ev);
+    haveEvents_ = true;
+    costBuf_.assign(events_.size(), 0);
+  } else if (key == "event") {
+    // event: Name [= formula] [: long name]
+    EventSpec spec;
+    size_t i = 0;
+    while (i < value.size() && !isSpace(value[i]) && value[i] != '=' && value[i] != ':') ++i;
+    spec.name = std::string(value.substr(0, i));
+    if (spec.name.empty()) error(at, "expected an event name after event:");
+    std::string_view rest = trim(value.substr(i));
+    if (!rest.empty() && rest[0] == '=') {
+      size_t colon = rest.find(':');
+      std::string_view f = trim(rest.substr(1, colon == rest.npos ? rest.npos : colon - 1));
+      spec.formula = std::string(f);
+      rest = colon == rest.npos ? std::string_view() : rest.substr(colon);
+      size_t pos = 0;
+      while (pos <= f.size()) {
+        size_t plus = f.find('+', pos);
+        std::string_view t = trim(f.substr(pos, plus == f.npos ? f.npos : plus - pos));
+        int64_t factor = 1;
+        size_t j = 0;
+        if (!t.empty() && isDigit(t[0])) {
+          uint64_t v = 0;
+          while (j < t.size() && isDigit(t[j])) {
+            if (v > (uint64_t{1} << 62) / 10) error(t.data(), "factor in event formula too large");
+            v = v * 10 + static_cast<uint64_t>(t[j++] - '0');
+          }
+          factor = static_cast<int64_t>(v);
+          while (j < t.size() && isSpace(t[j])) ++j;
+          if (j < t.size() && t[j] == '*') ++j;
+          while (j < t.size() && isSpace(t[j])) ++j;
+        }
+        std::string_view ev = t.substr(j);
+        bool ok = !ev.empty();
+        for (char c : ev) ok &= !isSpace(c) && c != '*';
+        if (!ok)
+          error(t.data(), "expected a term 'Event' or 'N * Event' in the formula of event " +
+                              spec.name + ", found '" + std::string(t) + "'");
+        spec.terms.emplace_back(factor, std::string(ev));
+        if (plus == f.npos) break;
+        pos = plus + 1;
+      }
+    }
+    if (!rest.empty()) {
+      if (rest[0] != ':')
+        error(rest.data(), "expected '= formula' or ': long name' after the event name, found '" +
+                               std::string(rest) + "'");
+      spec.longName = std::string(trim(rest.substr(1)));
+    }
+    eventSpecs_.push_back(std::move(spec));
+  } else if (key == "summary" || key == "totals") {
+    checks_.push_back({cur_.lineNumber(), cur_.lineOffset() + (value.data() - line_.data()), value,
+                       key == "summary" ? "summary:" : "totals:"});
+  }
+}
+
+void Reader::body(std::string_view line) {
+  const char* p = line.data();
+  const char* e = p + line.size();
+  const char c = *p;
+  // Cost lines first: they are nearly all lines.
+  if (isDigit(c) || c == '+' || c == '-' || c == '*') {
+    needEvents("cost line");
+    if (assocKind_ == Kind::COST) needFn("cost line");
+    uint64_t pos[kMaxPositions];
+    p = positions(p, e, last_, pos, "a cost line");
+    size_t n = costs(p, e);
+    std::copy(pos, pos + kinds_.size(), last_);
+    const uint64_t sf = file_ == fnFile_ ? 0 : file_;
+    CostTableBuilder& t = *parts_.back().table;
+    if (assocKind_ == Kind::COST) {
+      t.cost(context(), sf, pos, costBuf_.data(), n);
+    } else {
+      t.row(assocKind_, context(), sf, pos, costBuf_.data(), n, assocTarget_, assocPos_,
+            assocCount_, assocJumped_);
+      assocKind_ = Kind::COST;
+    }
+    return;
+  }
+  if (assocKind_ != Kind::COST)
+    error(p, "expected the cost line of the " +
+                 std::string(assocKind_ == Kind::CALL   ? "calls="
+                             : assocKind_ == Kind::JUMP ? "jump="
+                                                        : "jcnd=") +
+                 " on line " + std::to_string(assocLine_) + ", found '" +
+                 std::string(line.substr(0, 40)) + "'");
+  size_t eq = line.find('=');
+  std::string_view spec = eq == line.npos || eq > 5 ? std::string_view() : line.substr(0, eq);
+  std::string_view v = eq == line.npos ? std::string_view() : line.substr(eq + 1);
+  auto assoc = [&](Kind kind) {
+    needEvents(kind == Kind::CALL ? "calls=" : "jump");
+    needFn(kind == Kind::CALL ? "calls=" : kind == Kind::JUMP ? "jump=" : "jcnd=");
+    const char* q = v.data();
+    const char* end = v.data() + v.size();
+    while (q < end && isSpace(*q)) ++q;
+    assocJumped_ = 0;
+    if (kind == Kind::COND_JUMP) {
+      const char* b = q;
+      while (q < end && *q != '/') ++q;
+      if (q == end) error(b, "expected 'jumped/executed' counts after jcnd=");
+      number(b, q, assocJumped_, "the jump count of jcnd=");
+      ++q;
+    }
+    q = number(q, end, assocCount_,
+               kind == Kind::CALL   ? "the call count of calls="
+               : kind == Kind::JUMP ? "the count of jump="
+                                    : "the execution count of jcnd=");
+    q = positions(q, end, last_, assocPos_, "the target position");
+    while (q < end && isSpace(*q)) ++q;
+    if (q < end) error(q, "unexpected text after the target position: " + firstWord(q, end));
+    if (kind == Kind::CALL) {
+      if (!haveCallee_) error(line.data(), "calls= without a preceding cfn= line");
+      uint64_t obj = cob_ != kUndef ? cob_ : fnObject_;
+      assocTarget_ = contextOf(obj, calleeFile_, calleeFn_);
+      cob_ = kUndef;
+    } else {
+      context();  // the source context is used before the target
+      const uint64_t tf = jfi_ != kUndef ? jfi_ : file_, tn = jfn_ != kUndef ? jfn_ : fn_;
+      // Most jumps stay inside their function: the target is the row's own context.
+      assocTarget_ = tf == fnFile_ && tn == fn_ ? context() : contextOf(fnObject_, tf, tn);
+      jfi_ = jfn_ = kUndef;
+    }
+    // The caller's context must be numbered before the callee's: contexts are created in the
+    // order rows use them, and the row's own context comes first.
+    assocKind_ = kind;
+    assocLine_ = cur_.lineNumber();
+  };
+  // Dispatch on the key's letters packed into an integer: no string compares per line.
+  uint64_t code = 0;
+  for (char ch : spec) code = code << 8 | static_cast<unsigned char>(ch);
+  constexpr auto key = [](const char* k) {
+    uint64_t c = 0;
+    while (*k) c = c << 8 | static_cast<unsigned char>(*k++);
+    return c;
+  };
+  switch (code) {
+    case key("fn"):
+      fn_ = name(spec, kFunctions, v);
+      fnObject_ = object_;
+      fnFile_ = file_;
+      haveFn_ = true;
+      ctxValid_ = false;
+      break;
+    case key("fl"):
+    case key("fi"):
+    case key("fe"): file_ = name(spec, kFiles, v); break;
+    case key("ob"): object_ = name(spec, kObjects, v); break;
+    case key("cob"): cob_ = name(spec, kObjects, v); break;
+    case key("cfi"):
+    case key("cfl"): cfi_ = name(spec, kFiles, v); break;
+    case key("cfn"):
+      calleeFn_ = name(spec, kFunctions, v);
+      calleeFile_ = cfi_ != kUndef ? cfi_ : file_;
+      cfi_ = kUndef;
+      haveCallee_ = true;
+      break;
+    case key("calls"):
+      if (haveFn_) context();
+      assoc(Kind::CALL);
+      break;
+    case key("jump"): assoc(Kind::JUMP); break;
+    case key("jcnd"): assoc(Kind::COND_JUMP); break;
+    case key("jfi"): jfi_ = name(spec, kFiles, v); break;
+    case key("jfn"): jfn_ = name(spec, kFunctions, v); break;
+    default:
+      error(p,
+            "expected a cost line, a position (ob= fl= fi= fe= fn= cob= cfi= cfl= cfn= jfi= "
+            "jfn=), calls=, jump= or jcnd=, found '" +
+                std::string(line.substr(0, 40)) + "'");
+  }
+}
+
+std::unique_ptr<Profile> Reader::run() {
+  startPart();
+  const char* p = cur_.base;
+  const char* const end = p + data_.size();
+  while (p < end) {
+    cur_.lineStart = p;
+    ++cur_.lineNo;
+    {
+      const char c = *p;
+      if ((isDigit(c) || c == '+' || c == '-' || c == '*') && haveFn_ && haveEvents_ && inBody_) {
+        if (const char* next = fastCostLine(p, end)) {
+          p = next;
+          continue;
+        }
+      }
+    }
+    const char* nl = static_cast<const char*>(std::memchr(p, '\n', static_cast<size_t>(end - p)));
+    size_t len = nl ? static_cast<size_t>(nl - p) : static_cast<size_t>(end - p);
+    std::string_view line(p, len && p[len - 1] == '\r' ? len - 1 : len);
+    p = nl ? nl + 1 : end;
+    line_ = line;
+    if (line.empty()) {
+      if (assocKind_ != Kind::COST) goto association;
+      (inBody_ ? pending_ : parts_.back().lines)
+          .push_back({"", "", "", ir::HeaderLine::Placement::HEADER});
+      continue;
+    }
+    {
+      const char c = line[0];
+      if (isDigit(c) || c == '+' || c == '-' || c == '*' || isSpecLine(line)) {
+        if (!inBody_) inBody_ = true;
+        pending_.clear();  // comments inside a body carry nothing
+        body(line);
+        continue;
+      }
+    }
+    if (assocKind_ != Kind::COST) goto association;
+    if (line[0] == '#' || trim(line).empty()) {
+      (inBody_ ? pending_ : parts_.back().lines)
+          .push_back({std::string(line), "", "", ir::HeaderLine::Placement::HEADER});
+      continue;
+    }
+    {
+      std::string_view key, value;
+      if (!splitKey(line, key, value))
+        error(line.data(),
+              "expected 'key: value', a position (fn= ...), a cost line or an "
+              "association, found '" +
+                  std::string(line.substr(0, 40)) + "'");
+      auto placement = ir::HeaderLine::Placement::HEADER;
+      if (inBody_) {
+        if (key == "totals" || key == "summary") {
+          placement = ir::HeaderLine::Placement::TRAILER;
+          for (Line& l : pending_) {
+            l.placement = placement;
+            parts_.back().lines.push_back(std::move(l));
+          }
+          pending_.clear();
+        } else {
+          std::vector<Line> carried = std::move(pending_);
+          pending_.clear();
+          startPart();
+          parts_.back().lines = std::move(carried);
+        }
+      }
+      header(key, value);
+      parts_.back().lines.push_back(
+          {std::string(line), std::string(key), std::string(value), placement});
+    }
+    continue;
+  association:
+    fail(kFmt, cur_.lineOffset(), cur_.lineNumber(),
+         std::string("expected the cost line of the ") +
+             (assocKind_ == Kind::CALL   ? "calls="
+              : assocKind_ == Kind::JUMP ? "jump="
+                                         : "jcnd=") +
+             " on line " + std::to_string(assocLine_) + ", found " +
+             (line.empty() ? "an empty line" : "'" + std::string(line.substr(0, 40)) + "'"));
+  }
+  if (assocKind_ != Kind::COST)
+    fail(kFmt, data_.size(), cur_.lineNumber(),
+         std::string("expected the cost line of the ") +
+             (assocKind_ == Kind::CALL ? "calls=" : "jump") + " on line " +
+             std::to_string(assocLine_) + ", found the end of the file");
+  for (Line& l : pending_) {
+    l.placement = ir::HeaderLine::Placement::TRAILER;
+    parts_.back().lines.push_back(std::move(l));
+  }
+  if (!haveEvents_) fail(kFmt, data_.size(), cur_.lineNumber(), "missing events: line");
+  for (const CostCheck& c : checks_) {
+    size_t n = 0;
+    for (std::string_view w : words(c.value)) {
+      if (++n > events_.size())
+        fail(kFmt, c.offset + static_cast<uint64_t>(w.data() - c.value.data()), c.line,
+             std::string(c.key) + " has more costs than the " + std::to_string(events_.size()) +
+                 " events declared by events:");
+      size_t pos = 0;
+      uint64_t v;
+      NumResult r = parseNumber(w, pos, v);
+      if (r != NumResult::ok || pos != w.size())
+        fail(kFmt, c.offset + static_cast<uint64_t>(w.data() - c.value.data()), c.line,
+             std::string(c.key) +
+                 (r == NumResult::overflow ? " cost does not fit in 64 bits: '"
+                                           : " expected a cost (a number), found '") +
+                 std::string(w) + "'");
+    }
+  }
+
+  // Build the message.
+  // The first segment is sized from the IR's content, never from the input's size, so equal
+  // IRs get equal message layouts and byte-identical .ppk files.
+  uint64_t estimate = 4096 + contexts_.size() * 24;
+  for (uint64_t i = 1; i < strings_.size(); ++i) estimate += strings_.get(i).size() + 8;
+  for (auto& p : parts_) {
+    estimate += p.table->bytes() + 1024;
+    for (auto& l : p.lines) estimate += 2 * l.text.size() + 48;
+  }
+  auto message = newMessage(estimate + estimate / 8);
+  auto root = message->getRoot<ir::Profile>();
+  root.setFormat(ir::Format::CALLGRIND);
+  root.setFormatVersion(version_);
+  std::vector<bool> used(strings_.size(), false);
+  contexts_.markUsed(used);
+  for (auto& p : parts_) p.table->markUsed(used);
+  std::vector<uint64_t> remap = strings_.sortAndCompact(used);
+  strings_.build(root.initStrings());
+  auto ev = root.initEvents(static_cast<unsigned>(events_.size()));
+  size_t derived = 0;
+  for (const EventSpec& s : eventSpecs_)
+    if (!s.formula.empty()) ++derived;
+  for (size_t i = 0; i < events_.size(); ++i) {
+    auto b = ev[static_cast<unsigned>(i)];
+    b.setName(events_[i]);
+    for (const EventSpec& s : eventSpecs_)
+      if (s.formula.empty() && s.name == events_[i]) b.setLongName(s.longName);
+  }
+  auto de = root.initDerivedEvents(static_cast<unsigned>(derived));
+  unsigned di = 0;
+  for (const EventSpec& s : eventSpecs_) {
+    if (s.formula.empty()) continue;
+    auto b = de[di++];
+    b.setName(s.name);
+    b.setLongName(s.longName);
+    b.setFormula(s.formula);
+    auto terms = b.initTerms(static_cast<unsigned>(s.terms.size()));
+    for (size_t i = 0; i < s.terms.size(); ++i) {
+      terms[static_cast<unsigned>(i)].setFactor(s.terms[i].first);
+      terms[static_cast<unsigned>(i)].setEvent(s.terms[i].second);
+    }
+  }
+  auto kinds = root.initPositionKinds(static_cast<unsigned>(kinds_.size()));
+  for (size_t i = 0; i < kinds_.size(); ++i) kinds.set(static_cast<unsigned>(i), kinds_[i]);
+  contexts_.build(root.initContexts(), remap);
+  auto parts = root.initParts(static_cast<unsigned>(parts_.size()));
+  for (size_t pi = 0; pi < parts_.size(); ++pi) {
+    auto part = parts[static_cast<unsigned>(pi)];
+    auto& lines = parts_[pi].lines;
+    auto hl = part.initHeaderLines(static_cast<unsigned>(lines.size()));
+    for (size_t i = 0; i < lines.size(); ++i) {
+      auto b = hl[static_cast<unsigned>(i)];
+      b.setText(lines[i].text);
+      b.setKey(lines[i].key);
+      b.setValue(lines[i].value);
+      b.setPlacement(lines[i].placement);
+    }
+    parts_[pi].table->build(part.initCosts(), remap);
+    parts_[pi].table.reset();
+  }
+  return std::make_unique<Profile>(std::move(message));
+}
+
+// ---------------------------------------------------------------------------------------------
+// Writer
+
+class Writer {
+ public:
+  Writer(const Profile& profile) : profile_(profile), strings_(profile.strings()) {}
+  std::string run();
+
+ private:
+  void name(const char* spec, IdSpace space, uint64_t s) {
+    out_ += spec;
+    if (s == 0) {  // "none": an empty name
+      out_ += '\n';
+      return;
+    }
+    std::string_view text = strings_.get(s);
+    if (!text.empty() && isSpace(text[0])) {
+      // A compressed definition would lose leading blanks; such a name cannot start with
+      // "(digit" either, so it is written out in full.
+      out_ += text;
+      out_ += '\n';
+      return;
+    }
+    out_ += '(';
+    appendDecimal(out_, s);
+    out_ += ')';
+    if (!defined_[space][s]) {
+      defined_[space][s] = true;
+      out_ += ' ';
+      out_ += text;
+    }
+    out_ += '\n';
+  }
+  void positions(const uint64_t* pos) {
+    for (size_t k = 0; k < npos_; ++k) {
+      if (k) out_ += ' ';
+      const uint64_t v = pos[k];
+      if (!baseKnown_) {
+        absolute(k, v);
+        continue;
+      }
+      const uint64_t b = last_[k];
+      if (v == b) {
+        out_ += '*';
+        continue;
+      }
+      uint64_t d = v > b ? v - b : b - v;
+      // Relative when it is no longer than the absolute form.
+      if (digits(d, 10) + 1 <= (isInstr_[k] ? 2 + digits(v, 16) : digits(v, 10))) {
+        out_ += v > b ? '+' : '-';
+        appendDecimal(out_, d);
+      } else {
+        absolute(k, v);
+      }
+    }
+  }
+  static unsigned digits(uint64_t v, unsigned base) {
+    unsigned n = 1;
+    while (v >= base) v /= base, ++n;
+    return n;
+  }
+  void absolute(size_t k, uint64_t v) {
+    if (isInstr_[k])
+      appendHex(out_, v);
+    else
+      appendDecimal(out_, v);
+  }
+
+  const Profile& profile_;
+  const StringTableReader& strings_;
+  std::string out_;
+  std::vector<bool> defined_[3];
+  size_t npos_ = 0;
+  bool isInstr_[kMaxPositions] = {false, false, false};
+  uint64_t last_[kMaxPositions] = {0, 0, 0};
+  bool baseKnown_ = false;
+};
+
+std::string Writer::run() {
+  auto root = profile_.root();
+  auto events = root.getEvents();
+  auto kinds = root.getPositionKinds();
+  if (events.size() == 0)
+    throw Error(Status::unsupported, kFmt,
+                "the profile has no cost events, so it cannot be written as Callgrind");
+  npos_ = kinds.size();
+  if (npos_ == 0 || npos_ > kMaxPositions)
+    throw Error(Status::unsupported, kFmt, "the profile has no or too many position kinds");
+  for (size_t k = 0; k < npos_; ++k) {
+    isInstr_[k] = kinds[static_cast<unsigned>(k)] == ir::PositionKind::INSTR;
+  }
+  DecodedContexts contexts(root.getContexts(), strings_.size());
+  const bool own = root.getFormat() == ir::Format::CALLGRIND;
+  std::vector<uint64_t> totals(events.size(), 0);
+  bool first = true;
+  for (auto part : root.getParts()) {
+    DecodedCosts t(part.getCosts(), npos_, events.size(), contexts.size());
+    std::vector<std::string> trailer;
+    if (own) {
+      for (auto l : part.getHeaderLines()) {
+        if (l.getPlacement() == ir::HeaderLine::Placement::TRAILER) {
+          trailer.emplace_back(l.getText().cStr());
+          continue;
+        }
+        out_ += l.getText().cStr();
+        out_ += '\n';
+      }
+    } else if (first) {
+      // From another format of the family: a fresh header with what Callgrind has a place for.
+      out_ += "# callgrind format\nversion: 1\ncreator: profpack\n";
+      for (auto l : part.getHeaderLines())
+        if (l.getKey() == "desc" || l.getKey() == "cmd") {
+          out_ += l.getKey().cStr();
+          out_ += ": ";
+          out_ += l.getValue().cStr();
+          out_ += '\n';
+        }
+      out_ += "positions:";
+      for (auto k : kinds)
+        out_ += k == ir::PositionKind::INSTR ? " instr"
+                : k == ir::PositionKind::BB  ? " bb"
+                                             : " line";
+      out_ += "\nevents:";
+      for (auto e : events) (out_ += ' ') += e.getName().cStr();
+      out_ += '\n';
+      for (auto e : events)
+        if (e.getLongName().size())
+          ((((out_ += "event: ") += e.getName().cStr()) += " : ") += e.getLongName().cStr()) +=
+              '\n';
+      for (auto e : root.getDerivedEvents()) {
+        ((out_ += "event: ") += e.getName().cStr()) += " = ";
+        out_ += e.getFormula().cStr();
+        if (e.getLongName().size()) (out_ += " : ") += e.getLongName().cStr();
+        out_ += '\n';
+      }
+    }
+    if (!own && first) out_ += '\n';
+    first = false;
+    for (auto& d : defined_) d.assign(strings_.size(), false);
+    baseKnown_ = false;
+    uint64_t curOb = 0, curFile = 0, curCtx = kUndef;
+    size_t ci = 0, ai = 0, ji = 0;
+    uint64_t pos[kMaxPositions], tpos[kMaxPositions];
+    for (size_t r = 0; r < t.kind.size(); ++r) {
+      const size_t n = t.costCount[r];
+      const uint64_t* c = t.costs.data() + ci;
+      ci += n;
+      const uint64_t ctx = t.context[r];
+      const uint64_t o = contexts.object[ctx], f = contexts.file[ctx], fn = contexts.function[ctx];
+      if (ctx != curCtx) {
+        if (curCtx != kUndef) out_ += '\n';
+        if (o != curOb) name("ob=", kObjects, o), curOb = o;
+        if (f != curFile) name("fl=", kFiles, f), curFile = f;
+        name("fn=", kFunctions, fn);
+        curCtx = ctx;
+      }
+      const uint64_t eff = t.sourceFile[r] ? t.sourceFile[r] : f;
+      if (eff != curFile) {
+        name(eff == f ? "fe=" : "fi=", kFiles, eff);
+        curFile = eff;
+      }
+      for (size_t k = 0; k < npos_; ++k) pos[k] = t.positions[k][r];
+      const auto kind = static_cast<Kind>(t.kind[r]);
+      if (kind != Kind::COST) {
+        const uint64_t tc = t.target[ai];
+        for (size_t k = 0; k < npos_; ++k) tpos[k] = t.targetPositions[k][ai];
+        const uint64_t count = t.count[ai];
+        ++ai;
+        const uint64_t to = contexts.object[tc], tf = contexts.file[tc], tn = contexts.function[tc];
+        if (kind == Kind::CALL) {
+          if (to != o) name("cob=", kObjects, to);
+          if (tf != curFile) name("cfi=", kFiles, tf);
+          name("cfn=", kFunctions, tn);
+          out_ += "calls=";
+          appendDecimal(out_, count);
+        } else {
+          if (to != o)
+            throw Error(Status::unsupported, kFmt,
+                        "a jump leaves its object, which Callgrind cannot express");
+          if (tf != curFile) name("jfi=", kFiles, tf);
+          if (tn != fn) name("jfn=", kFunctions, tn);
+          if (kind == Kind::JUMP) {
+            out_ += "jump=";
+          } else {
+            out_ += "jcnd=";
+            appendDecimal(out_, t.jumped[ji++]);
+            out_ += '/';
+          }
+          appendDecimal(out_, count);
+        }
+        out_ += ' ';
+        positions(tpos);
+        out_ += '\n';
+      }
+      positions(pos);
+      std::copy(pos, pos + npos_, last_);
+      baseKnown_ = true;
+      for (size_t i = 0; i < n; ++i) {
+        out_ += ' ';
+        appendDecimal(out_, c[i]);
+        if (kind == Kind::COST) totals[i] += c[i];
+      }
+      out_ += '\n';
+    }
+    if (own) {
+      for (auto& l : trailer) (out_ += l) += '\n';
+    }
+  }
+  if (!own) {
+    out_ += "\ntotals:";
+    for (uint64_t v : totals) {
+      out_ += ' ';
+      appendDecimal(out_, v);
+    }
+    out_ += '\n';
+  }
+  return std::move(out_);
+}
+
+}  // namespace
+
+std::unique_ptr<Profile> readCallgrind(std::span<const uint8_t> data) { return Reader(data).run(); }
+
+std::string writeCallgrind(const Profile& profile) { return Writer(profile).run(); }
+
+}  // namespace profpack
