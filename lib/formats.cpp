@@ -135,6 +135,8 @@ std::unique_ptr<Profile> readProfile(std::span<const uint8_t> data, const ReadOp
       return decodePpk(data, options.maxPpkMessage);
     case FormatId::cachegrind:
       return readCachegrind(data);
+    case FormatId::gperftools:
+      return readGperftools(data);
     case FormatId::unknown:
       if (data.empty()) throw Error(Status::malformed, "", "empty input: no profile to read", 0);
       throw Error(Status::malformed, "",
@@ -153,6 +155,8 @@ std::string writeProfile(const Profile& profile, FormatId format, const WriteOpt
       return encodePpk(profile, options.ppkLevel);
     case FormatId::cachegrind:
       return writeCachegrind(profile);
+    case FormatId::gperftools:
+      return writeGperftools(profile);
     case FormatId::unknown:
       throw Error(Status::invalidArgument, "", "no output format given");
     default:

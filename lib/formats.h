@@ -46,5 +46,7 @@ std::string writeProfile(const Profile& profile, FormatId format, const WriteOpt
 // Per-format entry points (lib/<format>/).
 std::unique_ptr<Profile> readCachegrind(std::span<const uint8_t> data);
 std::string writeCachegrind(const Profile& profile);
+std::unique_ptr<Profile> readGperftools(std::span<const uint8_t> data);
+std::string writeGperftools(const Profile& profile);  // as read; see gperftools/gperftools.h
 
 }  // namespace profpack
