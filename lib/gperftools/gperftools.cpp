@@ -62,72 +62,27 @@ inline uint64_t mix(uint64_t h) {
   return h;
 }
 
-// The prefix tree's edges: (parent, address) -> child, open addressing.
-class EdgeTable {
+// Every node of the prefix tree, keyed by its chain: the PCs from the node outward to the
+// outermost frame, i.e. a suffix of some record's PCs. Lookups compare a 64-bit hash, then
+// the bytes of the suffix against those of the record the node was created from, so a chain
+// seen before costs one probe instead of a walk down the tree.
+class NodeTable {
  public:
-  EdgeTable() { slots_.resize(mask_ + 1); }
-  // The child of `parent` with `address`; creates node `next` if there is none.
-  uint32_t get(uint32_t parent, uint64_t address, uint32_t next, bool& created) {
-    size_t i = mix(address * 0x9e3779b97f4a7c15ull ^ parent) & mask_;
-    for (;;) {
-      Slot& s = slots_[i];
-      if (s.child == 0) break;
-      if (s.address == address && s.parent == parent) {
-        created = false;
-        return s.child;
-      }
-      i = (i + 1) & mask_;
-    }
-    created = true;
-    slots_[i] = {address, parent, next};
-    if (++used_ * 2 > mask_) grow();
-    return next;
+  explicit NodeTable(const uint8_t* base) : base_(base) { slots_.resize(mask_ + 1); }
+  // Makes room for `more` inserts without growing (so slots found by find() stay valid).
+  void reserve(size_t more) {
+    while ((used_ + more) * 2 > mask_) grow();
   }
-
- private:
-  struct Slot {
-    uint64_t address;
-    uint32_t parent;
-    uint32_t child;  // 0 = empty
-  };
-  void grow() {
-    std::vector<Slot> old(std::move(slots_));
-    mask_ = mask_ * 2 + 1;
-    slots_.assign(mask_ + 1, Slot{0, 0, 0});
-    for (const Slot& s : old) {
-      if (s.child == 0) continue;
-      size_t i = mix(s.address * 0x9e3779b97f4a7c15ull ^ s.parent) & mask_;
-      while (slots_[i].child != 0) i = (i + 1) & mask_;
-      slots_[i] = s;
+  void prefetch(uint64_t h) const { __builtin_prefetch(&slots_[h & mask_]); }
+  // Prefetches the bytes a lookup of `h` will most likely compare against.
+  void prefetchChain(uint64_t h) const {
+    const Slot& s = slots_[h & mask_];
+    if (s.node != 0 && s.hash == h) {
+      __builtin_prefetch(base_ + s.offset);
+      __builtin_prefetch(base_ + s.offset + s.bytes - 1);
     }
   }
-  size_t mask_ = (1u << 12) - 1;
-  size_t used_ = 0;
-  std::vector<Slot> slots_;
-};
-
-// Whole call chains seen before (by their raw bytes in the input) -> innermost node, so a
-// repeated chain costs one hash and one compare instead of a walk down the tree.
-class ChainTable {
- public:
-  explicit ChainTable(const uint8_t* base) : base_(base) { slots_.resize(mask_ + 1); }
-  static uint64_t hash(const uint8_t* p, size_t bytes) {
-    uint64_t h = bytes * 0x9e3779b97f4a7c15ull;
-    size_t i = 0;
-    for (; i + 8 <= bytes; i += 8) {
-      uint64_t v;
-      std::memcpy(&v, p + i, 8);
-      h = (h ^ v) * 0xbf58476d1ce4e5b9ull;
-      h ^= h >> 29;
-    }
-    if (i < bytes) {
-      uint32_t v;
-      std::memcpy(&v, p + i, 4);
-      h = (h ^ v) * 0xbf58476d1ce4e5b9ull;
-    }
-    return mix(h);
-  }
-  // 0 if not found.
+  // The node whose chain is the `bytes` bytes at `offset`, or 0; `at` = where to insert it.
   uint32_t find(uint64_t h, uint64_t offset, uint32_t bytes, size_t& at) const {
     size_t i = h & mask_;
     for (;;) {
@@ -142,8 +97,10 @@ class ChainTable {
     return 0;
   }
   void insert(size_t at, uint64_t h, uint64_t offset, uint32_t bytes, uint32_t node) {
+    // Two chains of one record may have found the same empty slot: take the next free one.
+    while (slots_[at].node != 0) at = (at + 1) & mask_;
     slots_[at] = {h, offset, bytes, node};
-    if (++used_ * 2 > mask_) grow();
+    ++used_;
   }
 
  private:
@@ -178,16 +135,83 @@ struct Body {
   size_t end = 0;  // byte offset just past the trailer
 };
 
+// Hashes of every suffix of a chain: out[j] covers pcs[j .. n-1], computed from the outer end.
+template <unsigned W, bool BE>
+inline void suffixHashes(const uint8_t* pcs, size_t n, uint64_t* out) {
+  uint64_t h = 0x9e3779b97f4a7c15ull;
+  for (size_t j = n; j-- > 0;) {
+    h = (h ^ load<W, BE>(pcs + j * W)) * 0xbf58476d1ce4e5b9ull;
+    h ^= h >> 31;
+    out[j] = mix(h + (n - j));
+  }
+}
+
+// suffixHashes' out[0] (the whole chain) and out[1] (the chain without its leaf; n >= 2).
+template <unsigned W, bool BE>
+inline uint64_t chainHash(const uint8_t* pcs, size_t n, uint64_t* callerHash = nullptr) {
+  uint64_t h = 0x9e3779b97f4a7c15ull;
+  for (size_t j = n; j-- > 1;) {
+    h = (h ^ load<W, BE>(pcs + j * W)) * 0xbf58476d1ce4e5b9ull;
+    h ^= h >> 31;
+  }
+  if (callerHash && n >= 2) *callerHash = mix(h + (n - 1));
+  h = (h ^ load<W, BE>(pcs)) * 0xbf58476d1ce4e5b9ull;
+  h ^= h >> 31;
+  return mix(h + n);
+}
+
 // Parses the records from byte offset `pos` up to and including the trailer.
+//
+// Most records repeat a chain seen before, and then the cost is two cache misses: the table
+// slot and the bytes of the earlier record it is compared with. A look-ahead runs kAhead
+// records in front, hashing each record's chain and prefetching its slot, and kAhead/2 records
+// in front prefetches the bytes that slot points to, so those misses overlap.
 template <unsigned W, bool BE>
 void parseRecords(std::span<const uint8_t> data, size_t pos, Body& body) {
   const uint8_t* base = data.data();
   const size_t size = data.size();
   const size_t slotsEnd = size - size % W;  // records only use whole slots
-  EdgeTable edges;
-  ChainTable chains(base);
+  NodeTable table(base);
+  std::vector<uint64_t> hashes(64);
+  std::vector<size_t> at(64);
   uint32_t nodes = 0;
+
+  constexpr size_t kRing = 32, kAhead = 16;
+  struct Ahead {
+    uint64_t hash, callerHash;  // of the chain, and of the chain without its leaf (or 0)
+  };
+  Ahead ring[kRing];
+  size_t scanPos = pos, scanned = 0, done = 0;
+  bool scanning = true;
+  // Hashes the next record in front and prefetches its slot; stops at anything unusual (the
+  // trailer, a malformed record), which the main loop then handles and reports.
+  auto scanOne = [&] {
+    if (slotsEnd - scanPos < 2 * W) {
+      scanning = false;
+      return;
+    }
+    const uint64_t n = load<W, BE>(base + scanPos + W);
+    if (n == 0 || n > (slotsEnd - scanPos) / W - 2 || load<W, BE>(base + scanPos) == 0) {
+      scanning = false;
+      return;
+    }
+    uint64_t caller = 0;
+    const uint64_t h = chainHash<W, BE>(base + scanPos + 2 * W, n, &caller);
+    table.prefetch(h);
+    if (n >= 2) table.prefetch(caller);
+    ring[scanned % kRing] = {h, caller};
+    ++scanned;
+    scanPos += (2 + n) * W;
+  };
+
   for (;;) {
+    while (scanning && scanned < done + kAhead) scanOne();
+    if (done + kAhead / 2 < scanned) {
+      const Ahead& a = ring[(done + kAhead / 2) % kRing];
+      table.prefetchChain(a.hash);
+      if (a.callerHash) table.prefetchChain(a.callerHash);
+    }
+
     if (pos == slotsEnd && pos == size)
       fail(kFmt, pos, kUnknown,
            "missing binary trailer: expected the slots 0, 1, 0 after the last record, found the "
@@ -211,33 +235,44 @@ void parseRecords(std::span<const uint8_t> data, size_t pos, Body& body) {
       body.end = pos + 3 * W;
       return;
     }
-    const uint32_t bytes = static_cast<uint32_t>(n * W);
     if (n * W > UINT32_MAX)
       throw Error(Status::limit, kFmt, "call chain of " + std::to_string(n) + " PCs is too long",
                   pos);
-    const uint64_t h = ChainTable::hash(pcs, bytes);
-    size_t at = 0;
-    uint32_t node = chains.find(h, pos + 2 * W, bytes, at);
+    table.reserve(n);  // no growth below, so the insert positions found stay valid
+    const uint64_t pcsAt = pos + 2 * W;
+    const uint64_t h0 = done < scanned ? ring[done % kRing].hash : chainHash<W, BE>(pcs, n);
+    size_t at0 = 0;
+    uint32_t node = table.find(h0, pcsAt, static_cast<uint32_t>(n * W), at0);
     if (node == 0) {
-      // Walk down from the outermost frame, adding the nodes that are missing.
-      for (size_t j = n; j-- > 0;) {
-        const uint64_t a = load<W, BE>(pcs + j * W);
-        bool created;
-        uint32_t child = edges.get(node, a, nodes + 1, created);
-        if (created) {
-          if (nodes == UINT32_MAX - 1)
-            throw Error(Status::limit, kFmt, "more than 2^32 call-chain nodes", pos);
-          ++nodes;
-          body.parent.push(node);
-          body.address.push(a);
-        }
-        node = child;
+      // A new chain: find the longest suffix already in the tree (j == n: none, the root)
+      // and add the missing inner nodes, outermost first.
+      if (n > hashes.size()) {  // n is bounded by the bytes left, checked above
+        hashes.resize(n);
+        at.resize(n);
       }
-      chains.insert(at, h, pos + 2 * W, bytes, node);
+      suffixHashes<W, BE>(pcs, n, hashes.data());
+      at[0] = at0;
+      size_t j = 1;
+      for (size_t k = 1; k < n && k < 5; ++k) table.prefetch(hashes[k]);
+      for (; j < n; ++j) {
+        node = table.find(hashes[j], pcsAt + j * W, static_cast<uint32_t>((n - j) * W), at[j]);
+        if (node) break;
+        if (j + 4 < n) table.prefetch(hashes[j + 4]);
+      }
+      if (nodes > UINT32_MAX - 1 - j)
+        throw Error(Status::limit, kFmt, "more than 2^32 call-chain nodes", pos);
+      while (j-- > 0) {
+        ++nodes;
+        table.insert(at[j], hashes[j], pcsAt + j * W, static_cast<uint32_t>((n - j) * W), nodes);
+        body.parent.push(node);
+        body.address.push(load<W, BE>(pcs + j * W));
+        node = nodes;
+      }
     }
     body.count.push(count);
     body.node.push(node);
     pos += (2 + n) * W;
+    ++done;
   }
 }
 
