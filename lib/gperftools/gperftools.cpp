@@ -127,12 +127,34 @@ class NodeTable {
   std::vector<Slot> slots_;
 };
 
+// The tree and the records as the IR codes them (see StackSamples in profile.capnp): parents
+// as the distance back from the node, addresses relative to the previous sibling (else the
+// parent), a record's node as the number of nodes it added or as an earlier node's id.
 struct Body {
-  ColumnWriter parent{ir::Column::Encoding::ZIGZAG_DELTA};
-  ColumnWriter address{ir::Column::Encoding::ZIGZAG_DELTA};
-  ColumnWriter count{ir::Column::Encoding::VARINT};
-  ColumnWriter node{ir::Column::Encoding::VARINT};
-  size_t end = 0;  // byte offset just past the trailer
+  ColumnWriter parent, address, count, node;
+  std::vector<uint64_t> nodeAddress{0};  // by node id; [0] = the root
+  std::vector<uint32_t> lastChild{0};    // by node id: newest child, 0 = none
+  uint64_t newest = 0;                   // the largest node id a record named so far
+  size_t end = 0;                        // byte offset just past the trailer
+
+  void addNode(uint32_t id, uint32_t par, uint64_t addr) {
+    parent.push(id - 1 - par);
+    uint32_t sib = lastChild[par];
+    uint64_t d = addr - nodeAddress[sib ? sib : par];
+    address.push(d << 1 ^ (0 - (d >> 63)));
+    lastChild[par] = id;
+    nodeAddress.push_back(addr);
+    lastChild.push_back(0);
+  }
+  void addRecord(uint64_t c, uint64_t n) {
+    count.push(c);
+    if (n > newest) {
+      node.push(2 * (n - newest - 1));
+      newest = n;
+    } else {
+      node.push(2 * n + 1);
+    }
+  }
 };
 
 // Hashes of every suffix of a chain: out[j] covers pcs[j .. n-1], computed from the outer end.
@@ -264,13 +286,11 @@ void parseRecords(std::span<const uint8_t> data, size_t pos, Body& body) {
       while (j-- > 0) {
         ++nodes;
         table.insert(at[j], hashes[j], pcsAt + j * W, static_cast<uint32_t>((n - j) * W), nodes);
-        body.parent.push(node);
-        body.address.push(load<W, BE>(pcs + j * W));
+        body.addNode(nodes, node, load<W, BE>(pcs + j * W));
         node = nodes;
       }
     }
-    body.count.push(count);
-    body.node.push(node);
+    body.addRecord(count, node);
     pos += (2 + n) * W;
     ++done;
   }
@@ -455,14 +475,36 @@ DecodedStacks decodeStacks(ir::StackSamples::Reader stacks) {
     bad("stack tree: nodeParent and nodeAddress differ in length");
   if (d.count.size() != d.node.size())
     bad("stack samples: sampleCount and sampleNode differ in length");
-  for (size_t i = 0; i < d.parent.size(); ++i)
-    if (d.parent[i] > i)  // node i+1 may only have a parent numbered below it
-      bad("stack tree: node " + std::to_string(i + 1) + " has parent " +
-          std::to_string(d.parent[i]) + " (parents must precede their children)");
-  for (size_t r = 0; r < d.node.size(); ++r)
-    if (d.node[r] == 0 || d.node[r] > d.parent.size())
-      bad("stack samples: record " + std::to_string(r) + " names node " +
-          std::to_string(d.node[r]) + " of " + std::to_string(d.parent.size()));
+  const size_t nodes = d.parent.size();
+  if (nodes >= UINT32_MAX) bad("stack tree: more than 2^32 nodes");
+  std::vector<uint32_t> lastChild(nodes + 1, 0);
+  for (size_t i = 0; i < nodes; ++i) {
+    const uint64_t id = i + 1;
+    if (d.parent[i] > id - 1)
+      bad("stack tree: node " + std::to_string(id) + " has a parent before the root");
+    const uint64_t par = id - 1 - d.parent[i];
+    d.parent[i] = par;
+    const uint32_t sib = lastChild[par];
+    const uint64_t z = d.address[i];
+    const uint64_t ref = sib ? d.address[sib - 1] : (par ? d.address[par - 1] : 0);
+    d.address[i] = ref + ((z >> 1) ^ (0 - (z & 1)));
+    lastChild[par] = static_cast<uint32_t>(id);
+  }
+  uint64_t newest = 0;
+  for (size_t r = 0; r < d.node.size(); ++r) {
+    const uint64_t v = d.node[r];
+    if (v & 1) {
+      if ((v >> 1) == 0 || (v >> 1) > newest)
+        bad("stack samples: record " + std::to_string(r) + " names node " + std::to_string(v >> 1) +
+            " before it was created");
+      d.node[r] = v >> 1;
+    } else {
+      if ((v >> 1) >= nodes - newest)
+        bad("stack samples: record " + std::to_string(r) + " names a node past the last of " +
+            std::to_string(nodes));
+      newest = d.node[r] = newest + (v >> 1) + 1;
+    }
+  }
   return d;
 }
 
