@@ -415,6 +415,60 @@ TEST(error_missing_trailer) {
   }
 }
 
+// Every prefix of a file and every single-byte change of its binary part either reads (and
+// then writes back byte-identically) or fails with a gperftools error: no crash, no hang.
+TEST(truncations_and_corruptions_are_errors_or_lossless) {
+  for (const char* f : {"gperftools/workload.32be.prof", "gperftools/workload.64le.prof"}) {
+    std::string original = testlib::slurp(testlib::data(f));
+    size_t binary = original.find("55891abae000");
+    CHECK(binary != std::string::npos);
+    auto attempt = [&](const std::string& d, int& ok, int& errors) {
+      try {
+        auto p = readGperftools(bytes(d));
+        CHECK(writeGperftools(*p) == d);
+        ++ok;
+      } catch (const Error& e) {
+        CHECK_EQ(e.format(), std::string("gperftools"));
+        CHECK(e.offset() <= d.size());
+        ++errors;
+      }
+    };
+    int ok = 0, errors = 0;
+    for (size_t len = 0; len < original.size(); ++len) attempt(original.substr(0, len), ok, errors);
+    CHECK_EQ(static_cast<size_t>(ok), original.size() - binary);  // cut inside the text only
+    uint32_t seed = 12345;
+    for (int i = 0; i < 3000; ++i) {
+      seed = seed * 1103515245u + 12345u;
+      std::string d = original;
+      size_t at = (seed >> 8) % binary;
+      d[at] = static_cast<char>(d[at] ^ (1u << ((seed >> 4) % 8)));
+      attempt(d, ok, errors);
+    }
+    CHECK(errors > 0);
+  }
+}
+
+TEST(corrupt_record_node_in_ppk_is_rejected) {
+  auto p = readGperftools(bytes(testlib::slurp(testlib::data("gperftools/workload.64le.prof"))));
+  capnp::MallocMessageBuilder copy;
+  copy.setRoot(p->root());
+  auto st = copy.getRoot<ir::Profile>().getStacks();
+  std::vector<uint64_t> nodes = decodeColumn(st.getSampleNode());
+  nodes[3] = 2 * 100000 + 1;  // names a node that does not exist yet
+  encodeColumn(st.initSampleNode(), nodes);
+  auto message = newMessage();
+  message->setRoot(copy.getRoot<ir::Profile>().asReader());
+  Profile bad(std::move(message));
+  try {
+    writeGperftools(bad);
+  } catch (const Error& e) {
+    CHECK_EQ(static_cast<int>(e.status()), static_cast<int>(Status::malformed));
+    CHECK_CONTAINS(e.what(), "record 3 names node 100000 before it was created");
+    return;
+  }
+  throw testlib::Failure{"a record naming a missing node was written"};
+}
+
 TEST(corrupt_tree_in_ppk_is_rejected) {
   auto message = newMessage();
   auto root = message->getRoot<ir::Profile>();
