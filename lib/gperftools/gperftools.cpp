@@ -456,9 +456,13 @@ std::unique_ptr<Profile> readGperftools(std::span<const uint8_t> data) {
     b.setLimit(m.f[1]);
     b.setOffset(m.f[2]);
     b.setInode(m.f[3]);
-    b.setPermissions(capnp::Text::Reader(m.t[0].data(), m.t[0].size()));
-    b.setDevice(capnp::Text::Reader(m.t[1].data(), m.t[1].size()));
-    b.setPath(capnp::Text::Reader(m.t[2].data(), m.t[2].size()));
+    // (The fields are views into the input, not NUL-terminated: copy them into the message.)
+    auto copy = [](capnp::Text::Builder t, std::string_view v) {
+      if (!v.empty()) std::memcpy(t.begin(), v.data(), v.size());
+    };
+    copy(b.initPermissions(static_cast<unsigned>(m.t[0].size())), m.t[0]);
+    copy(b.initDevice(static_cast<unsigned>(m.t[1].size())), m.t[1]);
+    copy(b.initPath(static_cast<unsigned>(m.t[2].size())), m.t[2]);
     b.setLine(m.line);
   }
   return std::make_unique<Profile>(std::move(message));
