@@ -163,7 +163,6 @@ inline void suffixHashes(const uint8_t* pcs, size_t n, uint64_t* out) {
   uint64_t h = 0x9e3779b97f4a7c15ull;
   for (size_t j = n; j-- > 0;) {
     h = (h ^ load<W, BE>(pcs + j * W)) * 0xbf58476d1ce4e5b9ull;
-    h ^= h >> 31;
     out[j] = mix(h + (n - j));
   }
 }
@@ -174,11 +173,9 @@ inline uint64_t chainHash(const uint8_t* pcs, size_t n, uint64_t* callerHash = n
   uint64_t h = 0x9e3779b97f4a7c15ull;
   for (size_t j = n; j-- > 1;) {
     h = (h ^ load<W, BE>(pcs + j * W)) * 0xbf58476d1ce4e5b9ull;
-    h ^= h >> 31;
   }
   if (callerHash && n >= 2) *callerHash = mix(h + (n - 1));
   h = (h ^ load<W, BE>(pcs)) * 0xbf58476d1ce4e5b9ull;
-  h ^= h >> 31;
   return mix(h + n);
 }
 
