@@ -30,5 +30,16 @@ for f in "$data"/gperftools/*.prof; do
     failed=$((failed+1))
   fi
 done
+# profpack info agrees with pprof's sample total and with the file's records and mappings.
+f="$data/gperftools/workload.64le.prof"
+total=$(pprof_raw "$f" | awk '/^Samples:/{s=1;next} /^Locations/{s=0} s && $2 ~ /^[0-9]+:$/ {t+=$1} END{print t}')
+info=$("$cli" info "$f")
+if grep -q '^records: 94$' <<<"$info" && grep -q '^objects: 67$' <<<"$info" &&
+   grep -Eq "^  samples +$total\$" <<<"$info" && [ "$total" = 97 ]; then
+  echo "ok   info"; passed=$((passed+1))
+else
+  echo "FAIL info: expected 94 records, 67 objects and pprof's total of $total samples"
+  echo "$info"; failed=$((failed+1))
+fi
 echo "$passed passed, $failed failed"
-[ "$failed" -eq 0 ] && [ "$passed" -eq 4 ]
+[ "$failed" -eq 0 ] && [ "$passed" -eq 5 ]
