@@ -12,8 +12,11 @@
 
 #include "gperftools.h"
 
+#include <sys/mman.h>
+
 #include <bit>
 #include <cstring>
+#include <new>
 #include <string>
 #include <vector>
 
@@ -68,7 +71,7 @@ inline uint64_t mix(uint64_t h) {
 // seen before costs one probe instead of a walk down the tree.
 class NodeTable {
  public:
-  explicit NodeTable(const uint8_t* base) : base_(base) { slots_.resize(mask_ + 1); }
+  explicit NodeTable(const uint8_t* base) : base_(base) { slots_.allocate(mask_ + 1); }
   // Makes room for `more` inserts without growing (so slots found by find() stay valid).
   void reserve(size_t more) {
     while ((used_ + more) * 2 > mask_) grow();
@@ -110,10 +113,47 @@ class NodeTable {
     uint32_t bytes;
     uint32_t node;  // 0 = empty
   };
+  // Zeroed slots in anonymous memory, on huge pages where the kernel allows: lookups hit
+  // random slots of a table that can reach hundreds of MB, and 4 KiB pages would add a TLB
+  // miss to most of them.
+  class Slots {
+   public:
+    Slots() = default;
+    Slots(const Slots&) = delete;
+    Slots& operator=(const Slots&) = delete;
+    ~Slots() { release(); }
+    void allocate(size_t n) {
+      release();
+      bytes_ = n * sizeof(Slot);
+      void* p = mmap(nullptr, bytes_, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
+      if (p == MAP_FAILED) throw std::bad_alloc();
+      if (bytes_ >= (size_t{2} << 20)) madvise(p, bytes_, MADV_HUGEPAGE);
+      p_ = static_cast<Slot*>(p);
+      n_ = n;
+    }
+    void swap(Slots& o) {
+      std::swap(p_, o.p_);
+      std::swap(n_, o.n_);
+      std::swap(bytes_, o.bytes_);
+    }
+    Slot& operator[](size_t i) { return p_[i]; }
+    const Slot& operator[](size_t i) const { return p_[i]; }
+    const Slot* begin() const { return p_; }
+    const Slot* end() const { return p_ + n_; }
+
+   private:
+    void release() {
+      if (p_) munmap(p_, bytes_);
+      p_ = nullptr;
+    }
+    Slot* p_ = nullptr;
+    size_t n_ = 0, bytes_ = 0;
+  };
   void grow() {
-    std::vector<Slot> old(std::move(slots_));
+    Slots old;
+    old.swap(slots_);
     mask_ = mask_ * 2 + 1;
-    slots_.assign(mask_ + 1, Slot{0, 0, 0, 0});
+    slots_.allocate(mask_ + 1);
     for (const Slot& s : old) {
       if (s.node == 0) continue;
       size_t i = s.hash & mask_;
@@ -124,7 +164,7 @@ class NodeTable {
   const uint8_t* base_;
   size_t mask_ = (1u << 12) - 1;
   size_t used_ = 0;
-  std::vector<Slot> slots_;
+  Slots slots_;
 };
 
 // The tree and the records as the IR codes them (see StackSamples in profile.capnp): parents
