@@ -168,6 +168,20 @@ TEST(narrowing_refuses_addresses_that_do_not_fit) {
   throw testlib::Failure{"64 -> 32 bit conversion of 48-bit addresses did not fail"};
 }
 
+TEST(writer_rejects_a_slot_width_other_than_4_or_8) {
+  auto p = readGperftools(bytes(testlib::slurp(testlib::data("gperftools/workload.32le.prof"))));
+  GperfWriteOptions o;
+  o.slotBytes = 2;
+  try {
+    writeGperftools(*p, o);
+  } catch (const Error& e) {
+    CHECK_EQ(static_cast<int>(e.status()), static_cast<int>(Status::invalidArgument));
+    CHECK_CONTAINS(e.what(), "slot width must be 4 or 8 bytes, not 2");
+    return;
+  }
+  throw testlib::Failure{"a 2-byte slot width was accepted"};
+}
+
 TEST(narrowing_keeps_small_addresses) {
   Slots s{8, false, {}};
   s.header(4000) << 2 << 2 << 0x401000 << 0x400100 << 1 << 1 << 0x401004;
