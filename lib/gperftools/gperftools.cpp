@@ -576,8 +576,15 @@ std::string writeGperftools(const Profile& profile, const GperfWriteOptions& opt
   // Depth of every node (its chain length) and the total size.
   std::vector<uint32_t> depth(d.nodes() + 1, 0);
   for (size_t n = 1; n <= d.nodes(); ++n) depth[n] = depth[d.parentOf(n)] + 1;
+  // A small .ppk can describe a huge file (many records naming a deep node): refuse outputs
+  // beyond what a string can hold rather than fail inside the allocator.
+  constexpr uint64_t kMaxSlots = uint64_t{1} << 40;
   uint64_t slots = hdr.size() + 3;
-  for (uint64_t n : d.node) slots += 2 + depth[n];
+  for (uint64_t n : d.node) {
+    slots += 2 + depth[n];
+    if (slots > kMaxSlots)
+      throw Error(Status::limit, kFmt, "the profile would be larger than 8 TiB as a file");
+  }
 
   if (w == 4) {
     auto check = [](uint64_t v, const std::string& what) {
