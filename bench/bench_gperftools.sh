@@ -6,6 +6,7 @@
 # bench/gen_gperf_large.py (see there), in two shapes:
 #   open   - 35% of records repeat an earlier chain, ~1.1M distinct chains (worst case)
 #   zipf   - 100000 distinct chains drawn with Zipf popularity (a long run of a big program)
+#   unique - every record a chain of its own (nothing for pprof to merge)
 # plus the zipf one transcoded to 32-bit big-endian with ../shared/tools/gperf_transcode.py.
 # For each it prints the in-process parse speed (bench_gperftools, best of 5, CPU and wall
 # time), the end-to-end `profpack convert` time, `go tool pprof -proto` time (same run), and
@@ -28,6 +29,7 @@ real=$here/tests/data/gperftools/workload.64le.prof
 echo "machine: $(nproc) cores, load average $(cut -d' ' -f1-3 /proc/loadavg)"
 python3 "$here/bench/gen_gperf_large.py" "$real" "$tmp/open.64le.prof" --mb "$mb"
 python3 "$here/bench/gen_gperf_large.py" "$real" "$tmp/zipf.64le.prof" --mb "$mb" --distinct 100000
+python3 "$here/bench/gen_gperf_large.py" "$real" "$tmp/unique.64le.prof" --mb "$mb" --unique
 if [ -f "$transcode" ]; then
   python3 "$transcode" "$tmp/zipf.64le.prof" "$tmp/zipf.32be.prof" --to 32be
 fi

@@ -1,7 +1,7 @@
 #!/usr/bin/env python3
 """Synthesise a large 64-bit little-endian gperftools CPU profile from a real one.
 
-usage: gen_gperf_large.py REAL.prof OUT.prof [--mb 200] [--seed 1] [--distinct N]
+usage: gen_gperf_large.py REAL.prof OUT.prof [--mb 200] [--seed 1] [--distinct N | --unique]
 
 A real run cannot reach hundreds of MB in reasonable time (the profiler aggregates samples
 per stack), so records are derived from the real profile's call chains the way a long run of
@@ -13,6 +13,7 @@ Default ("open" mode): 35% of records repeat an earlier chain, the rest are new 
 number of distinct chains grows with the file (about 1.1 million at 200 MB) - a worst case.
 With --distinct N the program has N distinct chains, and records draw from them with Zipf
 (s = 1.1) popularity, as the evictions of a long run of a program with N stacks would.
+With --unique every record has a chain of its own (what pprof cannot merge).
 """
 import argparse, array, random, struct, sys
 
@@ -50,12 +51,14 @@ def main():
     ap.add_argument("real"); ap.add_argument("out")
     ap.add_argument("--mb", type=float, default=200); ap.add_argument("--seed", type=int, default=1)
     ap.add_argument("--distinct", type=int, default=0)
+    ap.add_argument("--unique", action="store_true")
     a = ap.parse_args()
     header, base, text = read64le(open(a.real, "rb").read())
     rng = random.Random(a.seed)
     target = int(a.mb * 1e6) - len(text)
     slots = array.array("Q", header)
     pool = []
+    seen = set()
     universe = None
     if a.distinct:
         universe = set()
@@ -74,7 +77,12 @@ def main():
                 slots.append(len(pcs))
                 slots.extend(pcs)
             continue
-        if pool and rng.random() < 0.35:
+        if a.unique:
+            pcs = tuple(variant(rng, base))
+            if pcs in seen:
+                continue
+            seen.add(pcs)
+        elif pool and rng.random() < 0.35:
             pcs = pool[rng.randrange(len(pool))]
         else:
             pcs = variant(rng, base)

@@ -168,8 +168,9 @@ class NodeTable {
 };
 
 // The tree and the records as the IR codes them (see StackSamples in profile.capnp): parents
-// as the distance back from the node, addresses relative to the previous sibling (else the
-// parent), a record's node as the number of nodes it added or as an earlier node's id.
+// as 0 for "the node created just before" or as their id + 1, addresses relative to the previous
+// sibling (else the parent), a record's node as the number of nodes it added or as an earlier
+// node's id.
 struct Body {
   ColumnWriter parent, address, count, node;
   std::vector<uint64_t> nodeAddress{0};  // by node id; [0] = the root
@@ -178,7 +179,7 @@ struct Body {
   size_t end = 0;                        // byte offset just past the trailer
 
   void addNode(uint32_t id, uint32_t par, uint64_t addr) {
-    parent.push(id - 1 - par);
+    parent.push(par == id - 1 ? 0 : par + 1);
     uint32_t sib = lastChild[par];
     uint64_t d = addr - nodeAddress[sib ? sib : par];
     address.push(d << 1 ^ (0 - (d >> 63)));
@@ -521,9 +522,10 @@ DecodedStacks decodeStacks(ir::StackSamples::Reader stacks) {
   std::vector<uint32_t> lastChild(nodes + 1, 0);
   for (size_t i = 0; i < nodes; ++i) {
     const uint64_t id = i + 1;
-    if (d.parent[i] > id - 1)
-      bad("stack tree: node " + std::to_string(id) + " has a parent before the root");
-    const uint64_t par = id - 1 - d.parent[i];
+    if (d.parent[i] > id)
+      bad("stack tree: node " + std::to_string(id) + " names parent " +
+          std::to_string(d.parent[i] - 1) + ", not an earlier node");
+    const uint64_t par = d.parent[i] == 0 ? id - 1 : d.parent[i] - 1;
     d.parent[i] = par;
     const uint32_t sib = lastChild[par];
     const uint64_t z = d.address[i];

@@ -151,8 +151,8 @@ struct StackSamples {
   bigEndian @1 :Bool;
   headerSlots @2 :List(UInt64);# every header slot as written: count, words, version, period, ...
   samplingPeriodUs @3 :UInt64; # header slot 3
-  nodeParent @4 :Column;       # one per node n (n = 1, 2, ...): n - 1 - parent(n), so a node
-                               # whose parent was created just before it stores 0
+  nodeParent @4 :Column;       # one per node n (n = 1, 2, ...): 0 if parent(n) = n - 1 (the node
+                               # continues the chain created just before it), else parent(n) + 1
   nodeAddress @5 :Column;      # one per node n: zigzag(pc(n) - pc(s)) where s is the newest
                                # earlier child of the same parent, or, if there is none,
                                # zigzag(pc(n) - pc(parent(n))) (pc(root) = 0)
