@@ -13,6 +13,7 @@
 #include <new>
 #include <optional>
 #include <string>
+#include <type_traits>
 
 #include "container/ppk.h"
 #include "error.h"
@@ -91,6 +92,14 @@ profpack_status guard(F&& f) noexcept {
   }
 }
 
+// A profpack_format from the caller as a plain integer, read without a typed enum load: a C
+// caller may pass any int, which is undefined behaviour to load as the C++ enum.
+int formatValue(const profpack_format& f) {
+  std::underlying_type_t<profpack_format> v;
+  std::memcpy(&v, &f, sizeof v);
+  return static_cast<int>(v);
+}
+
 void require(bool ok, const char* what) {
   if (!ok) throw Error(Status::invalidArgument, "", what);
 }
@@ -105,12 +114,13 @@ profpack::ReadOptions readOptions(const profpack_read_options* o) {
     d = *o;
   }
   require((d.flags & ~PROFPACK_READ_STRICT) == 0, "unknown bits in profpack_read_options.flags");
-  require(d.format >= PROFPACK_FORMAT_UNKNOWN && d.format <= PROFPACK_FORMAT_DCPI,
+  require(formatValue(d.format) >= PROFPACK_FORMAT_UNKNOWN &&
+              formatValue(d.format) <= PROFPACK_FORMAT_DCPI,
           "unknown format in profpack_read_options.format");
   profpack::ReadOptions r;
   r.maxPpkMessage = d.max_ppk_size;
   r.strict = (d.flags & PROFPACK_READ_STRICT) != 0;
-  r.format = static_cast<profpack::FormatId>(d.format);
+  r.format = static_cast<profpack::FormatId>(formatValue(d.format));
   return r;
 }
 
@@ -134,9 +144,10 @@ profpack::WriteOptions writeOptions(const profpack_write_options* o) {
   return w;
 }
 
-profpack::FormatId outputFormat(profpack_format f) {
-  require(f >= PROFPACK_FORMAT_PPK && f <= PROFPACK_FORMAT_DCPI, "unknown output format");
-  return static_cast<profpack::FormatId>(f);
+profpack::FormatId outputFormat(const profpack_format& f) {
+  require(formatValue(f) >= PROFPACK_FORMAT_PPK && formatValue(f) <= PROFPACK_FORMAT_DCPI,
+          "unknown output format");
+  return static_cast<profpack::FormatId>(formatValue(f));
 }
 
 const profpack::Summary& summaryOf(const profpack_profile* p) {
@@ -220,7 +231,7 @@ const char* profpack_status_name(profpack_status status) {
 }
 
 const char* profpack_format_name(profpack_format format) {
-  return profpack::formatName(static_cast<profpack::FormatId>(format));
+  return profpack::formatName(static_cast<profpack::FormatId>(formatValue(format)));
 }
 
 profpack_format profpack_format_from_name(const char* name) {

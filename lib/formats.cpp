@@ -140,6 +140,7 @@ std::unique_ptr<Profile> readProfile(std::span<const uint8_t> data, const ReadOp
     case FormatId::xray: return readXray(data, options.strict);
     case FormatId::dcpi: return readDcpi(data);
     case FormatId::callgrind: return readCallgrind(data);
+    case FormatId::gperftools: return readGperftools(data);
     case FormatId::unknown:
       if (data.empty()) throw Error(Status::malformed, "", "empty input: no profile to read", 0);
       throw Error(Status::malformed, "",
@@ -159,6 +160,7 @@ std::string writeProfile(const Profile& profile, FormatId format, const WriteOpt
     case FormatId::xray: return writeXray(profile, {options.xrayMode, options.xrayVersion});
     case FormatId::dcpi: return writeDcpi(profile, options.dcpiImage);
     case FormatId::callgrind: return writeCallgrind(profile);
+    case FormatId::gperftools: return writeGperftools(profile);
     case FormatId::unknown: throw Error(Status::invalidArgument, "", "no output format given");
     default:
       throw Error(

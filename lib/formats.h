@@ -56,5 +56,7 @@ std::unique_ptr<Profile> readDcpi(std::span<const uint8_t> data);  // lib/dcpi/d
 std::string writeDcpi(const Profile& profile, const std::string& image);
 std::unique_ptr<Profile> readCallgrind(std::span<const uint8_t> data);
 std::string writeCallgrind(const Profile& profile);
+std::unique_ptr<Profile> readGperftools(std::span<const uint8_t> data);
+std::string writeGperftools(const Profile& profile);  // as read; see gperftools/gperftools.h
 
 }  // namespace profpack

@@ -92,6 +92,16 @@ TEST(blank_lines_after_summary_stay_after_it) {
   CHECK(writeCachegrind(*p) == text);
 }
 
+TEST(names_ending_in_carriage_return_round_trip) {
+  // Found by fuzzing: "fn=x\r\r\n" names "x\r" (one '\r' is the CRLF ending); writing it
+  // back as "fn=x\r\n" lost the name's own '\r'.
+  std::string text = "events: A\nfl=f.c\nfn=x\r\r\n2 3\n";
+  auto p = readCachegrind(bytes(text));
+  std::string back = writeCachegrind(*p);
+  CHECK(back == text);
+  CHECK(equalIR(*p, *readCachegrind(bytes(back))));
+}
+
 TEST(crlf_line_endings) {
   std::string text = "cmd: p\r\nevents: A\r\nfl=f.c\r\nfn=g\r\n3 4\r\nsummary: 4\r\n";
   auto p = readCachegrind(bytes(text));

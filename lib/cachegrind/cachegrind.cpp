@@ -255,7 +255,7 @@ std::string writeCachegrind(const Profile& profile) {
             continue;
           }
           out += l.getText().cStr();
-          out += '\n';
+          endLine(out);
           haveEvents |= l.getKey() == "events";
         }
       } else {
@@ -269,13 +269,13 @@ std::string writeCachegrind(const Profile& profile) {
               out += key;
               out += ": ";
               out += l.getValue().cStr();
-              out += '\n';
+              endLine(out);
             }
       }
       if (!haveEvents) {
         out += "events:";
         for (auto e : events) (out += ' ') += e.getName().cStr();
-        out += '\n';
+        endLine(out);
       }
     }
     // 0 is "no fl= yet": a file whose first count lines precede any fl= keeps that shape.
@@ -292,14 +292,14 @@ std::string writeCachegrind(const Profile& profile) {
       if (file != curFile) {
         out += "fl=";
         out += strings.get(file);
-        out += '\n';
+        endLine(out);
         curFile = file;
         curFn = ~uint64_t{0};
       }
       if (fn != curFn) {
         out += "fn=";
         out += strings.get(fn);
-        out += '\n';
+        endLine(out);
         curFn = fn;
       }
       appendDecimal(out, linePos >= 0 ? t.positions[static_cast<size_t>(linePos)][r] : 0);
@@ -308,19 +308,19 @@ std::string writeCachegrind(const Profile& profile) {
         appendDecimal(out, c[i]);
         totals[i] += c[i];
       }
-      out += '\n';
+      endLine(out);
     }
   }
   if (own) {
     // Exactly the trailer the file had (a file without summary: stays without one).
-    for (auto& l : trailer) (out += l) += '\n';
+    for (auto& l : trailer) endLine(out += l);
   } else {
     out += "summary:";
     for (uint64_t v : totals) {
       out += ' ';
       appendDecimal(out, v);
     }
-    out += '\n';
+    endLine(out);
   }
   return out;
 }

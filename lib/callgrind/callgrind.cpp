@@ -872,7 +872,7 @@ class Writer {
   void name(const char* spec, IdSpace space, uint64_t s) {
     out_ += spec;
     if (s == 0) {  // "none": an empty name
-      out_ += '\n';
+      endLine(out_);
       return;
     }
     std::string_view text = strings_.get(s);
@@ -880,7 +880,7 @@ class Writer {
       // A compressed definition would lose leading blanks; such a name cannot start with
       // "(digit" either, so it is written out in full.
       out_ += text;
-      out_ += '\n';
+      endLine(out_);
       return;
     }
     out_ += '(';
@@ -891,7 +891,7 @@ class Writer {
       out_ += ' ';
       out_ += text;
     }
-    out_ += '\n';
+    endLine(out_);
   }
   void positions(const uint64_t* pos) {
     for (size_t k = 0; k < npos_; ++k) {
@@ -965,7 +965,7 @@ std::string Writer::run() {
           continue;
         }
         out_ += l.getText().cStr();
-        out_ += '\n';
+        endLine(out_);
       }
     } else if (first) {
       // From another format of the family: a fresh header with what Callgrind has a place for.
@@ -975,7 +975,7 @@ std::string Writer::run() {
           out_ += l.getKey().cStr();
           out_ += ": ";
           out_ += l.getValue().cStr();
-          out_ += '\n';
+          endLine(out_);
         }
       out_ += "positions:";
       for (auto k : kinds)
@@ -984,19 +984,19 @@ std::string Writer::run() {
                                              : " line";
       out_ += "\nevents:";
       for (auto e : events) (out_ += ' ') += e.getName().cStr();
-      out_ += '\n';
+      endLine(out_);
       for (auto e : events)
         if (e.getLongName().size())
-          ((((out_ += "event: ") += e.getName().cStr()) += " : ") += e.getLongName().cStr()) +=
-              '\n';
+          endLine(((out_ += "event: ") += e.getName().cStr()) +=
+                  " : " + std::string(e.getLongName().cStr()));
       for (auto e : root.getDerivedEvents()) {
         ((out_ += "event: ") += e.getName().cStr()) += " = ";
         out_ += e.getFormula().cStr();
         if (e.getLongName().size()) (out_ += " : ") += e.getLongName().cStr();
-        out_ += '\n';
+        endLine(out_);
       }
     }
-    if (!own && first) out_ += '\n';
+    if (!own && first) endLine(out_);
     first = false;
     for (auto& d : defined_) d.assign(strings_.size(), false);
     baseKnown_ = false;
@@ -1010,7 +1010,7 @@ std::string Writer::run() {
       const uint64_t ctx = t.context[r];
       const uint64_t o = contexts.object[ctx], f = contexts.file[ctx], fn = contexts.function[ctx];
       if (ctx != curCtx) {
-        if (curCtx != kUndef) out_ += '\n';
+        if (curCtx != kUndef) endLine(out_);
         if (o != curOb) name("ob=", kObjects, o), curOb = o;
         if (f != curFile) name("fl=", kFiles, f), curFile = f;
         name("fn=", kFunctions, fn);
@@ -1052,7 +1052,7 @@ std::string Writer::run() {
         }
         out_ += ' ';
         positions(tpos);
-        out_ += '\n';
+        endLine(out_);
       }
       positions(pos);
       std::copy(pos, pos + npos_, last_);
@@ -1062,10 +1062,10 @@ std::string Writer::run() {
         appendDecimal(out_, c[i]);
         if (kind == Kind::COST) totals[i] += c[i];
       }
-      out_ += '\n';
+      endLine(out_);
     }
     if (own) {
-      for (auto& l : trailer) (out_ += l) += '\n';
+      for (auto& l : trailer) endLine(out_ += l);
     }
   }
   if (!own) {
@@ -1074,7 +1074,7 @@ std::string Writer::run() {
       out_ += ' ';
       appendDecimal(out_, v);
     }
-    out_ += '\n';
+    endLine(out_);
   }
   return std::move(out_);
 }

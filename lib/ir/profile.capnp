@@ -144,25 +144,33 @@ struct Mapping {
   device @4 :Text;             # e.g. "fd:01"
   inode @5 :UInt64;
   path @6 :Text;
-  line @7 :UInt32;             # index of the source line in StackSamples.mapsText lines
+  line @7 :UInt32;             # 0-based index of its line among StackSamples.mapsText's lines
 }
 
 struct StackSamples {
-  # gperftools CPU profile. Call chains share one prefix tree: node n has parent
-  # `nodeParent[n]` (0 = root, nodes are numbered from 1) and program counter `nodeAddress[n-1]`.
-  # A record's chain is the path from its node up to the root: its first PC (most recently
-  # called) is the node itself.
+  # gperftools CPU profile. Call chains share one prefix tree whose nodes are numbered from 1
+  # (0 = the root, which has no PC) in the order the records first needed them; the outermost
+  # frame of a chain is a child of the root. A record's chain is the path from its node up to
+  # the root: its first PC (most recently called) is the node itself, its num_pcs the node's
+  # depth. The columns are varint-coded, with these values (zigzag(d) = 2d for d >= 0,
+  # -2d - 1 for d < 0, on 64-bit wrapping differences):
   slotBytes @0 :UInt8;         # 4 or 8
   bigEndian @1 :Bool;
   headerSlots @2 :List(UInt64);# every header slot as written: count, words, version, period, ...
   samplingPeriodUs @3 :UInt64; # header slot 3
-  nodeParent @4 :Column;       # one per node (zigzagDelta)
-  nodeAddress @5 :Column;      # one per node (zigzagDelta)
-  sampleCount @6 :Column;      # one per record, in file order
-  sampleNode @7 :Column;       # one per record: the chain's innermost node
+  nodeParent @4 :Column;       # one per node n (n = 1, 2, ...): 0 if parent(n) = n - 1 (the node
+                               # continues the chain created just before it), else parent(n) + 1
+  nodeAddress @5 :Column;      # one per node n: zigzag(pc(n) - pc(s)) where s is the newest
+                               # earlier child of the same parent, or, if there is none,
+                               # zigzag(pc(n) - pc(parent(n))) (pc(root) = 0)
+  sampleCount @6 :Column;      # one per record, in file order: the sample count
+  sampleNode @7 :Column;       # one per record: its node m coded against the largest node id M
+                               # of the records before it (0 at first): m > M is stored as
+                               # 2 (m - M - 1) (nodes the record added), m <= M as 2 m + 1
   trailerSlots @8 :List(UInt64); # the binary trailer as written (0, 1, 0)
   mapsText @9 :Data;           # the mapped-objects text, byte for byte
-  mappings @10 :List(Mapping); # the lines of mapsText that parse as mappings
+  mappings @10 :List(Mapping); # the lines of mapsText that parse as mappings; the others stay
+                               # only in mapsText
 }
 
 struct Trace {

@@ -6,8 +6,10 @@
 
 #include "../dcpi/dcpi.h"
 #include "../error.h"
+#include "../gperftools/gperftools.h"
 #include "../ir/costs.h"
 #include "../xray/account.h"
+#include "stacks.h"
 
 namespace profpack {
 
@@ -16,6 +18,7 @@ CallGraph::CallGraph(const Profile& profile, const std::vector<std::string>* nam
   switch (root.getFormat()) {
     case ir::Format::XRAY: fromXray(profile, names); break;
     case ir::Format::DCPI: fromDcpi(profile); break;
+    case ir::Format::GPERFTOOLS: fromStacks(profile); break;
     default:
       for (auto e : root.getEvents()) {
         eventNames_.emplace_back(e.getName().cStr());
@@ -138,6 +141,42 @@ void CallGraph::fromXray(const Profile& profile, const std::vector<std::string>*
   for (const XrayCallEdge& e : account.edges) {
     if (e.caller == 0) continue;  // a call at the bottom of a stack has no caller
     edges_.push_back({fn(e.caller), fn(e.callee), e.calls, {e.ticks}});
+  }
+}
+
+void CallGraph::fromStacks(const Profile& profile) {
+  eventNames_ = {"samples"};
+  auto mappings = profile.root().getStacks().getMappings();
+  std::unordered_map<uint64_t, uint64_t> index;  // address -> function
+  for (const AddressSamples& a : samplesByAddress(profile)) {
+    index.emplace(a.address, functions_.size());
+    std::string object =
+        a.mapping >= 0 ? std::string(mappings[static_cast<unsigned>(a.mapping)].getPath().cStr())
+                       : "";
+    functions_.push_back({a.location, "", std::move(object)});
+    self_.push_back(a.self);
+    inclusive_.push_back(a.inclusive);
+  }
+  // Edges: walk each distinct chain once with the summed count of its records; an edge counts
+  // once per chain even if recursion repeats it.
+  DecodedStacks st = decodeStacks(profile.root().getStacks());
+  std::vector<uint64_t> perNode(st.nodes() + 1, 0);
+  for (size_t r = 0; r < st.count.size(); ++r) perNode[st.node[r]] += st.count[r];
+  std::map<std::pair<uint64_t, uint64_t>, size_t> edgeIndex;
+  std::vector<std::pair<uint64_t, uint64_t>> seen;
+  for (uint64_t n = 1; n <= st.nodes(); ++n) {
+    if (perNode[n] == 0) continue;
+    seen.clear();
+    for (uint64_t callee = n, caller = st.parentOf(n); caller != 0;
+         callee = caller, caller = st.parentOf(caller)) {
+      std::pair<uint64_t, uint64_t> e{index.at(st.addressOf(caller)),
+                                      index.at(st.addressOf(callee))};
+      if (std::find(seen.begin(), seen.end(), e) != seen.end()) continue;
+      seen.push_back(e);
+      auto [it, inserted] = edgeIndex.try_emplace(e, edges_.size());
+      if (inserted) edges_.push_back({e.first, e.second, 0, {0}});
+      edges_[it->second].inclusive[0] += perNode[n];
+    }
   }
 }
 

@@ -35,6 +35,9 @@ struct LineCost {
 // - XRay: functions are function ids (named from the instrumented binary when `names` is
 //   given); one event "ticks" (TSC ticks), self and inclusive time from the reconstructed
 //   stacks (lib/xray/account.h), edges with call counts and the callee's time.
+// - gperftools: each program counter is a "function" named object+offset (or its hex address),
+//   object = its mapping; one event "samples"; self = samples with it innermost, inclusive =
+//   samples with it anywhere in the chain (once per record); edges from adjacent frames.
 // - DCPI: each sampled instruction address is a "function" named by its hex address, object =
 //   the image's path; one event named after the `event` header line.
 class CallGraph {
@@ -68,6 +71,7 @@ class CallGraph {
   void fromCostTables(const Profile& profile);
   void fromXray(const Profile& profile, const std::vector<std::string>* names);
   void fromDcpi(const Profile& profile);
+  void fromStacks(const Profile& profile);
   std::vector<std::string> eventNames_, eventLongNames_;
   std::vector<FunctionRow> functions_;
   std::vector<uint64_t> self_, inclusive_, totals_;

@@ -55,9 +55,20 @@ Summary summarize(const Profile& profile) {
     s.events.push_back({"exit", "function exits and tail exits", exits});
     s.events.push_back({"event", "custom and typed events", events});
   }
+  if (s.format == ir::Format::GPERFTOOLS) {
+    // Stack samples: every record counts, the event is the sample count, objects = mappings.
+    auto st = root.getStacks();
+    std::vector<uint64_t> count = decodeColumn(st.getSampleCount());
+    s.records += count.size();
+    EventSummary e{"samples", "", 0};
+    for (uint64_t c : count) e.total += c;
+    s.events.push_back(std::move(e));
+    s.objects = st.getMappings().size();
+  } else {
+    s.objects = objects.size();
+  }
   s.functions = fns.size();
   s.files = files.size();
-  s.objects = objects.size();
   // DCPI: records = chunks, objects = images, one event per distinct `event` header value
   // with the sum of all counts.
   for (auto image : root.getImages()) {

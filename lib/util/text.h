@@ -3,6 +3,7 @@
 
 #include <cstdint>
 #include <span>
+#include <string>
 #include <string_view>
 
 namespace profpack {
@@ -56,6 +57,13 @@ NumResult parseNumber(std::string_view s, size_t& pos, uint64_t& out);
 // hold one): throws a malformed-input error of `format` naming the line and offset of the
 // first NUL, if any.
 void rejectNul(std::span<const uint8_t> data, const char* format);
+
+// Ends the line just appended to `out`. Readers strip one '\r' before '\n' (CRLF files), so a
+// line whose content ends in '\r' (a name can) is terminated with "\r\n" to read back intact.
+inline void endLine(std::string& out) {
+  if (!out.empty() && out.back() == '\r') out += '\r';
+  out += '\n';
+}
 
 // Appends the decimal digits of v.
 void appendDecimal(std::string& out, uint64_t v);

@@ -1,0 +1,632 @@
+// gperftools CPU profile (specs/gperftools-cpuprofile-fileformat.adoc).
+//
+//   file    ::= header record* trailer maps_text
+//   header  ::= 0 nwords slot[nwords]         (slot[0] = version 0, slot[1] = period in us)
+//   record  ::= count num_pcs pc[num_pcs]
+//   trailer ::= 0 1 0
+//
+// Slots are 4 or 8 bytes in either byte order; both are detected from the header. Kept in the
+// IR: every header slot, every record in file order (repeated chains stay separate records),
+// the trailer and the mapped-objects text byte for byte. Call chains are stored once in a
+// prefix tree (outermost frame nearest the root); a record names the node of its innermost PC.
+
+#include "gperftools.h"
+
+#include <sys/mman.h>
+
+#include <bit>
+#include <cstring>
+#include <new>
+#include <string>
+#include <vector>
+
+#include "../error.h"
+#include "../formats.h"
+#include "../util/text.h"
+
+namespace profpack {
+
+namespace {
+
+constexpr const char* kFmt = "gperftools";
+constexpr size_t kMaxData = (size_t{1} << 29) - 1;  // Cap'n Proto Data / List size limit
+
+template <unsigned W, bool BE>
+inline uint64_t load(const uint8_t* p) {
+  constexpr bool swap = BE != (std::endian::native == std::endian::big);
+  if constexpr (W == 4) {
+    uint32_t v;
+    std::memcpy(&v, p, 4);
+    if constexpr (swap) v = __builtin_bswap32(v);
+    return v;
+  } else {
+    uint64_t v;
+    std::memcpy(&v, p, 8);
+    if constexpr (swap) v = __builtin_bswap64(v);
+    return v;
+  }
+}
+
+uint64_t loadSlot(const uint8_t* p, unsigned w, bool be) {
+  if (w == 4) return be ? load<4, true>(p) : load<4, false>(p);
+  return be ? load<8, true>(p) : load<8, false>(p);
+}
+
+std::string hex(uint64_t v) {
+  std::string s;
+  appendHex(s, v);
+  return s;
+}
+
+inline uint64_t mix(uint64_t h) {
+  h ^= h >> 33;
+  h *= 0xff51afd7ed558ccdull;
+  h ^= h >> 33;
+  return h;
+}
+
+// Every node of the prefix tree, keyed by its chain: the PCs from the node outward to the
+// outermost frame, i.e. a suffix of some record's PCs. Lookups compare a 64-bit hash, then
+// the bytes of the suffix against those of the record the node was created from, so a chain
+// seen before costs one probe instead of a walk down the tree.
+class NodeTable {
+ public:
+  explicit NodeTable(const uint8_t* base) : base_(base) { slots_.allocate(mask_ + 1); }
+  // Makes room for `more` inserts without growing (so slots found by find() stay valid).
+  void reserve(size_t more) {
+    while ((used_ + more) * 2 > mask_) grow();
+  }
+  void prefetch(uint64_t h) const { __builtin_prefetch(&slots_[h & mask_]); }
+  // Prefetches the bytes a lookup of `h` will most likely compare against.
+  void prefetchChain(uint64_t h) const {
+    const Slot& s = slots_[h & mask_];
+    if (s.node != 0 && s.hash == h) {
+      __builtin_prefetch(base_ + s.offset);
+      __builtin_prefetch(base_ + s.offset + s.bytes - 1);
+    }
+  }
+  // The node whose chain is the `bytes` bytes at `offset`, or 0; `at` = where to insert it.
+  uint32_t find(uint64_t h, uint64_t offset, uint32_t bytes, size_t& at) const {
+    size_t i = h & mask_;
+    for (;;) {
+      const Slot& s = slots_[i];
+      if (s.node == 0) break;
+      if (s.hash == h && s.bytes == bytes &&
+          std::memcmp(base_ + s.offset, base_ + offset, bytes) == 0)
+        return s.node;
+      i = (i + 1) & mask_;
+    }
+    at = i;
+    return 0;
+  }
+  void insert(size_t at, uint64_t h, uint64_t offset, uint32_t bytes, uint32_t node) {
+    // Two chains of one record may have found the same empty slot: take the next free one.
+    while (slots_[at].node != 0) at = (at + 1) & mask_;
+    slots_[at] = {h, offset, bytes, node};
+    ++used_;
+  }
+
+ private:
+  struct Slot {
+    uint64_t hash;
+    uint64_t offset;
+    uint32_t bytes;
+    uint32_t node;  // 0 = empty
+  };
+  // Zeroed slots in anonymous memory, on huge pages where the kernel allows: lookups hit
+  // random slots of a table that can reach hundreds of MB, and 4 KiB pages would add a TLB
+  // miss to most of them.
+  class Slots {
+   public:
+    Slots() = default;
+    Slots(const Slots&) = delete;
+    Slots& operator=(const Slots&) = delete;
+    ~Slots() { release(); }
+    void allocate(size_t n) {
+      release();
+      bytes_ = n * sizeof(Slot);
+      void* p = mmap(nullptr, bytes_, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
+      if (p == MAP_FAILED) throw std::bad_alloc();
+      if (bytes_ >= (size_t{2} << 20)) madvise(p, bytes_, MADV_HUGEPAGE);
+      p_ = static_cast<Slot*>(p);
+      n_ = n;
+    }
+    void swap(Slots& o) {
+      std::swap(p_, o.p_);
+      std::swap(n_, o.n_);
+      std::swap(bytes_, o.bytes_);
+    }
+    Slot& operator[](size_t i) { return p_[i]; }
+    const Slot& operator[](size_t i) const { return p_[i]; }
+    const Slot* begin() const { return p_; }
+    const Slot* end() const { return p_ + n_; }
+
+   private:
+    void release() {
+      if (p_) munmap(p_, bytes_);
+      p_ = nullptr;
+    }
+    Slot* p_ = nullptr;
+    size_t n_ = 0, bytes_ = 0;
+  };
+  void grow() {
+    Slots old;
+    old.swap(slots_);
+    mask_ = mask_ * 2 + 1;
+    slots_.allocate(mask_ + 1);
+    for (const Slot& s : old) {
+      if (s.node == 0) continue;
+      size_t i = s.hash & mask_;
+      while (slots_[i].node != 0) i = (i + 1) & mask_;
+      slots_[i] = s;
+    }
+  }
+  const uint8_t* base_;
+  size_t mask_ = (1u << 12) - 1;
+  size_t used_ = 0;
+  Slots slots_;
+};
+
+// The tree and the records as the IR codes them (see StackSamples in profile.capnp): parents
+// as 0 for "the node created just before" or as their id + 1, addresses relative to the previous
+// sibling (else the parent), a record's node as the number of nodes it added or as an earlier
+// node's id.
+struct Body {
+  ColumnWriter parent, address, count, node;
+  std::vector<uint64_t> nodeAddress{0};  // by node id; [0] = the root
+  std::vector<uint32_t> lastChild{0};    // by node id: newest child, 0 = none
+  uint64_t newest = 0;                   // the largest node id a record named so far
+  size_t end = 0;                        // byte offset just past the trailer
+
+  void addNode(uint32_t id, uint32_t par, uint64_t addr) {
+    parent.push(par == id - 1 ? 0 : par + 1);
+    uint32_t sib = lastChild[par];
+    uint64_t d = addr - nodeAddress[sib ? sib : par];
+    address.push(d << 1 ^ (0 - (d >> 63)));
+    lastChild[par] = id;
+    nodeAddress.push_back(addr);
+    lastChild.push_back(0);
+  }
+  void addRecord(uint64_t c, uint64_t n) {
+    count.push(c);
+    if (n > newest) {
+      node.push(2 * (n - newest - 1));
+      newest = n;
+    } else {
+      node.push(2 * n + 1);
+    }
+  }
+};
+
+// Hashes of every suffix of a chain: out[j] covers pcs[j .. n-1], computed from the outer end.
+template <unsigned W, bool BE>
+inline void suffixHashes(const uint8_t* pcs, size_t n, uint64_t* out) {
+  uint64_t h = 0x9e3779b97f4a7c15ull;
+  for (size_t j = n; j-- > 0;) {
+    h = (h ^ load<W, BE>(pcs + j * W)) * 0xbf58476d1ce4e5b9ull;
+    out[j] = mix(h + (n - j));
+  }
+}
+
+// suffixHashes' out[0] (the whole chain) and out[1] (the chain without its leaf; n >= 2).
+template <unsigned W, bool BE>
+inline uint64_t chainHash(const uint8_t* pcs, size_t n, uint64_t* callerHash = nullptr) {
+  uint64_t h = 0x9e3779b97f4a7c15ull;
+  for (size_t j = n; j-- > 1;) {
+    h = (h ^ load<W, BE>(pcs + j * W)) * 0xbf58476d1ce4e5b9ull;
+  }
+  if (callerHash && n >= 2) *callerHash = mix(h + (n - 1));
+  h = (h ^ load<W, BE>(pcs)) * 0xbf58476d1ce4e5b9ull;
+  return mix(h + n);
+}
+
+// Parses the records from byte offset `pos` up to and including the trailer.
+//
+// Most records repeat a chain seen before, and then the cost is two cache misses: the table
+// slot and the bytes of the earlier record it is compared with. A look-ahead runs kAhead
+// records in front, hashing each record's chain and prefetching its slot, and kAhead/2 records
+// in front prefetches the bytes that slot points to, so those misses overlap.
+template <unsigned W, bool BE>
+void parseRecords(std::span<const uint8_t> data, size_t pos, Body& body) {
+  const uint8_t* base = data.data();
+  const size_t size = data.size();
+  const size_t slotsEnd = size - size % W;  // records only use whole slots
+  NodeTable table(base);
+  std::vector<uint64_t> hashes(64);
+  std::vector<size_t> at(64);
+  uint32_t nodes = 0;
+
+  constexpr size_t kRing = 32, kAhead = 16;
+  struct Ahead {
+    uint64_t hash, callerHash;  // of the chain, and of the chain without its leaf (or 0)
+  };
+  Ahead ring[kRing];
+  size_t scanPos = pos, scanned = 0, done = 0;
+  bool scanning = true;
+  // Hashes the next record in front and prefetches its slot; stops at anything unusual (the
+  // trailer, a malformed record), which the main loop then handles and reports.
+  auto scanOne = [&] {
+    if (slotsEnd - scanPos < 2 * W) {
+      scanning = false;
+      return;
+    }
+    const uint64_t n = load<W, BE>(base + scanPos + W);
+    if (n == 0 || n > (slotsEnd - scanPos) / W - 2 || load<W, BE>(base + scanPos) == 0) {
+      scanning = false;
+      return;
+    }
+    uint64_t caller = 0;
+    const uint64_t h = chainHash<W, BE>(base + scanPos + 2 * W, n, &caller);
+    table.prefetch(h);
+    if (n >= 2) table.prefetch(caller);
+    ring[scanned % kRing] = {h, caller};
+    ++scanned;
+    scanPos += (2 + n) * W;
+  };
+
+  for (;;) {
+    while (scanning && scanned < done + kAhead) scanOne();
+    if (done + kAhead / 2 < scanned) {
+      const Ahead& a = ring[(done + kAhead / 2) % kRing];
+      table.prefetchChain(a.hash);
+      if (a.callerHash) table.prefetchChain(a.callerHash);
+    }
+
+    if (pos == slotsEnd && pos == size)
+      fail(kFmt, pos, kUnknown,
+           "missing binary trailer: expected the slots 0, 1, 0 after the last record, found the "
+           "end of the file");
+    if (slotsEnd - pos < 2 * W)
+      fail(kFmt, pos, kUnknown,
+           "record runs past the end of the file: expected 2 slots (count, num_pcs) of " +
+               std::to_string(W) + " bytes, found " + std::to_string(size - pos) +
+               " bytes (missing binary trailer?)");
+    const uint64_t count = load<W, BE>(base + pos);
+    const uint64_t n = load<W, BE>(base + pos + W);
+    const uint64_t left = (slotsEnd - pos) / W - 2;
+    if (n == 0)
+      fail(kFmt, pos + W, kUnknown, "record has num_pcs 0 (expected at least 1 program counter)");
+    if (n > left)
+      fail(kFmt, pos + W, kUnknown,
+           "record's num_pcs " + std::to_string(n) + " is larger than the " + std::to_string(left) +
+               " slots left in the file (record runs past the end; " + "missing binary trailer?)");
+    const uint8_t* pcs = base + pos + 2 * W;
+    if (count == 0 && n == 1 && load<W, BE>(pcs) == 0) {
+      body.end = pos + 3 * W;
+      return;
+    }
+    if (n * W > UINT32_MAX)
+      throw Error(Status::limit, kFmt, "call chain of " + std::to_string(n) + " PCs is too long",
+                  pos);
+    table.reserve(n);  // no growth below, so the insert positions found stay valid
+    const uint64_t pcsAt = pos + 2 * W;
+    const uint64_t h0 = done < scanned ? ring[done % kRing].hash : chainHash<W, BE>(pcs, n);
+    size_t at0 = 0;
+    uint32_t node = table.find(h0, pcsAt, static_cast<uint32_t>(n * W), at0);
+    if (node == 0) {
+      // A new chain: find the longest suffix already in the tree (j == n: none, the root)
+      // and add the missing inner nodes, outermost first.
+      if (n > hashes.size()) {  // n is bounded by the bytes left, checked above
+        hashes.resize(n);
+        at.resize(n);
+      }
+      suffixHashes<W, BE>(pcs, n, hashes.data());
+      at[0] = at0;
+      size_t j = 1;
+      for (size_t k = 1; k < n && k < 5; ++k) table.prefetch(hashes[k]);
+      for (; j < n; ++j) {
+        node = table.find(hashes[j], pcsAt + j * W, static_cast<uint32_t>((n - j) * W), at[j]);
+        if (node) break;
+        if (j + 4 < n) table.prefetch(hashes[j + 4]);
+      }
+      if (nodes > UINT32_MAX - 1 - j)
+        throw Error(Status::limit, kFmt, "more than 2^32 call-chain nodes", pos);
+      while (j-- > 0) {
+        ++nodes;
+        table.insert(at[j], hashes[j], pcsAt + j * W, static_cast<uint32_t>((n - j) * W), nodes);
+        body.addNode(nodes, node, load<W, BE>(pcs + j * W));
+        node = nodes;
+      }
+    }
+    body.addRecord(count, node);
+    pos += (2 + n) * W;
+    ++done;
+  }
+}
+
+// Parses "start-end perms offset dev inode [path]"; false if the line is not such a line.
+bool parseMapping(std::string_view s, uint64_t* fields, std::string_view* texts) {
+  auto hexNum = [&](size_t& i, uint64_t& v) {
+    size_t b = i;
+    v = 0;
+    while (i < s.size()) {
+      char c = s[i];
+      unsigned d;
+      if (c >= '0' && c <= '9')
+        d = c - '0';
+      else if (c >= 'a' && c <= 'f')
+        d = c - 'a' + 10;
+      else if (c >= 'A' && c <= 'F')
+        d = c - 'A' + 10;
+      else
+        break;
+      if (v >> 60) return false;
+      v = v << 4 | d;
+      ++i;
+    }
+    return i > b;
+  };
+  auto blanks = [&](size_t& i) {
+    size_t b = i;
+    while (i < s.size() && isSpace(s[i])) ++i;
+    return i > b;
+  };
+  auto token = [&](size_t& i, std::string_view& t) {
+    size_t b = i;
+    while (i < s.size() && !isSpace(s[i])) ++i;
+    t = s.substr(b, i - b);
+    return i > b;
+  };
+  size_t i = 0;
+  uint64_t start, limit, offset, inode = 0;
+  std::string_view perms, dev;
+  if (!hexNum(i, start) || i >= s.size() || s[i++] != '-' || !hexNum(i, limit)) return false;
+  if (!blanks(i) || !token(i, perms) || !blanks(i) || !hexNum(i, offset) || !blanks(i) ||
+      !token(i, dev) || !blanks(i))
+    return false;
+  size_t b = i;
+  while (i < s.size() && s[i] >= '0' && s[i] <= '9') {
+    if (inode > (UINT64_MAX - 9) / 10) return false;
+    inode = inode * 10 + static_cast<uint64_t>(s[i] - '0');
+    ++i;
+  }
+  if (i == b || (i < s.size() && !isSpace(s[i]))) return false;
+  blanks(i);
+  fields[0] = start;
+  fields[1] = limit;
+  fields[2] = offset;
+  fields[3] = inode;
+  texts[0] = perms;
+  texts[1] = dev;
+  texts[2] = s.substr(i);
+  return true;
+}
+
+}  // namespace
+
+std::unique_ptr<Profile> readGperftools(std::span<const uint8_t> data) {
+  const size_t size = data.size();
+  const uint8_t* p = data.data();
+  if (size == 0) fail(kFmt, 0, kUnknown, "empty file: expected a gperftools CPU profile header");
+  if (size < 8)
+    fail(kFmt, 0, kUnknown,
+         "file too short for a header: expected at least 20 bytes, found " + std::to_string(size));
+  if (load<4, false>(p) != 0)
+    fail(kFmt, 0, kUnknown,
+         "header count slot must be 0, found " + hex(load<4, false>(p)) +
+             " (not a gperftools CPU profile)");
+  // Slot 1 (>= 3) decides: its upper half is 0 in 64-bit files, so a non-zero second 4-byte
+  // word means 4-byte slots; of the two byte orders the smaller value is the real one.
+  unsigned w = load<4, false>(p + 4) != 0 ? 4 : 8;
+  if (w == 8 && size < 16)
+    fail(kFmt, 0, kUnknown,
+         "file too short for a header: expected at least 40 bytes, found " + std::to_string(size));
+  const uint64_t le = loadSlot(p + w, w, false), be = loadSlot(p + w, w, true);
+  const bool bigEndian = be < le;
+  const uint64_t words = bigEndian ? be : le;
+  if (words < 3)
+    fail(kFmt, w, kUnknown,
+         "header slots after the count must be at least 3 (version, period, padding), found " +
+             std::to_string(words));
+  const uint64_t slotsLeft = size / w - 2;
+  if (words > slotsLeft)
+    fail(kFmt, w, kUnknown,
+         "header declares " + std::to_string(words) + " slots after the count but only " +
+             std::to_string(slotsLeft) + " slots follow");
+  if (words + 2 > kMaxData / 8)
+    throw Error(Status::limit, kFmt, "header of " + std::to_string(words) + " slots is too long",
+                w);
+  const uint64_t version = loadSlot(p + 2 * w, w, bigEndian);
+  if (version != 0)
+    fail(kFmt, 2 * w, kUnknown,
+         "unsupported format version: expected 0, found " + std::to_string(version));
+
+  Body body;
+  const size_t recordsAt = static_cast<size_t>((2 + words) * w);
+  if (w == 4) {
+    if (bigEndian)
+      parseRecords<4, true>(data, recordsAt, body);
+    else
+      parseRecords<4, false>(data, recordsAt, body);
+  } else {
+    if (bigEndian)
+      parseRecords<8, true>(data, recordsAt, body);
+    else
+      parseRecords<8, false>(data, recordsAt, body);
+  }
+  const size_t textAt = body.end;
+  if (size - textAt > kMaxData)
+    throw Error(Status::limit, kFmt, "mapped-objects text larger than 512 MiB", textAt);
+  std::string_view text(reinterpret_cast<const char*>(p + textAt), size - textAt);
+
+  auto message = newMessage(size / 4);
+  auto root = message->getRoot<ir::Profile>();
+  root.setFormat(ir::Format::GPERFTOOLS);
+  root.setFormatVersion("0");
+  StringInterner strings;
+  strings.build(root.initStrings());
+  auto st = root.initStacks();
+  st.setSlotBytes(static_cast<uint8_t>(w));
+  st.setBigEndian(bigEndian);
+  auto hdr = st.initHeaderSlots(static_cast<unsigned>(words + 2));
+  for (unsigned i = 0; i < words + 2; ++i) hdr.set(i, loadSlot(p + i * w, w, bigEndian));
+  st.setSamplingPeriodUs(loadSlot(p + 3 * w, w, bigEndian));
+  body.parent.build(st.initNodeParent());
+  body.address.build(st.initNodeAddress());
+  body.count.build(st.initSampleCount());
+  body.node.build(st.initSampleNode());
+  auto trailer = st.initTrailerSlots(3);
+  for (unsigned i = 0; i < 3; ++i)
+    trailer.set(i, loadSlot(p + textAt - 3 * w + i * w, w, bigEndian));
+  st.setMapsText(kj::ArrayPtr<const kj::byte>(p + textAt, size - textAt));
+
+  // Mappings: parse each line, then copy the ones that parsed.
+  struct Parsed {
+    uint64_t f[4];
+    std::string_view t[3];
+    uint32_t line;
+  };
+  std::vector<Parsed> maps;
+  size_t pos = 0;
+  for (uint32_t line = 0; pos < text.size(); ++line) {
+    size_t eol = text.find('\n', pos);
+    size_t end = eol == text.npos ? text.size() : eol;
+    Parsed m;
+    m.line = line;
+    if (parseMapping(text.substr(pos, end - pos), m.f, m.t)) maps.push_back(m);
+    pos = eol == text.npos ? text.size() : eol + 1;
+  }
+  auto list = st.initMappings(static_cast<unsigned>(maps.size()));
+  for (size_t i = 0; i < maps.size(); ++i) {
+    auto b = list[static_cast<unsigned>(i)];
+    const Parsed& m = maps[i];
+    b.setStart(m.f[0]);
+    b.setLimit(m.f[1]);
+    b.setOffset(m.f[2]);
+    b.setInode(m.f[3]);
+    // (The fields are views into the input, not NUL-terminated: copy them into the message.)
+    auto copy = [](capnp::Text::Builder t, std::string_view v) {
+      if (!v.empty()) std::memcpy(t.begin(), v.data(), v.size());
+    };
+    copy(b.initPermissions(static_cast<unsigned>(m.t[0].size())), m.t[0]);
+    copy(b.initDevice(static_cast<unsigned>(m.t[1].size())), m.t[1]);
+    copy(b.initPath(static_cast<unsigned>(m.t[2].size())), m.t[2]);
+    b.setLine(m.line);
+  }
+  return std::make_unique<Profile>(std::move(message));
+}
+
+DecodedStacks decodeStacks(ir::StackSamples::Reader stacks) {
+  auto bad = [](const std::string& what) { throw Error(Status::malformed, "ppk", what); };
+  DecodedStacks d;
+  d.parent = decodeColumn(stacks.getNodeParent());
+  d.address = decodeColumn(stacks.getNodeAddress());
+  d.count = decodeColumn(stacks.getSampleCount());
+  d.node = decodeColumn(stacks.getSampleNode());
+  if (d.parent.size() != d.address.size())
+    bad("stack tree: nodeParent and nodeAddress differ in length");
+  if (d.count.size() != d.node.size())
+    bad("stack samples: sampleCount and sampleNode differ in length");
+  const size_t nodes = d.parent.size();
+  if (nodes >= UINT32_MAX) bad("stack tree: more than 2^32 nodes");
+  std::vector<uint32_t> lastChild(nodes + 1, 0);
+  for (size_t i = 0; i < nodes; ++i) {
+    const uint64_t id = i + 1;
+    if (d.parent[i] > id)
+      bad("stack tree: node " + std::to_string(id) + " names parent " +
+          std::to_string(d.parent[i] - 1) + ", not an earlier node");
+    const uint64_t par = d.parent[i] == 0 ? id - 1 : d.parent[i] - 1;
+    d.parent[i] = par;
+    const uint32_t sib = lastChild[par];
+    const uint64_t z = d.address[i];
+    const uint64_t ref = sib ? d.address[sib - 1] : (par ? d.address[par - 1] : 0);
+    d.address[i] = ref + ((z >> 1) ^ (0 - (z & 1)));
+    lastChild[par] = static_cast<uint32_t>(id);
+  }
+  uint64_t newest = 0;
+  for (size_t r = 0; r < d.node.size(); ++r) {
+    const uint64_t v = d.node[r];
+    if (v & 1) {
+      if ((v >> 1) == 0 || (v >> 1) > newest)
+        bad("stack samples: record " + std::to_string(r) + " names node " + std::to_string(v >> 1) +
+            " before it was created");
+      d.node[r] = v >> 1;
+    } else {
+      if ((v >> 1) >= nodes - newest)
+        bad("stack samples: record " + std::to_string(r) + " names a node past the last of " +
+            std::to_string(nodes));
+      newest = d.node[r] = newest + (v >> 1) + 1;
+    }
+  }
+  return d;
+}
+
+std::string writeGperftools(const Profile& profile) { return writeGperftools(profile, {}); }
+
+std::string writeGperftools(const Profile& profile, const GperfWriteOptions& options) {
+  auto root = profile.root();
+  if (root.getFormat() != ir::Format::GPERFTOOLS)
+    throw Error(Status::unsupported, kFmt,
+                "the profile holds no stack samples, so it cannot be written as a gperftools "
+                "CPU profile");
+  auto st = root.getStacks();
+  unsigned w = options.slotBytes ? options.slotBytes : st.getSlotBytes();
+  if (w != 4 && w != 8)
+    throw Error(Status::invalidArgument, kFmt,
+                "slot width must be 4 or 8 bytes, not " + std::to_string(w));
+  bool be = options.byteOrder == GperfWriteOptions::ByteOrder::asRead
+                ? st.getBigEndian()
+                : options.byteOrder == GperfWriteOptions::ByteOrder::big;
+  DecodedStacks d = decodeStacks(st);
+  auto hdr = st.getHeaderSlots();
+  auto trailer = st.getTrailerSlots();
+  auto text = st.getMapsText();
+  if (hdr.size() < 5) throw Error(Status::malformed, "ppk", "gperftools header has < 5 slots");
+  if (trailer.size() != 3)
+    throw Error(Status::malformed, "ppk", "gperftools trailer is not 3 slots");
+
+  // Depth of every node (its chain length) and the total size.
+  std::vector<uint32_t> depth(d.nodes() + 1, 0);
+  for (size_t n = 1; n <= d.nodes(); ++n) depth[n] = depth[d.parentOf(n)] + 1;
+  // A small .ppk can describe a huge file (many records naming a deep node): refuse outputs
+  // beyond what a string can hold rather than fail inside the allocator.
+  constexpr uint64_t kMaxSlots = uint64_t{1} << 40;
+  uint64_t slots = hdr.size() + 3;
+  for (uint64_t n : d.node) {
+    slots += 2 + depth[n];
+    if (slots > kMaxSlots)
+      throw Error(Status::limit, kFmt, "the profile would be larger than 8 TiB as a file");
+  }
+
+  if (w == 4) {
+    auto check = [](uint64_t v, const std::string& what) {
+      if (v > UINT32_MAX)
+        throw Error(Status::unsupported, kFmt,
+                    what + " " + hex(v) +
+                        " does not fit a 4-byte slot; cannot write a 32-bit "
+                        "profile");
+    };
+    for (unsigned i = 0; i < hdr.size(); ++i) check(hdr[i], "header slot " + std::to_string(i));
+    for (unsigned i = 0; i < 3; ++i) check(trailer[i], "trailer slot " + std::to_string(i));
+    for (size_t r = 0; r < d.count.size(); ++r)
+      check(d.count[r], "sample count of record " + std::to_string(r));
+    for (size_t n = 0; n < d.address.size(); ++n) check(d.address[n], "address");
+  }
+
+  std::string out;
+  out.resize(slots * w + text.size());
+  char* o = out.data();
+  auto put = [&](uint64_t v) {
+    if (w == 4) {
+      uint32_t x = static_cast<uint32_t>(v);
+      if (be != (std::endian::native == std::endian::big)) x = __builtin_bswap32(x);
+      std::memcpy(o, &x, 4);
+    } else {
+      if (be != (std::endian::native == std::endian::big)) v = __builtin_bswap64(v);
+      std::memcpy(o, &v, 8);
+    }
+    o += w;
+  };
+  for (unsigned i = 0; i < hdr.size(); ++i) put(hdr[i]);
+  for (size_t r = 0; r < d.count.size(); ++r) {
+    uint64_t n = d.node[r];
+    put(d.count[r]);
+    put(depth[n]);
+    for (; n != 0; n = d.parentOf(n)) put(d.addressOf(n));
+  }
+  for (unsigned i = 0; i < 3; ++i) put(trailer[i]);
+  if (text.size()) std::memcpy(o, text.begin(), text.size());
+  return out;
+}
+
+}  // namespace profpack

@@ -1,0 +1,40 @@
+// gperftools CPU profiles: write options and the decoded form of StackSamples shared by the
+// writer, the queries and the summary.
+#pragma once
+
+#include <cstdint>
+#include <string>
+#include <vector>
+
+#include "../profile.h"
+
+namespace profpack {
+
+struct GperfWriteOptions {
+  // Slot width of the output: 4 or 8; 0 keeps the width the profile was read with.
+  unsigned slotBytes = 0;
+  enum class ByteOrder { asRead, little, big };
+  ByteOrder byteOrder = ByteOrder::asRead;
+};
+
+// Writes a gperftools profile. With default options the output is byte-identical to the file
+// the profile was read from. Throws Status::unsupported if a value (address, count, header
+// slot) does not fit the requested slot width, or if the profile is not a gperftools profile.
+std::string writeGperftools(const Profile& profile, const GperfWriteOptions& options);
+
+// StackSamples with its columns decoded and checked: every parent precedes its child and every
+// record names an existing node, so walking a chain always ends at the root.
+struct DecodedStacks {
+  std::vector<uint64_t> parent;   // parent[i] of node i+1 (0 = root)
+  std::vector<uint64_t> address;  // address[i] of node i+1
+  std::vector<uint64_t> count;    // per record
+  std::vector<uint64_t> node;     // per record: innermost node (>= 1)
+  size_t nodes() const { return parent.size(); }
+  uint64_t parentOf(uint64_t n) const { return parent[n - 1]; }
+  uint64_t addressOf(uint64_t n) const { return address[n - 1]; }
+};
+
+// Throws profpack::Error (ppk, malformed) if the columns are inconsistent.
+DecodedStacks decodeStacks(ir::StackSamples::Reader stacks);
+
+}  // namespace profpack

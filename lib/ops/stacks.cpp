@@ -1,0 +1,227 @@
+#include "stacks.h"
+
+#include <algorithm>
+#include <unordered_map>
+
+#include "../error.h"
+#include "../gperftools/gperftools.h"
+#include "../util/text.h"
+
+namespace profpack {
+
+namespace {
+
+ir::StackSamples::Reader stacksOf(const Profile& profile) {
+  if (profile.root().getFormat() != ir::Format::GPERFTOOLS)
+    throw Error(Status::unsupported, "", "stack-sample queries need a gperftools CPU profile");
+  return profile.root().getStacks();
+}
+
+// Address -> mapping index lookup over the mappings sorted by start.
+class MappingIndex {
+ public:
+  explicit MappingIndex(ir::StackSamples::Reader st) : maps_(st.getMappings()) {
+    for (unsigned i = 0; i < maps_.size(); ++i) order_.push_back(i);
+    std::stable_sort(order_.begin(), order_.end(), [&](unsigned a, unsigned b) {
+      return maps_[a].getStart() < maps_[b].getStart();
+    });
+    uint64_t m = 0;
+    for (unsigned i : order_) maxLimit_.push_back(m = std::max(m, maps_[i].getLimit()));
+  }
+  int64_t find(uint64_t address) const {
+    auto it = std::upper_bound(order_.begin(), order_.end(), address,
+                               [&](uint64_t a, unsigned i) { return a < maps_[i].getStart(); });
+    // The last mapping starting at or below the address; earlier ones may still hold it if
+    // mappings overlap, so look back while they could.
+    while (it != order_.begin()) {
+      --it;
+      if (address < maps_[*it].getLimit()) return *it;
+      if (maxLimit_[static_cast<size_t>(it - order_.begin())] <= address) break;
+    }
+    return -1;
+  }
+  std::string name(uint64_t address, int64_t m) const {
+    std::string s;
+    if (m >= 0) {
+      auto map = maps_[static_cast<unsigned>(m)];
+      if (map.getPath().size() > 0) {
+        s = map.getPath().cStr();
+        s += '+';
+        appendHex(s, address - map.getStart() + map.getOffset());
+        return s;
+      }
+    }
+    appendHex(s, address);
+    return s;
+  }
+  ir::Mapping::Reader at(int64_t m) const { return maps_[static_cast<unsigned>(m)]; }
+
+ private:
+  capnp::List<ir::Mapping>::Reader maps_;
+  std::vector<unsigned> order_;
+  std::vector<uint64_t> maxLimit_;  // largest limit among order_[0..i]
+};
+
+// The prefix tree with per-node sample totals and, for a dense key per node, whether the node
+// is the first on its path from the root to carry that key.
+struct Tree {
+  DecodedStacks d;
+  std::vector<uint64_t> here;     // samples of records ending at node n (index n, 0 = root)
+  std::vector<uint64_t> subtree;  // samples of records whose chain passes through node n
+  std::vector<uint32_t> childStart, children;
+
+  explicit Tree(ir::StackSamples::Reader st) : d(decodeStacks(st)) {
+    const size_t n = d.nodes();
+    here.assign(n + 1, 0);
+    for (size_t r = 0; r < d.node.size(); ++r) here[d.node[r]] += d.count[r];
+    subtree = here;
+    for (size_t i = n; i >= 1; --i) subtree[d.parentOf(i)] += subtree[i];
+    childStart.assign(n + 2, 0);
+    for (size_t i = 1; i <= n; ++i) ++childStart[d.parentOf(i) + 1];
+    for (size_t i = 1; i < childStart.size(); ++i) childStart[i] += childStart[i - 1];
+    children.resize(n);
+    std::vector<uint32_t> fill(childStart.begin(), childStart.end() - 1);
+    for (size_t i = 1; i <= n; ++i) children[fill[d.parentOf(i)]++] = static_cast<uint32_t>(i);
+  }
+
+  // first[n] = true if no proper ancestor of n has key[n]. Keys are dense (< numKeys).
+  std::vector<bool> firstOnPath(const std::vector<uint32_t>& key, size_t numKeys) const {
+    std::vector<bool> first(key.size(), false);
+    std::vector<uint32_t> active(numKeys, 0);
+    struct Frame {
+      uint32_t node, next;
+    };
+    std::vector<Frame> stack{{0, childStart[0]}};
+    while (!stack.empty()) {
+      Frame& f = stack.back();
+      if (f.next == childStart[f.node + 1]) {
+        if (f.node != 0) --active[key[f.node]];
+        stack.pop_back();
+        continue;
+      }
+      uint32_t c = children[f.next++];
+      first[c] = active[key[c]]++ == 0;
+      stack.push_back({c, childStart[c]});
+    }
+    return first;
+  }
+};
+
+template <class T>
+void sortBySamples(std::vector<T>& v) {
+  std::sort(v.begin(), v.end(), [](const T& a, const T& b) {
+    if (a.self != b.self) return a.self > b.self;
+    if (a.inclusive != b.inclusive) return a.inclusive > b.inclusive;
+    return a.address < b.address;
+  });
+}
+
+std::vector<EdgeSamples> edges(const Profile& profile, uint64_t address, bool callers) {
+  auto st = stacksOf(profile);
+  Tree t(st);
+  MappingIndex maps(st);
+  // Dense key per node: its (caller address, address) edge; roots have no edge.
+  std::unordered_map<uint64_t, std::unordered_map<uint64_t, uint32_t>> ids;
+  std::vector<uint32_t> key(t.d.nodes() + 1, 0);
+  uint32_t next = 1;
+  for (size_t n = 1; n <= t.d.nodes(); ++n) {
+    uint64_t p = t.d.parentOf(n);
+    if (p == 0) continue;
+    auto [it, added] = ids[t.d.addressOf(p)].try_emplace(t.d.addressOf(n), next);
+    if (added) ++next;
+    key[n] = it->second;
+  }
+  std::vector<bool> first = t.firstOnPath(key, next);
+  std::unordered_map<uint64_t, uint64_t> sum;
+  for (size_t n = 1; n <= t.d.nodes(); ++n) {
+    uint64_t p = t.d.parentOf(n);
+    if (p == 0 || !first[n]) continue;
+    if (callers && t.d.addressOf(n) == address) sum[t.d.addressOf(p)] += t.subtree[n];
+    if (!callers && t.d.addressOf(p) == address) sum[t.d.addressOf(n)] += t.subtree[n];
+  }
+  std::vector<EdgeSamples> out;
+  for (auto& [a, s] : sum) out.push_back({a, maps.name(a, maps.find(a)), s});
+  std::sort(out.begin(), out.end(), [](const EdgeSamples& a, const EdgeSamples& b) {
+    return a.samples != b.samples ? a.samples > b.samples : a.address < b.address;
+  });
+  return out;
+}
+
+}  // namespace
+
+std::string locationName(const Profile& profile, uint64_t address) {
+  MappingIndex maps(stacksOf(profile));
+  return maps.name(address, maps.find(address));
+}
+
+std::vector<AddressSamples> samplesByAddress(const Profile& profile) {
+  auto st = stacksOf(profile);
+  Tree t(st);
+  MappingIndex maps(st);
+  std::unordered_map<uint64_t, uint32_t> ids;
+  std::vector<uint32_t> key(t.d.nodes() + 1, 0);
+  std::vector<AddressSamples> out;
+  for (size_t n = 1; n <= t.d.nodes(); ++n) {
+    uint64_t a = t.d.addressOf(n);
+    auto [it, added] = ids.try_emplace(a, static_cast<uint32_t>(out.size()));
+    if (added) {
+      int64_t m = maps.find(a);
+      out.push_back({a, maps.name(a, m), m, 0, 0});
+    }
+    key[n] = it->second;
+  }
+  std::vector<bool> first = t.firstOnPath(key, out.size());
+  for (size_t n = 1; n <= t.d.nodes(); ++n) {
+    out[key[n]].self += t.here[n];
+    if (first[n]) out[key[n]].inclusive += t.subtree[n];
+  }
+  sortBySamples(out);
+  return out;
+}
+
+std::vector<MappingSamples> samplesByMapping(const Profile& profile) {
+  auto st = stacksOf(profile);
+  Tree t(st);
+  MappingIndex maps(st);
+  const size_t numMaps = st.getMappings().size();
+  // Key: mapping index + 1, 0 = in no mapping.
+  std::vector<uint32_t> key(t.d.nodes() + 1, 0);
+  for (size_t n = 1; n <= t.d.nodes(); ++n)
+    key[n] = static_cast<uint32_t>(maps.find(t.d.addressOf(n)) + 1);
+  std::vector<bool> first = t.firstOnPath(key, numMaps + 1);
+  std::vector<uint64_t> self(numMaps + 1, 0), incl(numMaps + 1, 0);
+  for (size_t n = 1; n <= t.d.nodes(); ++n) {
+    self[key[n]] += t.here[n];
+    if (first[n]) incl[key[n]] += t.subtree[n];
+  }
+  std::vector<MappingSamples> out;
+  for (size_t k = 0; k <= numMaps; ++k) {
+    if (self[k] == 0 && incl[k] == 0) continue;
+    MappingSamples m;
+    m.mapping = static_cast<int64_t>(k) - 1;
+    if (k > 0) {
+      auto r = maps.at(m.mapping);
+      m.path = r.getPath().cStr();
+      m.start = r.getStart();
+      m.limit = r.getLimit();
+    }
+    m.self = self[k];
+    m.inclusive = incl[k];
+    out.push_back(std::move(m));
+  }
+  std::stable_sort(out.begin(), out.end(), [](const MappingSamples& a, const MappingSamples& b) {
+    if (a.self != b.self) return a.self > b.self;
+    return a.inclusive > b.inclusive;
+  });
+  return out;
+}
+
+std::vector<EdgeSamples> callersOf(const Profile& profile, uint64_t address) {
+  return edges(profile, address, true);
+}
+
+std::vector<EdgeSamples> calleesOf(const Profile& profile, uint64_t address) {
+  return edges(profile, address, false);
+}
+
+}  // namespace profpack

@@ -1,0 +1,53 @@
+// Queries over the call-chain samples of a gperftools profile (StackSamples): self and
+// inclusive samples per address and per mapping, callers and callees. Repeated records of one
+// chain add up; a record counts once towards an address's (or mapping's, or call edge's)
+// inclusive figure even if the chain passes through it several times (recursion).
+//
+// Addresses are shown as object+offset ("/usr/lib/libc.so.6+0x2a1f4", the offset being the
+// file offset: address - mapping start + mapping offset) when a mapping with a path holds
+// them, else as a plain hex address ("0x7f0012345678").
+#pragma once
+
+#include <cstdint>
+#include <string>
+#include <vector>
+
+#include "../profile.h"
+
+namespace profpack {
+
+struct AddressSamples {
+  uint64_t address = 0;
+  std::string location;    // object+offset or hex address
+  int64_t mapping = -1;    // index into StackSamples.mappings, -1 if no mapping holds it
+  uint64_t self = 0;       // samples with this address as the innermost PC
+  uint64_t inclusive = 0;  // samples with this address anywhere in the chain
+};
+
+struct MappingSamples {
+  int64_t mapping = -1;  // index into StackSamples.mappings, -1 = addresses in no mapping
+  std::string path;      // the mapping's path ("" for anonymous or unmapped)
+  uint64_t start = 0, limit = 0;
+  uint64_t self = 0;       // samples whose innermost PC lies in the mapping
+  uint64_t inclusive = 0;  // samples with any PC in the mapping
+};
+
+struct EdgeSamples {
+  uint64_t address = 0;  // the caller (callersOf) or callee (calleesOf)
+  std::string location;
+  uint64_t samples = 0;  // samples whose chain has this call edge
+};
+
+// Every address that occurs in a chain; sorted by self, then inclusive (both descending),
+// then address.
+std::vector<AddressSamples> samplesByAddress(const Profile& profile);
+// Every mapping (and "no mapping") with samples; sorted like samplesByAddress, then by index.
+std::vector<MappingSamples> samplesByMapping(const Profile& profile);
+// The PCs that called `address` (the next PC outward in a chain) / that `address` called (the
+// next PC inward); sorted by samples descending, then address.
+std::vector<EdgeSamples> callersOf(const Profile& profile, uint64_t address);
+std::vector<EdgeSamples> calleesOf(const Profile& profile, uint64_t address);
+// The object+offset name of an address in this profile's mappings.
+std::string locationName(const Profile& profile, uint64_t address);
+
+}  // namespace profpack

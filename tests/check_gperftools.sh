@@ -1,0 +1,45 @@
+#!/usr/bin/env bash
+# Acceptance: for every gperftools test file (64/32-bit, little/big endian), the file written
+# back from its .ppk is byte-identical, and `go tool pprof -symbolize=none -raw` prints the same
+# for the original and the rewrite.
+set -euo pipefail
+cli=${PROFPACK_CLI:?}
+data=${PROFPACK_TEST_DATA:?}
+command -v go >/dev/null || { echo "go not installed (golang-go provides go tool pprof)"; exit 1; }
+tmp=$(mktemp -d); trap 'rm -rf "$tmp"' EXIT
+# pprof wants a writable home and Go caches; keep them out of the user's.
+export HOME="$tmp/home" GOCACHE="$tmp/gocache" GOPATH="$tmp/gopath" PPROF_TMPDIR="$tmp/pprof"
+mkdir -p "$HOME" "$GOCACHE" "$GOPATH" "$PPROF_TMPDIR"
+pprof_raw() { go tool pprof -symbolize=none -raw "$1" 2>"$tmp/err" || { cat "$tmp/err"; return 1; }; }
+passed=0; failed=0
+for f in "$data"/gperftools/*.prof; do
+  name=$(basename "$f")
+  "$cli" convert "$f" -o "$tmp/$name.ppk"
+  "$cli" convert "$tmp/$name.ppk" --to gperftools -o "$tmp/$name.back"
+  if ! cmp -s "$f" "$tmp/$name.back"; then
+    echo "FAIL $name: rewrite is not byte-identical"; failed=$((failed+1)); continue
+  fi
+  pprof_raw "$f" > "$tmp/a"
+  pprof_raw "$tmp/$name.back" > "$tmp/b"
+  # A real listing: samples with their stacks, locations and mappings.
+  if grep -q '^Samples:' "$tmp/a" && grep -q '^Mappings' "$tmp/a" &&
+     [ "$(grep -c ': ' "$tmp/a")" -gt 50 ] && cmp -s "$tmp/a" "$tmp/b"; then
+    echo "ok   $name"; passed=$((passed+1))
+  else
+    echo "FAIL $name: go tool pprof -raw output differs"; diff "$tmp/a" "$tmp/b" | head -20 || true
+    failed=$((failed+1))
+  fi
+done
+# profpack info agrees with pprof's sample total and with the file's records and mappings.
+f="$data/gperftools/workload.64le.prof"
+total=$(pprof_raw "$f" | awk '/^Samples:/{s=1;next} /^Locations/{s=0} s && $2 ~ /^[0-9]+:$/ {t+=$1} END{print t}')
+info=$("$cli" info "$f")
+if grep -q '^records: 94$' <<<"$info" && grep -q '^objects: 67$' <<<"$info" &&
+   grep -Eq "^  samples +$total\$" <<<"$info" && [ "$total" = 97 ]; then
+  echo "ok   info"; passed=$((passed+1))
+else
+  echo "FAIL info: expected 94 records, 67 objects and pprof's total of $total samples"
+  echo "$info"; failed=$((failed+1))
+fi
+echo "$passed passed, $failed failed"
+[ "$failed" -eq 0 ] && [ "$passed" -eq 5 ]

@@ -1,0 +1,515 @@
+// gperftools CPU profiles: corpus round trips (byte-identical and IR-equal via .ppk), slot
+// width / byte order conversions, queries, summary, and every bad-input error with its offset.
+#include <algorithm>
+#include <span>
+#include <string>
+#include <vector>
+
+#include "container/ppk.h"
+#include "error.h"
+#include "formats.h"
+#include "gperftools/gperftools.h"
+#include "ops/stacks.h"
+#include "ops/summary.h"
+#include "testlib.h"
+
+using namespace profpack;
+
+namespace {
+std::span<const uint8_t> bytes(const std::string& s) {
+  return {reinterpret_cast<const uint8_t*>(s.data()), s.size()};
+}
+ReadOptions opts() { return {kDefaultMaxPpkMessage, false}; }
+
+struct Kind {
+  const char* file;
+  unsigned width;
+  bool bigEndian;
+};
+const Kind kCorpus[] = {{"gperftools/workload.64le.prof", 8, false},
+                        {"gperftools/workload.64be.prof", 8, true},
+                        {"gperftools/workload.32le.prof", 4, false},
+                        {"gperftools/workload.32be.prof", 4, true}};
+
+// Builds profile bytes slot by slot in a given width and byte order.
+struct Slots {
+  unsigned w;
+  bool be;
+  std::string out;
+  Slots& operator<<(uint64_t v) {
+    for (unsigned i = 0; i < w; ++i) {
+      unsigned shift = 8 * (be ? w - 1 - i : i);
+      out += static_cast<char>(shift < 64 ? (v >> shift) & 0xff : 0);
+    }
+    return *this;
+  }
+  Slots& header(uint64_t period = 10000) { return *this << 0 << 3 << 0 << period << 0; }
+  Slots& trailer() { return *this << 0 << 1 << 0; }
+  Slots& text(const std::string& t) {
+    out += t;
+    return *this;
+  }
+};
+
+// Expects reading `data` to fail as malformed gperftools at byte `offset` with `needle`.
+void expectError(const std::string& data, uint64_t offset, const std::string& needle) {
+  try {
+    readGperftools(bytes(data));
+  } catch (const Error& e) {
+    CHECK_EQ(static_cast<int>(e.status()), static_cast<int>(Status::malformed));
+    CHECK_EQ(e.format(), std::string("gperftools"));
+    CHECK_EQ(e.offset(), offset);
+    CHECK_CONTAINS(e.what(), needle);
+    CHECK_CONTAINS(e.what(), "byte offset " + std::to_string(offset));
+    return;
+  }
+  throw testlib::Failure{"expected an error containing: " + needle};
+}
+
+std::string convert(const std::string& data, unsigned w, bool be) {
+  auto p = readGperftools(bytes(data));
+  GperfWriteOptions o;
+  o.slotBytes = w;
+  o.byteOrder = be ? GperfWriteOptions::ByteOrder::big : GperfWriteOptions::ByteOrder::little;
+  return writeGperftools(*p, o);
+}
+
+const std::string kMaps =
+    "00400000-00401000 r-xp 00000000 fd:01 42          /bin/prog\n"
+    "7f0000000000-7f0000010000 r-xp 00002000 fd:01 77   /lib/libx.so (deleted)\n"
+    "this line is not a mapping\n"
+    "7f0000020000-7f0000021000 rw-p 00000000 00:00 0 \n"
+    "no newline at the end";
+}  // namespace
+
+TEST(detects_all_four_kinds) {
+  for (const Kind& k : kCorpus) {
+    std::string d = testlib::slurp(testlib::data(k.file));
+    CHECK(detectFormat(bytes(d)) == FormatId::gperftools);
+    auto p = readProfile(bytes(d), opts());
+    auto st = p->root().getStacks();
+    CHECK(p->root().getFormat() == ir::Format::GPERFTOOLS);
+    CHECK_EQ(std::string(p->root().getFormatVersion().cStr()), std::string("0"));
+    CHECK_EQ(st.getSlotBytes(), k.width);
+    CHECK_EQ(st.getBigEndian(), k.bigEndian);
+    CHECK_EQ(st.getSamplingPeriodUs(), 1000u);
+    CHECK_EQ(st.getHeaderSlots().size(), 5u);
+    CHECK_EQ(st.getTrailerSlots().size(), 3u);
+    CHECK_EQ(st.getTrailerSlots()[1], 1u);
+    CHECK_EQ(st.getSampleCount().getCount(), 94u);
+    CHECK_EQ(st.getMappings().size(), 67u);
+    auto m = st.getMappings()[0];
+    CHECK_EQ(m.getStart(), 0x55891abae000u);
+    CHECK_EQ(m.getLimit(), 0x55891abaf000u);
+    CHECK_EQ(std::string(m.getPermissions().cStr()), std::string("r--p"));
+    CHECK_EQ(m.getOffset(), 0u);
+    CHECK_EQ(std::string(m.getDevice().cStr()), std::string("00:00"));
+    CHECK_EQ(m.getInode(), 1163275u);
+    CHECK_EQ(std::string(m.getPath().cStr()), std::string("/usr/src/profpack-samples/workload"));
+  }
+}
+
+TEST(corpus_round_trip_is_byte_identical_and_ir_equal) {
+  for (const Kind& k : kCorpus) {
+    std::string original = testlib::slurp(testlib::data(k.file));
+    auto first = readProfile(bytes(original), opts());
+    CHECK(writeGperftools(*first) == original);
+    std::string ppk = writeProfile(*first, FormatId::ppk, {});
+    auto fromPpk = readProfile(bytes(ppk), opts());
+    CHECK(equalIR(*first, *fromPpk));
+    std::string back = writeProfile(*fromPpk, FormatId::gperftools, {});
+    CHECK(back == original);
+    CHECK(equalIR(*first, *readProfile(bytes(back), opts())));
+    // Much smaller than the input: chains are shared in the prefix tree.
+    CHECK(ppk.size() * 3 < original.size());
+  }
+}
+
+TEST(byte_order_and_width_conversions) {
+  std::string le64 = testlib::slurp(testlib::data("gperftools/workload.64le.prof"));
+  std::string be64 = testlib::slurp(testlib::data("gperftools/workload.64be.prof"));
+  std::string le32 = testlib::slurp(testlib::data("gperftools/workload.32le.prof"));
+  std::string be32 = testlib::slurp(testlib::data("gperftools/workload.32be.prof"));
+  CHECK(convert(le64, 8, true) == be64);
+  CHECK(convert(be64, 8, false) == le64);
+  CHECK(convert(le32, 4, true) == be32);
+  CHECK(convert(be32, 4, false) == le32);
+  // 32 -> 64 -> 32 in every byte order comes back unchanged.
+  for (const std::string* s : {&le32, &be32})
+    for (bool be : {false, true}) {
+      std::string wide = convert(*s, 8, be);
+      CHECK(wide.size() > s->size());
+      auto p = readGperftools(bytes(wide));
+      CHECK_EQ(p->root().getStacks().getSlotBytes(), 8u);
+      CHECK_EQ(p->root().getStacks().getBigEndian(), be);
+      CHECK(convert(wide, 4, s == &be32) == *s);
+    }
+  // Same samples whatever the layout.
+  auto a = samplesByAddress(*readGperftools(bytes(le32)));
+  auto b = samplesByAddress(*readGperftools(bytes(convert(le32, 8, true))));
+  CHECK_EQ(a.size(), b.size());
+  for (size_t i = 0; i < a.size(); ++i) {
+    CHECK_EQ(a[i].address, b[i].address);
+    CHECK_EQ(a[i].self, b[i].self);
+    CHECK_EQ(a[i].inclusive, b[i].inclusive);
+  }
+}
+
+TEST(narrowing_refuses_addresses_that_do_not_fit) {
+  std::string le64 = testlib::slurp(testlib::data("gperftools/workload.64le.prof"));
+  try {
+    convert(le64, 4, false);
+  } catch (const Error& e) {
+    CHECK_EQ(static_cast<int>(e.status()), static_cast<int>(Status::unsupported));
+    CHECK_CONTAINS(e.what(), "does not fit a 4-byte slot");
+    CHECK_CONTAINS(e.what(), "address 0x");
+    return;
+  }
+  throw testlib::Failure{"64 -> 32 bit conversion of 48-bit addresses did not fail"};
+}
+
+TEST(writer_rejects_a_slot_width_other_than_4_or_8) {
+  auto p = readGperftools(bytes(testlib::slurp(testlib::data("gperftools/workload.32le.prof"))));
+  GperfWriteOptions o;
+  o.slotBytes = 2;
+  try {
+    writeGperftools(*p, o);
+  } catch (const Error& e) {
+    CHECK_EQ(static_cast<int>(e.status()), static_cast<int>(Status::invalidArgument));
+    CHECK_CONTAINS(e.what(), "slot width must be 4 or 8 bytes, not 2");
+    return;
+  }
+  throw testlib::Failure{"a 2-byte slot width was accepted"};
+}
+
+TEST(narrowing_keeps_small_addresses) {
+  Slots s{8, false, {}};
+  s.header(4000) << 2 << 2 << 0x401000 << 0x400100 << 1 << 1 << 0x401004;
+  s.trailer().text(kMaps);
+  std::string narrow = convert(s.out, 4, false);
+  Slots n{4, false, {}};
+  n.header(4000) << 2 << 2 << 0x401000 << 0x400100 << 1 << 1 << 0x401004;
+  n.trailer().text(kMaps);
+  CHECK(narrow == n.out);
+}
+
+TEST(repeated_chains_stay_separate_records_and_share_nodes) {
+  for (unsigned w : {4u, 8u})
+    for (bool be : {false, true}) {
+      Slots s{w, be, {}};
+      s.header();
+      s << 1 << 3 << 0xa0 << 0xc0 << 0xe0;  // a <- c <- e
+      s << 2 << 3 << 0xa0 << 0xc0 << 0xe0;  // same chain again
+      s << 5 << 2 << 0xb0 << 0xe0;          // b <- e
+      s << 1 << 3 << 0xa0 << 0xc0 << 0xe0;  // and again
+      s.trailer().text(kMaps);
+      auto p = readGperftools(bytes(s.out));
+      auto st = p->root().getStacks();
+      DecodedStacks d = decodeStacks(st);
+      CHECK_EQ(d.count.size(), 4u);
+      CHECK_EQ(d.count[0], 1u);
+      CHECK_EQ(d.count[1], 2u);
+      CHECK_EQ(d.count[2], 5u);
+      CHECK_EQ(d.nodes(), 4u);  // e, c, a, b
+      CHECK_EQ(d.node[0], d.node[1]);
+      CHECK_EQ(d.node[0], d.node[3]);
+      CHECK(d.node[2] != d.node[0]);
+      CHECK(writeGperftools(*p) == s.out);
+      Summary sum = summarize(*p);
+      CHECK_EQ(sum.records, 4u);
+      CHECK_EQ(sum.events.size(), 1u);
+      CHECK_EQ(sum.events[0].name, std::string("samples"));
+      CHECK_EQ(sum.events[0].total, 9u);
+      CHECK_EQ(sum.objects, 3u);
+    }
+}
+
+TEST(mapped_objects_text_kept_byte_for_byte) {
+  Slots s{8, false, {}};
+  s.header() << 1 << 1 << 0x400010;
+  s.trailer().text(kMaps);
+  auto p = readGperftools(bytes(s.out));
+  auto st = p->root().getStacks();
+  auto text = st.getMapsText();
+  CHECK(std::string(reinterpret_cast<const char*>(text.begin()), text.size()) == kMaps);
+  auto maps = st.getMappings();
+  CHECK_EQ(maps.size(), 3u);  // the garbage line and the unterminated line are text only
+  CHECK_EQ(maps[0].getLine(), 0u);
+  CHECK_EQ(maps[1].getStart(), 0x7f0000000000u);
+  CHECK_EQ(maps[1].getOffset(), 0x2000u);
+  CHECK_EQ(std::string(maps[1].getDevice().cStr()), std::string("fd:01"));
+  CHECK_EQ(maps[1].getInode(), 77u);
+  CHECK_EQ(std::string(maps[1].getPath().cStr()), std::string("/lib/libx.so (deleted)"));
+  CHECK_EQ(maps[2].getLine(), 3u);
+  CHECK_EQ(std::string(maps[2].getPath().cStr()), std::string(""));
+  CHECK(writeGperftools(*p) == s.out);
+  // No text at all is fine too.
+  Slots e{4, true, {}};
+  e.header() << 1 << 1 << 0x10;
+  e.trailer();
+  auto q = readGperftools(bytes(e.out));
+  CHECK_EQ(q->root().getStacks().getMappings().size(), 0u);
+  CHECK(writeGperftools(*q) == e.out);
+}
+
+TEST(long_header_and_unusual_records_kept) {
+  for (unsigned w : {4u, 8u}) {
+    Slots s{w, true, {}};
+    s << 0 << 6 << 0 << 250 << 0 << 7 << 8 << 9;  // three extra header slots
+    s << 0 << 2 << 0x10 << 0x20;                  // count 0 but not the trailer
+    s << 3 << 1 << 0;                             // first PC 0, count 3
+    s.trailer().text("\n\n");
+    auto p = readGperftools(bytes(s.out));
+    auto st = p->root().getStacks();
+    CHECK_EQ(st.getHeaderSlots().size(), 8u);
+    CHECK_EQ(st.getHeaderSlots()[7], 9u);
+    CHECK_EQ(st.getSamplingPeriodUs(), 250u);
+    CHECK_EQ(st.getSampleCount().getCount(), 2u);
+    std::string ppk = writeProfile(*p, FormatId::ppk, {});
+    CHECK(writeProfile(*readProfile(bytes(ppk), opts()), FormatId::gperftools, {}) == s.out);
+  }
+}
+
+TEST(queries_self_inclusive_callers_callees) {
+  Slots s{8, false, {}};
+  s.header();
+  // Chains, innermost first; 0x401000.. in /bin/prog, 0x7f0000001000.. in libx.
+  s << 4 << 3 << 0x7f0000001000 << 0x400100 << 0x400010;        // libx <- f <- main
+  s << 2 << 2 << 0x400100 << 0x400010;                          // f <- main
+  s << 1 << 4 << 0x400100 << 0x400100 << 0x400100 << 0x400010;  // f recursing <- main
+  s << 3 << 3 << 0x7f0000001000 << 0x400200 << 0x400010;        // libx <- g <- main
+  s << 1 << 1 << 0x900000;                                      // nowhere
+  s.trailer().text(kMaps);
+  auto p = readGperftools(bytes(s.out));
+  auto by = samplesByAddress(*p);
+  auto find = [&](uint64_t a) {
+    for (auto& x : by)
+      if (x.address == a) return x;
+    throw testlib::Failure{"address missing from samplesByAddress"};
+  };
+  CHECK_EQ(by.size(), 5u);
+  CHECK_EQ(by[0].address, 0x7f0000001000u);  // highest self first
+  CHECK_EQ(find(0x7f0000001000).self, 7u);
+  CHECK_EQ(find(0x7f0000001000).inclusive, 7u);
+  CHECK_EQ(find(0x7f0000001000).location, std::string("/lib/libx.so (deleted)+0x3000"));
+  CHECK_EQ(find(0x400100).self, 3u);
+  CHECK_EQ(find(0x400100).inclusive, 7u);  // the recursive record counts once
+  CHECK_EQ(find(0x400100).location, std::string("/bin/prog+0x100"));
+  CHECK_EQ(find(0x400010).self, 0u);
+  CHECK_EQ(find(0x400010).inclusive, 10u);
+  CHECK_EQ(find(0x900000).location, std::string("0x900000"));
+  CHECK_EQ(find(0x900000).mapping, -1);
+  CHECK_EQ(locationName(*p, 0x400010), std::string("/bin/prog+0x10"));
+
+  auto maps = samplesByMapping(*p);
+  CHECK_EQ(maps.size(), 3u);
+  CHECK_EQ(maps[0].path, std::string("/lib/libx.so (deleted)"));
+  CHECK_EQ(maps[0].self, 7u);
+  CHECK_EQ(maps[0].inclusive, 7u);
+  CHECK_EQ(maps[1].path, std::string("/bin/prog"));
+  CHECK_EQ(maps[1].self, 3u);
+  CHECK_EQ(maps[1].inclusive, 10u);
+  CHECK_EQ(maps[2].mapping, -1);
+  CHECK_EQ(maps[2].self, 1u);
+
+  auto callers = callersOf(*p, 0x7f0000001000);
+  CHECK_EQ(callers.size(), 2u);
+  CHECK_EQ(callers[0].address, 0x400100u);
+  CHECK_EQ(callers[0].samples, 4u);
+  CHECK_EQ(callers[1].address, 0x400200u);
+  CHECK_EQ(callers[1].samples, 3u);
+  auto fcallers = callersOf(*p, 0x400100);  // main (7) and f itself (1, recursion counted once)
+  CHECK_EQ(fcallers.size(), 2u);
+  CHECK_EQ(fcallers[0].address, 0x400010u);
+  CHECK_EQ(fcallers[0].samples, 7u);
+  CHECK_EQ(fcallers[1].address, 0x400100u);
+  CHECK_EQ(fcallers[1].samples, 1u);
+  auto callees = calleesOf(*p, 0x400010);
+  CHECK_EQ(callees.size(), 2u);
+  CHECK_EQ(callees[0].address, 0x400100u);
+  CHECK_EQ(callees[0].samples, 7u);
+  CHECK_EQ(callees[1].address, 0x400200u);
+  CHECK_EQ(callees[1].samples, 3u);
+  CHECK_EQ(callees[1].location, std::string("/bin/prog+0x200"));
+  CHECK(calleesOf(*p, 0x7f0000001000).empty());
+}
+
+TEST(queries_on_corpus_add_up) {
+  auto p = readGperftools(bytes(testlib::slurp(testlib::data("gperftools/workload.64le.prof"))));
+  uint64_t self = 0, maxIncl = 0;
+  for (auto& a : samplesByAddress(*p)) {
+    self += a.self;
+    maxIncl = std::max(maxIncl, a.inclusive);
+    CHECK(a.inclusive >= a.self);
+  }
+  CHECK_EQ(self, 97u);
+  CHECK(maxIncl <= 97u);
+  uint64_t mself = 0;
+  for (auto& m : samplesByMapping(*p)) mself += m.self;
+  CHECK_EQ(mself, 97u);
+  Summary s = summarize(*p);
+  CHECK_EQ(s.records, 94u);
+  CHECK_EQ(s.events[0].total, 97u);
+  CHECK_EQ(s.objects, 67u);
+}
+
+TEST(writer_refuses_other_formats) {
+  auto p = readProfile(bytes(testlib::slurp(testlib::data("cachegrind/cachegrind.workload.out"))),
+                       opts());
+  try {
+    writeProfile(*p, FormatId::gperftools, {});
+  } catch (const Error& e) {
+    CHECK_EQ(static_cast<int>(e.status()), static_cast<int>(Status::unsupported));
+    return;
+  }
+  throw testlib::Failure{"writing a Cachegrind profile as gperftools did not fail"};
+}
+
+TEST(error_empty_file) { expectError("", 0, "empty file"); }
+TEST(error_short_file) { expectError(std::string(6, '\0'), 0, "too short for a header"); }
+TEST(error_header_count_not_zero) {
+  Slots s{4, false, {}};
+  s << 1 << 3 << 0 << 100 << 0;
+  s.trailer();
+  expectError(s.out, 0, "header count slot must be 0");
+}
+TEST(error_header_words_below_three) {
+  Slots s{8, false, {}};
+  s << 0 << 2 << 0 << 100;
+  s.trailer();
+  expectError(s.out, 8, "at least 3");
+}
+TEST(error_header_words_past_end) {
+  Slots s{4, true, {}};
+  s << 0 << 1000 << 0 << 100 << 0;
+  s.trailer();
+  expectError(s.out, 4, "header declares 1000 slots");
+}
+TEST(error_version_not_zero) {
+  Slots s{8, true, {}};
+  s << 0 << 3 << 2 << 100 << 0;
+  s.trailer();
+  expectError(s.out, 16, "expected 0, found 2");
+}
+TEST(error_record_runs_past_end) {
+  for (unsigned w : {4u, 8u}) {
+    Slots s{w, false, {}};
+    s.header() << 1 << 1 << 0x10;
+    std::string d = s.out + std::string(w + 1, '\0');  // one slot and a byte: not a record
+    expectError(d, 8 * w, "record runs past the end");
+  }
+}
+TEST(error_num_pcs_zero) {
+  Slots s{8, false, {}};
+  s.header() << 1 << 1 << 0x10 << 5 << 0;
+  s.trailer();
+  expectError(s.out, 8 * 8 + 8, "num_pcs 0");
+}
+TEST(error_num_pcs_larger_than_slots_left) {
+  for (bool be : {false, true}) {
+    Slots s{4, be, {}};
+    s.header() << 1 << 0xfffffff0 << 0x10;
+    s.trailer().text(kMaps);
+    expectError(s.out, 6 * 4, "num_pcs 4294967280 is larger than the");
+  }
+}
+TEST(error_missing_trailer) {
+  Slots s{8, true, {}};
+  s.header() << 1 << 2 << 0x10 << 0x20;
+  expectError(s.out, 9 * 8, "missing binary trailer");
+  // With text but no trailer, the text is read as a record and cannot fit.
+  Slots t{8, false, {}};
+  t.header() << 1 << 2 << 0x10 << 0x20;
+  t.text(kMaps);
+  try {
+    readGperftools(bytes(t.out));
+    throw testlib::Failure{"a profile without a trailer was accepted"};
+  } catch (const Error& e) {
+    CHECK_EQ(e.offset() >= 9 * 8, true);
+  }
+}
+
+// Every prefix of a file and every single-byte change of its binary part either reads (and
+// then writes back byte-identically) or fails with a gperftools error: no crash, no hang.
+TEST(truncations_and_corruptions_are_errors_or_lossless) {
+  for (const char* f : {"gperftools/workload.32be.prof", "gperftools/workload.64le.prof"}) {
+    std::string original = testlib::slurp(testlib::data(f));
+    size_t binary = original.find("55891abae000");
+    CHECK(binary != std::string::npos);
+    auto attempt = [&](const std::string& d, int& ok, int& errors) {
+      try {
+        auto p = readGperftools(bytes(d));
+        CHECK(writeGperftools(*p) == d);
+        ++ok;
+      } catch (const Error& e) {
+        CHECK_EQ(e.format(), std::string("gperftools"));
+        CHECK(e.offset() <= d.size());
+        ++errors;
+      }
+    };
+    int ok = 0, errors = 0;
+    for (size_t len = 0; len < original.size(); ++len) attempt(original.substr(0, len), ok, errors);
+    CHECK_EQ(static_cast<size_t>(ok), original.size() - binary);  // cut inside the text only
+    uint32_t seed = 12345;
+    for (int i = 0; i < 3000; ++i) {
+      seed = seed * 1103515245u + 12345u;
+      std::string d = original;
+      size_t at = (seed >> 8) % binary;
+      d[at] = static_cast<char>(d[at] ^ (1u << ((seed >> 4) % 8)));
+      attempt(d, ok, errors);
+    }
+    CHECK(errors > 0);
+  }
+}
+
+TEST(corrupt_record_node_in_ppk_is_rejected) {
+  auto p = readGperftools(bytes(testlib::slurp(testlib::data("gperftools/workload.64le.prof"))));
+  capnp::MallocMessageBuilder copy;
+  copy.setRoot(p->root());
+  auto st = copy.getRoot<ir::Profile>().getStacks();
+  std::vector<uint64_t> nodes = decodeColumn(st.getSampleNode());
+  nodes[3] = 2 * 100000 + 1;  // names a node that does not exist yet
+  encodeColumn(st.initSampleNode(), nodes);
+  auto message = newMessage();
+  message->setRoot(copy.getRoot<ir::Profile>().asReader());
+  Profile bad(std::move(message));
+  try {
+    writeGperftools(bad);
+  } catch (const Error& e) {
+    CHECK_EQ(static_cast<int>(e.status()), static_cast<int>(Status::malformed));
+    CHECK_CONTAINS(e.what(), "record 3 names node 100000 before it was created");
+    return;
+  }
+  throw testlib::Failure{"a record naming a missing node was written"};
+}
+
+TEST(corrupt_tree_in_ppk_is_rejected) {
+  auto message = newMessage();
+  auto root = message->getRoot<ir::Profile>();
+  root.setFormat(ir::Format::GPERFTOOLS);
+  auto st = root.initStacks();
+  st.setSlotBytes(8);
+  uint64_t parent[] = {0, 3};  // node 2's parent would be node 2 itself
+  uint64_t addr[] = {1, 2};
+  uint64_t count[] = {1};
+  uint64_t node[] = {2};
+  encodeColumn(st.initNodeParent(), parent);
+  encodeColumn(st.initNodeAddress(), addr);
+  encodeColumn(st.initSampleCount(), count);
+  encodeColumn(st.initSampleNode(), node);
+  auto hdr = st.initHeaderSlots(5);
+  hdr.set(1, 3);
+  auto tr = st.initTrailerSlots(3);
+  tr.set(1, 1);
+  Profile p(std::move(message));
+  try {
+    writeGperftools(p);
+  } catch (const Error& e) {
+    CHECK_EQ(static_cast<int>(e.status()), static_cast<int>(Status::malformed));
+    CHECK_CONTAINS(e.what(), "node 2 names parent 2, not an earlier node");
+    return;
+  }
+  throw testlib::Failure{"a corrupt stack tree was written"};
+}
+
+TEST_MAIN()
