@@ -48,73 +48,6 @@ std::string hex8(uint8_t b) {
   return std::string("0x") + d[b >> 4] + d[b & 15];
 }
 
-// A column encoder for the hot loop: the same chunked LEB128 / zigzag-delta encoding as
-// ColumnWriter (lib/ir/column.h), written with a raw pointer into a buffer that always has room
-// for one more value, instead of a push_back per byte.
-class FastColumn {
- public:
-  explicit FastColumn(ir::Column::Encoding e = ir::Column::Encoding::VARINT) : enc_(e) {}
-  void push(uint64_t value) {
-    if (inChunk_ == kColumnChunkValues) flush();
-    if (end_ - pos_ < 10) grow();
-    uint64_t v = value;
-    if (enc_ == ir::Column::Encoding::ZIGZAG_DELTA) {
-      int64_t d = static_cast<int64_t>(value - prev_);
-      prev_ = value;
-      v = (static_cast<uint64_t>(d) << 1) ^ static_cast<uint64_t>(d >> 63);
-    }
-    while (v >= 0x80) {
-      *pos_++ = static_cast<uint8_t>(v | 0x80);
-      v >>= 7;
-    }
-    *pos_++ = static_cast<uint8_t>(v);
-    ++inChunk_;
-    ++count_;
-  }
-  void build(ir::Column::Builder out) {
-    if (inChunk_ > 0) flush();
-    out.setCount(count_);
-    out.setEncoding(enc_);
-    out.setChunkValues(kColumnChunkValues);
-    auto list = out.initChunks(static_cast<unsigned>(chunks_.size()));
-    for (size_t i = 0; i < chunks_.size(); ++i) {
-      list.set(static_cast<unsigned>(i),
-               kj::ArrayPtr<const kj::byte>(chunks_[i].first.get(), chunks_[i].second));
-      chunks_[i].first.reset();
-    }
-    chunks_.clear();
-  }
-
- private:
-  void grow() {
-    size_t used = static_cast<size_t>(pos_ - buf_.get());
-    size_t cap = std::max<size_t>(cap_ * 2, size_t{1} << 16);
-    std::unique_ptr<uint8_t[]> n(new uint8_t[cap]);
-    if (used) std::memcpy(n.get(), buf_.get(), used);
-    buf_ = std::move(n);
-    cap_ = cap;
-    pos_ = buf_.get() + used;
-    end_ = buf_.get() + cap;
-  }
-  void flush() {
-    size_t used = static_cast<size_t>(pos_ - buf_.get());
-    // Shrink to fit so a finished chunk holds no slack.
-    std::unique_ptr<uint8_t[]> n(new uint8_t[used ? used : 1]);
-    if (used) std::memcpy(n.get(), buf_.get(), used);
-    chunks_.emplace_back(std::move(n), used);
-    pos_ = buf_.get();
-    inChunk_ = 0;
-    prev_ = 0;
-  }
-  ir::Column::Encoding enc_;
-  std::unique_ptr<uint8_t[]> buf_;
-  size_t cap_ = 0;
-  uint8_t* pos_ = nullptr;
-  uint8_t* end_ = nullptr;
-  uint32_t inChunk_ = 0;
-  uint64_t count_ = 0, prev_ = 0;
-  std::vector<std::pair<std::unique_ptr<uint8_t[]>, size_t>> chunks_;
-};
 
 // Releases the pages of the input that have been parsed, so that a large mapped trace does
 // not stay resident while its IR is built. MADV_PAGEOUT never loses data (file pages are
@@ -486,8 +419,8 @@ class FdrReader {
   uint64_t bufferSize_;
   bool strict_;
   std::vector<std::string>& warnings_;
-  FastColumn code_;
-  FastColumn tsc_;
+  ColumnWriter code_;
+  ColumnWriter tsc_;
   std::vector<uint8_t> meta_, events_;
   std::vector<BufInfo> bufs_;
   uint64_t count_ = 0;
