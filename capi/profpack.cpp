@@ -128,9 +128,10 @@ profpack::WriteOptions writeOptions(const profpack_write_options* o) {
   profpack_write_options d;
   profpack_write_options_init(&d);
   if (o) {
-    require(o->struct_size >= offsetof(profpack_write_options, dcpi_image) + sizeof(const char*),
-            "profpack_write_options.struct_size is too small: initialise it with "
-            "profpack_write_options_init()");
+    require(
+        o->struct_size >= offsetof(profpack_write_options, gperftools_byte_order) + sizeof(int32_t),
+        "profpack_write_options.struct_size is too small: initialise it with "
+        "profpack_write_options_init()");
     d = *o;
   }
   require(d.ppk_level >= 1 && d.ppk_level <= 22, "ppk_level must be between 1 and 22");
@@ -141,6 +142,13 @@ profpack::WriteOptions writeOptions(const profpack_write_options* o) {
   w.xrayMode = d.xray_mode;
   w.xrayVersion = d.xray_version;
   if (d.dcpi_image) w.dcpiImage = d.dcpi_image;
+  require(
+      d.gperftools_slot_bytes == 0 || d.gperftools_slot_bytes == 4 || d.gperftools_slot_bytes == 8,
+      "gperftools_slot_bytes must be 0, 4 or 8");
+  require(d.gperftools_byte_order >= 0 && d.gperftools_byte_order <= 2,
+          "gperftools_byte_order must be 0 (as read), 1 (little) or 2 (big)");
+  w.gperfSlotBytes = static_cast<unsigned>(d.gperftools_slot_bytes);
+  w.gperfByteOrder = d.gperftools_byte_order;
   return w;
 }
 
@@ -260,6 +268,8 @@ void profpack_write_options_init(profpack_write_options* options) {
   options->xray_mode = -1;
   options->xray_version = 0;
   options->dcpi_image = nullptr;
+  options->gperftools_slot_bytes = 0;
+  options->gperftools_byte_order = 0;
 }
 
 profpack_status profpack_read_file(const char* path, const profpack_read_options* options,

@@ -5,6 +5,7 @@
 
 #include "container/ppk.h"
 #include "error.h"
+#include "gperftools/gperftools.h"
 #include "xray/xray.h"
 
 namespace profpack {
@@ -160,7 +161,14 @@ std::string writeProfile(const Profile& profile, FormatId format, const WriteOpt
     case FormatId::xray: return writeXray(profile, {options.xrayMode, options.xrayVersion});
     case FormatId::dcpi: return writeDcpi(profile, options.dcpiImage);
     case FormatId::callgrind: return writeCallgrind(profile);
-    case FormatId::gperftools: return writeGperftools(profile);
+    case FormatId::gperftools: {
+      GperfWriteOptions g;
+      g.slotBytes = options.gperfSlotBytes;
+      g.byteOrder = options.gperfByteOrder == 1   ? GperfWriteOptions::ByteOrder::little
+                    : options.gperfByteOrder == 2 ? GperfWriteOptions::ByteOrder::big
+                                                  : GperfWriteOptions::ByteOrder::asRead;
+      return writeGperftools(profile, g);
+    }
     case FormatId::unknown: throw Error(Status::invalidArgument, "", "no output format given");
     default:
       throw Error(

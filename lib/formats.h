@@ -32,10 +32,13 @@ struct ReadOptions {
 };
 
 struct WriteOptions {
-  int ppkLevel = 6;       // zstd level for .ppk
-  int xrayMode = -1;      // XRay: -1 the input's mode, 0 basic, 1 FDR
-  int xrayVersion = 0;    // XRay: 0 the input's version (FDR 1-5, basic 1-3)
-  std::string dcpiImage;  // DCPI: the image to write when there are several (path or index)
+  int ppkLevel = 6;     // zstd level for .ppk
+  int xrayMode = -1;    // XRay: -1 the input's mode, 0 basic, 1 FDR
+  int xrayVersion = 0;  // XRay: 0 the input's version (FDR 1-5, basic 1-3)
+  std::string dcpiImage;
+  unsigned gperfSlotBytes = 0;  // gperftools: 0 as read, 4 or 8
+  int gperfByteOrder = 0;  // gperftools: 0 as read, 1 little-endian, 2 big-endian  // DCPI: the
+                           // image to write when there are several (path or index)
 };
 
 // Detects the format from the first bytes (never from a file name).

@@ -280,4 +280,26 @@ TEST(dcpi_events_and_image_choice) {
   profpack_profile_free(p);
 }
 
+TEST(gperftools_width_and_byte_order_choice) {
+  profpack_profile* p = readOk(testlib::data("gperftools/workload.64le.prof"));
+  profpack_write_options wo;
+  profpack_write_options_init(&wo);
+  wo.gperftools_slot_bytes = 8;
+  wo.gperftools_byte_order = 2;
+  void* buf = nullptr;
+  size_t size = 0;
+  CHECK_EQ(profpack_write_memory(p, PROFPACK_FORMAT_GPERFTOOLS, &wo, &buf, &size), PROFPACK_OK);
+  CHECK(std::string(static_cast<char*>(buf), size) ==
+        testlib::slurp(testlib::data("gperftools/workload.64be.prof")));
+  profpack_free(buf);
+  wo.gperftools_slot_bytes = 4;  // the corpus addresses do not fit 32 bits
+  CHECK_EQ(profpack_write_memory(p, PROFPACK_FORMAT_GPERFTOOLS, &wo, &buf, &size),
+           PROFPACK_ERROR_UNSUPPORTED);
+  CHECK_CONTAINS(profpack_last_error()->message, "does not fit");
+  wo.gperftools_slot_bytes = 3;
+  CHECK_EQ(profpack_write_memory(p, PROFPACK_FORMAT_GPERFTOOLS, &wo, &buf, &size),
+           PROFPACK_ERROR_INVALID_ARGUMENT);
+  profpack_profile_free(p);
+}
+
 TEST_MAIN()

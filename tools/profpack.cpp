@@ -16,12 +16,13 @@ const char* kUsage =
     "\n"
     "commands:\n"
     "  convert IN -o OUT [--to FORMAT] [--level N] [--xray-mode basic|fdr] [--xray-version N]\n"
-    "          [--image NAME]\n"
+    "          [--image NAME] [--slot-bytes 4|8] [--byte-order little|big]\n"
     "      Convert a profile. The input format is detected from the content. FORMAT is one of\n"
     "      ppk (default), callgrind, cachegrind, gperftools, xray, dcpi. --level sets the zstd\n"
     "      level (1-22, default 6) of .ppk output. --xray-mode/--xray-version choose the XRay\n"
     "      output (default: the input's). --image picks the DCPI image (path or index) when a\n"
-    "      profile has several. '-' means standard input / output.\n"
+    "      profile has several. --slot-bytes/--byte-order choose the gperftools output\n"
+    "      (default: as read). '-' means standard input / output.\n"
     "  info FILE\n"
     "      Print format and version, parts, events with totals, and counts of functions,\n"
     "      files and objects.\n"
@@ -55,7 +56,7 @@ struct Profile {
 
 int cmdConvert(const std::vector<std::string>& args) {
   std::string in, out, to = "ppk", image;
-  int level = 6, xrayMode = -1, xrayVersion = 0;
+  int level = 6, xrayMode = -1, xrayVersion = 0, slotBytes = 0, byteOrder = 0;
   for (size_t i = 0; i < args.size(); ++i) {
     const std::string& a = args[i];
     auto value = [&](const char* name) -> const std::string* {
@@ -87,6 +88,14 @@ int cmdConvert(const std::vector<std::string>& args) {
       if (!v || v->size() != 1 || (*v)[0] < '1' || (*v)[0] > '5')
         return usageError("--xray-version is 1-5 (FDR) or 1-3 (basic)");
       xrayVersion = (*v)[0] - '0';
+    } else if (a == "--slot-bytes") {
+      const std::string* v = value("--slot-bytes");
+      if (!v || (*v != "4" && *v != "8")) return usageError("--slot-bytes is 4 or 8");
+      slotBytes = (*v)[0] - '0';
+    } else if (a == "--byte-order") {
+      const std::string* v = value("--byte-order");
+      if (!v || (*v != "little" && *v != "big")) return usageError("--byte-order is little or big");
+      byteOrder = *v == "little" ? 1 : 2;
     } else if (a == "--image") {
       const std::string* v = value("--image");
       if (!v) return usageError("--image needs a path or an index");
@@ -116,6 +125,8 @@ int cmdConvert(const std::vector<std::string>& args) {
   wo.xray_mode = xrayMode;
   wo.xray_version = xrayVersion;
   wo.dcpi_image = image.empty() ? nullptr : image.c_str();
+  wo.gperftools_slot_bytes = slotBytes;
+  wo.gperftools_byte_order = byteOrder;
   if (profpack_write_file(p.p, fmt, out.c_str(), &wo) != PROFPACK_OK) return failWith(out.c_str());
   return 0;
 }

@@ -142,6 +142,11 @@ typedef struct profpack_write_options {
   /** DCPI output: the image to write when the profile has several (its path, or its index in
    *  decimal); NULL (default) when there is only one. Not retained after the call. */
   const char* dcpi_image;
+  /** gperftools output slot width: 0 (default) as read, else 4 or 8 bytes. A value that does
+   *  not fit a 4-byte slot is PROFPACK_ERROR_UNSUPPORTED. */
+  int32_t gperftools_slot_bytes;
+  /** gperftools output byte order: 0 (default) as read, 1 little-endian, 2 big-endian. */
+  int32_t gperftools_byte_order;
 } profpack_write_options;
 
 PROFPACK_API void profpack_write_options_init(profpack_write_options* options);
