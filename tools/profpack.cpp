@@ -26,9 +26,10 @@ const char* kUsage =
     "  info FILE\n"
     "      Print format and version, parts, events with totals, and counts of functions,\n"
     "      files and objects.\n"
-    "  top FILE [--event E] [-n N] [--inclusive] [--binary BIN]\n"
+    "  top FILE [--event E] [-n N] [--inclusive] [--binary BIN] [--tsv]\n"
     "      The N (default 20) most costly functions by self (or inclusive) cost of event E\n"
-    "      (default: the first event).\n"
+    "      (default: the first event). --tsv prints tab-separated columns for tools: self,\n"
+    "      inclusive, recursive (1 if it calls itself), file, function, object.\n"
     "  annotate FILE --source PATH [--event E]\n"
     "      Per-line self cost of one source file; with the source text when PATH is readable.\n"
     "  calls FILE FUNCTION [--event E] [--binary BIN]\n"
@@ -186,7 +187,7 @@ std::string commas(uint64_t v) {
 struct QueryArgs {
   std::string file, event, source, function, binary;
   size_t n = 20;
-  bool inclusive = false;
+  bool inclusive = false, tsv = false;
 };
 
 int parseQuery(const std::vector<std::string>& args, QueryArgs& q, const char* cmd, bool wantFn) {
@@ -206,6 +207,8 @@ int parseQuery(const std::vector<std::string>& args, QueryArgs& q, const char* c
       q.n = static_cast<size_t>(n);
     } else if (a == "--inclusive") {
       q.inclusive = true;
+    } else if (a == "--tsv") {
+      q.tsv = true;
     } else if (a.size() > 1 && a[0] == '-') {
       return usageError("unknown or incomplete option '" + a + "' for " + cmd);
     } else if (q.file.empty()) {
@@ -265,6 +268,23 @@ int cmdTop(const std::vector<std::string>& args) {
   std::vector<profpack_event> events(nev);
   profpack_profile_events(p.p, events.data(), nev, &nev);
   uint64_t total = events[event].total;
+  if (q.tsv) {
+    for (size_t i = 0; i < count; ++i) {
+      uint64_t self = 0, incl = 0;
+      profpack_profile_function_cost(p.p, ids[i], event, &self, &incl);
+      size_t nc = 0;
+      profpack_profile_callees(p.p, ids[i], event, nullptr, 0, &nc);
+      std::vector<profpack_call> callees(nc);
+      profpack_profile_callees(p.p, ids[i], event, callees.data(), nc, &nc);
+      bool recursive = false;
+      for (auto& c : callees) recursive |= c.function == ids[i];
+      profpack_function f;
+      profpack_profile_function(p.p, ids[i], &f);
+      std::printf("%llu\t%llu\t%d\t%s\t%s\t%s\n", (unsigned long long)self,
+                  (unsigned long long)incl, recursive ? 1 : 0, f.file, f.name, f.object);
+    }
+    return 0;
+  }
   std::printf("%s total: %s\n%s %s:\n", ev.c_str(), commas(total).c_str(), ev.c_str(),
               q.inclusive ? "inclusive" : "self");
   for (size_t i = 0; i < count; ++i) {
