@@ -52,6 +52,7 @@
 #include "../error.h"
 #include "../formats.h"
 #include "../ir/costs.h"
+#include "../util/pages.h"
 #include "../util/text.h"
 
 namespace profpack {
@@ -693,7 +694,9 @@ std::unique_ptr<Profile> Reader::run() {
   startPart();
   const char* p = cur_.base;
   const char* const end = p + data_.size();
+  PageReleaser releaser(reinterpret_cast<const uint8_t*>(p), data_.size());
   while (p < end) {
+    releaser.upTo(reinterpret_cast<const uint8_t*>(p));
     cur_.lineStart = p;
     ++cur_.lineNo;
     {

@@ -108,6 +108,52 @@ void encodeColumn(ir::Column::Builder out, std::span<const uint64_t> values,
   w.build(out);
 }
 
+namespace {
+
+// Decodes one chunk into out[0, limit); returns how many values it held. Specialised per
+// encoding so the hot loop has no per-value encoding branches; single-byte varints (most
+// values) take a short path.
+template <bool kDelta, bool kRuns>
+uint64_t decodeChunk(const uint8_t* p, const uint8_t* e, uint64_t* out, uint64_t limit) {
+  auto varint = [&]() -> uint64_t {
+    uint8_t b = *p++;
+    if (b < 0x80) return b;
+    uint64_t v = b & 0x7f;
+    for (unsigned shift = 7;; shift += 7) {
+      if (p == e || shift > 63) corrupt("truncated or overlong varint in column");
+      b = *p++;
+      v |= static_cast<uint64_t>(b & 0x7f) << shift;
+      if (!(b & 0x80)) return v;
+    }
+  };
+  uint64_t n = 0, prev = 0;
+  while (p < e) {
+    uint64_t v = varint();
+    uint64_t run = 1;
+    if constexpr (kRuns) {
+      if ((v & 15) == 15) {
+        if (p == e) corrupt("truncated run in column");
+        v = varint();
+      } else {
+        run = (v & 15) + 1;
+        v >>= 4;
+      }
+    }
+    if (run > limit - n) corrupt("column holds more values than it declares");
+    for (uint64_t i = 0; i < run; ++i) {
+      if constexpr (kDelta) {
+        prev += static_cast<uint64_t>(static_cast<int64_t>((v >> 1) ^ (~(v & 1) + 1)));
+        out[n++] = prev;
+      } else {
+        out[n++] = v;
+      }
+    }
+  }
+  return n;
+}
+
+}  // namespace
+
 std::vector<uint64_t> decodeColumn(ir::Column::Reader column) {
   const uint64_t count = column.getCount();
   const uint32_t per = column.getChunkValues();
@@ -126,51 +172,22 @@ std::vector<uint64_t> decodeColumn(ir::Column::Reader column) {
   uint64_t bytes = 0;
   for (auto c : chunks) bytes += c.size();
   if (count / (runs ? 15 : 1) > bytes) corrupt("column declares more values than it has bytes");
-  std::vector<uint64_t> out;
-  out.reserve(count);
+  std::vector<uint64_t> out(count);
+  uint64_t n = 0;
   for (auto c : chunks) {
-    const uint8_t* p = c.begin();
-    const uint8_t* e = c.end();
-    uint64_t prev = 0;
-    uint64_t inChunk = 0;
-    auto varint = [&] {
-      uint64_t v = 0;
-      unsigned shift = 0;
-      for (;;) {
-        if (p == e || shift > 63) corrupt("truncated or overlong varint in column");
-        uint8_t b = *p++;
-        v |= static_cast<uint64_t>(b & 0x7f) << shift;
-        if (!(b & 0x80)) break;
-        shift += 7;
-      }
-      return v;
-    };
-    while (p < e) {
-      uint64_t v = varint();
-      uint64_t n = 1;
-      if (runs) {
-        if ((v & 15) == 15) {
-          v = varint();
-        } else {
-          n = (v & 15) + 1;
-          v >>= 4;
-        }
-      }
-      if (out.size() + n > count) corrupt("column holds more values than it declares");
-      for (uint64_t i = 0; i < n; ++i) {
-        uint64_t x = v;
-        if (delta) {
-          int64_t d = static_cast<int64_t>((v >> 1) ^ (~(v & 1) + 1));
-          prev += static_cast<uint64_t>(d);
-          x = prev;
-        }
-        out.push_back(x);
-      }
-      inChunk += n;
-    }
-    if (inChunk > per) corrupt("column chunk holds more values than its chunk size");
+    uint64_t* dst = out.data() + n;
+    const uint64_t room = count - n;
+    uint64_t got;
+    if (delta)
+      got = runs ? decodeChunk<true, true>(c.begin(), c.end(), dst, room)
+                 : decodeChunk<true, false>(c.begin(), c.end(), dst, room);
+    else
+      got = runs ? decodeChunk<false, true>(c.begin(), c.end(), dst, room)
+                 : decodeChunk<false, false>(c.begin(), c.end(), dst, room);
+    if (got > per) corrupt("column chunk holds more values than its chunk size");
+    n += got;
   }
-  if (out.size() != count) corrupt("column value count does not match its data");
+  if (n != count) corrupt("column value count does not match its data");
   return out;
 }
 

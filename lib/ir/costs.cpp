@@ -107,7 +107,8 @@ void CostTableBuilder::build(ir::CostTable::Builder out, const std::vector<uint6
   jumped_.build(out.initJumped());
 }
 
-DecodedCosts::DecodedCosts(ir::CostTable::Reader t, size_t npos, size_t events, size_t contexts) {
+DecodedCosts::DecodedCosts(ir::CostTable::Reader t, size_t npos, size_t events, size_t contexts,
+                           bool withPositions) {
   const uint64_t rows = t.getRows();
   kind = decodeColumn(t.getKind());
   context = decodeColumn(t.getContext());
@@ -119,8 +120,10 @@ DecodedCosts::DecodedCosts(ir::CostTable::Reader t, size_t npos, size_t events, 
   jumped = decodeColumn(t.getJumped());
   if (t.getPositions().size() != npos || t.getTargetPositions().size() != npos)
     corrupt("cost table has a position column count that differs from positionKinds");
-  for (auto c : t.getPositions()) positions.push_back(decodeColumn(c));
-  for (auto c : t.getTargetPositions()) targetPositions.push_back(decodeColumn(c));
+  if (withPositions) {
+    for (auto c : t.getPositions()) positions.push_back(decodeColumn(c));
+    for (auto c : t.getTargetPositions()) targetPositions.push_back(decodeColumn(c));
+  }
   if (kind.size() != rows || context.size() != rows || sourceFile.size() != rows ||
       costCount.size() != rows)
     corrupt("cost table columns disagree with its row count");

@@ -73,7 +73,10 @@ struct DecodedCosts {
   std::vector<std::vector<uint64_t>> positions, targetPositions;
   // Validates every cross-reference against the profile (context indexes, cost counts, column
   // lengths), so users may index without further checks. Throws Status::malformed otherwise.
-  DecodedCosts(ir::CostTable::Reader table, size_t positionKinds, size_t events, size_t contexts);
+  // With `withPositions` false the (large) position columns are left empty: for aggregations
+  // that need no positions, such as per-function costs.
+  DecodedCosts(ir::CostTable::Reader table, size_t positionKinds, size_t events, size_t contexts,
+               bool withPositions = true);
 };
 
 // Decoded Contexts columns.

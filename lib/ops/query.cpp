@@ -38,12 +38,11 @@ void CallGraph::fromCostTables(const Profile& profile) {
   DecodedContexts contexts(root.getContexts(), strings.size());
   const size_t ne = events();
   const size_t npos = root.getPositionKinds().size();
-  long linePos = -1;
-  for (unsigned i = 0; i < npos; ++i)
-    if (root.getPositionKinds()[i] == ir::PositionKind::LINE) linePos = i;
 
   // A function is (object, file, name) where file is the file the cost lines are in: the
-  // fi=/fe= file where one is in effect, as callgrind_annotate attributes them.
+  // fi=/fe= file where one is in effect, as callgrind_annotate attributes them. Rows find their
+  // function through a per-context cache; the (object, file, name) map is consulted only the
+  // first time a context (or a context with an inlined file) is seen.
   std::map<std::tuple<uint64_t, uint64_t, uint64_t>, uint64_t> ids;
   auto fnOf = [&](uint64_t object, uint64_t file, uint64_t name) {
     auto [it, inserted] = ids.try_emplace({object, file, name}, functions_.size());
@@ -54,34 +53,43 @@ void CallGraph::fromCostTables(const Profile& profile) {
     }
     return it->second;
   };
-  std::map<std::pair<uint64_t, uint64_t>, size_t> edgeIndex;
-  std::unordered_map<uint64_t, std::map<uint64_t, std::vector<uint64_t>>> fileLines;
+  constexpr uint64_t kNone = ~uint64_t{0};
+  std::vector<uint64_t> ctxFn(contexts.size(), kNone);
+  auto fnOfContext = [&](uint64_t ctx) {
+    if (ctxFn[ctx] == kNone)
+      ctxFn[ctx] = fnOf(contexts.object[ctx], contexts.file[ctx], contexts.function[ctx]);
+    return ctxFn[ctx];
+  };
+  std::unordered_map<uint64_t, uint64_t> inlinedFn;  // (ctx, file) -> function
+  std::unordered_map<uint64_t, size_t> edgeIndex;    // (caller << 32 | callee) -> edge
 
   for (auto part : root.getParts()) {
-    DecodedCosts t(part.getCosts(), npos, ne, contexts.size());
+    DecodedCosts t(part.getCosts(), npos, ne, contexts.size(), /*withPositions=*/false);
     size_t ci = 0, ai = 0;
     for (size_t r = 0; r < t.kind.size(); ++r) {
       const size_t n = t.costCount[r];
       const uint64_t* c = t.costs.data() + ci;
       ci += n;
       const uint64_t ctx = t.context[r];
-      const uint64_t file = t.sourceFile[r] ? t.sourceFile[r] : contexts.file[ctx];
-      const uint64_t fn = fnOf(contexts.object[ctx], file, contexts.function[ctx]);
+      uint64_t fn;
+      if (t.sourceFile[r] == 0) {
+        fn = fnOfContext(ctx);
+      } else {
+        auto [it, inserted] =
+            inlinedFn.try_emplace(ctx * 0x9e3779b97f4a7c15ull ^ t.sourceFile[r], 0);
+        if (inserted)
+          it->second = fnOf(contexts.object[ctx], t.sourceFile[r], contexts.function[ctx]);
+        fn = it->second;
+      }
       if (t.kind[r] == static_cast<uint64_t>(ir::RecordKind::COST)) {
-        for (size_t i = 0; i < n; ++i) self_[fn * ne + i] += c[i];
-        if (linePos >= 0) {
-          auto& lc = fileLines[file][t.positions[static_cast<size_t>(linePos)][r]];
-          lc.resize(ne, 0);
-          for (size_t i = 0; i < n; ++i) lc[i] += c[i];
-        }
+        uint64_t* self = self_.data() + fn * ne;
+        for (size_t i = 0; i < n; ++i) self[i] += c[i];
         continue;
       }
       const size_t a = ai++;
       if (t.kind[r] != static_cast<uint64_t>(ir::RecordKind::CALL)) continue;  // jumps
-      const uint64_t tctx = t.target[a];
-      const uint64_t callee =
-          fnOf(contexts.object[tctx], contexts.file[tctx], contexts.function[tctx]);
-      auto [it, inserted] = edgeIndex.try_emplace({fn, callee}, edges_.size());
+      const uint64_t callee = fnOfContext(t.target[a]);
+      auto [it, inserted] = edgeIndex.try_emplace(fn << 32 | callee, edges_.size());
       if (inserted) edges_.push_back({fn, callee, 0, std::vector<uint64_t>(ne, 0)});
       CallEdge& edge = edges_[it->second];
       edge.calls += t.count[a];
@@ -107,11 +115,7 @@ void CallGraph::fromCostTables(const Profile& profile) {
     for (size_t i = 0; i < ne; ++i) inclusive_[e.caller * ne + i] += e.inclusive[i];
   }
 
-  for (auto& [file, byLine] : fileLines) {
-    auto& out = lines_[std::string(strings.get(file))];
-    for (auto& [line, cost] : byLine) out.push_back({line, std::move(cost)});
-    std::sort(out.begin(), out.end(), [](auto& a, auto& b) { return a.line < b.line; });
-  }
+  profile_ = &profile;
 }
 
 void CallGraph::fromXray(const Profile& profile, const std::vector<std::string>* names) {
@@ -257,17 +261,52 @@ size_t commonComponents(std::string_view a, std::string_view b) {
 }
 }  // namespace
 
+const std::unordered_map<std::string, std::vector<LineCost>>& CallGraph::lineIndex() const {
+  std::call_once(linesOnce_, [&] {
+    if (!profile_) return;
+    auto root = profile_->root();
+    const StringTableReader& strings = profile_->strings();
+    DecodedContexts contexts(root.getContexts(), strings.size());
+    const size_t ne = events(), npos = root.getPositionKinds().size();
+    long linePos = -1;
+    for (unsigned i = 0; i < npos; ++i)
+      if (root.getPositionKinds()[i] == ir::PositionKind::LINE) linePos = i;
+    if (linePos < 0) return;
+    std::unordered_map<uint64_t, std::map<uint64_t, std::vector<uint64_t>>> fileLines;
+    for (auto part : root.getParts()) {
+      DecodedCosts t(part.getCosts(), npos, ne, contexts.size());
+      size_t ci = 0;
+      for (size_t r = 0; r < t.kind.size(); ++r) {
+        const size_t n = t.costCount[r];
+        const uint64_t* c = t.costs.data() + ci;
+        ci += n;
+        if (t.kind[r] != static_cast<uint64_t>(ir::RecordKind::COST)) continue;
+        const uint64_t file = t.sourceFile[r] ? t.sourceFile[r] : contexts.file[t.context[r]];
+        auto& lc = fileLines[file][t.positions[static_cast<size_t>(linePos)][r]];
+        lc.resize(ne, 0);
+        for (size_t i = 0; i < n; ++i) lc[i] += c[i];
+      }
+    }
+    for (auto& [file, byLine] : fileLines) {
+      auto& out = lines_[std::string(strings.get(file))];
+      for (auto& [line, cost] : byLine) out.push_back({line, std::move(cost)});
+    }
+  });
+  return lines_;
+}
+
 std::vector<LineCost> CallGraph::lines(std::string_view file) const {
-  auto it = lines_.find(std::string(file));
-  if (it != lines_.end()) return it->second;
+  const auto& index = lineIndex();
+  auto it = index.find(std::string(file));
+  if (it != index.end()) return it->second;
   // An editor knows the file by its path on this machine; the profile may name it by the
   // path it had where the program was built. Take the names sharing the most trailing path
   // components with `file` (at least the base name), merging several equally good ones.
   size_t best = 0;
-  for (auto& [name, lc] : lines_) best = std::max(best, commonComponents(name, file));
+  for (auto& [name, lc] : index) best = std::max(best, commonComponents(name, file));
   if (best == 0) return {};
   std::vector<LineCost> merged;
-  for (auto& [name, lc] : lines_)
+  for (auto& [name, lc] : index)
     if (commonComponents(name, file) == best) merged.insert(merged.end(), lc.begin(), lc.end());
   std::sort(merged.begin(), merged.end(), [](auto& a, auto& b) { return a.line < b.line; });
   std::vector<LineCost> out;

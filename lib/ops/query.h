@@ -3,6 +3,7 @@
 #pragma once
 
 #include <cstdint>
+#include <mutex>
 #include <string>
 #include <string_view>
 #include <unordered_map>
@@ -76,8 +77,11 @@ class CallGraph {
   std::vector<FunctionRow> functions_;
   std::vector<uint64_t> self_, inclusive_, totals_;
   std::vector<CallEdge> edges_;
-  // (file string, line) -> costs; built from the cost tables.
-  std::unordered_map<std::string, std::vector<LineCost>> lines_;
+  // Per-file line costs, built from the cost tables on the first lines() call (thread-safe).
+  const std::unordered_map<std::string, std::vector<LineCost>>& lineIndex() const;
+  const Profile* profile_ = nullptr;  // Callgrind family: the profile the lines come from
+  mutable std::once_flag linesOnce_;
+  mutable std::unordered_map<std::string, std::vector<LineCost>> lines_;
 };
 
 }  // namespace profpack

@@ -28,7 +28,7 @@ Summary summarize(const Profile& profile) {
   }
   for (auto part : root.getParts()) {
     DecodedCosts t(part.getCosts(), root.getPositionKinds().size(), s.events.size(),
-                   contexts.size());
+                   contexts.size(), /*withPositions=*/false);
     s.records += t.kind.size();
     size_t ci = 0;
     for (size_t r = 0; r < t.kind.size(); ++r) {
