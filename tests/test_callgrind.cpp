@@ -400,6 +400,11 @@ TEST(error_undefined_compressed_id) {
   expectError("events: Ir\nfn=(1) f\nfl=(1)\n", 3, "undefined compressed id (1) in fl=");
   expectError("events: Ir\nfn=(1) f\n1 1\ncfn=(2)\n", 4, "undefined compressed id (2) in cfn=");
 }
+TEST(error_nul_byte) {
+  // Found by fuzzing: a NUL in a header line was cut off by Cap'n Proto Text.
+  expectError(std::string("events: Ir\ndesc\0: x\nfn=f\n1 1\n", 27), 2, "NUL byte");
+}
+
 TEST(error_calls_without_cost_line) {
   expectError("events: Ir\nfn=f\ncfn=g\ncalls=1 2\nfn=h\n", 5,
               "expected the cost line of the calls= on line 4");

@@ -1084,7 +1084,10 @@ std::string Writer::run() {
 
 }  // namespace
 
-std::unique_ptr<Profile> readCallgrind(std::span<const uint8_t> data) { return Reader(data).run(); }
+std::unique_ptr<Profile> readCallgrind(std::span<const uint8_t> data) {
+  rejectNul(data, "callgrind");
+  return Reader(data).run();
+}
 
 std::string writeCallgrind(const Profile& profile) { return Writer(profile).run(); }
 

@@ -1,6 +1,7 @@
 #include "query.h"
 
 #include <algorithm>
+#include <cstdio>
 #include <map>
 #include <numeric>
 
@@ -121,8 +122,10 @@ void CallGraph::fromCostTables(const Profile& profile) {
 void CallGraph::fromXray(const Profile& profile, const std::vector<std::string>* names) {
   XrayAccount account = accountXray(profile);
   eventNames_ = {"ticks"};
-  eventLongNames_ = {"TSC ticks (" + std::to_string(static_cast<uint64_t>(account.cycleFrequency)) +
-                     " per second)"};
+  // The frequency comes from the file: print it without converting an arbitrary double.
+  char hz[64];
+  std::snprintf(hz, sizeof hz, "%.0f", account.cycleFrequency);
+  eventLongNames_ = {std::string("TSC ticks (") + hz + " per second)"};
   std::unordered_map<uint32_t, uint64_t> index;
   auto fn = [&](uint32_t id) {
     auto [it, inserted] = index.try_emplace(id, functions_.size());
