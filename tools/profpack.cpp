@@ -35,6 +35,9 @@ const char* kUsage =
     "  calls FILE FUNCTION [--event E] [--binary BIN]\n"
     "      Callers and callees of every function named FUNCTION, with call counts and\n"
     "      inclusive costs.\n"
+    "  same A B\n"
+    "      Exit 0 if A and B hold the same IR (e.g. an original and its round trip through\n"
+    "      .ppk), 1 if not.\n"
     "  --binary BIN (top, calls, info): the binary that produced the profile, to name\n"
     "      functions (XRay: the instrumented executable).\n"
     "  --version, --help\n";
@@ -377,6 +380,19 @@ int cmdCalls(const std::vector<std::string>& args) {
   return 0;
 }
 
+int cmdSame(const std::vector<std::string>& args) {
+  if (args.size() != 2) return usageError("same takes two files");
+  Profile a, b;
+  if (profpack_read_file(args[0].c_str(), nullptr, &a.p) != PROFPACK_OK)
+    return failWith(args[0].c_str());
+  if (profpack_read_file(args[1].c_str(), nullptr, &b.p) != PROFPACK_OK)
+    return failWith(args[1].c_str());
+  int equal = 0;
+  if (profpack_profile_equal(a.p, b.p, &equal) != PROFPACK_OK) return failWith("same");
+  std::printf("%s\n", equal ? "same IR" : "different IR");
+  return equal ? 0 : 1;
+}
+
 }  // namespace
 
 int main(int argc, char** argv) {
@@ -405,5 +421,6 @@ int main(int argc, char** argv) {
   if (cmd == "top") return cmdTop(args);
   if (cmd == "annotate") return cmdAnnotate(args);
   if (cmd == "calls") return cmdCalls(args);
+  if (cmd == "same") return cmdSame(args);
   return usageError("unknown command '" + cmd + "'");
 }
