@@ -27,30 +27,6 @@ struct Line {
   ir::HeaderLine::Placement placement;
 };
 
-// Splits "key: value" (value with leading blanks removed).
-bool splitKey(std::string_view line, std::string_view& key, std::string_view& value) {
-  size_t colon = line.find(':');
-  if (colon == line.npos) return false;
-  key = line.substr(0, colon);
-  for (char c : key)
-    if (isSpace(c) || c == '=') return false;
-  value = line.substr(colon + 1);
-  while (!value.empty() && isSpace(value.front())) value.remove_prefix(1);
-  return !key.empty();
-}
-
-std::vector<std::string_view> words(std::string_view s) {
-  std::vector<std::string_view> out;
-  size_t i = 0;
-  while (i < s.size()) {
-    while (i < s.size() && isSpace(s[i])) ++i;
-    size_t b = i;
-    while (i < s.size() && !isSpace(s[i])) ++i;
-    if (i > b) out.push_back(s.substr(b, i - b));
-  }
-  return out;
-}
-
 // Parses counts ("." = 0) from s[pos..] into out; returns how many.
 size_t parseCounts(std::string_view s, size_t pos, size_t maxCounts, std::vector<uint64_t>& out,
                    const LineCursor& cur, const char* what) {

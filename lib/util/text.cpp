@@ -11,6 +11,29 @@ namespace profpack {
 
 const void* LineCursor::memchr_(const char* p, size_t n) { return std::memchr(p, '\n', n); }
 
+bool splitKey(std::string_view line, std::string_view& key, std::string_view& value) {
+  size_t colon = line.find(':');
+  if (colon == line.npos || colon == 0) return false;
+  key = line.substr(0, colon);
+  for (char c : key)
+    if (isSpace(c) || c == '=') return false;
+  value = line.substr(colon + 1);
+  while (!value.empty() && isSpace(value.front())) value.remove_prefix(1);
+  return true;
+}
+
+std::vector<std::string_view> words(std::string_view s) {
+  std::vector<std::string_view> out;
+  size_t i = 0;
+  while (i < s.size()) {
+    while (i < s.size() && isSpace(s[i])) ++i;
+    size_t b = i;
+    while (i < s.size() && !isSpace(s[i])) ++i;
+    if (i > b) out.push_back(s.substr(b, i - b));
+  }
+  return out;
+}
+
 NumResult parseNumber(std::string_view s, size_t& pos, uint64_t& out) {
   const char* b = s.data() + pos;
   const char* e = s.data() + s.size();

@@ -5,6 +5,7 @@
 #include <span>
 #include <string>
 #include <string_view>
+#include <vector>
 
 namespace profpack {
 
@@ -47,6 +48,13 @@ inline std::string_view trim(std::string_view s) {
   while (!s.empty() && isSpace(s.back())) s.remove_suffix(1);
   return s;
 }
+
+// Splits a "key: value" header line: the key is the text before the first ':' (non-empty, no
+// blanks or '='), the value what follows with leading blanks removed.
+bool splitKey(std::string_view line, std::string_view& key, std::string_view& value);
+
+// The blank-separated words of s.
+std::vector<std::string_view> words(std::string_view s);
 
 enum class NumResult { ok, notNumber, overflow };
 

@@ -4,6 +4,7 @@
 #include <cstring>
 
 #include "../error.h"
+#include "../util/bytes.h"
 #include "xray.h"
 
 namespace profpack {
@@ -13,16 +14,6 @@ namespace {
   throw Error(Status::malformed, "ppk", "XRay trace: " + what);
 }
 std::span<const uint8_t> bytes(capnp::Data::Reader d) { return {d.begin(), d.size()}; }
-inline uint32_t rd32(const uint8_t* p) {
-  uint32_t v;
-  std::memcpy(&v, p, 4);
-  return v;
-}
-inline uint64_t rd64(const uint8_t* p) {
-  uint64_t v;
-  std::memcpy(&v, p, 8);
-  return v;
-}
 }  // namespace
 
 uint64_t XrayTrace::argument(const XrayRecord& r) const {

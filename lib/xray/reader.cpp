@@ -15,6 +15,7 @@
 #include "../error.h"
 #include "../formats.h"
 #include "../ir/column.h"
+#include "../util/bytes.h"
 #include "../util/pages.h"
 #include "xray.h"
 
@@ -23,22 +24,6 @@ namespace profpack {
 namespace {
 
 constexpr const char* kFmt = "xray";
-
-inline uint16_t rd16(const uint8_t* p) {
-  uint16_t v;
-  std::memcpy(&v, p, 2);
-  return v;
-}
-inline uint32_t rd32(const uint8_t* p) {
-  uint32_t v;
-  std::memcpy(&v, p, 4);
-  return v;
-}
-inline uint64_t rd64(const uint8_t* p) {
-  uint64_t v;
-  std::memcpy(&v, p, 8);
-  return v;
-}
 
 const char* kMetaNames[] = {"NewBuffer",     "EndOfBuffer", "NewCPUId",     "TSCWrap",
                             "WallClockTime", "CustomEvent", "CallArgument", "BufferExtents",
