@@ -59,21 +59,16 @@ std::string quote(const std::string& s) {
 
 std::string referenceCommand(profpack_format f, const std::string& file) {
   switch (f) {
-    case PROFPACK_FORMAT_CACHEGRIND:
-      return "cg_annotate --auto=no " + quote(file);
-    case PROFPACK_FORMAT_CALLGRIND:
-      return "callgrind_annotate --auto=no " + quote(file);
-    case PROFPACK_FORMAT_GPERFTOOLS:
-      return "go tool pprof -symbolize=none -raw " + quote(file);
-    case PROFPACK_FORMAT_XRAY:
-      return "llvm-xray-14 convert --output-format=yaml " + quote(file);
+    case PROFPACK_FORMAT_CACHEGRIND: return "cg_annotate --auto=no " + quote(file);
+    case PROFPACK_FORMAT_CALLGRIND: return "callgrind_annotate --auto=no " + quote(file);
+    case PROFPACK_FORMAT_GPERFTOOLS: return "go tool pprof -symbolize=none -raw " + quote(file);
+    case PROFPACK_FORMAT_XRAY: return "llvm-xray-14 convert --output-format=yaml " + quote(file);
     case PROFPACK_FORMAT_DCPI: {
       const char* shared = std::getenv("PROFPACK_SHARED");
-      return std::string("python3 ") + (shared ? shared : "../shared") + "/tools/dcpi_gen.py --dump " +
-             quote(file);
+      return std::string("python3 ") + (shared ? shared : "../shared") +
+             "/tools/dcpi_gen.py --dump " + quote(file);
     }
-    default:
-      return "";
+    default: return "";
   }
 }
 
@@ -109,6 +104,7 @@ int main(int argc, char** argv) {
 
   double parse = 1e30, convert = 1e30, open = 1e30, back = 1e30;
   size_t ppkSize = 0;
+  uint64_t irBytes = 0;
   profpack_format fmt = PROFPACK_FORMAT_UNKNOWN;
   profpack_write_options wo;
   profpack_write_options_init(&wo);
@@ -124,6 +120,9 @@ int main(int argc, char** argv) {
       die("write .ppk");
     convert = std::min(convert, since(t));
     fmt = profpack_profile_format(p);
+    profpack_info info;
+    info.struct_size = sizeof info;
+    if (profpack_profile_info(p, &info) == PROFPACK_OK) irBytes = info.ir_bytes;
     profpack_profile_free(p);
     ppkSize = size;
     t = Clock::now();
@@ -145,7 +144,8 @@ int main(int argc, char** argv) {
   std::printf("parse:             %8.1f ms  %8.1f MB/s\n", parse * 1e3, mb / parse);
   std::printf("convert to .ppk:   %8.1f ms  %8.1f MB/s  (zstd level %d)\n", convert * 1e3,
               mb / convert, level);
-  std::printf(".ppk open:         %8.1f ms  (decompress + open)\n", open * 1e3);
+  std::printf(".ppk open:         %8.1f ms  (decompress + open of a %.1f MB IR)\n", open * 1e3,
+              static_cast<double>(irBytes) / 1e6);
   std::printf("write back:        %8.1f ms  %8.1f MB/s\n", back * 1e3, mb / back);
   std::printf("peak RSS:          %8.1f MB  (%.2fx the input; %.1f MB before parsing)\n",
               rss / 1024.0, rss / 1024.0 / mb, rssBefore / 1024.0);
@@ -154,9 +154,11 @@ int main(int argc, char** argv) {
   FILE* z = popen(zcmd.c_str(), "r");
   long zsize = 0;
   if (z && std::fscanf(z, "%ld", &zsize) == 1 && zsize > 0)
-    std::printf(".ppk size:         %8zu bytes  %.3fx zstd -19 of the raw file (%ld bytes); raw/ppk %.1fx\n",
-                ppkSize, static_cast<double>(ppkSize) / static_cast<double>(zsize), zsize,
-                static_cast<double>(raw.size()) / static_cast<double>(ppkSize));
+    std::printf(
+        ".ppk size:         %8zu bytes  %.3fx zstd -19 of the raw file (%ld bytes); raw/ppk "
+        "%.1fx\n",
+        ppkSize, static_cast<double>(ppkSize) / static_cast<double>(zsize), zsize,
+        static_cast<double>(raw.size()) / static_cast<double>(ppkSize));
   if (z) pclose(z);
   if (reference) {
     std::string cmd = referenceCommand(fmt, file);

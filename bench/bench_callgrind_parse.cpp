@@ -52,7 +52,7 @@ int main(int argc, char** argv) {
     auto t2 = clk::now();
     ppkBytes = ppk.size();
     if (i == 0) rssEncode = peakRss();
-    if (i == runs - 1) messageBytes = p->flatWords().size() * sizeof(capnp::word);
+    if (i == runs - 1) messageBytes = p->flatSize();
     bestParse = std::min(bestParse, std::chrono::duration<double>(t1 - t0).count());
     bestEncode = std::min(bestEncode, std::chrono::duration<double>(t2 - t1).count());
   }

@@ -352,6 +352,8 @@ profpack_status profpack_profile_info(const profpack_profile* profile, profpack_
     info->files = s.files;
     info->objects = s.objects;
     info->strings = s.strings;
+    if (info->struct_size >= offsetof(profpack_info, ir_bytes) + sizeof(uint64_t))
+      info->ir_bytes = profile->profile->flatSize();
   });
 }
 

@@ -28,21 +28,14 @@ const StringTableReader& Profile::strings() const {
   return *strings_;
 }
 
-kj::ArrayPtr<const capnp::word> Profile::flatWords() const {
-  if (reader_) return words_.asPtr();
-  if (flat_.size() == 0) flat_ = capnp::messageToFlatArray(*builder_);
-  return flat_.asPtr();
-}
-
 size_t Profile::flatSize() const {
-  if (reader_ || flat_.size() != 0) return flatWords().size() * sizeof(capnp::word);
+  if (reader_) return words_.size() * sizeof(capnp::word);
   return capnp::computeSerializedSizeInWords(*builder_) * sizeof(capnp::word);
 }
 
 void Profile::forEachFlatPiece(const std::function<void(const void*, size_t)>& sink) const {
-  if (reader_ || flat_.size() != 0) {
-    auto w = flatWords();
-    sink(w.begin(), w.size() * sizeof(capnp::word));
+  if (reader_) {
+    sink(words_.begin(), words_.size() * sizeof(capnp::word));
     return;
   }
   // Cap'n Proto's stream framing: segment count - 1, each segment's size in words (all u32

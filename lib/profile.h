@@ -29,10 +29,9 @@ class Profile {
   ir::Profile::Reader root() const { return root_; }
   // The interned strings, decoded on first use.
   const StringTableReader& strings() const;
-  // The message as the flat word array a .ppk stores (computed once for built messages).
-  kj::ArrayPtr<const capnp::word> flatWords() const;
-  // The same bytes as flatWords() without assembling them: the segment table, then each
-  // segment, in order, each passed to `sink`. Total size is flatSize() bytes.
+  // The message as the flat bytes a .ppk stores, without assembling them: the segment table,
+  // then each segment, in order, each passed to `sink`. Total size is flatSize() bytes. Safe to
+  // call from several threads at once (nothing is cached).
   void forEachFlatPiece(const std::function<void(const void*, size_t)>& sink) const;
   size_t flatSize() const;
   // Non-fatal findings of the reader (e.g. a truncated XRay trace), in the order found.
@@ -45,7 +44,6 @@ class Profile {
   std::unique_ptr<capnp::FlatArrayMessageReader> reader_;
   ir::Profile::Reader root_;
   mutable std::unique_ptr<StringTableReader> strings_;
-  mutable kj::Array<capnp::word> flat_;
   std::vector<std::string> warnings_;
 };
 

@@ -157,7 +157,8 @@ int cmdInfo(const std::vector<std::string>& argv) {
   if (profpack_profile_info(p.p, &info) != PROFPACK_OK) return failWith(args[0].c_str());
   std::printf("format: %s", profpack_format_name(info.format));
   if (*info.format_version) std::printf(" (version %s)", info.format_version);
-  std::printf("\nparts: %llu\nrecords: %llu\nfunctions: %llu\nfiles: %llu\nobjects: %llu\n",
+  std::printf("\nIR size: %llu bytes\n", (unsigned long long)info.ir_bytes);
+  std::printf("parts: %llu\nrecords: %llu\nfunctions: %llu\nfiles: %llu\nobjects: %llu\n",
               (unsigned long long)info.parts, (unsigned long long)info.records,
               (unsigned long long)info.functions, (unsigned long long)info.files,
               (unsigned long long)info.objects);

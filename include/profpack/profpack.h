@@ -211,6 +211,9 @@ typedef struct profpack_info {
   uint64_t files;             /**< distinct source files */
   uint64_t objects;           /**< distinct objects (ELF objects, mappings, images) */
   uint64_t strings;           /**< interned strings */
+  /** Size of the uncompressed IR message in bytes (what a .ppk compresses). Filled only when
+   *  struct_size covers it, so callers built against older headers keep working. */
+  uint64_t ir_bytes;
 } profpack_info;
 
 /** Fills `*info` (whose struct_size the caller sets) with whole-profile figures. */
