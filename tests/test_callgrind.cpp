@@ -171,6 +171,18 @@ TEST(header_lines_and_parts) {
     CHECK_CONTAINS(back, l);
 }
 
+TEST(parts_without_cost_lines_round_trip) {
+  // Found by fuzzing: a part with no cost lines ran on into the next part (and its totals:
+  // became header lines) when written back.
+  std::string text = "events: Ir\npart: 1\nfn=f\ntotals: 0\npart: 2\nfn=g\n3 4\ntotals: 4\n";
+  auto p = read(text);
+  CHECK_EQ(p->root().getParts().size(), 2u);
+  std::string back = writeCallgrind(*p);
+  auto q = read(back);
+  CHECK_EQ(q->root().getParts().size(), 2u);
+  CHECK(equalIR(*p, *q));
+}
+
 TEST(event_long_names_and_derived_events) {
   std::string text =
       "event: Ir : Instruction Fetches\nevent: Sum = Ir + 2 * Dr : Weighted sum\n"

@@ -935,7 +935,8 @@ std::string Writer::run() {
   const bool own = root.getFormat() == ir::Format::CALLGRIND;
   std::vector<uint64_t> totals(events.size(), 0);
   bool first = true;
-  for (auto part : root.getParts()) {
+  for (unsigned pi = 0; pi < root.getParts().size(); ++pi) {
+    auto part = root.getParts()[pi];
     DecodedCosts t(part.getCosts(), npos_, events.size(), contexts.size());
     std::vector<std::string> trailer;
     if (own) {
@@ -1045,6 +1046,12 @@ std::string Writer::run() {
       endLine(out_);
     }
     if (own) {
+      // A part without cost lines still needs a body line, or its trailer would read back as
+      // header lines and the next part's header would run on into this one. "fl=" with an
+      // empty name changes no IR (names are interned only when a row uses them; the next
+      // part starts from a clean state).
+      if (t.kind.empty() && (!trailer.empty() || pi + 1 < root.getParts().size()))
+        endLine(out_ += "fl=");
       for (auto& l : trailer) endLine(out_ += l);
     }
   }
