@@ -493,4 +493,22 @@ profpack_status profpack_profile_callees(const profpack_profile* profile, size_t
   return edges(profile, id, event, calls, capacity, count, false);
 }
 
+profpack_status profpack_profile_function_calls(const profpack_profile* profile, size_t id,
+                                                uint64_t* calls) {
+  return guard([&] {
+    require(profile && calls, "profile and calls must not be NULL");
+    const profpack::CallGraph& g = graphOf(profile);
+    requireFunction(g, id);
+    *calls = g.calls(id);
+  });
+}
+
+profpack_status profpack_profile_units_per_second(const profpack_profile* profile,
+                                                  double* per_second) {
+  return guard([&] {
+    require(profile && per_second, "profile and per_second must not be NULL");
+    *per_second = graphOf(profile).unitsPerSecond();
+  });
+}
+
 }  // extern "C"

@@ -241,6 +241,12 @@ TEST(xray_names_events_and_version_choice) {
   CHECK_EQ(profpack_profile_top_functions(p, 0, 0, &top, 1, &n), PROFPACK_OK);
   CHECK_EQ(profpack_profile_function(p, top, &f), PROFPACK_OK);
   CHECK(std::strcmp(f.name, "fib(int)") == 0);
+  uint64_t calls = 0;
+  CHECK_EQ(profpack_profile_function_calls(p, top, &calls), PROFPACK_OK);
+  CHECK(calls > 0);
+  double hz = 0;
+  CHECK_EQ(profpack_profile_units_per_second(p, &hz), PROFPACK_OK);
+  CHECK(hz == 1e9);  // the runtime's emulated TSC (st.cpp's trace header)
 
   profpack_write_options wo;
   profpack_write_options_init(&wo);

@@ -291,10 +291,19 @@ int cmdTop(const std::vector<std::string>& args) {
   }
   std::printf("%s total: %s\n%s %s:\n", ev.c_str(), commas(total).c_str(), ev.c_str(),
               q.inclusive ? "inclusive" : "self");
+  double perSecond = 0;
+  profpack_profile_units_per_second(p.p, &perSecond);
   for (size_t i = 0; i < count; ++i) {
-    uint64_t self = 0, incl = 0;
+    uint64_t self = 0, incl = 0, calls = 0;
     profpack_profile_function_cost(p.p, ids[i], event, &self, &incl);
+    profpack_profile_function_calls(p.p, ids[i], &calls);
     uint64_t c = q.inclusive ? incl : self;
+    if (perSecond > 0) {  // time: seconds and calls, as llvm-xray account shows them
+      std::printf("%15s (%6.2f%%) %12.6fs %10s calls  %s\n", commas(c).c_str(),
+                  total ? 100.0 * double(c) / double(total) : 0.0, double(c) / perSecond,
+                  commas(calls).c_str(), functionLabel(p.p, ids[i]).c_str());
+      continue;
+    }
     std::printf("%15s (%6.2f%%)  %s\n", commas(c).c_str(),
                 total ? 100.0 * double(c) / double(total) : 0.0,
                 functionLabel(p.p, ids[i]).c_str());

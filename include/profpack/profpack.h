@@ -298,6 +298,20 @@ PROFPACK_API profpack_status profpack_profile_function_cost(const profpack_profi
                                                             size_t id, size_t event, uint64_t* self,
                                                             uint64_t* inclusive);
 
+/**
+ * Completed calls of function `id`: for XRay, entries matched by their exits; for Callgrind,
+ * the sum of the call counts of every call to it; 0 where the format does not count calls.
+ */
+PROFPACK_API profpack_status profpack_profile_function_calls(const profpack_profile* profile,
+                                                             size_t id, uint64_t* calls);
+
+/**
+ * Event units per second when the events measure time (XRay: "ticks" at the TSC frequency of
+ * the trace header), so seconds = cost / `*per_second`; 0 when they do not.
+ */
+PROFPACK_API profpack_status profpack_profile_units_per_second(const profpack_profile* profile,
+                                                               double* per_second);
+
 /** Rank by inclusive rather than self cost in profpack_profile_top_functions(). */
 #define PROFPACK_TOP_INCLUSIVE 0x1u
 

@@ -98,6 +98,9 @@ void CallGraph::fromCostTables(const Profile& profile) {
     }
   }
 
+  calls_.assign(functions_.size(), 0);
+  for (const CallEdge& e : edges_) calls_[e.callee] += e.calls;
+
   // Inclusive: a function with callers other than itself costs what those calls cost; any
   // other function costs its self cost plus its calls to others (recursive calls counted once).
   const size_t nf = functions_.size();
@@ -122,6 +125,8 @@ void CallGraph::fromCostTables(const Profile& profile) {
 void CallGraph::fromXray(const Profile& profile, const std::vector<std::string>* names) {
   XrayAccount account = accountXray(profile);
   eventNames_ = {"ticks"};
+  if (account.cycleFrequency > 0 && account.cycleFrequency < 1e15)
+    unitsPerSecond_ = account.cycleFrequency;
   // The frequency comes from the file: print it without converting an arbitrary double.
   char hz[64];
   std::snprintf(hz, sizeof hz, "%.0f", account.cycleFrequency);
@@ -144,6 +149,8 @@ void CallGraph::fromXray(const Profile& profile, const std::vector<std::string>*
     uint64_t i = fn(f.functionId);
     self_[i] = f.selfTicks;
     inclusive_[i] = f.inclusiveTicks;
+    calls_.resize(functions_.size(), 0);
+    calls_[i] = f.calls;
   }
   for (const XrayCallEdge& e : account.edges) {
     if (e.caller == 0) continue;  // a call at the bottom of a stack has no caller

@@ -57,6 +57,11 @@ class CallGraph {
   // reports it.
   uint64_t inclusive(uint64_t f, size_t e) const { return inclusive_[f * events() + e]; }
   uint64_t total(size_t e) const { return totals_[e]; }
+  // Completed calls of function f: XRay, entries matched by exits; Callgrind, the call counts of
+  // every call to it; 0 where the format does not count calls.
+  uint64_t calls(uint64_t f) const { return f < calls_.size() ? calls_[f] : 0; }
+  // Event units per second (XRay: the TSC frequency from the file header), or 0 if not time.
+  double unitsPerSecond() const { return unitsPerSecond_; }
   const std::vector<CallEdge>& edges() const { return edges_; }
   std::vector<const CallEdge*> callers(uint64_t f) const;
   std::vector<const CallEdge*> callees(uint64_t f) const;
@@ -75,7 +80,8 @@ class CallGraph {
   void fromStacks(const Profile& profile);
   std::vector<std::string> eventNames_, eventLongNames_;
   std::vector<FunctionRow> functions_;
-  std::vector<uint64_t> self_, inclusive_, totals_;
+  std::vector<uint64_t> self_, inclusive_, totals_, calls_;
+  double unitsPerSecond_ = 0;
   std::vector<CallEdge> edges_;
   // Per-file line costs, built from the cost tables on the first lines() call (thread-safe).
   const std::unordered_map<std::string, std::vector<LineCost>>& lineIndex() const;
