@@ -151,6 +151,8 @@ class Reader {
                         const char* what) const;
   size_t costs(const char* p, const char* e);
   const char* fastCostLine(const char* p, const char* end);
+  const char* fastCostLineBeforeNewline(const char* p);
+  const char* commitCostLine(const char* p, const uint64_t* pos, size_t n);
   uint64_t name(std::string_view spec, IdSpace space, std::string_view value);
   void header(std::string_view key, std::string_view value);
   void startPart();
@@ -395,7 +397,69 @@ const char* Reader::fastCostLine(const char* p, const char* end) {
     }
     costs[n++] = v;
   }
-  // Parsed: commit.
+  return commitCostLine(p < end ? p + 1 : end, pos, n);
+}
+
+// fastCostLine for a line known to end with a newline before the end of the input: every loop
+// stops at that newline (neither a digit nor a blank), so no byte needs a bounds check.
+const char* Reader::fastCostLineBeforeNewline(const char* p) {
+  const size_t npos = kinds_.size();
+  uint64_t pos[kMaxPositions];
+  auto digits = [](const char*& q, uint64_t& v) {
+    const char* b = q;
+    uint64_t x = 0;
+    for (unsigned d = static_cast<unsigned char>(*q) - '0'; d < 10;
+         d = static_cast<unsigned char>(*++q) - '0')
+      x = x * 10 + d;
+    v = x;
+    return q - b;  // 0: no digits; > 18: may have wrapped, left to the general path
+  };
+  for (size_t k = 0; k < npos; ++k) {
+    const char c = *p;
+    if (c == '*') {
+      pos[k] = last_[k];
+      ++p;
+    } else {
+      p += (c == '+' || c == '-');
+      uint64_t v;
+      const ptrdiff_t nd = digits(p, v);
+      if (nd == 0 || nd > 18) return nullptr;
+      if (c == '+') {
+        if (v > ~last_[k]) return nullptr;
+        v += last_[k];
+      } else if (c == '-') {
+        if (v > last_[k]) return nullptr;
+        v = last_[k] - v;
+      }
+      pos[k] = v;
+    }
+    if (*p != ' ' && *p != '\t') {
+      if (k + 1 < npos || *p != '\n') return nullptr;
+    } else {
+      while (*p == ' ' || *p == '\t') ++p;
+      if (k + 1 < npos && *p == '\n') return nullptr;
+    }
+  }
+  const size_t nev = events_.size();
+  uint64_t* costs = costBuf_.data();
+  size_t n = 0;
+  while (*p != '\n') {
+    uint64_t v;
+    const ptrdiff_t nd = digits(p, v);
+    if (nd == 0 || nd > 18 || n == nev) return nullptr;
+    if (*p != '\n') {
+      if (*p != ' ' && *p != '\t') return nullptr;
+      while (*p == ' ' || *p == '\t') ++p;
+    }
+    costs[n++] = v;
+  }
+  return commitCostLine(p + 1, pos, n);
+}
+
+// Records a parsed cost line; `next` is the start of the following line.
+inline const char* Reader::commitCostLine(const char* next, const uint64_t* pos, size_t n) {
+  const size_t npos = kinds_.size();
+  const uint64_t* costs = costBuf_.data();
   if (!pending_.empty()) pending_.clear();
   std::copy(pos, pos + npos, last_);
   const uint64_t sf = file_ == fnFile_ ? 0 : file_;
@@ -407,7 +471,7 @@ const char* Reader::fastCostLine(const char* p, const char* end) {
           assocJumped_);
     assocKind_ = Kind::COST;
   }
-  return p < end ? p + 1 : end;
+  return next;
 }
 
 uint64_t Reader::name(std::string_view spec, IdSpace space, std::string_view v) {
@@ -672,6 +736,9 @@ std::unique_ptr<Profile> Reader::run() {
   const char* p = cur_.base;
   const char* const end = p + data_.size();
   PageReleaser releaser(reinterpret_cast<const uint8_t*>(p), data_.size());
+  // Lines that start before the input's last newline end with a newline in the input.
+  const char* lastNewline = static_cast<const char*>(memrchr(p, '\n', data_.size()));
+  const char* const checkedFrom = lastNewline ? lastNewline : p;
   while (p < end) {
     releaser.upTo(reinterpret_cast<const uint8_t*>(p));
     cur_.lineStart = p;
@@ -679,7 +746,8 @@ std::unique_ptr<Profile> Reader::run() {
     {
       const char c = *p;
       if ((isDigit(c) || c == '+' || c == '-' || c == '*') && haveFn_ && haveEvents_ && inBody_) {
-        if (const char* next = fastCostLine(p, end)) {
+        if (const char* next =
+                p < checkedFrom ? fastCostLineBeforeNewline(p) : fastCostLine(p, end)) {
           p = next;
           continue;
         }
