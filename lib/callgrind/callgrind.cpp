@@ -354,7 +354,7 @@ size_t Reader::costs(const char* p, const char* e) {
 // carriage return) returns nullptr before changing any state, and the general path takes over.
 const char* Reader::fastCostLine(const char* p, const char* end) {
   const size_t npos = kinds_.size();
-  uint64_t pos[kMaxPositions];
+  uint64_t pos[kMaxPositions] = {0, 0, 0};
   for (size_t k = 0; k < npos; ++k) {
     const char c = *p;
     if (c == '*') {
@@ -404,7 +404,7 @@ const char* Reader::fastCostLine(const char* p, const char* end) {
 // stops at that newline (neither a digit nor a blank), so no byte needs a bounds check.
 const char* Reader::fastCostLineBeforeNewline(const char* p) {
   const size_t npos = kinds_.size();
-  uint64_t pos[kMaxPositions];
+  uint64_t pos[kMaxPositions] = {0, 0, 0};
   auto digits = [](const char*& q, uint64_t& v) {
     const char* b = q;
     uint64_t x = 0;
@@ -458,10 +458,10 @@ const char* Reader::fastCostLineBeforeNewline(const char* p) {
 
 // Records a parsed cost line; `next` is the start of the following line.
 inline const char* Reader::commitCostLine(const char* next, const uint64_t* pos, size_t n) {
-  const size_t npos = kinds_.size();
   const uint64_t* costs = costBuf_.data();
   if (!pending_.empty()) pending_.clear();
-  std::copy(pos, pos + npos, last_);
+  // All kMaxPositions (the callers zero the unused ones): a fixed-size copy, not a memcpy call.
+  for (size_t k = 0; k < kMaxPositions; ++k) last_[k] = pos[k];
   const uint64_t sf = file_ == fnFile_ ? 0 : file_;
   CostTableBuilder& t = *parts_.back().table;
   if (assocKind_ == Kind::COST) {

@@ -69,7 +69,10 @@ class CostTableBuilder {
     for (size_t k = 0; k < npos_; ++k) sPositions_[k][i] = pos[k];
     sCostCount_[i] = ncosts;
     uint64_t* c = sCosts_.data() + stagedCosts_;
-    for (size_t k = 0; k < ncosts; ++k) c[k] = costs[k];
+    if (ncosts == 1)  // the usual case: a store, not a memcpy call
+      c[0] = costs[0];
+    else
+      for (size_t k = 0; k < ncosts; ++k) c[k] = costs[k];
     stagedCosts_ += ncosts;
   }
   void flush(size_t room = 0);  // encodes the staged rows; leaves room for `room` costs
