@@ -304,6 +304,27 @@ const char* Reader::positions(const char* p, const char* e, const uint64_t* base
         continue;
       }
     }
+    // Fast path: absolute hex (instruction addresses) of at most 15 digits, which cannot overflow.
+    if (c == '0' && e - p > 2 && (p[1] == 'x' || p[1] == 'X')) {
+      const char* q = p + 2;
+      uint64_t v = 0;
+      for (; q < e && q - p < 17; ++q) {
+        const unsigned ch = static_cast<unsigned char>(*q);
+        unsigned x;
+        if (ch - '0' < 10)
+          x = ch - '0';
+        else if ((ch | 0x20) - 'a' < 6)
+          x = (ch | 0x20) - 'a' + 10;
+        else
+          break;
+        v = v << 4 | x;
+      }
+      if (q > p + 2 && (q == e || isSpace(*q))) {
+        out[k] = v;
+        p = q;
+        continue;
+      }
+    }
     if (c == '*') {
       out[k] = base[k];
       ++p;
