@@ -151,6 +151,8 @@ class Reader {
                         const char* what) const;
   size_t costs(const char* p, const char* e);
   const char* fastCostLine(const char* p, const char* end);
+  const char* fastCostLineBeforeNewline(const char* p);
+  const char* commitCostLine(const char* p, const uint64_t* pos, size_t n);
   uint64_t name(std::string_view spec, IdSpace space, std::string_view value);
   void header(std::string_view key, std::string_view value);
   void startPart();
@@ -302,6 +304,27 @@ const char* Reader::positions(const char* p, const char* e, const uint64_t* base
         continue;
       }
     }
+    // Fast path: absolute hex (instruction addresses) of at most 15 digits, which cannot overflow.
+    if (c == '0' && e - p > 2 && (p[1] == 'x' || p[1] == 'X')) {
+      const char* q = p + 2;
+      uint64_t v = 0;
+      for (; q < e && q - p < 17; ++q) {
+        const unsigned ch = static_cast<unsigned char>(*q);
+        unsigned x;
+        if (ch - '0' < 10)
+          x = ch - '0';
+        else if ((ch | 0x20) - 'a' < 6)
+          x = (ch | 0x20) - 'a' + 10;
+        else
+          break;
+        v = v << 4 | x;
+      }
+      if (q > p + 2 && (q == e || isSpace(*q))) {
+        out[k] = v;
+        p = q;
+        continue;
+      }
+    }
     if (c == '*') {
       out[k] = base[k];
       ++p;
@@ -352,7 +375,7 @@ size_t Reader::costs(const char* p, const char* e) {
 // carriage return) returns nullptr before changing any state, and the general path takes over.
 const char* Reader::fastCostLine(const char* p, const char* end) {
   const size_t npos = kinds_.size();
-  uint64_t pos[kMaxPositions];
+  uint64_t pos[kMaxPositions] = {0, 0, 0};
   for (size_t k = 0; k < npos; ++k) {
     const char c = *p;
     if (c == '*') {
@@ -395,9 +418,71 @@ const char* Reader::fastCostLine(const char* p, const char* end) {
     }
     costs[n++] = v;
   }
-  // Parsed: commit.
+  return commitCostLine(p < end ? p + 1 : end, pos, n);
+}
+
+// fastCostLine for a line known to end with a newline before the end of the input: every loop
+// stops at that newline (neither a digit nor a blank), so no byte needs a bounds check.
+const char* Reader::fastCostLineBeforeNewline(const char* p) {
+  const size_t npos = kinds_.size();
+  uint64_t pos[kMaxPositions] = {0, 0, 0};
+  auto digits = [](const char*& q, uint64_t& v) {
+    const char* b = q;
+    uint64_t x = 0;
+    for (unsigned d = static_cast<unsigned char>(*q) - '0'; d < 10;
+         d = static_cast<unsigned char>(*++q) - '0')
+      x = x * 10 + d;
+    v = x;
+    return q - b;  // 0: no digits; > 18: may have wrapped, left to the general path
+  };
+  for (size_t k = 0; k < npos; ++k) {
+    const char c = *p;
+    if (c == '*') {
+      pos[k] = last_[k];
+      ++p;
+    } else {
+      p += (c == '+' || c == '-');
+      uint64_t v;
+      const ptrdiff_t nd = digits(p, v);
+      if (nd == 0 || nd > 18) return nullptr;
+      if (c == '+') {
+        if (v > ~last_[k]) return nullptr;
+        v += last_[k];
+      } else if (c == '-') {
+        if (v > last_[k]) return nullptr;
+        v = last_[k] - v;
+      }
+      pos[k] = v;
+    }
+    if (*p != ' ' && *p != '\t') {
+      if (k + 1 < npos || *p != '\n') return nullptr;
+    } else {
+      while (*p == ' ' || *p == '\t') ++p;
+      if (k + 1 < npos && *p == '\n') return nullptr;
+    }
+  }
+  const size_t nev = events_.size();
+  uint64_t* costs = costBuf_.data();
+  size_t n = 0;
+  while (*p != '\n') {
+    uint64_t v;
+    const ptrdiff_t nd = digits(p, v);
+    if (nd == 0 || nd > 18 || n == nev) return nullptr;
+    if (*p != '\n') {
+      if (*p != ' ' && *p != '\t') return nullptr;
+      while (*p == ' ' || *p == '\t') ++p;
+    }
+    costs[n++] = v;
+  }
+  return commitCostLine(p + 1, pos, n);
+}
+
+// Records a parsed cost line; `next` is the start of the following line.
+inline const char* Reader::commitCostLine(const char* next, const uint64_t* pos, size_t n) {
+  const uint64_t* costs = costBuf_.data();
   if (!pending_.empty()) pending_.clear();
-  std::copy(pos, pos + npos, last_);
+  // All kMaxPositions (the callers zero the unused ones): a fixed-size copy, not a memcpy call.
+  for (size_t k = 0; k < kMaxPositions; ++k) last_[k] = pos[k];
   const uint64_t sf = file_ == fnFile_ ? 0 : file_;
   CostTableBuilder& t = *parts_.back().table;
   if (assocKind_ == Kind::COST) {
@@ -407,7 +492,7 @@ const char* Reader::fastCostLine(const char* p, const char* end) {
           assocJumped_);
     assocKind_ = Kind::COST;
   }
-  return p < end ? p + 1 : end;
+  return next;
 }
 
 uint64_t Reader::name(std::string_view spec, IdSpace space, std::string_view v) {
@@ -672,6 +757,9 @@ std::unique_ptr<Profile> Reader::run() {
   const char* p = cur_.base;
   const char* const end = p + data_.size();
   PageReleaser releaser(reinterpret_cast<const uint8_t*>(p), data_.size());
+  // Lines that start before the input's last newline end with a newline in the input.
+  const char* lastNewline = static_cast<const char*>(memrchr(p, '\n', data_.size()));
+  const char* const checkedFrom = lastNewline ? lastNewline : p;
   while (p < end) {
     releaser.upTo(reinterpret_cast<const uint8_t*>(p));
     cur_.lineStart = p;
@@ -679,7 +767,8 @@ std::unique_ptr<Profile> Reader::run() {
     {
       const char c = *p;
       if ((isDigit(c) || c == '+' || c == '-' || c == '*') && haveFn_ && haveEvents_ && inBody_) {
-        if (const char* next = fastCostLine(p, end)) {
+        if (const char* next =
+                p < checkedFrom ? fastCostLineBeforeNewline(p) : fastCostLine(p, end)) {
           p = next;
           continue;
         }

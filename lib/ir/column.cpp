@@ -32,6 +32,78 @@ void ColumnWriter::grow() {
   cap_ = buf_.capacity();
 }
 
+void ColumnWriter::pushMany(const uint64_t* values, size_t n) {
+  if (delta_)
+    runs_ ? pushManyAs<true, true>(values, n) : pushManyAs<true, false>(values, n);
+  else
+    runs_ ? pushManyAs<false, true>(values, n) : pushManyAs<false, false>(values, n);
+}
+
+// The loop of push() with the writer's fields in locals: the byte stores below may alias any
+// field, so going through `this` would reload them all after every byte.
+template <bool kDelta, bool kRuns>
+void ColumnWriter::pushManyAs(const uint64_t* values, size_t n) {
+  while (n > 0) {
+    if (inChunk_ == kColumnChunkValues) flushChunk();
+    const size_t m = std::min<size_t>(n, kColumnChunkValues - inChunk_);
+    uint8_t* buf = buf_.get();
+    size_t len = len_, cap = cap_;
+    uint64_t prev = prev_, runValue = runValue_;
+    uint32_t run = run_;
+    auto put = [&](uint64_t v) {
+      if (cap - len < 10) [[unlikely]] {
+        len_ = len;
+        grow();
+        buf = buf_.get();
+        cap = cap_;
+      }
+      uint8_t* p = buf + len;
+      while (v >= 0x80) {
+        *p++ = static_cast<uint8_t>(v | 0x80);
+        v >>= 7;
+      }
+      *p++ = static_cast<uint8_t>(v);
+      len = static_cast<size_t>(p - buf);
+    };
+    for (size_t i = 0; i < m; ++i) {
+      uint64_t v = values[i];
+      if constexpr (kDelta) {
+        const int64_t d = static_cast<int64_t>(v - prev);
+        prev = v;
+        v = (static_cast<uint64_t>(d) << 1) ^ static_cast<uint64_t>(d >> 63);
+      }
+      if constexpr (kRuns) {
+        if (v == runValue && run - 1 < 14) {
+          ++run;
+          continue;
+        }
+        if (run != 0) {
+          if (runValue < (uint64_t{1} << 60)) {
+            put(runValue << 4 | (run - 1));
+          } else {
+            for (uint32_t j = 0; j < run; ++j) {
+              put(15);
+              put(runValue);
+            }
+          }
+        }
+        runValue = v;
+        run = 1;
+      } else {
+        put(v);
+      }
+    }
+    len_ = len;
+    prev_ = prev;
+    runValue_ = runValue;
+    run_ = run;
+    inChunk_ += static_cast<uint32_t>(m);
+    count_ += m;
+    values += m;
+    n -= m;
+  }
+}
+
 namespace {
 constexpr size_t kMapBytes = size_t{1} << 17;  // buffers this large get pages of their own
 size_t pageRound(size_t n) {

@@ -1,5 +1,8 @@
 #include "costs.h"
 
+#include <algorithm>
+#include <iterator>
+
 #include "../error.h"
 
 namespace profpack {
@@ -46,6 +49,7 @@ CostTableBuilder::CostTableBuilder(size_t positions)
       costCount_(Enc::VARINT_RUNS),
       costs_(Enc::VARINT_RUNS),
       target_(Enc::ZIGZAG_DELTA) {
+  sCosts_.resize(4 * kBatchRows);
   for (size_t i = 0; i < positions; ++i) {
     positions_.emplace_back(Enc::ZIGZAG_DELTA);
     targetPositions_.emplace_back(Enc::ZIGZAG_DELTA);
@@ -56,13 +60,7 @@ void CostTableBuilder::row(ir::RecordKind kind, uint64_t context, uint64_t sourc
                            const uint64_t* pos, const uint64_t* costs, size_t ncosts,
                            uint64_t target, const uint64_t* targetPos, uint64_t count,
                            uint64_t jumped) {
-  ++rows_;
-  kind_.push(static_cast<uint64_t>(kind));
-  context_.push(context);
-  sourceFile_.push(sourceFile);
-  for (size_t i = 0; i < npos_; ++i) positions_[i].push(pos[i]);
-  costCount_.push(ncosts);
-  for (size_t i = 0; i < ncosts; ++i) costs_.push(costs[i]);
+  stage(kind, context, sourceFile, pos, costs, ncosts);
   if (kind != ir::RecordKind::COST) {
     target_.push(target);
     for (size_t i = 0; i < npos_; ++i) targetPositions_[i].push(targetPos[i]);
@@ -71,8 +69,31 @@ void CostTableBuilder::row(ir::RecordKind kind, uint64_t context, uint64_t sourc
   }
 }
 
-uint64_t CostTableBuilder::bytes() const {
-  uint64_t n = sourceFile_.bytes();
+void CostTableBuilder::flush(size_t room) {
+  if (staged_ > 0) {
+    kind_.pushMany(sKind_, staged_);
+    context_.pushMany(sContext_, staged_);
+    for (size_t i = 0; i < staged_; ++i) {
+      const uint64_t v = sSourceFile_[i];
+      if (!sourceRuns_.empty() && sourceRuns_.back().value == v)
+        ++sourceRuns_.back().rows;
+      else
+        sourceRuns_.push_back({v, 1});
+      unsigned len = 1;
+      for (uint64_t x = v; x >= 0x80; x >>= 7) ++len;
+      sourceBytes_ += len;
+    }
+    for (size_t k = 0; k < npos_; ++k) positions_[k].pushMany(sPositions_[k], staged_);
+    costCount_.pushMany(sCostCount_, staged_);
+    costs_.pushMany(sCosts_.data(), stagedCosts_);
+  }
+  staged_ = stagedCosts_ = 0;
+  if (sCosts_.size() < room) sCosts_.resize(room);
+}
+
+uint64_t CostTableBuilder::bytes() {
+  flush();
+  uint64_t n = sourceBytes_;
   for (auto* c : {&kind_, &context_, &costCount_, &costs_, &target_, &count_, &jumped_})
     n += c->bytes();
   for (auto& c : positions_) n += c.bytes();
@@ -80,19 +101,29 @@ uint64_t CostTableBuilder::bytes() const {
   return n;
 }
 
-void CostTableBuilder::markUsed(std::vector<bool>& used) const {
-  sourceFile_.forEach([&](uint64_t s) { used[s] = true; });
+void CostTableBuilder::markUsed(std::vector<bool>& used) {
+  flush();
+  for (const SourceRun& r : sourceRuns_) used[r.value] = true;
 }
 
 void CostTableBuilder::build(ir::CostTable::Builder out, const std::vector<uint64_t>& remap) {
+  flush();
   out.setRows(rows_);
   kind_.build(out.initKind());
   context_.build(out.initContext());
   {
     ColumnWriter w(Enc::VARINT_RUNS);
-    sourceFile_.forEach([&](uint64_t s) { w.push(remap[s]); });
+    uint64_t same[256];
+    for (const SourceRun& r : sourceRuns_) {
+      std::fill(std::begin(same), std::end(same), remap[r.value]);
+      for (uint64_t left = r.rows; left > 0;) {
+        const size_t n = static_cast<size_t>(std::min<uint64_t>(left, std::size(same)));
+        w.pushMany(same, n);
+        left -= n;
+      }
+    }
     w.build(out.initSourceFile());
-    sourceFile_ = ColumnWriter(Enc::VARINT);
+    sourceRuns_ = {};
   }
   auto pos = out.initPositions(static_cast<unsigned>(npos_));
   auto tpos = out.initTargetPositions(static_cast<unsigned>(npos_));

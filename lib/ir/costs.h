@@ -46,24 +46,51 @@ class CostTableBuilder {
   // A cost row (the common case), inline for the readers' hot loops.
   void cost(uint64_t context, uint64_t sourceFile, const uint64_t* pos, const uint64_t* costs,
             size_t ncosts) {
-    ++rows_;
-    kind_.push(static_cast<uint64_t>(ir::RecordKind::COST));
-    context_.push(context);
-    sourceFile_.push(sourceFile);
-    for (size_t i = 0; i < npos_; ++i) positions_[i].push(pos[i]);
-    costCount_.push(ncosts);
-    for (size_t i = 0; i < ncosts; ++i) costs_.push(costs[i]);
+    stage(ir::RecordKind::COST, context, sourceFile, pos, costs, ncosts);
   }
   uint64_t rows() const { return rows_; }
-  uint64_t bytes() const;  // encoded bytes of all columns so far
-  void markUsed(std::vector<bool>& used) const;
+  uint64_t bytes();  // encoded bytes of all columns so far
+  void markUsed(std::vector<bool>& used);
   void build(ir::CostTable::Builder out, const std::vector<uint64_t>& remap);
 
  private:
+  // Rows are staged column by column and encoded a batch at a time: each column's loop then
+  // keeps its writer's state in registers (see ColumnWriter::pushMany).
+  static constexpr size_t kBatchRows = 1024;
+  void stage(ir::RecordKind kind, uint64_t context, uint64_t sourceFile, const uint64_t* pos,
+             const uint64_t* costs, size_t ncosts) {
+    if (staged_ == kBatchRows || sCosts_.size() - stagedCosts_ < ncosts) [[unlikely]]
+      flush(ncosts);
+    ++rows_;
+    const size_t i = staged_++;
+    sKind_[i] = static_cast<uint64_t>(kind);
+    sContext_[i] = context;
+    sSourceFile_[i] = sourceFile;
+    for (size_t k = 0; k < npos_; ++k) sPositions_[k][i] = pos[k];
+    sCostCount_[i] = ncosts;
+    uint64_t* c = sCosts_.data() + stagedCosts_;
+    if (ncosts == 1)  // the usual case: a store, not a memcpy call
+      c[0] = costs[0];
+    else
+      for (size_t k = 0; k < ncosts; ++k) c[k] = costs[k];
+    stagedCosts_ += ncosts;
+  }
+  void flush(size_t room = 0);  // encodes the staged rows; leaves room for `room` costs
+
   size_t npos_;
   uint64_t rows_ = 0;
+  size_t staged_ = 0, stagedCosts_ = 0;
+  uint64_t sKind_[kBatchRows], sContext_[kBatchRows], sSourceFile_[kBatchRows];
+  uint64_t sCostCount_[kBatchRows], sPositions_[kMaxPositions][kBatchRows];
+  std::vector<uint64_t> sCosts_;
   ColumnWriter kind_, context_, costCount_, costs_, target_, count_, jumped_;
-  ColumnWriter sourceFile_;  // string indexes before sortAndCompact: remapped at build time
+  // Source files (string indexes before sortAndCompact, remapped at build time) as runs of
+  // equal values: nearly all rows have none, so a run covers thousands of rows.
+  struct SourceRun {
+    uint64_t value, rows;
+  };
+  std::vector<SourceRun> sourceRuns_;
+  uint64_t sourceBytes_ = 0;  // what a plain varint column of the raw indexes would take
   std::vector<ColumnWriter> positions_, targetPositions_;
 };
 
