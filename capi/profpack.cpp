@@ -21,6 +21,7 @@
 #include "ops/query.h"
 #include "ops/summary.h"
 #include "util/io.h"
+#include "util/pages.h"
 #include "xray/xray.h"
 
 struct profpack_profile {
@@ -279,6 +280,7 @@ profpack_status profpack_read_file(const char* path, const profpack_read_options
     require(path && out, "profpack_read_file: path and out must not be NULL");
     auto opts = readOptions(options);
     profpack::InputFile in(path);
+    profpack::FileMappingScope scope(in.mapped() ? in.bytes() : std::span<const uint8_t>());
     *out = wrap(profpack::readProfile(in.bytes(), opts));
   });
 }

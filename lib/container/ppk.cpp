@@ -11,7 +11,7 @@ namespace profpack {
 
 namespace {
 
-constexpr size_t kParallelBytes = size_t{4} << 20;
+constexpr size_t kParallelBytes = size_t{16} << 20;
 constexpr uint8_t kMagic[8] = {0x89, 'P', 'P', 'K', '\r', '\n', 0x1a, '\n'};
 
 uint32_t le32(const uint8_t* p) {
@@ -58,7 +58,7 @@ std::string encodePpk(const Profile& profile, int level) {
   check(ZSTD_CCtx_setParameter(cctx.p, ZSTD_c_compressionLevel, level), "zstd level");
   check(ZSTD_CCtx_setParameter(cctx.p, ZSTD_c_checksumFlag, 1), "zstd checksum");
   check(ZSTD_CCtx_setParameter(cctx.p, ZSTD_c_contentSizeFlag, 1), "zstd content size");
-  // Large messages compress on two worker threads (the output stays deterministic for a
+  // Messages of 16 MB and more compress on two worker threads (the output stays deterministic for a
   // given level: zstd's multithreaded format does not depend on timing).
   if (msgBytes >= kParallelBytes) ZSTD_CCtx_setParameter(cctx.p, ZSTD_c_nbWorkers, 2);
   check(ZSTD_CCtx_setPledgedSrcSize(cctx.p, msgBytes), "zstd pledged size");

@@ -17,6 +17,8 @@ class InputFile {
   InputFile(const InputFile&) = delete;
   InputFile& operator=(const InputFile&) = delete;
   std::span<const uint8_t> bytes() const { return {data_, size_}; }
+  // True if bytes() is a read-only private mapping of the file (not a copy in memory).
+  bool mapped() const { return map_ != nullptr; }
 
  private:
   const uint8_t* data_ = nullptr;
