@@ -134,6 +134,20 @@ std::string firstWord(const char* p, const char* e) {
   return "'" + std::string(b, static_cast<size_t>(std::min<ptrdiff_t>(p - b, 40))) + "'";
 }
 
+// The fast cost-line paths: applies a '+'/'-' relative subposition `v` to `base` in place
+// (any other `c` leaves the absolute `v`). False if it would leave 0..2^64-1, so that the
+// checked path reports the error.
+inline bool applyRelative(char c, uint64_t base, uint64_t& v) {
+  if (c == '+') {
+    if (v > ~base) return false;
+    v += base;
+  } else if (c == '-') {
+    if (v > base) return false;
+    v = base - v;
+  }
+  return true;
+}
+
 class Reader {
  public:
   explicit Reader(std::span<const uint8_t> data)
@@ -387,13 +401,7 @@ const char* Reader::fastCostLine(const char* p, const char* end) {
       uint64_t v = 0;
       while (q < end && isDigit(*q) && q - b < 18) v = v * 10 + static_cast<uint64_t>(*q++ - '0');
       if (q == b) return nullptr;
-      if (c == '+') {
-        if (v > ~last_[k]) return nullptr;
-        v += last_[k];
-      } else if (c == '-') {
-        if (v > last_[k]) return nullptr;
-        v = last_[k] - v;
-      }
+      if (!applyRelative(c, last_[k], v)) return nullptr;
       pos[k] = v;
       p = q;
     }
@@ -445,13 +453,7 @@ const char* Reader::fastCostLineBeforeNewline(const char* p) {
       uint64_t v;
       const ptrdiff_t nd = digits(p, v);
       if (nd == 0 || nd > 18) return nullptr;
-      if (c == '+') {
-        if (v > ~last_[k]) return nullptr;
-        v += last_[k];
-      } else if (c == '-') {
-        if (v > last_[k]) return nullptr;
-        v = last_[k] - v;
-      }
+      if (!applyRelative(c, last_[k], v)) return nullptr;
       pos[k] = v;
     }
     if (*p != ' ' && *p != '\t') {
