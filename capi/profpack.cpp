@@ -31,6 +31,7 @@ struct profpack_profile {
   std::mutex graphMutex;
   std::unique_ptr<profpack::CallGraph> graph;
   std::vector<std::string> names;  // from profpack_profile_load_symbols
+  long thread = -1;                // from profpack_profile_select_thread
 };
 
 namespace {
@@ -169,8 +170,8 @@ const profpack::CallGraph& graphOf(const profpack_profile* p) {
   auto* m = const_cast<profpack_profile*>(p);
   std::lock_guard<std::mutex> lock(m->graphMutex);
   if (!m->graph)
-    m->graph =
-        std::make_unique<profpack::CallGraph>(*m->profile, m->names.empty() ? nullptr : &m->names);
+    m->graph = std::make_unique<profpack::CallGraph>(
+        *m->profile, m->names.empty() ? nullptr : &m->names, m->thread);
   return *m->graph;
 }
 
@@ -510,6 +511,33 @@ profpack_status profpack_profile_units_per_second(const profpack_profile* profil
   return guard([&] {
     require(profile && per_second, "profile and per_second must not be NULL");
     *per_second = graphOf(profile).unitsPerSecond();
+  });
+}
+
+profpack_status profpack_profile_threads(const profpack_profile* profile, profpack_thread* threads,
+                                         size_t capacity, size_t* count) {
+  if (count) *count = 0;
+  return guard([&] {
+    require(profile && count, "profile and count must not be NULL");
+    require(threads || capacity == 0, "threads is NULL but capacity > 0");
+    const auto& list = graphOf(profile).threads();
+    *count = list.size();
+    for (size_t i = 0; i < capacity && i < list.size(); ++i)
+      threads[i] = {list[i].pid, list[i].threadId};
+  });
+}
+
+profpack_status profpack_profile_select_thread(profpack_profile* profile, size_t index) {
+  return guard([&] {
+    require(profile, "profile must not be NULL");
+    size_t n = graphOf(profile).threads().size();
+    if (index != PROFPACK_ALL_THREADS && index >= n)
+      throw Error(Status::invalidArgument, "",
+                  "thread index " + std::to_string(index) + " out of range: the profile has " +
+                      std::to_string(n) + " threads");
+    std::lock_guard<std::mutex> lock(profile->graphMutex);
+    profile->thread = index == PROFPACK_ALL_THREADS ? -1 : static_cast<long>(index);
+    profile->graph.reset();
   });
 }
 

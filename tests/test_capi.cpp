@@ -267,6 +267,36 @@ TEST(xray_names_events_and_version_choice) {
   profpack_profile_free(p);
 }
 
+TEST(xray_threads) {
+  profpack_profile* p = readOk(testlib::data("xray/fdr-v5-mt-manybuf.xray"));
+  size_t n = 0;
+  CHECK_EQ(profpack_profile_threads(p, nullptr, 0, &n), PROFPACK_OK);
+  CHECK_EQ(n, 4u);  // ./mt 4
+  std::vector<profpack_thread> threads(n);
+  CHECK_EQ(profpack_profile_threads(p, threads.data(), n, &n), PROFPACK_OK);
+  profpack_event ev;
+  size_t ne = 0;
+  CHECK_EQ(profpack_profile_events(p, &ev, 1, &ne), PROFPACK_OK);
+  const uint64_t all = ev.total;
+  uint64_t sum = 0;
+  for (size_t t = 0; t < n; ++t) {
+    CHECK_EQ(profpack_profile_select_thread(p, t), PROFPACK_OK);
+    CHECK_EQ(profpack_profile_events(p, &ev, 1, &ne), PROFPACK_OK);
+    CHECK(ev.total > 0 && ev.total < all);
+    sum += ev.total;
+  }
+  CHECK_EQ(sum, all);  // self time over all threads adds up to the whole trace's
+  CHECK_EQ(profpack_profile_select_thread(p, n), PROFPACK_ERROR_INVALID_ARGUMENT);
+  CHECK_EQ(profpack_profile_select_thread(p, PROFPACK_ALL_THREADS), PROFPACK_OK);
+  CHECK_EQ(profpack_profile_events(p, &ev, 1, &ne), PROFPACK_OK);
+  CHECK_EQ(ev.total, all);
+  profpack_profile_free(p);
+  p = readOk(testlib::data(kCg));
+  CHECK_EQ(profpack_profile_threads(p, nullptr, 0, &n), PROFPACK_OK);
+  CHECK_EQ(n, 0u);
+  profpack_profile_free(p);
+}
+
 TEST(dcpi_events_and_image_choice) {
   profpack_profile* p = readOk(testlib::data("dcpi/small.dcpi"));
   size_t n = 0;

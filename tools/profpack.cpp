@@ -40,6 +40,7 @@ const char* kUsage =
     "      .ppk), 1 if not.\n"
     "  --binary BIN (top, calls, info): the binary that produced the profile, to name\n"
     "      functions (XRay: the instrumented executable).\n"
+    "  --thread N (top, calls): only thread N of the list `info` prints (XRay traces).\n"
     "  --version, --help\n";
 
 int failWith(const char* context) {
@@ -173,6 +174,14 @@ int cmdInfo(const std::vector<std::string>& argv) {
     if (*e.long_name) std::printf("  %s", e.long_name);
     std::printf("\n");
   }
+  size_t nt = 0;
+  if (profpack_profile_threads(p.p, nullptr, 0, &nt) == PROFPACK_OK && nt > 0) {
+    std::vector<profpack_thread> threads(nt);
+    profpack_profile_threads(p.p, threads.data(), nt, &nt);
+    std::printf("threads: %zu\n", nt);
+    for (size_t i = 0; i < nt; ++i)
+      std::printf("  %zu: pid %u, thread %u\n", i, threads[i].pid, threads[i].thread_id);
+  }
   for (size_t i = 0; i < profpack_profile_warning_count(p.p); ++i)
     std::printf("warning: %s\n", profpack_profile_warning(p.p, i));
   return 0;
@@ -190,6 +199,7 @@ std::string commas(uint64_t v) {
 // Common options of the query commands: FILE [--event E] plus command-specific ones.
 struct QueryArgs {
   std::string file, event, source, function, binary;
+  long thread = -1;
   size_t n = 20;
   bool inclusive = false, tsv = false;
 };
@@ -202,6 +212,11 @@ int parseQuery(const std::vector<std::string>& args, QueryArgs& q, const char* c
       q.event = args[++i];
     } else if (a == "--binary" && hasValue) {
       q.binary = args[++i];
+    } else if (a == "--thread" && hasValue) {
+      char* end = nullptr;
+      long t = std::strtol(args[++i].c_str(), &end, 10);
+      if (*end || t < 0) return usageError("--thread needs a thread index (see profpack info)");
+      q.thread = t;
     } else if (a == "--source" && hasValue) {
       q.source = args[++i];
     } else if (a == "-n" && hasValue) {
@@ -232,6 +247,9 @@ int openQuery(const QueryArgs& q, Profile& p, size_t& event, std::string& eventN
     return failWith(q.file.c_str());
   if (!q.binary.empty() && profpack_profile_load_symbols(p.p, q.binary.c_str()) != PROFPACK_OK)
     return failWith(q.binary.c_str());
+  if (q.thread >= 0 &&
+      profpack_profile_select_thread(p.p, static_cast<size_t>(q.thread)) != PROFPACK_OK)
+    return failWith(q.file.c_str());
   size_t n = 0;
   if (profpack_profile_events(p.p, nullptr, 0, &n) != PROFPACK_OK) return failWith(q.file.c_str());
   if (n == 0) {

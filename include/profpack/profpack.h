@@ -312,6 +312,32 @@ PROFPACK_API profpack_status profpack_profile_function_calls(const profpack_prof
 PROFPACK_API profpack_status profpack_profile_units_per_second(const profpack_profile* profile,
                                                                double* per_second);
 
+/** A thread whose figures can be queried on their own (XRay: one (pid, thread id) pair). */
+typedef struct profpack_thread {
+  uint32_t pid;
+  uint32_t thread_id;
+} profpack_thread;
+
+/** Selects every thread in profpack_profile_select_thread(). */
+#define PROFPACK_ALL_THREADS SIZE_MAX
+
+/**
+ * Two-call enumeration of the profile's threads (XRay traces: by pid, then thread id; other
+ * formats: none), as profpack_profile_line_costs() enumerates.
+ */
+PROFPACK_API profpack_status profpack_profile_threads(const profpack_profile* profile,
+                                                      profpack_thread* threads, size_t capacity,
+                                                      size_t* count);
+
+/**
+ * Restricts every later query on `profile` (events, functions, costs, calls, callers, callees,
+ * top) to thread `index` of profpack_profile_threads(), or lifts the restriction with
+ * PROFPACK_ALL_THREADS (the default). Function ids may change. Must not run concurrently with
+ * other calls on the same profile.
+ */
+PROFPACK_API profpack_status profpack_profile_select_thread(profpack_profile* profile,
+                                                            size_t index);
+
 /** Rank by inclusive rather than self cost in profpack_profile_top_functions(). */
 #define PROFPACK_TOP_INCLUSIVE 0x1u
 

@@ -14,10 +14,10 @@
 
 namespace profpack {
 
-CallGraph::CallGraph(const Profile& profile, const std::vector<std::string>* names) {
+CallGraph::CallGraph(const Profile& profile, const std::vector<std::string>* names, long thread) {
   auto root = profile.root();
   switch (root.getFormat()) {
-    case ir::Format::XRAY: fromXray(profile, names); break;
+    case ir::Format::XRAY: fromXray(profile, names, thread); break;
     case ir::Format::DCPI: fromDcpi(profile); break;
     case ir::Format::GPERFTOOLS: fromStacks(profile); break;
     default:
@@ -122,8 +122,18 @@ void CallGraph::fromCostTables(const Profile& profile) {
   profile_ = &profile;
 }
 
-void CallGraph::fromXray(const Profile& profile, const std::vector<std::string>* names) {
+void CallGraph::fromXray(const Profile& profile, const std::vector<std::string>* names,
+                         long thread) {
   XrayAccount account = accountXray(profile);
+  for (const XrayThreadAccount& t : account.threads) threads_.push_back({t.pid, t.threadId});
+  if (thread >= static_cast<long>(account.threads.size()))
+    throw Error(Status::invalidArgument, "",
+                "thread index " + std::to_string(thread) + " out of range: the trace has " +
+                    std::to_string(account.threads.size()) + " threads");
+  const std::vector<XrayFunctionStats>& stats =
+      thread < 0 ? account.functions : account.threads[static_cast<size_t>(thread)].functions;
+  const std::vector<XrayCallEdge>& calls =
+      thread < 0 ? account.edges : account.threads[static_cast<size_t>(thread)].edges;
   eventNames_ = {"ticks"};
   if (account.cycleFrequency > 0 && account.cycleFrequency < 1e15)
     unitsPerSecond_ = account.cycleFrequency;
@@ -144,7 +154,7 @@ void CallGraph::fromXray(const Profile& profile, const std::vector<std::string>*
     }
     return it->second;
   };
-  for (const XrayFunctionStats& f : account.functions) {
+  for (const XrayFunctionStats& f : stats) {
     if (f.calls == 0 && f.inclusiveTicks == 0 && f.selfTicks == 0) continue;
     uint64_t i = fn(f.functionId);
     self_[i] = f.selfTicks;
@@ -152,7 +162,7 @@ void CallGraph::fromXray(const Profile& profile, const std::vector<std::string>*
     calls_.resize(functions_.size(), 0);
     calls_[i] = f.calls;
   }
-  for (const XrayCallEdge& e : account.edges) {
+  for (const XrayCallEdge& e : calls) {
     if (e.caller == 0) continue;  // a call at the bottom of a stack has no caller
     edges_.push_back({fn(e.caller), fn(e.callee), e.calls, {e.ticks}});
   }

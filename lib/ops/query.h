@@ -43,7 +43,16 @@ struct LineCost {
 //   the image's path; one event named after the `event` header line.
 class CallGraph {
  public:
-  explicit CallGraph(const Profile& profile, const std::vector<std::string>* names = nullptr);
+  // `thread`: for XRay, restrict every figure to thread `thread` of threads() (-1: all).
+  explicit CallGraph(const Profile& profile, const std::vector<std::string>* names = nullptr,
+                     long thread = -1);
+
+  // The threads the profile's figures can be restricted to (XRay: (pid, thread id) pairs in
+  // ascending order); empty for other formats.
+  struct Thread {
+    uint32_t pid = 0, threadId = 0;
+  };
+  const std::vector<Thread>& threads() const { return threads_; }
 
   size_t events() const { return eventNames_.size(); }
   const std::vector<std::string>& eventNames() const { return eventNames_; }
@@ -75,13 +84,14 @@ class CallGraph {
 
  private:
   void fromCostTables(const Profile& profile);
-  void fromXray(const Profile& profile, const std::vector<std::string>* names);
+  void fromXray(const Profile& profile, const std::vector<std::string>* names, long thread);
   void fromDcpi(const Profile& profile);
   void fromStacks(const Profile& profile);
   std::vector<std::string> eventNames_, eventLongNames_;
   std::vector<FunctionRow> functions_;
   std::vector<uint64_t> self_, inclusive_, totals_, calls_;
   double unitsPerSecond_ = 0;
+  std::vector<Thread> threads_;
   std::vector<CallEdge> edges_;
   // Per-file line costs, built from the cost tables on the first lines() call (thread-safe).
   const std::unordered_map<std::string, std::vector<LineCost>>& lineIndex() const;
