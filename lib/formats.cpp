@@ -134,6 +134,10 @@ FormatId detectFormat(std::span<const uint8_t> data) {
 }
 
 std::unique_ptr<Profile> readProfile(std::span<const uint8_t> data, const ReadOptions& options) {
+  // An empty input may come with a null pointer (an empty std::vector, a C caller's NULL):
+  // give the readers a valid one, so no memchr/memcpy ever sees null.
+  static const uint8_t kNothing[1] = {0};
+  if (data.empty()) data = std::span<const uint8_t>(kNothing, 0);
   FormatId f = options.format == FormatId::unknown ? detectFormat(data) : options.format;
   switch (f) {
     case FormatId::ppk: return decodePpk(data, options.maxPpkMessage);

@@ -50,6 +50,7 @@ NumResult parseNumber(std::string_view s, size_t& pos, uint64_t& out) {
 }
 
 void rejectNul(std::span<const uint8_t> data, const char* format) {
+  if (data.empty()) return;  // memchr on an empty span's null pointer is undefined
   const void* nul = std::memchr(data.data(), 0, data.size());
   if (!nul) return;
   size_t off = static_cast<size_t>(static_cast<const uint8_t*>(nul) - data.data());
