@@ -9,6 +9,7 @@
 #include "formats.h"
 #include "ir/column.h"
 #include "ir/costs.h"
+#include "ops/query.h"
 #include "ops/summary.h"
 #include "testlib.h"
 
@@ -119,9 +120,9 @@ TEST(corpus_self_totals_match_totals_line) {
   // The self costs add up to the totals: line valgrind wrote (per part).
   std::string text = testlib::slurp(testlib::data("callgrind/callgrind.workload.out"));
   auto p = read(text);
-  Summary s = summarize(*p);
-  CHECK_EQ(s.events.size(), size_t{1});
-  CHECK_EQ(s.events[0].total, uint64_t{88742802});
+  CallGraph g(*p);
+  CHECK_EQ(g.events(), size_t{1});
+  CHECK_EQ(g.total(0), uint64_t{88742802});
   auto threads =
       read(testlib::slurp(testlib::data("callgrind/callgrind.workload.threads-combined.out")));
   CHECK_EQ(threads->root().getParts().size(), 3u);
@@ -313,7 +314,7 @@ TEST(calls_with_targets_and_inclusive_costs) {
   CHECK_EQ(r.targetPos(2, 1), uint64_t{6});
   CHECK_EQ(r.pos(2, 0), uint64_t{0x104});
   // Self cost counts only cost rows.
-  CHECK_EQ(summarize(*p).events[0].total, uint64_t{1});
+  CHECK_EQ(CallGraph(*p).total(0), uint64_t{1});
   checkRoundTrip(*p);
 }
 
@@ -390,7 +391,7 @@ TEST(cachegrind_family_interop) {
   CHECK(cache.find("cmd: ") < cache.find("events: "));
   CHECK(detectFormat(bytes(cache)) == FormatId::cachegrind);
   auto back = readCachegrind(bytes(cache));
-  CHECK_EQ(summarize(*back).events[0].total, summarize(*cg).events[0].total);
+  CHECK_EQ(CallGraph(*back).total(0), CallGraph(*cg).total(0));
   // Cachegrind -> Callgrind: a valid file with the same self costs, and stable from then on.
   std::string cgText = testlib::slurp(testlib::data("cachegrind/cachegrind.workload.out"));
   auto cachegrind = readCachegrind(bytes(cgText));
@@ -398,8 +399,9 @@ TEST(cachegrind_family_interop) {
   CHECK(detectFormat(bytes(callgrind)) == FormatId::callgrind);
   auto asCallgrind = read(callgrind);
   Summary a = summarize(*cachegrind), b = summarize(*asCallgrind);
-  CHECK_EQ(a.events.size(), b.events.size());
-  for (size_t i = 0; i < a.events.size(); ++i) CHECK_EQ(a.events[i].total, b.events[i].total);
+  CallGraph ga(*cachegrind), gb(*asCallgrind);
+  CHECK_EQ(ga.events(), gb.events());
+  for (size_t i = 0; i < ga.events(); ++i) CHECK_EQ(ga.total(i), gb.total(i));
   CHECK_EQ(a.functions, b.functions);
   checkRoundTrip(*asCallgrind);
 }

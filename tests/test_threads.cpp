@@ -12,10 +12,14 @@
 
 namespace {
 const char* kFiles[] = {
-    "cachegrind/cachegrind.workload.out", "cachegrind/cachegrind.workload.ir-only.out",
-    "xray/fdr-v5-st.xray",                "xray/basic-v3-st.xray",
-    "dcpi/small.dcpi",                    "dcpi/medium.dcpi",
-    "xray/fdr-v5-tailexit.xray",          "dcpi/padded-unknown.dcpi",
+    "cachegrind/cachegrind.workload.out",
+    "cachegrind/cachegrind.workload.ir-only.out",
+    "xray/fdr-v5-st.xray",
+    "xray/basic-v3-st.xray",
+    "dcpi/small.dcpi",
+    "dcpi/medium.dcpi",
+    "xray/fdr-v5-tailexit.xray",
+    "dcpi/padded-unknown.dcpi",
 };
 }  // namespace
 

@@ -9,12 +9,6 @@
 
 namespace profpack {
 
-struct EventSummary {
-  std::string name;
-  std::string longName;
-  uint64_t total = 0;  // sum of self costs over every part
-};
-
 struct Summary {
   ir::Format format = ir::Format::UNKNOWN;
   std::string formatVersion;
@@ -24,8 +18,9 @@ struct Summary {
   uint64_t files = 0;      // distinct source file names
   uint64_t objects = 0;    // distinct objects (ELF objects, mappings, images)
   uint64_t strings = 0;    // interned strings
-  std::vector<EventSummary> events;
 };
+// Events and their totals are not here: CallGraph (lib/ops/query.h) is the one place that
+// defines them per format, for info and queries alike.
 
 Summary summarize(const Profile& profile);
 
