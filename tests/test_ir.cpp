@@ -63,6 +63,64 @@ TEST(column_rejects_count_mismatch_and_truncated_varint) {
   CHECK(threw);
 }
 
+// The cursor must give exactly what decodeColumn gives, for every encoding, whatever batch
+// sizes it is read in (runs split across reads, chunk boundaries inside a batch).
+TEST(column_cursor_matches_decode_in_any_batches) {
+  std::mt19937_64 rng(11);
+  std::vector<uint64_t> v;
+  while (v.size() < kColumnChunkValues + 5000) {  // runs of 1..40 equal values and strides
+    const uint64_t x = rng() % 7 == 0 ? rng() : rng() % 300, len = 1 + rng() % 40;
+    const bool stride = rng() % 3 == 0;
+    for (uint64_t i = 0; i < len; ++i) v.push_back(stride ? x + 5 * i : x);
+  }
+  v.push_back(uint64_t{1} << 62);  // a value the run encodings store with an escape
+  for (Enc e : {Enc::VARINT, Enc::ZIGZAG_DELTA, Enc::VARINT_RUNS, Enc::ZIGZAG_DELTA_RUNS}) {
+    capnp::MallocMessageBuilder m;
+    auto c = m.initRoot<ir::Column>();
+    encodeColumn(c, v, e);
+    CHECK(decodeColumn(c.asReader()) == v);
+    for (size_t maxBatch : {1, 3, 16, 17, 4096}) {
+      ColumnCursor cur(c.asReader());
+      std::vector<uint64_t> got, buf(maxBatch);
+      while (cur.remaining() > 0) {
+        const size_t n = std::min<uint64_t>(cur.remaining(), 1 + rng() % maxBatch);
+        cur.read(buf.data(), n);
+        got.insert(got.end(), buf.begin(), buf.begin() + static_cast<long>(n));
+      }
+      cur.finish();
+      CHECK(got == v);
+    }
+  }
+}
+
+TEST(column_cursor_rejects_what_decode_rejects) {
+  auto fails = [](ir::Column::Reader c, size_t read, const char* what) {
+    try {
+      ColumnCursor cur(c);
+      std::vector<uint64_t> buf(read);
+      cur.read(buf.data(), read);
+      cur.finish();
+    } catch (const Error& e) {
+      CHECK_CONTAINS(e.what(), what);
+      return;
+    }
+    CHECK(!"no error");
+  };
+  capnp::MallocMessageBuilder m;
+  auto c = m.initRoot<ir::Column>();
+  encodeColumn(c, std::vector<uint64_t>{1, 300, 5}, Enc::VARINT_RUNS);
+  fails(c.asReader(), 4, "fewer values");  // asks for more than the column declares
+  c.setCount(4);
+  fails(c.asReader(), 4, "does not match its data");  // declares more than the data holds
+  c.setCount(2);
+  fails(c.asReader(), 2, "does not match its data");  // the data holds more than declared
+  c.setCount(1u << 30);
+  fails(c.asReader(), 0, "more values than it has bytes");
+  c.setCount(3);
+  c.setChunkValues(2);
+  fails(c.asReader(), 3, "more values than its chunk size");
+}
+
 TEST(strings_sorted_compacted_and_read_back) {
   StringInterner in;
   uint64_t z = in.intern("zeta"), a = in.intern("alpha"), u = in.intern("unused"),

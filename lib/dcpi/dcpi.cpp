@@ -20,6 +20,7 @@
 #include <array>
 #include <bit>
 #include <cstring>
+#include <iterator>
 #include <memory>
 #include <string_view>
 
@@ -445,55 +446,6 @@ uint64_t decodeChunks(ir::ImageHistogram::Reader image, DcpiImage& d) {
   return total;
 }
 
-// Reads the values of a Column one by one, with the checks of decodeColumn.
-class ColumnStream {
- public:
-  explicit ColumnStream(ir::Column::Reader c)
-      : chunks_(c.getChunks()),
-        per_(c.getChunkValues()),
-        delta_(c.getEncoding() == ir::Column::Encoding::ZIGZAG_DELTA) {}
-  uint64_t next() {
-    while (p_ == e_) nextChunk();
-    uint64_t v = *p_++;
-    if (v >= 0x80) {
-      v &= 0x7f;
-      for (unsigned shift = 7;; shift += 7) {
-        if (p_ == e_ || shift > 63) corruptImage("truncated or overlong varint in counts");
-        const uint8_t b = *p_++;
-        v |= static_cast<uint64_t>(b & 0x7f) << shift;
-        if (!(b & 0x80)) break;
-      }
-    }
-    if (delta_) {
-      prev_ += static_cast<uint64_t>(static_cast<int64_t>((v >> 1) ^ (~(v & 1) + 1)));
-      v = prev_;
-    }
-    ++inChunk_;
-    return v;
-  }
-  // All values read: nothing may be left.
-  void finish() {
-    if (p_ != e_ || next_ != chunks_.size()) corruptImage("counts column holds extra values");
-    if (inChunk_ > per_) corruptImage("counts column chunk exceeds its chunk size");
-  }
-
- private:
-  void nextChunk() {
-    if (inChunk_ > per_) corruptImage("counts column chunk exceeds its chunk size");
-    if (next_ == chunks_.size()) corruptImage("counts column holds fewer values than declared");
-    auto c = chunks_[next_++];
-    p_ = c.begin();
-    e_ = c.end();
-    prev_ = 0;
-    inChunk_ = 0;
-  }
-  capnp::List<capnp::Data>::Reader chunks_;
-  uint64_t per_;
-  bool delta_;
-  unsigned next_ = 0;
-  const uint8_t *p_ = nullptr, *e_ = nullptr;
-  uint64_t prev_ = 0, inChunk_ = 0;
-};
 }  // namespace
 
 DcpiImage decodeDcpiImage(ir::ImageHistogram::Reader image) {
@@ -540,18 +492,23 @@ std::string writeImage(ir::ImageHistogram::Reader image) {
       corruptImage("the terminator is not a samples line");
   }
   put(image.getTerminator());
-  ColumnStream stream(image.getCounts());
+  ColumnCursor values(image.getCounts());
+  uint64_t batch[4096];
   for (size_t k = 0; k < d.offset.size(); ++k) {
     putLe32(w, static_cast<uint32_t>(d.offset[k]));
     putLe32(w + 4, static_cast<uint32_t>(d.number[k]));
     w += 8;
-    for (uint64_t i = 0; i < d.number[k]; ++i, w += 4) {
-      const uint64_t c = stream.next();
-      if (c > 0xffffffffu) corruptImage("a count does not fit in 32 bits");
-      putLe32(w, static_cast<uint32_t>(c));
+    for (uint64_t left = d.number[k]; left > 0;) {
+      const size_t n = static_cast<size_t>(std::min<uint64_t>(left, std::size(batch)));
+      values.read(batch, n);
+      for (size_t i = 0; i < n; ++i, w += 4) {
+        if (batch[i] > 0xffffffffu) corruptImage("a count does not fit in 32 bits");
+        putLe32(w, static_cast<uint32_t>(batch[i]));
+      }
+      left -= n;
     }
   }
-  stream.finish();
+  values.finish();
   putLe32(w, d.footerAddresses);
   putLe32(w + 4, d.footerSamples);
   return out;

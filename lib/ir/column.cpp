@@ -263,6 +263,137 @@ std::vector<uint64_t> decodeColumn(ir::Column::Reader column) {
   return out;
 }
 
+ColumnCursor::ColumnCursor(ir::Column::Reader column)
+    : chunks_(column.getChunks()), count_(column.getCount()), per_(column.getChunkValues()) {
+  const auto encoding = column.getEncoding();
+  delta_ = encoding == ir::Column::Encoding::ZIGZAG_DELTA ||
+           encoding == ir::Column::Encoding::ZIGZAG_DELTA_RUNS;
+  runs_ = encoding == ir::Column::Encoding::VARINT_RUNS ||
+          encoding == ir::Column::Encoding::ZIGZAG_DELTA_RUNS;
+  if (!delta_ && !runs_ && encoding != ir::Column::Encoding::VARINT)
+    throw Error(Status::unsupported, "ppk", "column uses an unknown encoding");
+  if (count_ > 0 && per_ == 0) corrupt("column has values but a chunk size of 0");
+  uint64_t bytes = 0;
+  for (auto c : chunks_) bytes += c.size();
+  if (count_ / (runs_ ? 15 : 1) > bytes) corrupt("column declares more values than it has bytes");
+}
+
+void ColumnCursor::nextChunk() {
+  if (next_ == chunks_.size()) corrupt("column value count does not match its data");
+  auto c = chunks_[next_++];
+  p_ = c.begin();
+  e_ = c.end();
+  prev_ = 0;
+  inChunk_ = 0;
+}
+
+template <bool kDelta, bool kRuns>
+void ColumnCursor::readAs(uint64_t* out, size_t n) {
+  // The state lives in locals for the loop: stores through `out` could otherwise alias the
+  // members and force a reload of each one per value.
+  const uint8_t *p = p_, *e = e_;
+  uint64_t prev = prev_, inChunk = inChunk_;
+  const uint64_t per = per_;
+  auto emit = [&](uint64_t v, uint64_t k) {  // k copies of a value (or steps of a delta)
+    for (uint64_t i = 0; i < k; ++i) {
+      if constexpr (kDelta) {
+        prev += v;
+        out[i] = prev;
+      } else {
+        out[i] = v;
+      }
+    }
+    out += k;
+    n -= k;
+  };
+  if (runLeft_ > 0) {  // the rest of a run that the previous call stopped in
+    const uint64_t k = std::min<uint64_t>(runLeft_, n);
+    emit(runValue_, k);
+    runLeft_ -= k;
+  }
+  auto varint = [&]() -> uint64_t {
+    uint8_t b = *p++;
+    if (b < 0x80) return b;
+    uint64_t v = b & 0x7f;
+    for (unsigned shift = 7;; shift += 7) {
+      if (p == e || shift > 63) corrupt("truncated or overlong varint in column");
+      b = *p++;
+      v |= static_cast<uint64_t>(b & 0x7f) << shift;
+      if (!(b & 0x80)) return v;
+    }
+  };
+  while (n > 0) {
+    if (p == e) [[unlikely]] {
+      p_ = p;
+      nextChunk();
+      p = p_;
+      e = e_;
+      prev = 0;
+      inChunk = 0;
+      continue;
+    }
+    uint64_t v = varint();
+    uint64_t run = 1;
+    if constexpr (kRuns) {
+      if ((v & 15) == 15) [[unlikely]] {
+        if (p == e) corrupt("truncated run in column");
+        v = varint();
+      } else {
+        run = (v & 15) + 1;
+        v >>= 4;
+      }
+    }
+    inChunk += run;
+    if (inChunk > per) [[unlikely]]
+      corrupt("column chunk holds more values than its chunk size");
+    if constexpr (kDelta)
+      v = static_cast<uint64_t>(static_cast<int64_t>((v >> 1) ^ (~(v & 1) + 1)));
+    if (run == 1) {
+      if constexpr (kDelta) v = prev += v;
+      *out++ = v;
+      --n;
+    } else if (n >= 16) {  // room for 16: a fixed-length fill, then keep `run` of them
+      if constexpr (kDelta) {
+#pragma GCC unroll 16
+        for (uint64_t i = 0; i < 16; ++i) out[i] = prev + v * (i + 1);
+      } else {
+        typedef uint64_t Pair __attribute__((vector_size(16)));
+        const Pair two = {v, v};
+#pragma GCC unroll 8
+        for (int i = 0; i < 16; i += 2) std::memcpy(out + i, &two, sizeof two);
+      }
+      if constexpr (kDelta) prev += v * run;
+      out += run;
+      n -= run;
+    } else if (run <= n) {
+      emit(v, run);
+    } else {  // the run goes on past this call
+      runValue_ = v;
+      runLeft_ = run - n;
+      emit(v, n);
+    }
+  }
+  p_ = p;
+  prev_ = prev;
+  inChunk_ = inChunk;
+}
+
+void ColumnCursor::read(uint64_t* out, size_t n) {
+  if (n > count_ - done_) corrupt("column holds fewer values than were asked of it");
+  done_ += n;
+  if (delta_)
+    runs_ ? readAs<true, true>(out, n) : readAs<true, false>(out, n);
+  else
+    runs_ ? readAs<false, true>(out, n) : readAs<false, false>(out, n);
+}
+
+void ColumnCursor::finish() {
+  if (done_ != count_ || runLeft_ > 0 || p_ != e_)
+    corrupt("column value count does not match its data");
+  for (; next_ < chunks_.size(); ++next_)
+    if (chunks_[next_].size() > 0) corrupt("column value count does not match its data");
+}
+
 StringInterner::StringInterner() { strings_.emplace_back(); }
 
 uint64_t StringInterner::intern(std::string_view s) {

@@ -160,6 +160,40 @@ class ColumnWriter {
 // truncated varint), so a corrupt .ppk can never index out of bounds later.
 std::vector<uint64_t> decodeColumn(ir::Column::Reader column);
 
+// Decodes a column a batch at a time, with the checks of decodeColumn: for passes over long
+// columns that need only a window of their values in memory (a decoded 10-million-row column
+// is 80 MB of page faults; a window of a few thousand stays in cache).
+class ColumnCursor {
+ public:
+  // Throws like decodeColumn on an unknown encoding or a count its bytes cannot hold.
+  explicit ColumnCursor(ir::Column::Reader column);
+  uint64_t size() const { return count_; }  // values the column declares
+  uint64_t remaining() const { return count_ - done_; }
+  // Decodes the next n values into out[0, n). Throws Status::malformed if fewer remain or the
+  // data is truncated.
+  void read(uint64_t* out, size_t n);
+  uint64_t next() {
+    uint64_t v;
+    read(&v, 1);
+    return v;
+  }
+  // Throws unless every declared value was read and the data holds no more.
+  void finish();
+
+ private:
+  template <bool kDelta, bool kRuns>
+  void readAs(uint64_t* out, size_t n);
+  void nextChunk();
+  capnp::List<capnp::Data>::Reader chunks_;
+  uint64_t count_ = 0, done_ = 0;
+  uint32_t per_ = 0;
+  bool delta_ = false, runs_ = false;
+  unsigned next_ = 0;  // index of the next chunk
+  const uint8_t *p_ = nullptr, *e_ = nullptr;
+  uint64_t prev_ = 0, inChunk_ = 0;
+  uint64_t runValue_ = 0, runLeft_ = 0;  // pending copies of a run (a delta when delta_)
+};
+
 // Convenience: encode a vector into a column.
 void encodeColumn(ir::Column::Builder out, std::span<const uint64_t> values,
                   ir::Column::Encoding encoding = ir::Column::Encoding::VARINT);
