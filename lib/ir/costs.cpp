@@ -179,6 +179,76 @@ DecodedCosts::DecodedCosts(ir::CostTable::Reader t, size_t npos, size_t events, 
     if (x >= contexts) corrupt("cost table association refers to a missing context");
 }
 
+CostTableBatches::CostTableBatches(ir::CostTable::Reader t, size_t npos, size_t events,
+                                   size_t contexts)
+    : kind_(t.getKind()),
+      context_(t.getContext()),
+      sourceFile_(t.getSourceFile()),
+      costCount_(t.getCostCount()),
+      costs_(t.getCosts()),
+      target_(t.getTarget()),
+      count_(t.getCount()),
+      left_(t.getRows()),
+      events_(events),
+      contexts_(contexts),
+      jumped_(t.getJumped().getCount()) {
+  if (t.getPositions().size() != npos || t.getTargetPositions().size() != npos)
+    corrupt("cost table has a position column count that differs from positionKinds");
+  for (ColumnCursor* c : {&kind_, &context_, &sourceFile_, &costCount_})
+    if (c->size() != left_) corrupt("cost table columns disagree with its row count");
+  for (auto c : t.getPositions())
+    if (c.getCount() != left_) corrupt("cost table position column disagrees with its row count");
+  if (target_.size() != count_.size())
+    corrupt("cost table association columns disagree with the rows");
+  for (auto c : t.getTargetPositions())
+    if (c.getCount() != target_.size())
+      corrupt("cost table target positions disagree with the rows");
+  for (auto* v : {&kind, &context, &sourceFile, &costCount}) v->resize(kBatch);
+}
+
+bool CostTableBatches::next() {
+  rows = static_cast<size_t>(std::min<uint64_t>(left_, kBatch));
+  if (rows == 0) {
+    for (ColumnCursor* c :
+         {&kind_, &context_, &sourceFile_, &costCount_, &costs_, &target_, &count_})
+      c->finish();
+    if (jumped_ != conds_) corrupt("cost table association columns disagree with the rows");
+    return false;
+  }
+  left_ -= rows;
+  kind_.read(kind.data(), rows);
+  context_.read(context.data(), rows);
+  sourceFile_.read(sourceFile.data(), rows);
+  costCount_.read(costCount.data(), rows);
+  // Branch-free reductions (the compiler vectorises them); the checks follow on the results.
+  uint64_t assoc = 0, ncost = 0, conds = 0, maxKind = 0, maxContext = 0, maxCount = 0;
+  for (size_t r = 0; r < rows; ++r) {
+    maxKind = std::max(maxKind, kind[r]);
+    maxContext = std::max(maxContext, context[r]);
+    maxCount = std::max(maxCount, costCount[r]);
+    ncost += costCount[r];
+    assoc += kind[r] != static_cast<uint64_t>(ir::RecordKind::COST);
+    conds += kind[r] == static_cast<uint64_t>(ir::RecordKind::COND_JUMP);
+  }
+  if (maxKind > static_cast<uint64_t>(ir::RecordKind::COND_JUMP))
+    corrupt("cost table row has unknown kind");
+  if (maxContext >= contexts_) corrupt("cost table row refers to a missing context");
+  if (maxCount > events_) corrupt("cost table row has more costs than events");
+  conds_ += conds;
+  // Both sizes are checked against the columns (whose counts their bytes bound) before use.
+  if (ncost > costs_.remaining()) corrupt("cost table cost values disagree with cost counts");
+  if (assoc > target_.remaining()) corrupt("cost table association columns disagree with the rows");
+  costs.resize(ncost);
+  costs_.read(costs.data(), ncost);
+  target.resize(assoc);
+  count.resize(assoc);
+  target_.read(target.data(), assoc);
+  count_.read(count.data(), assoc);
+  for (uint64_t x : target)
+    if (x >= contexts_) corrupt("cost table association refers to a missing context");
+  return true;
+}
+
 DecodedContexts::DecodedContexts(ir::Contexts::Reader c, uint64_t strings) {
   object = decodeColumn(c.getObject());
   file = decodeColumn(c.getFile());

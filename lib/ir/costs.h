@@ -106,6 +106,29 @@ struct DecodedCosts {
                bool withPositions = true);
 };
 
+// The rows of a CostTable a batch at a time, without their positions, with the checks of
+// DecodedCosts: for per-function aggregations, which then touch a few kilobytes of decoded
+// values instead of every column of the table at once.
+class CostTableBatches {
+ public:
+  CostTableBatches(ir::CostTable::Reader table, size_t positionKinds, size_t events,
+                   size_t contexts);
+  // Decodes the next batch into the members below; false once every row was read (after
+  // checking that every column ends where the rows say).
+  bool next();
+  size_t rows = 0;  // in this batch
+  // Per row of the batch: kind, context, sourceFile, costCount; `costs` holds the batch's cost
+  // values concatenated; `target` and `count` one value per association row of the batch.
+  std::vector<uint64_t> kind, context, sourceFile, costCount, costs, target, count;
+
+ private:
+  static constexpr size_t kBatch = 4096;
+  ColumnCursor kind_, context_, sourceFile_, costCount_, costs_, target_, count_;
+  uint64_t left_, conds_ = 0;
+  size_t events_, contexts_;
+  uint64_t jumped_;
+};
+
 // Decoded Contexts columns.
 struct DecodedContexts {
   std::vector<uint64_t> object, file, function;

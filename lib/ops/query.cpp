@@ -9,6 +9,7 @@
 #include "../error.h"
 #include "../gperftools/gperftools.h"
 #include "../ir/costs.h"
+#include "../util/pairmap.h"
 #include "../xray/account.h"
 #include "stacks.h"
 
@@ -28,9 +29,16 @@ CallGraph::CallGraph(const Profile& profile, const std::vector<std::string>* nam
       fromCostTables(profile);
   }
   eventLongNames_.resize(eventNames_.size());
+  for (size_t e = 0; e < edges_.size(); ++e) edges_[e].inclusive = edgeCost(e);
   totals_.assign(events(), 0);
   for (size_t f = 0; f < functions(); ++f)
     for (size_t e = 0; e < events(); ++e) totals_[e] += self(f, e);
+}
+
+size_t CallGraph::addEdge(uint64_t caller, uint64_t callee, uint64_t calls) {
+  edges_.push_back({caller, callee, calls, nullptr});
+  edgeCosts_.resize(edgeCosts_.size() + events(), 0);
+  return edges_.size() - 1;
 }
 
 void CallGraph::fromCostTables(const Profile& profile) {
@@ -61,40 +69,61 @@ void CallGraph::fromCostTables(const Profile& profile) {
       ctxFn[ctx] = fnOf(contexts.object[ctx], contexts.file[ctx], contexts.function[ctx]);
     return ctxFn[ctx];
   };
-  std::unordered_map<uint64_t, uint64_t> inlinedFn;  // (ctx, file) -> function
-  std::unordered_map<uint64_t, size_t> edgeIndex;    // (caller << 32 | callee) -> edge
+  PairMap inlinedFn;  // (ctx, file) -> function
+  PairMap edgeIndex;  // (caller, callee) -> edge
+  uint64_t lastCtx = kNone, lastFile = 0, lastFn = 0;
 
   for (auto part : root.getParts()) {
-    DecodedCosts t(part.getCosts(), npos, ne, contexts.size(), /*withPositions=*/false);
-    size_t ci = 0, ai = 0;
-    for (size_t r = 0; r < t.kind.size(); ++r) {
-      const size_t n = t.costCount[r];
-      const uint64_t* c = t.costs.data() + ci;
-      ci += n;
-      const uint64_t ctx = t.context[r];
-      uint64_t fn;
-      if (t.sourceFile[r] == 0) {
-        fn = fnOfContext(ctx);
-      } else {
-        auto [it, inserted] =
-            inlinedFn.try_emplace(ctx * 0x9e3779b97f4a7c15ull ^ t.sourceFile[r], 0);
-        if (inserted)
-          it->second = fnOf(contexts.object[ctx], t.sourceFile[r], contexts.function[ctx]);
-        fn = it->second;
+    CostTableBatches t(part.getCosts(), npos, ne, contexts.size());
+    while (t.next()) {
+      size_t ci = 0, ai = 0;
+      // Locals: the loop stores through uint64_t pointers, which could alias the vectors.
+      const uint64_t *kind = t.kind.data(), *context = t.context.data();
+      const uint64_t *sourceFile = t.sourceFile.data(), *costCount = t.costCount.data();
+      const uint64_t* costs = t.costs.data();
+      uint64_t* selfCosts = self_.data();
+      for (size_t r = 0; r < t.rows; ++r) {
+        const size_t n = costCount[r];
+        const uint64_t* c = costs + ci;
+        ci += n;
+        const uint64_t ctx = context[r];
+        uint64_t fn;
+        if (sourceFile[r] == 0) {
+          fn = ctxFn[ctx];
+          if (fn == kNone) [[unlikely]] {
+            fn = fnOfContext(ctx);
+            selfCosts = self_.data();  // fnOf grows self_
+          }
+        } else if (ctx == lastCtx && sourceFile[r] == lastFile) {  // runs of inlined rows
+          fn = lastFn;
+        } else {
+          bool inserted;
+          uint64_t& f = inlinedFn.findOrInsert(ctx, sourceFile[r], 0, inserted);
+          if (inserted) f = fnOf(contexts.object[ctx], sourceFile[r], contexts.function[ctx]);
+          fn = lastFn = f;
+          lastCtx = ctx;
+          lastFile = sourceFile[r];
+          selfCosts = self_.data();
+        }
+        if (kind[r] == static_cast<uint64_t>(ir::RecordKind::COST)) {
+          uint64_t* self = selfCosts + fn * ne;
+          if (n == 1)
+            self[0] += c[0];
+          else
+            for (size_t i = 0; i < n; ++i) self[i] += c[i];
+          continue;
+        }
+        const size_t a = ai++;
+        if (kind[r] != static_cast<uint64_t>(ir::RecordKind::CALL)) continue;  // jumps
+        const uint64_t callee = fnOfContext(t.target[a]);
+        selfCosts = self_.data();
+        bool inserted;
+        const uint64_t e = edgeIndex.findOrInsert(fn, callee, edges_.size(), inserted);
+        if (inserted) addEdge(fn, callee, 0);
+        edges_[e].calls += t.count[a];
+        uint64_t* inclusive = edgeCost(e);
+        for (size_t i = 0; i < n; ++i) inclusive[i] += c[i];
       }
-      if (t.kind[r] == static_cast<uint64_t>(ir::RecordKind::COST)) {
-        uint64_t* self = self_.data() + fn * ne;
-        for (size_t i = 0; i < n; ++i) self[i] += c[i];
-        continue;
-      }
-      const size_t a = ai++;
-      if (t.kind[r] != static_cast<uint64_t>(ir::RecordKind::CALL)) continue;  // jumps
-      const uint64_t callee = fnOfContext(t.target[a]);
-      auto [it, inserted] = edgeIndex.try_emplace(fn << 32 | callee, edges_.size());
-      if (inserted) edges_.push_back({fn, callee, 0, std::vector<uint64_t>(ne, 0)});
-      CallEdge& edge = edges_[it->second];
-      edge.calls += t.count[a];
-      for (size_t i = 0; i < n; ++i) edge.inclusive[i] += c[i];
     }
   }
 
@@ -106,17 +135,19 @@ void CallGraph::fromCostTables(const Profile& profile) {
   const size_t nf = functions_.size();
   inclusive_.assign(nf * ne, 0);
   std::vector<bool> called(nf, false);
-  for (const CallEdge& e : edges_) {
+  for (size_t k = 0; k < edges_.size(); ++k) {
+    const CallEdge& e = edges_[k];
     if (e.caller == e.callee) continue;
     called[e.callee] = true;
-    for (size_t i = 0; i < ne; ++i) inclusive_[e.callee * ne + i] += e.inclusive[i];
+    for (size_t i = 0; i < ne; ++i) inclusive_[e.callee * ne + i] += edgeCost(k)[i];
   }
   for (size_t f = 0; f < nf; ++f)
     if (!called[f])
       for (size_t i = 0; i < ne; ++i) inclusive_[f * ne + i] = self_[f * ne + i];
-  for (const CallEdge& e : edges_) {
+  for (size_t k = 0; k < edges_.size(); ++k) {
+    const CallEdge& e = edges_[k];
     if (e.caller == e.callee || called[e.caller]) continue;
-    for (size_t i = 0; i < ne; ++i) inclusive_[e.caller * ne + i] += e.inclusive[i];
+    for (size_t i = 0; i < ne; ++i) inclusive_[e.caller * ne + i] += edgeCost(k)[i];
   }
 
   profile_ = &profile;
@@ -164,7 +195,8 @@ void CallGraph::fromXray(const Profile& profile, const std::vector<std::string>*
   }
   for (const XrayCallEdge& e : calls) {
     if (e.caller == 0) continue;  // a call at the bottom of a stack has no caller
-    edges_.push_back({fn(e.caller), fn(e.callee), e.calls, {e.ticks}});
+    const uint64_t caller = fn(e.caller), callee = fn(e.callee);
+    edgeCost(addEdge(caller, callee, e.calls))[0] = e.ticks;
   }
 }
 
@@ -198,8 +230,8 @@ void CallGraph::fromStacks(const Profile& profile) {
       if (std::find(seen.begin(), seen.end(), e) != seen.end()) continue;
       seen.push_back(e);
       auto [it, inserted] = edgeIndex.try_emplace(e, edges_.size());
-      if (inserted) edges_.push_back({e.first, e.second, 0, {0}});
-      edges_[it->second].inclusive[0] += perNode[n];
+      if (inserted) addEdge(e.first, e.second, 0);
+      edgeCost(it->second)[0] += perNode[n];
     }
   }
 }

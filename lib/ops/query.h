@@ -20,10 +20,11 @@ struct FunctionRow {
 };
 
 struct CallEdge {
-  uint64_t caller = 0;              // function index
-  uint64_t callee = 0;              // function index
-  uint64_t calls = 0;               // call count (0 where the format does not count calls)
-  std::vector<uint64_t> inclusive;  // inclusive cost of the calls, per event
+  uint64_t caller = 0;                  // function index
+  uint64_t callee = 0;                  // function index
+  uint64_t calls = 0;                   // call count (0 where the format does not count calls)
+  const uint64_t* inclusive = nullptr;  // inclusive cost of the calls, one per event (owned by
+                                        // the CallGraph: one array for all edges)
 };
 
 struct LineCost {
@@ -46,6 +47,8 @@ class CallGraph {
   // `thread`: for XRay, restrict every figure to thread `thread` of threads() (-1: all).
   explicit CallGraph(const Profile& profile, const std::vector<std::string>* names = nullptr,
                      long thread = -1);
+  CallGraph(const CallGraph&) = delete;  // edges point into edgeCosts_
+  CallGraph& operator=(const CallGraph&) = delete;
 
   // The threads the profile's figures can be restricted to (XRay: (pid, thread id) pairs in
   // ascending order); empty for other formats.
@@ -93,6 +96,10 @@ class CallGraph {
   double unitsPerSecond_ = 0;
   std::vector<Thread> threads_;
   std::vector<CallEdge> edges_;
+  std::vector<uint64_t> edgeCosts_;  // events() values per edge, in edge order
+  // Appends an edge with zero costs; returns its index. Its costs are edgeCost(index).
+  size_t addEdge(uint64_t caller, uint64_t callee, uint64_t calls);
+  uint64_t* edgeCost(size_t edge) { return edgeCosts_.data() + edge * events(); }
   // Per-file line costs, built from the cost tables on the first lines() call (thread-safe).
   const std::unordered_map<std::string, std::vector<LineCost>>& lineIndex() const;
   const Profile* profile_ = nullptr;  // Callgrind family: the profile the lines come from

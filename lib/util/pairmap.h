@@ -1,0 +1,58 @@
+// A hash map from a pair of 64-bit integers to a 64-bit value, for the aggregation loops that
+// look one up per row: open addressing in one array, where std::unordered_map pays an integer
+// division and a pointer chase per lookup.
+#pragma once
+
+#include <cstdint>
+#include <vector>
+
+namespace profpack {
+
+class PairMap {
+ public:
+  // The value of (a, b). If the pair is absent it is inserted with value `fresh` and
+  // `inserted` is set. The reference stays valid until the next insertion.
+  uint64_t& findOrInsert(uint64_t a, uint64_t b, uint64_t fresh, bool& inserted) {
+    if (2 * (size_ + 1) > slots_.size()) grow();
+    for (size_t i = hash(a, b) & mask_;; i = (i + 1) & mask_) {
+      Slot& s = slots_[i];
+      if (!s.used) {
+        s = {a, b, fresh, true};
+        ++size_;
+        inserted = true;
+        return s.value;
+      }
+      if (s.a == a && s.b == b) {
+        inserted = false;
+        return s.value;
+      }
+    }
+  }
+  size_t size() const { return size_; }
+
+ private:
+  struct Slot {
+    uint64_t a, b, value;
+    bool used;
+  };
+  static size_t hash(uint64_t a, uint64_t b) {
+    uint64_t h = (a * 0x9e3779b97f4a7c15ull ^ b) * 0xc2b2ae3d27d4eb4full;
+    return static_cast<size_t>(h ^ h >> 29);
+  }
+  void grow() {
+    std::vector<Slot> old(slots_.empty() ? 64 : 2 * slots_.size());
+    old.swap(slots_);
+    mask_ = slots_.size() - 1;
+    for (const Slot& s : old)
+      if (s.used)
+        for (size_t i = hash(s.a, s.b) & mask_;; i = (i + 1) & mask_)
+          if (!slots_[i].used) {
+            slots_[i] = s;
+            break;
+          }
+  }
+  std::vector<Slot> slots_;
+  size_t size_ = 0, mask_ = 0;
+};
+
+}  // namespace profpack
