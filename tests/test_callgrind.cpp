@@ -116,6 +116,18 @@ TEST(corpus_round_trips_are_ir_equal) {
   }
 }
 
+// A .ppk written before CostTable.predicted existed (plain association columns) still reads
+// as the same profile: it writes back the same Callgrind text as the original.
+TEST(ppk_without_predicted_columns_still_reads) {
+  auto old = readProfile(bytes(testlib::slurp(testlib::data(
+                             "ppk/callgrind.workload.instr-jumps.before-predicted.ppk"))),
+                         opts());
+  CHECK(!old->root().getParts()[0].getCosts().getPredicted());
+  auto text = read(testlib::slurp(testlib::data("callgrind/callgrind.workload.instr-jumps.out")));
+  CHECK(text->root().getParts()[0].getCosts().getPredicted());
+  CHECK(writeCallgrind(*old) == writeCallgrind(*text));
+}
+
 TEST(corpus_self_totals_match_totals_line) {
   // The self costs add up to the totals: line valgrind wrote (per part).
   std::string text = testlib::slurp(testlib::data("callgrind/callgrind.workload.out"));

@@ -5,6 +5,7 @@
 
 #include "error.h"
 #include "ir/column.h"
+#include "ir/costs.h"
 #include "testlib.h"
 
 using namespace profpack;
@@ -119,6 +120,79 @@ TEST(column_cursor_rejects_what_decode_rejects) {
   c.setCount(3);
   c.setChunkValues(2);
   fails(c.asReader(), 3, "more values than its chunk size");
+}
+
+// Rows of every kind with values the predictions of CostTable.predicted get wrong on purpose
+// (counts far from any cost, taken counts above the executed count, 2^64 - 1, calls to the
+// same target from elsewhere): the residuals must give back every value exactly, through both
+// decoders.
+TEST(cost_table_predictions_are_lossless) {
+  std::mt19937_64 rng(5);
+  auto pick = [&]() -> uint64_t {
+    switch (rng() % 6) {
+      case 0: return 0;
+      case 1: return ~uint64_t{0};
+      case 2: return rng();
+      default: return rng() % 50;
+    }
+  };
+  struct Row {
+    ir::RecordKind kind;
+    uint64_t context;
+    std::vector<uint64_t> pos, costs, tpos;
+    uint64_t target = 0, count = 0, jumped = 0;
+  };
+  const size_t contexts = 7, events = 3, npos = 2;
+  std::vector<Row> rows;
+  CostTableBuilder b(npos);
+  for (int i = 0; i < 20000; ++i) {
+    Row r;
+    r.kind = static_cast<ir::RecordKind>(rng() % 4);
+    r.context = rng() % contexts;
+    r.pos = {pick(), pick()};
+    for (uint64_t n = rng() % (events + 1); n > 0; --n) r.costs.push_back(pick());
+    if (r.kind != ir::RecordKind::COST) {
+      r.target = rng() % contexts;
+      r.tpos = {pick(), pick()};
+      r.count = pick();
+      if (r.kind == ir::RecordKind::COND_JUMP) r.jumped = rng() % 2 ? pick() : r.count - rng() % 3;
+    }
+    b.row(r.kind, r.context, 0, r.pos.data(), r.costs.data(), r.costs.size(), r.target,
+          r.tpos.data(), r.count, r.jumped);
+    rows.push_back(std::move(r));
+  }
+  capnp::MallocMessageBuilder m;
+  auto t = m.initRoot<ir::CostTable>();
+  std::vector<uint64_t> remap{0};
+  b.build(t, remap);
+  CHECK(t.getPredicted());
+  DecodedCosts d(t.asReader(), npos, events, contexts);
+  size_t ci = 0, a = 0, j = 0;
+  bool same = true;
+  for (size_t r = 0; r < rows.size(); ++r) {
+    const Row& w = rows[r];
+    same = same && d.kind[r] == static_cast<uint64_t>(w.kind) && d.context[r] == w.context &&
+           d.positions[0][r] == w.pos[0] && d.positions[1][r] == w.pos[1] &&
+           d.costCount[r] == w.costs.size();
+    for (uint64_t c : w.costs) same = same && d.costs[ci++] == c;
+    if (w.kind == ir::RecordKind::COST) continue;
+    same = same && d.target[a] == w.target && d.count[a] == w.count &&
+           d.targetPositions[0][a] == w.tpos[0] && d.targetPositions[1][a] == w.tpos[1];
+    ++a;
+    if (w.kind == ir::RecordKind::COND_JUMP) same = same && d.jumped[j++] == w.jumped;
+  }
+  CHECK(same);
+  CostTableBatches batches(t.asReader(), npos, events, contexts);
+  std::vector<uint64_t> costCount, target, count;
+  while (batches.next()) {
+    costCount.insert(costCount.end(), batches.costCount.begin(),
+                     batches.costCount.begin() + static_cast<long>(batches.rows));
+    target.insert(target.end(), batches.target.begin(), batches.target.end());
+    count.insert(count.end(), batches.count.begin(), batches.count.end());
+  }
+  CHECK(costCount == d.costCount);
+  CHECK(target == d.target);
+  CHECK(count == d.count);
 }
 
 TEST(strings_sorted_compacted_and_read_back) {

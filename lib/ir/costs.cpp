@@ -10,6 +10,29 @@ namespace profpack {
 namespace {
 using Enc = ir::Column::Encoding;
 [[noreturn]] void corrupt(const std::string& what) { throw Error(Status::malformed, "ppk", what); }
+
+// The residual coding of CostTable.predicted: zigzag of a wrapping difference, and the fold of
+// a condJump's taken count j against its executed count m.
+uint64_t zigzag(uint64_t value, uint64_t predicted) {
+  const auto d = static_cast<int64_t>(value - predicted);
+  return (static_cast<uint64_t>(d) << 1) ^ static_cast<uint64_t>(d >> 63);
+}
+uint64_t unzigzag(uint64_t stored, uint64_t predicted) {
+  return predicted +
+         static_cast<uint64_t>(static_cast<int64_t>((stored >> 1) ^ (~(stored & 1) + 1)));
+}
+uint64_t foldJumped(uint64_t j, uint64_t m) {
+  if (j > m) return j;
+  return j <= m - j ? 2 * j : 2 * (m - j) + 1;
+}
+uint64_t unfoldJumped(uint64_t s, uint64_t m) {
+  if (s > m) return s;
+  return s % 2 == 0 ? s / 2 : m - (s - 1) / 2;
+}
+bool isCostOrCall(uint64_t kind) {
+  return kind == static_cast<uint64_t>(ir::RecordKind::COST) ||
+         kind == static_cast<uint64_t>(ir::RecordKind::CALL);
+}
 }  // namespace
 
 uint64_t ContextTable::get(uint64_t object, uint64_t file, uint64_t function) {
@@ -48,11 +71,11 @@ CostTableBuilder::CostTableBuilder(size_t positions)
       context_(Enc::ZIGZAG_DELTA_RUNS),
       costCount_(Enc::VARINT_RUNS),
       costs_(Enc::VARINT_RUNS),
-      target_(Enc::ZIGZAG_DELTA) {
+      target_(Enc::VARINT) {
   sCosts_.resize(4 * kBatchRows);
   for (size_t i = 0; i < positions; ++i) {
     positions_.emplace_back(Enc::ZIGZAG_DELTA);
-    targetPositions_.emplace_back(Enc::ZIGZAG_DELTA);
+    targetPositions_.emplace_back(Enc::VARINT);
   }
 }
 
@@ -62,10 +85,19 @@ void CostTableBuilder::row(ir::RecordKind kind, uint64_t context, uint64_t sourc
                            uint64_t jumped) {
   stage(kind, context, sourceFile, pos, costs, ncosts);
   if (kind != ir::RecordKind::COST) {
-    target_.push(target);
-    for (size_t i = 0; i < npos_; ++i) targetPositions_[i].push(targetPos[i]);
-    count_.push(count);
-    if (kind == ir::RecordKind::COND_JUMP) jumped_.push(jumped);
+    target_.push(zigzag(target, context));
+    const uint64_t* predicted = pos;
+    if (kind == ir::RecordKind::CALL) {
+      auto [it, first] = lastCallTarget_.try_emplace(target);
+      if (!first) predicted = it->second.data();
+      for (size_t i = 0; i < npos_; ++i)
+        targetPositions_[i].push(zigzag(targetPos[i], predicted[i]));
+      std::copy(targetPos, targetPos + npos_, it->second.begin());
+    } else {
+      for (size_t i = 0; i < npos_; ++i) targetPositions_[i].push(zigzag(targetPos[i], pos[i]));
+    }
+    count_.push(zigzag(count, lastCost_));
+    if (kind == ir::RecordKind::COND_JUMP) jumped_.push(foldJumped(jumped, count));
   }
 }
 
@@ -84,6 +116,15 @@ void CostTableBuilder::flush(size_t room) {
       sourceBytes_ += len;
     }
     for (size_t k = 0; k < npos_; ++k) positions_[k].pushMany(sPositions_[k], staged_);
+    for (size_t i = 0; i < staged_; ++i) {  // residuals against the previous row's count
+      const uint64_t n = sCostCount_[i];
+      if (isCostOrCall(sKind_[i])) {
+        sCostCount_[i] = zigzag(n, lastCount_);
+        lastCount_ = n;
+      } else {
+        sCostCount_[i] = zigzag(n, 0);
+      }
+    }
     costCount_.pushMany(sCostCount_, staged_);
     costs_.pushMany(sCosts_.data(), stagedCosts_);
   }
@@ -109,6 +150,7 @@ void CostTableBuilder::markUsed(std::vector<bool>& used) {
 void CostTableBuilder::build(ir::CostTable::Builder out, const std::vector<uint64_t>& remap) {
   flush();
   out.setRows(rows_);
+  out.setPredicted(true);
   kind_.build(out.initKind());
   context_.build(out.initContext());
   {
@@ -151,6 +193,7 @@ DecodedCosts::DecodedCosts(ir::CostTable::Reader t, size_t npos, size_t events, 
   jumped = decodeColumn(t.getJumped());
   if (t.getPositions().size() != npos || t.getTargetPositions().size() != npos)
     corrupt("cost table has a position column count that differs from positionKinds");
+  if (npos > kMaxPositions) corrupt("cost table has more than 3 position kinds");
   if (withPositions) {
     for (auto c : t.getPositions()) positions.push_back(decodeColumn(c));
     for (auto c : t.getTargetPositions()) targetPositions.push_back(decodeColumn(c));
@@ -158,6 +201,16 @@ DecodedCosts::DecodedCosts(ir::CostTable::Reader t, size_t npos, size_t events, 
   if (kind.size() != rows || context.size() != rows || sourceFile.size() != rows ||
       costCount.size() != rows)
     corrupt("cost table columns disagree with its row count");
+  const bool predicted = t.getPredicted();
+  if (predicted) {
+    uint64_t last = 0;
+    for (uint64_t r = 0; r < rows; ++r) {
+      if (isCostOrCall(kind[r]))
+        last = costCount[r] = unzigzag(costCount[r], last);
+      else
+        costCount[r] = unzigzag(costCount[r], 0);
+    }
+  }
   for (auto& p : positions)
     if (p.size() != rows) corrupt("cost table position column disagrees with its row count");
   uint64_t assoc = 0, cond = 0, ncost = 0;
@@ -175,6 +228,38 @@ DecodedCosts::DecodedCosts(ir::CostTable::Reader t, size_t npos, size_t events, 
     corrupt("cost table association columns disagree with the rows");
   for (auto& p : targetPositions)
     if (p.size() != assoc) corrupt("cost table target positions disagree with the rows");
+  if (predicted) {
+    uint64_t lastCost = 0, ci = 0, a = 0, j = 0;
+    std::unordered_map<uint64_t, std::array<uint64_t, kMaxPositions>> lastCallTarget;
+    for (uint64_t r = 0; r < rows; ++r) {
+      const uint64_t k = kind[r];
+      if (k == static_cast<uint64_t>(ir::RecordKind::COST)) {
+        if (costCount[r] > 0) lastCost = costs[ci];
+      } else {
+        count[a] = unzigzag(count[a], lastCost);
+        target[a] = unzigzag(target[a], context[r]);
+        if (k == static_cast<uint64_t>(ir::RecordKind::COND_JUMP)) {
+          jumped[j] = unfoldJumped(jumped[j], count[a]);
+          ++j;
+        }
+        if (!targetPositions.empty()) {
+          std::array<uint64_t, kMaxPositions> own{}, *prev = nullptr;
+          for (size_t i = 0; i < npos; ++i) own[i] = positions[i][r];
+          if (k == static_cast<uint64_t>(ir::RecordKind::CALL)) {
+            auto [it, first] = lastCallTarget.try_emplace(target[a]);
+            prev = &it->second;
+            if (!first) own = *prev;
+          }
+          for (size_t i = 0; i < npos; ++i)
+            targetPositions[i][a] = unzigzag(targetPositions[i][a], own[i]);
+          if (prev)
+            for (size_t i = 0; i < npos; ++i) (*prev)[i] = targetPositions[i][a];
+        }
+        ++a;
+      }
+      ci += costCount[r];
+    }
+  }
   for (uint64_t x : target)
     if (x >= contexts) corrupt("cost table association refers to a missing context");
 }
@@ -191,7 +276,8 @@ CostTableBatches::CostTableBatches(ir::CostTable::Reader t, size_t npos, size_t 
       left_(t.getRows()),
       events_(events),
       contexts_(contexts),
-      jumped_(t.getJumped().getCount()) {
+      jumped_(t.getJumped().getCount()),
+      predicted_(t.getPredicted()) {
   if (t.getPositions().size() != npos || t.getTargetPositions().size() != npos)
     corrupt("cost table has a position column count that differs from positionKinds");
   for (ColumnCursor* c : {&kind_, &context_, &sourceFile_, &costCount_})
@@ -220,6 +306,14 @@ bool CostTableBatches::next() {
   context_.read(context.data(), rows);
   sourceFile_.read(sourceFile.data(), rows);
   costCount_.read(costCount.data(), rows);
+  if (predicted_) {
+    for (size_t r = 0; r < rows; ++r) {
+      if (isCostOrCall(kind[r]))
+        lastCount_ = costCount[r] = unzigzag(costCount[r], lastCount_);
+      else
+        costCount[r] = unzigzag(costCount[r], 0);
+    }
+  }
   // Branch-free reductions (the compiler vectorises them); the checks follow on the results.
   uint64_t assoc = 0, ncost = 0, conds = 0, maxKind = 0, maxContext = 0, maxCount = 0;
   for (size_t r = 0; r < rows; ++r) {
@@ -244,6 +338,17 @@ bool CostTableBatches::next() {
   count.resize(assoc);
   target_.read(target.data(), assoc);
   count_.read(count.data(), assoc);
+  if (predicted_) {
+    for (size_t r = 0, ci = 0, a = 0; r < rows; ci += costCount[r], ++r) {
+      if (kind[r] == static_cast<uint64_t>(ir::RecordKind::COST)) {
+        if (costCount[r] > 0) lastCost_ = costs[ci];
+      } else {
+        count[a] = unzigzag(count[a], lastCost_);
+        target[a] = unzigzag(target[a], context[r]);
+        ++a;
+      }
+    }
+  }
   for (uint64_t x : target)
     if (x >= contexts_) corrupt("cost table association refers to a missing context");
   return true;

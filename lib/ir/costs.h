@@ -74,6 +74,7 @@ class CostTableBuilder {
     else
       for (size_t k = 0; k < ncosts; ++k) c[k] = costs[k];
     stagedCosts_ += ncosts;
+    if (kind == ir::RecordKind::COST && ncosts > 0) lastCost_ = costs[0];  // predicts `count`
   }
   void flush(size_t room = 0);  // encodes the staged rows; leaves room for `room` costs
 
@@ -92,6 +93,9 @@ class CostTableBuilder {
   std::vector<SourceRun> sourceRuns_;
   uint64_t sourceBytes_ = 0;  // what a plain varint column of the raw indexes would take
   std::vector<ColumnWriter> positions_, targetPositions_;
+  // The predictions of CostTable.predicted (see profile.capnp).
+  uint64_t lastCost_ = 0, lastCount_ = 0;
+  std::unordered_map<uint64_t, std::array<uint64_t, kMaxPositions>> lastCallTarget_;
 };
 
 // A CostTable decoded into vectors, with each row's first cost value and association index.
@@ -127,6 +131,8 @@ class CostTableBatches {
   uint64_t left_, conds_ = 0;
   size_t events_, contexts_;
   uint64_t jumped_;
+  bool predicted_;
+  uint64_t lastCount_ = 0, lastCost_ = 0;  // the predictions' state across batches
 };
 
 // Decoded Contexts columns.

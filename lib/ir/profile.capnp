@@ -127,6 +127,19 @@ struct CostTable {
   targetPositions @8 :List(Column); # per association: target subpositions, one column per kind
   count @9 :Column;            # per association: call count / jump count / executed count
   jumped @10 :Column;          # per condJump row: how many times the jump was taken
+  predicted @11 :Bool;         # false: costCount, target, targetPositions, count and jumped hold
+                               # the values described above. true: they hold residuals against
+                               # what the rows before predict (they compress far better; all
+                               # arithmetic wraps modulo 2^64, z(d) = zigzag of the difference):
+    # - costCount: z(costCount - e), e = the costCount of the last cost or call row before it
+    #   (0 at first) for cost and call rows, 0 for jumps;
+    # - count: z(count - c), c = the first cost of the last cost row with costs (0 at first):
+    #   in an instruction-level dump the call or jump instruction's own execution count;
+    # - target: z(target - context of the row);
+    # - targetPositions[k]: z(tpos - p), p = for a call, the target position of the last call
+    #   to the same target context, else (and for jumps) the row's own positions[k];
+    # - jumped j of a condJump with count m: 2j if j <= m - j; 2(m - j) + 1 if m - j < j <= m;
+    #   j itself if j > m (every j maps to one value; the usual j = 0, m, m - 1 to 0, 1, 3).
 }
 
 struct Part {
