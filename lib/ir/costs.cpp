@@ -86,13 +86,12 @@ void CostTableBuilder::row(ir::RecordKind kind, uint64_t context, uint64_t sourc
   stage(kind, context, sourceFile, pos, costs, ncosts);
   if (kind != ir::RecordKind::COST) {
     target_.push(zigzag(target, context));
-    const uint64_t* predicted = pos;
     if (kind == ir::RecordKind::CALL) {
-      auto [it, first] = lastCallTarget_.try_emplace(target);
-      if (!first) predicted = it->second.data();
+      const uint64_t* last = lastCallTarget_.find(target);
+      const uint64_t* predicted = last ? last : pos;
       for (size_t i = 0; i < npos_; ++i)
         targetPositions_[i].push(zigzag(targetPos[i], predicted[i]));
-      std::copy(targetPos, targetPos + npos_, it->second.begin());
+      lastCallTarget_.record(target, targetPos, npos_);
     } else {
       for (size_t i = 0; i < npos_; ++i) targetPositions_[i].push(zigzag(targetPos[i], pos[i]));
     }
@@ -230,7 +229,7 @@ DecodedCosts::DecodedCosts(ir::CostTable::Reader t, size_t npos, size_t events, 
     if (p.size() != assoc) corrupt("cost table target positions disagree with the rows");
   if (predicted) {
     uint64_t lastCost = 0, ci = 0, a = 0, j = 0;
-    std::unordered_map<uint64_t, std::array<uint64_t, kMaxPositions>> lastCallTarget;
+    LastCallTargets lastCallTarget;
     for (uint64_t r = 0; r < rows; ++r) {
       const uint64_t k = kind[r];
       if (k == static_cast<uint64_t>(ir::RecordKind::COST)) {
@@ -238,22 +237,21 @@ DecodedCosts::DecodedCosts(ir::CostTable::Reader t, size_t npos, size_t events, 
       } else {
         count[a] = unzigzag(count[a], lastCost);
         target[a] = unzigzag(target[a], context[r]);
+        if (target[a] >= contexts) corrupt("cost table association refers to a missing context");
         if (k == static_cast<uint64_t>(ir::RecordKind::COND_JUMP)) {
           jumped[j] = unfoldJumped(jumped[j], count[a]);
           ++j;
         }
         if (!targetPositions.empty()) {
-          std::array<uint64_t, kMaxPositions> own{}, *prev = nullptr;
-          for (size_t i = 0; i < npos; ++i) own[i] = positions[i][r];
-          if (k == static_cast<uint64_t>(ir::RecordKind::CALL)) {
-            auto [it, first] = lastCallTarget.try_emplace(target[a]);
-            prev = &it->second;
-            if (!first) own = *prev;
-          }
+          std::array<uint64_t, kMaxPositions> predicted{}, landed{};
+          const uint64_t* last = k == static_cast<uint64_t>(ir::RecordKind::CALL)
+                                     ? lastCallTarget.find(target[a])
+                                     : nullptr;
+          for (size_t i = 0; i < npos; ++i) predicted[i] = last ? last[i] : positions[i][r];
           for (size_t i = 0; i < npos; ++i)
-            targetPositions[i][a] = unzigzag(targetPositions[i][a], own[i]);
-          if (prev)
-            for (size_t i = 0; i < npos; ++i) (*prev)[i] = targetPositions[i][a];
+            landed[i] = targetPositions[i][a] = unzigzag(targetPositions[i][a], predicted[i]);
+          if (k == static_cast<uint64_t>(ir::RecordKind::CALL))
+            lastCallTarget.record(target[a], landed.data(), npos);
         }
         ++a;
       }

@@ -1,6 +1,7 @@
 // Building and decoding the cost tables of the Callgrind family (Callgrind, Cachegrind).
 #pragma once
 
+#include <algorithm>
 #include <array>
 #include <cstdint>
 #include <map>
@@ -31,6 +32,28 @@ class ContextTable {
   };
   std::unordered_map<std::tuple<uint64_t, uint64_t, uint64_t>, uint64_t, Hash> index_;
   std::vector<uint64_t> object_, file_, function_;
+};
+
+// Where the last call to each target context landed, by context index (dense, so a vector):
+// the prediction of a call's target positions in CostTable.predicted.
+class LastCallTargets {
+ public:
+  // The positions recorded for `target`, or null if none were.
+  const uint64_t* find(uint64_t target) const {
+    return target < seen_.size() && seen_[target] ? pos_[target].data() : nullptr;
+  }
+  void record(uint64_t target, const uint64_t* pos, size_t n) {
+    if (target >= seen_.size()) {
+      seen_.resize(target + 1, false);
+      pos_.resize(target + 1);
+    }
+    seen_[target] = true;
+    std::copy(pos, pos + n, pos_[target].begin());
+  }
+
+ private:
+  std::vector<bool> seen_;
+  std::vector<std::array<uint64_t, kMaxPositions>> pos_;
 };
 
 // Accumulates the rows of one part's CostTable.
@@ -95,7 +118,7 @@ class CostTableBuilder {
   std::vector<ColumnWriter> positions_, targetPositions_;
   // The predictions of CostTable.predicted (see profile.capnp).
   uint64_t lastCost_ = 0, lastCount_ = 0;
-  std::unordered_map<uint64_t, std::array<uint64_t, kMaxPositions>> lastCallTarget_;
+  LastCallTargets lastCallTarget_;
 };
 
 // A CostTable decoded into vectors, with each row's first cost value and association index.
