@@ -7,6 +7,7 @@
 #include <cstring>
 
 #include "error.h"
+#include "ir/costs.h"
 
 namespace profpack {
 
@@ -57,12 +58,55 @@ std::unique_ptr<capnp::MallocMessageBuilder> newMessage(size_t expectedBytes) {
   return m;
 }
 
+namespace {
+
+// A cost table of an older file (CostTable.predicted false: plain columns) stored as today's
+// writer stores the same rows, so that equalIR compares the rows, not their representation.
+void storeAsToday(ir::Profile::Builder root, ir::Part::Builder part) {
+  const size_t npos = root.getPositionKinds().size();
+  const uint64_t strings = root.asReader().getStrings().getLengths().getCount();
+  DecodedContexts contexts(root.asReader().getContexts(), strings);
+  DecodedCosts t(part.asReader().getCosts(), npos, root.getEvents().size(), contexts.size());
+  CostTableBuilder out(npos);
+  uint64_t pos[kMaxPositions] = {}, tpos[kMaxPositions] = {};
+  size_t ci = 0, a = 0, j = 0;
+  for (size_t r = 0; r < t.kind.size(); ++r) {
+    for (size_t k = 0; k < npos; ++k) pos[k] = t.positions[k][r];
+    const auto kind = static_cast<ir::RecordKind>(t.kind[r]);
+    const uint64_t* costs = t.costs.data() + ci;
+    ci += t.costCount[r];
+    if (kind == ir::RecordKind::COST) {
+      out.row(kind, t.context[r], t.sourceFile[r], pos, costs, t.costCount[r]);
+      continue;
+    }
+    for (size_t k = 0; k < npos; ++k) tpos[k] = t.targetPositions[k][a];
+    const uint64_t jumped = kind == ir::RecordKind::COND_JUMP ? t.jumped[j++] : 0;
+    out.row(kind, t.context[r], t.sourceFile[r], pos, costs, t.costCount[r], t.target[a], tpos,
+            t.count[a], jumped);
+    ++a;
+  }
+  std::vector<uint64_t> identity(strings);
+  for (uint64_t i = 0; i < strings; ++i) identity[i] = i;
+  out.build(part.initCosts(), identity);
+}
+
+}  // namespace
+
 bool equalIR(const Profile& a, const Profile& b) {
   // Compare canonical encodings of both roots with `creator` cleared.
   auto canon = [](const Profile& p) {
     capnp::MallocMessageBuilder copy;
     copy.setRoot(p.root());
-    copy.getRoot<ir::Profile>().setCreator("");
+    auto root = copy.getRoot<ir::Profile>();
+    root.setCreator("");
+    for (auto part : root.getParts()) {
+      if (!part.hasCosts() || part.getCosts().getPredicted()) continue;
+      try {
+        storeAsToday(root, part);
+      } catch (const Error&) {
+        // A table that does not decode (a damaged file) is compared as it is stored.
+      }
+    }
     return capnp::canonicalize(copy.getRoot<ir::Profile>().asReader());
   };
   auto x = canon(a);
