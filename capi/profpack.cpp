@@ -266,7 +266,7 @@ void profpack_read_options_init(profpack_read_options* options) {
 void profpack_write_options_init(profpack_write_options* options) {
   if (!options) return;
   options->struct_size = sizeof *options;
-  options->ppk_level = 6;
+  options->ppk_level = 3;
   options->xray_mode = -1;
   options->xray_version = 0;
   options->dcpi_image = nullptr;

@@ -32,7 +32,7 @@ struct ReadOptions {
 };
 
 struct WriteOptions {
-  int ppkLevel = 6;     // zstd level for .ppk
+  int ppkLevel = 3;     // zstd level for .ppk
   int xrayMode = -1;    // XRay: -1 the input's mode, 0 basic, 1 FDR
   int xrayVersion = 0;  // XRay: 0 the input's version (FDR 1-5, basic 1-3)
   std::string dcpiImage;

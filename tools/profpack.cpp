@@ -19,7 +19,7 @@ const char* kUsage =
     "          [--image NAME] [--slot-bytes 4|8] [--byte-order little|big]\n"
     "      Convert a profile. The input format is detected from the content. FORMAT is one of\n"
     "      ppk (default), callgrind, cachegrind, gperftools, xray, dcpi. --level sets the zstd\n"
-    "      level (1-22, default 6) of .ppk output. --xray-mode/--xray-version choose the XRay\n"
+    "      level (1-22, default 3) of .ppk output. --xray-mode/--xray-version choose the XRay\n"
     "      output (default: the input's). --image picks the DCPI image (path or index) when a\n"
     "      profile has several. --slot-bytes/--byte-order choose the gperftools output\n"
     "      (default: as read). '-' means standard input / output.\n"
@@ -61,7 +61,7 @@ struct Profile {
 
 int cmdConvert(const std::vector<std::string>& args) {
   std::string in, out, to = "ppk", image;
-  int level = 6, xrayMode = -1, xrayVersion = 0, slotBytes = 0, byteOrder = 0;
+  int level = 0, xrayMode = -1, xrayVersion = 0, slotBytes = 0, byteOrder = 0;
   for (size_t i = 0; i < args.size(); ++i) {
     const std::string& a = args[i];
     auto value = [&](const char* name) -> const std::string* {
@@ -126,7 +126,7 @@ int cmdConvert(const std::vector<std::string>& args) {
                  profpack_profile_warning(p.p, i));
   profpack_write_options wo;
   profpack_write_options_init(&wo);
-  wo.ppk_level = level;
+  if (level != 0) wo.ppk_level = level;  // else the library's default
   wo.xray_mode = xrayMode;
   wo.xray_version = xrayVersion;
   wo.dcpi_image = image.empty() ? nullptr : image.c_str();

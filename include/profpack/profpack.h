@@ -133,7 +133,7 @@ PROFPACK_API void profpack_read_options_init(profpack_read_options* options);
 
 typedef struct profpack_write_options {
   uint32_t struct_size; /**< sizeof(profpack_write_options), set by the init function */
-  int32_t ppk_level;    /**< zstd level 1-22 for `.ppk` output; default 6 */
+  int32_t ppk_level;    /**< zstd level 1-22 for `.ppk` output; default 3 */
   /** XRay output mode: -1 (default) the input's, 0 basic mode, 1 FDR. */
   int32_t xray_mode;
   /** XRay output version: 0 (default) the input's (or FDR 5 / basic 3 when the mode changes);

@@ -24,11 +24,13 @@ Summary summarize(const Profile& profile) {
     if (contexts.object[i]) objects.insert(contexts.object[i]);
   }
   for (auto part : root.getParts()) {
-    DecodedCosts t(part.getCosts(), root.getPositionKinds().size(), root.getEvents().size(),
-                   contexts.size(), /*withPositions=*/false);
-    s.records += t.kind.size();
-    for (size_t r = 0; r < t.kind.size(); ++r)
-      if (t.sourceFile[r]) files.insert(t.sourceFile[r]);
+    CostTableBatches t(part.getCosts(), root.getPositionKinds().size(), root.getEvents().size(),
+                       contexts.size());
+    while (t.next()) {
+      s.records += t.rows;
+      for (size_t r = 0; r < t.rows; ++r)
+        if (t.sourceFile[r]) files.insert(t.sourceFile[r]);
+    }
   }
   if (root.getFormat() == ir::Format::XRAY && root.hasTrace()) {
     // XRay: every record of the trace; functions = distinct function ids.

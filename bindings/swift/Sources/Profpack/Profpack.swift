@@ -100,11 +100,11 @@ public final class Profile {
   /// The format the profile was originally read from.
   public var format: Format { Format(profpack_profile_format(handle)) }
 
-  /// The profile written in `format` (for .ppk, at zstd `level`).
-  public func bytes(as format: Format, level: Int32 = 6) throws -> [UInt8] {
+  /// The profile written in `format` (for .ppk, at zstd `level`; nil: the library's default).
+  public func bytes(as format: Format, level: Int32? = nil) throws -> [UInt8] {
     var wo = profpack_write_options()
     profpack_write_options_init(&wo)
-    wo.ppk_level = level
+    if let level { wo.ppk_level = level }
     var buf: UnsafeMutableRawPointer?
     var size = 0
     try check { profpack_write_memory(handle, format.c, &wo, &buf, &size) }
@@ -112,11 +112,12 @@ public final class Profile {
     return [UInt8](UnsafeRawBufferPointer(start: buf, count: size))
   }
 
-  /// Writes the profile in `format` to `path`, atomically.
-  public func write(to path: String, as format: Format, level: Int32 = 6) throws {
+  /// Writes the profile in `format` to `path`, atomically (for .ppk, at zstd `level`; nil: the
+  /// library's default).
+  public func write(to path: String, as format: Format, level: Int32? = nil) throws {
     var wo = profpack_write_options()
     profpack_write_options_init(&wo)
-    wo.ppk_level = level
+    if let level { wo.ppk_level = level }
     try check { profpack_write_file(handle, format.c, path, &wo) }
   }
 
