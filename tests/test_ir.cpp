@@ -193,6 +193,21 @@ TEST(cost_table_predictions_are_lossless) {
   CHECK(costCount == d.costCount);
   CHECK(target == d.target);
   CHECK(count == d.count);
+  // And in batches with positions, as the writers read them.
+  CostTableBatches full(t.asReader(), npos, events, contexts, /*withPositions=*/true);
+  std::vector<std::vector<uint64_t>> pos(npos), tpos(npos);
+  std::vector<uint64_t> jumped;
+  while (full.next()) {
+    for (size_t k = 0; k < npos; ++k) {
+      pos[k].insert(pos[k].end(), full.positions[k].begin(),
+                    full.positions[k].begin() + static_cast<long>(full.rows));
+      tpos[k].insert(tpos[k].end(), full.targetPositions[k].begin(), full.targetPositions[k].end());
+    }
+    jumped.insert(jumped.end(), full.jumped.begin(), full.jumped.end());
+  }
+  CHECK(pos == d.positions);
+  CHECK(tpos == d.targetPositions);
+  CHECK(jumped == d.jumped);
 }
 
 TEST(strings_sorted_compacted_and_read_back) {

@@ -220,7 +220,8 @@ std::string writeCachegrind(const Profile& profile) {
   std::vector<std::string> trailer;
   bool wroteHeader = false;
   for (auto part : root.getParts()) {
-    DecodedCosts t(part.getCosts(), kinds.size(), events.size(), contexts.size());
+    CostTableBatches t(part.getCosts(), kinds.size(), events.size(), contexts.size(),
+                       /*withPositions=*/true);
     if (!wroteHeader) {
       wroteHeader = true;
       bool haveEvents = false;
@@ -256,35 +257,37 @@ std::string writeCachegrind(const Profile& profile) {
     }
     // 0 is "no fl= yet": a file whose first count lines precede any fl= keeps that shape.
     uint64_t curFile = 0, curFn = ~uint64_t{0};
-    size_t ci = 0;
-    for (size_t r = 0; r < t.kind.size(); ++r) {
-      size_t n = t.costCount[r];
-      const uint64_t* c = t.costs.data() + ci;
-      ci += n;
-      if (t.kind[r] != static_cast<uint64_t>(ir::RecordKind::COST)) continue;  // no calls here
-      uint64_t ctx = t.context[r];
-      uint64_t file = t.sourceFile[r] ? t.sourceFile[r] : contexts.file[ctx];
-      uint64_t fn = contexts.function[ctx];
-      if (file != curFile) {
-        out += "fl=";
-        out += strings.get(file);
+    while (t.next()) {
+      size_t ci = 0;
+      for (size_t r = 0; r < t.rows; ++r) {
+        size_t n = t.costCount[r];
+        const uint64_t* c = t.costs.data() + ci;
+        ci += n;
+        if (t.kind[r] != static_cast<uint64_t>(ir::RecordKind::COST)) continue;  // no calls here
+        uint64_t ctx = t.context[r];
+        uint64_t file = t.sourceFile[r] ? t.sourceFile[r] : contexts.file[ctx];
+        uint64_t fn = contexts.function[ctx];
+        if (file != curFile) {
+          out += "fl=";
+          out += strings.get(file);
+          endLine(out);
+          curFile = file;
+          curFn = ~uint64_t{0};
+        }
+        if (fn != curFn) {
+          out += "fn=";
+          out += strings.get(fn);
+          endLine(out);
+          curFn = fn;
+        }
+        appendDecimal(out, linePos >= 0 ? t.positions[static_cast<size_t>(linePos)][r] : 0);
+        for (size_t i = 0; i < n; ++i) {
+          out += ' ';
+          appendDecimal(out, c[i]);
+          totals[i] += c[i];
+        }
         endLine(out);
-        curFile = file;
-        curFn = ~uint64_t{0};
       }
-      if (fn != curFn) {
-        out += "fn=";
-        out += strings.get(fn);
-        endLine(out);
-        curFn = fn;
-      }
-      appendDecimal(out, linePos >= 0 ? t.positions[static_cast<size_t>(linePos)][r] : 0);
-      for (size_t i = 0; i < n; ++i) {
-        out += ' ';
-        appendDecimal(out, c[i]);
-        totals[i] += c[i];
-      }
-      endLine(out);
     }
   }
   if (own) {

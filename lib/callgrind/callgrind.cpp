@@ -1028,7 +1028,9 @@ std::string Writer::run() {
   bool first = true;
   for (unsigned pi = 0; pi < root.getParts().size(); ++pi) {
     auto part = root.getParts()[pi];
-    DecodedCosts t(part.getCosts(), npos_, events.size(), contexts.size());
+    // A batch of rows at a time: a part of hundreds of millions of rows never sits decoded.
+    CostTableBatches t(part.getCosts(), npos_, events.size(), contexts.size(),
+                       /*withPositions=*/true);
     std::vector<std::string> trailer;
     if (own) {
       for (auto l : part.getHeaderLines()) {
@@ -1073,76 +1075,81 @@ std::string Writer::run() {
     for (auto& d : defined_) d.assign(strings_.size(), false);
     baseKnown_ = false;
     uint64_t curOb = 0, curFile = 0, curCtx = kUndef;
-    size_t ci = 0, ai = 0, ji = 0;
     uint64_t pos[kMaxPositions], tpos[kMaxPositions];
-    for (size_t r = 0; r < t.kind.size(); ++r) {
-      const size_t n = t.costCount[r];
-      const uint64_t* c = t.costs.data() + ci;
-      ci += n;
-      const uint64_t ctx = t.context[r];
-      const uint64_t o = contexts.object[ctx], f = contexts.file[ctx], fn = contexts.function[ctx];
-      if (ctx != curCtx) {
-        if (curCtx != kUndef) endLine(out_);
-        if (o != curOb) name("ob=", kObjects, o), curOb = o;
-        if (f != curFile) name("fl=", kFiles, f), curFile = f;
-        name("fn=", kFunctions, fn);
-        curCtx = ctx;
-      }
-      const uint64_t eff = t.sourceFile[r] ? t.sourceFile[r] : f;
-      if (eff != curFile) {
-        name(eff == f ? "fe=" : "fi=", kFiles, eff);
-        curFile = eff;
-      }
-      for (size_t k = 0; k < npos_; ++k) pos[k] = t.positions[k][r];
-      const auto kind = static_cast<Kind>(t.kind[r]);
-      if (kind != Kind::COST) {
-        const uint64_t tc = t.target[ai];
-        for (size_t k = 0; k < npos_; ++k) tpos[k] = t.targetPositions[k][ai];
-        const uint64_t count = t.count[ai];
-        ++ai;
-        const uint64_t to = contexts.object[tc], tf = contexts.file[tc], tn = contexts.function[tc];
-        if (kind == Kind::CALL) {
-          if (to != o) name("cob=", kObjects, to);
-          if (tf != curFile) name("cfi=", kFiles, tf);
-          name("cfn=", kFunctions, tn);
-          out_ += "calls=";
-          appendDecimal(out_, count);
-        } else {
-          if (to != o)
-            throw Error(Status::unsupported, kFmt,
-                        "a jump leaves its object, which Callgrind cannot express");
-          if (tf != curFile) name("jfi=", kFiles, tf);
-          if (tn != fn) name("jfn=", kFunctions, tn);
-          if (kind == Kind::JUMP) {
-            out_ += "jump=";
-          } else {
-            out_ += "jcnd=";
-            appendDecimal(out_, t.jumped[ji++]);
-            out_ += '/';
-          }
-          appendDecimal(out_, count);
+    bool anyRows = false;
+    while (t.next()) {
+      anyRows = true;
+      size_t ci = 0, ai = 0, ji = 0;
+      for (size_t r = 0; r < t.rows; ++r) {
+        const size_t n = t.costCount[r];
+        const uint64_t* c = t.costs.data() + ci;
+        ci += n;
+        const uint64_t ctx = t.context[r];
+        const uint64_t o = contexts.object[ctx], f = contexts.file[ctx],
+                       fn = contexts.function[ctx];
+        if (ctx != curCtx) {
+          if (curCtx != kUndef) endLine(out_);
+          if (o != curOb) name("ob=", kObjects, o), curOb = o;
+          if (f != curFile) name("fl=", kFiles, f), curFile = f;
+          name("fn=", kFunctions, fn);
+          curCtx = ctx;
         }
-        out_ += ' ';
-        positions(tpos);
+        const uint64_t eff = t.sourceFile[r] ? t.sourceFile[r] : f;
+        if (eff != curFile) {
+          name(eff == f ? "fe=" : "fi=", kFiles, eff);
+          curFile = eff;
+        }
+        for (size_t k = 0; k < npos_; ++k) pos[k] = t.positions[k][r];
+        const auto kind = static_cast<Kind>(t.kind[r]);
+        if (kind != Kind::COST) {
+          const uint64_t tc = t.target[ai];
+          for (size_t k = 0; k < npos_; ++k) tpos[k] = t.targetPositions[k][ai];
+          const uint64_t count = t.count[ai];
+          ++ai;
+          const uint64_t to = contexts.object[tc], tf = contexts.file[tc],
+                         tn = contexts.function[tc];
+          if (kind == Kind::CALL) {
+            if (to != o) name("cob=", kObjects, to);
+            if (tf != curFile) name("cfi=", kFiles, tf);
+            name("cfn=", kFunctions, tn);
+            out_ += "calls=";
+            appendDecimal(out_, count);
+          } else {
+            if (to != o)
+              throw Error(Status::unsupported, kFmt,
+                          "a jump leaves its object, which Callgrind cannot express");
+            if (tf != curFile) name("jfi=", kFiles, tf);
+            if (tn != fn) name("jfn=", kFunctions, tn);
+            if (kind == Kind::JUMP) {
+              out_ += "jump=";
+            } else {
+              out_ += "jcnd=";
+              appendDecimal(out_, t.jumped[ji++]);
+              out_ += '/';
+            }
+            appendDecimal(out_, count);
+          }
+          out_ += ' ';
+          positions(tpos);
+          endLine(out_);
+        }
+        positions(pos);
+        std::copy(pos, pos + npos_, last_);
+        baseKnown_ = true;
+        for (size_t i = 0; i < n; ++i) {
+          out_ += ' ';
+          appendDecimal(out_, c[i]);
+          if (kind == Kind::COST) totals[i] += c[i];
+        }
         endLine(out_);
       }
-      positions(pos);
-      std::copy(pos, pos + npos_, last_);
-      baseKnown_ = true;
-      for (size_t i = 0; i < n; ++i) {
-        out_ += ' ';
-        appendDecimal(out_, c[i]);
-        if (kind == Kind::COST) totals[i] += c[i];
-      }
-      endLine(out_);
     }
     if (own) {
       // A part without cost lines still needs a body line, or its trailer would read back as
       // header lines and the next part's header would run on into this one. "fl=" with an
       // empty name changes no IR (names are interned only when a row uses them; the next
       // part starts from a clean state).
-      if (t.kind.empty() && (!trailer.empty() || pi + 1 < root.getParts().size()))
-        endLine(out_ += "fl=");
+      if (!anyRows && (!trailer.empty() || pi + 1 < root.getParts().size())) endLine(out_ += "fl=");
       for (auto& l : trailer) endLine(out_ += l);
     }
   }

@@ -263,7 +263,7 @@ DecodedCosts::DecodedCosts(ir::CostTable::Reader t, size_t npos, size_t events, 
 }
 
 CostTableBatches::CostTableBatches(ir::CostTable::Reader t, size_t npos, size_t events,
-                                   size_t contexts)
+                                   size_t contexts, bool withPositions)
     : kind_(t.getKind()),
       context_(t.getContext()),
       sourceFile_(t.getSourceFile()),
@@ -272,12 +272,21 @@ CostTableBatches::CostTableBatches(ir::CostTable::Reader t, size_t npos, size_t 
       target_(t.getTarget()),
       count_(t.getCount()),
       left_(t.getRows()),
+      npos_(npos),
       events_(events),
       contexts_(contexts),
-      jumped_(t.getJumped().getCount()),
+      jumpedCount_(t.getJumped().getCount()),
       predicted_(t.getPredicted()) {
   if (t.getPositions().size() != npos || t.getTargetPositions().size() != npos)
     corrupt("cost table has a position column count that differs from positionKinds");
+  if (npos > kMaxPositions) corrupt("cost table has more than 3 position kinds");
+  if (withPositions) {
+    for (auto c : t.getPositions()) positions_.emplace_back(c);
+    for (auto c : t.getTargetPositions()) targetPositions_.emplace_back(c);
+    jumped_.emplace_back(t.getJumped());
+    positions.assign(npos, std::vector<uint64_t>(kBatch));
+    targetPositions.resize(npos);
+  }
   for (ColumnCursor* c : {&kind_, &context_, &sourceFile_, &costCount_})
     if (c->size() != left_) corrupt("cost table columns disagree with its row count");
   for (auto c : t.getPositions())
@@ -296,7 +305,9 @@ bool CostTableBatches::next() {
     for (ColumnCursor* c :
          {&kind_, &context_, &sourceFile_, &costCount_, &costs_, &target_, &count_})
       c->finish();
-    if (jumped_ != conds_) corrupt("cost table association columns disagree with the rows");
+    for (auto* v : {&positions_, &targetPositions_, &jumped_})
+      for (ColumnCursor& c : *v) c.finish();
+    if (jumpedCount_ != conds_) corrupt("cost table association columns disagree with the rows");
     return false;
   }
   left_ -= rows;
@@ -336,15 +347,46 @@ bool CostTableBatches::next() {
   count.resize(assoc);
   target_.read(target.data(), assoc);
   count_.read(count.data(), assoc);
+  const bool withPositions = !jumped_.empty();
+  if (withPositions) {
+    for (size_t k = 0; k < npos_; ++k) {
+      positions_[k].read(positions[k].data(), rows);
+      if (assoc > targetPositions_[k].remaining())
+        corrupt("cost table target positions disagree with the rows");
+      targetPositions[k].resize(assoc);
+      targetPositions_[k].read(targetPositions[k].data(), assoc);
+    }
+    if (conds > jumped_[0].remaining())
+      corrupt("cost table association columns disagree with the rows");
+    jumped.resize(conds);
+    jumped_[0].read(jumped.data(), conds);
+  }
   if (predicted_) {
-    for (size_t r = 0, ci = 0, a = 0; r < rows; ci += costCount[r], ++r) {
-      if (kind[r] == static_cast<uint64_t>(ir::RecordKind::COST)) {
+    for (size_t r = 0, ci = 0, a = 0, j = 0; r < rows; ci += costCount[r], ++r) {
+      const uint64_t k = kind[r];
+      if (k == static_cast<uint64_t>(ir::RecordKind::COST)) {
         if (costCount[r] > 0) lastCost_ = costs[ci];
-      } else {
-        count[a] = unzigzag(count[a], lastCost_);
-        target[a] = unzigzag(target[a], context[r]);
-        ++a;
+        continue;
       }
+      count[a] = unzigzag(count[a], lastCost_);
+      target[a] = unzigzag(target[a], context[r]);
+      if (target[a] >= contexts_) corrupt("cost table association refers to a missing context");
+      if (withPositions) {
+        if (k == static_cast<uint64_t>(ir::RecordKind::COND_JUMP)) {
+          jumped[j] = unfoldJumped(jumped[j], count[a]);
+          ++j;
+        }
+        const uint64_t* last = k == static_cast<uint64_t>(ir::RecordKind::CALL)
+                                   ? lastCallTarget_.find(target[a])
+                                   : nullptr;
+        uint64_t landed[kMaxPositions];
+        for (size_t i = 0; i < npos_; ++i)
+          landed[i] = targetPositions[i][a] =
+              unzigzag(targetPositions[i][a], last ? last[i] : positions[i][r]);
+        if (k == static_cast<uint64_t>(ir::RecordKind::CALL))
+          lastCallTarget_.record(target[a], landed, npos_);
+      }
+      ++a;
     }
   }
   for (uint64_t x : target)

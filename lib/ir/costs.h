@@ -138,8 +138,10 @@ struct DecodedCosts {
 // values instead of every column of the table at once.
 class CostTableBatches {
  public:
+  // With `withPositions` the batches also hold positions, target positions and taken counts
+  // (what a writer needs); without, those columns are only checked for their lengths.
   CostTableBatches(ir::CostTable::Reader table, size_t positionKinds, size_t events,
-                   size_t contexts);
+                   size_t contexts, bool withPositions = false);
   // Decodes the next batch into the members below; false once every row was read (after
   // checking that every column ends where the rows say).
   bool next();
@@ -147,15 +149,20 @@ class CostTableBatches {
   // Per row of the batch: kind, context, sourceFile, costCount; `costs` holds the batch's cost
   // values concatenated; `target` and `count` one value per association row of the batch.
   std::vector<uint64_t> kind, context, sourceFile, costCount, costs, target, count;
+  // withPositions only: per row, per association row and per condJump row of the batch.
+  std::vector<std::vector<uint64_t>> positions, targetPositions;
+  std::vector<uint64_t> jumped;
 
  private:
   static constexpr size_t kBatch = 4096;
   ColumnCursor kind_, context_, sourceFile_, costCount_, costs_, target_, count_;
+  std::vector<ColumnCursor> positions_, targetPositions_, jumped_;  // withPositions only
   uint64_t left_, conds_ = 0;
-  size_t events_, contexts_;
-  uint64_t jumped_;
+  size_t npos_, events_, contexts_;
+  uint64_t jumpedCount_;
   bool predicted_;
   uint64_t lastCount_ = 0, lastCost_ = 0;  // the predictions' state across batches
+  LastCallTargets lastCallTarget_;
 };
 
 // Decoded Contexts columns.

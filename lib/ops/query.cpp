@@ -326,17 +326,19 @@ const std::unordered_map<std::string, std::vector<LineCost>>& CallGraph::lineInd
     if (linePos < 0) return;
     std::unordered_map<uint64_t, std::map<uint64_t, std::vector<uint64_t>>> fileLines;
     for (auto part : root.getParts()) {
-      DecodedCosts t(part.getCosts(), npos, ne, contexts.size());
-      size_t ci = 0;
-      for (size_t r = 0; r < t.kind.size(); ++r) {
-        const size_t n = t.costCount[r];
-        const uint64_t* c = t.costs.data() + ci;
-        ci += n;
-        if (t.kind[r] != static_cast<uint64_t>(ir::RecordKind::COST)) continue;
-        const uint64_t file = t.sourceFile[r] ? t.sourceFile[r] : contexts.file[t.context[r]];
-        auto& lc = fileLines[file][t.positions[static_cast<size_t>(linePos)][r]];
-        lc.resize(ne, 0);
-        for (size_t i = 0; i < n; ++i) lc[i] += c[i];
+      CostTableBatches t(part.getCosts(), npos, ne, contexts.size(), /*withPositions=*/true);
+      while (t.next()) {
+        size_t ci = 0;
+        for (size_t r = 0; r < t.rows; ++r) {
+          const size_t n = t.costCount[r];
+          const uint64_t* c = t.costs.data() + ci;
+          ci += n;
+          if (t.kind[r] != static_cast<uint64_t>(ir::RecordKind::COST)) continue;
+          const uint64_t file = t.sourceFile[r] ? t.sourceFile[r] : contexts.file[t.context[r]];
+          auto& lc = fileLines[file][t.positions[static_cast<size_t>(linePos)][r]];
+          lc.resize(ne, 0);
+          for (size_t i = 0; i < n; ++i) lc[i] += c[i];
+        }
       }
     }
     for (auto& [file, byLine] : fileLines) {
