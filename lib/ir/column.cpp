@@ -180,86 +180,11 @@ void encodeColumn(ir::Column::Builder out, std::span<const uint64_t> values,
   w.build(out);
 }
 
-namespace {
-
-// Decodes one chunk into out[0, limit); returns how many values it held. Specialised per
-// encoding so the hot loop has no per-value encoding branches; single-byte varints (most
-// values) take a short path.
-template <bool kDelta, bool kRuns>
-uint64_t decodeChunk(const uint8_t* p, const uint8_t* e, uint64_t* out, uint64_t limit) {
-  auto varint = [&]() -> uint64_t {
-    uint8_t b = *p++;
-    if (b < 0x80) return b;
-    uint64_t v = b & 0x7f;
-    for (unsigned shift = 7;; shift += 7) {
-      if (p == e || shift > 63) corrupt("truncated or overlong varint in column");
-      b = *p++;
-      v |= static_cast<uint64_t>(b & 0x7f) << shift;
-      if (!(b & 0x80)) return v;
-    }
-  };
-  uint64_t n = 0, prev = 0;
-  while (p < e) {
-    uint64_t v = varint();
-    uint64_t run = 1;
-    if constexpr (kRuns) {
-      if ((v & 15) == 15) {
-        if (p == e) corrupt("truncated run in column");
-        v = varint();
-      } else {
-        run = (v & 15) + 1;
-        v >>= 4;
-      }
-    }
-    if (run > limit - n) corrupt("column holds more values than it declares");
-    for (uint64_t i = 0; i < run; ++i) {
-      if constexpr (kDelta) {
-        prev += static_cast<uint64_t>(static_cast<int64_t>((v >> 1) ^ (~(v & 1) + 1)));
-        out[n++] = prev;
-      } else {
-        out[n++] = v;
-      }
-    }
-  }
-  return n;
-}
-
-}  // namespace
-
 std::vector<uint64_t> decodeColumn(ir::Column::Reader column) {
-  const uint64_t count = column.getCount();
-  const uint32_t per = column.getChunkValues();
-  auto chunks = column.getChunks();
-  const auto encoding = column.getEncoding();
-  const bool delta = encoding == ir::Column::Encoding::ZIGZAG_DELTA ||
-                     encoding == ir::Column::Encoding::ZIGZAG_DELTA_RUNS;
-  const bool runs = encoding == ir::Column::Encoding::VARINT_RUNS ||
-                    encoding == ir::Column::Encoding::ZIGZAG_DELTA_RUNS;
-  if (!delta && !runs && encoding != ir::Column::Encoding::VARINT)
-    throw Error(Status::unsupported, "ppk", "column uses an unknown encoding");
-  if (count > 0 && per == 0) corrupt("column has values but a chunk size of 0");
-  // Each value takes at least one byte (a run at most 15 values a byte), so the count is bounded
-  // by the stored bytes: this keeps the allocation below proportional to the message, never to
-  // an untrusted field.
-  uint64_t bytes = 0;
-  for (auto c : chunks) bytes += c.size();
-  if (count / (runs ? 15 : 1) > bytes) corrupt("column declares more values than it has bytes");
-  std::vector<uint64_t> out(count);
-  uint64_t n = 0;
-  for (auto c : chunks) {
-    uint64_t* dst = out.data() + n;
-    const uint64_t room = count - n;
-    uint64_t got;
-    if (delta)
-      got = runs ? decodeChunk<true, true>(c.begin(), c.end(), dst, room)
-                 : decodeChunk<true, false>(c.begin(), c.end(), dst, room);
-    else
-      got = runs ? decodeChunk<false, true>(c.begin(), c.end(), dst, room)
-                 : decodeChunk<false, false>(c.begin(), c.end(), dst, room);
-    if (got > per) corrupt("column chunk holds more values than its chunk size");
-    n += got;
-  }
-  if (n != count) corrupt("column value count does not match its data");
+  ColumnCursor cursor(column);  // checks the declared count against the bytes before this
+  std::vector<uint64_t> out(cursor.size());
+  cursor.read(out.data(), out.size());
+  cursor.finish();
   return out;
 }
 
