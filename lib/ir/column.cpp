@@ -313,10 +313,10 @@ void ColumnCursor::read(uint64_t* out, size_t n) {
 }
 
 void ColumnCursor::finish() {
-  if (done_ != count_ || runLeft_ > 0 || p_ != e_)
-    corrupt("column value count does not match its data");
+  if (done_ != count_) corrupt("column value count does not match its data");
+  if (runLeft_ > 0 || p_ != e_) corrupt("column holds more values than it declares");
   for (; next_ < chunks_.size(); ++next_)
-    if (chunks_[next_].size() > 0) corrupt("column value count does not match its data");
+    if (chunks_[next_].size() > 0) corrupt("column holds more values than it declares");
 }
 
 StringInterner::StringInterner() { strings_.emplace_back(); }
