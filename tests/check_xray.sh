@@ -3,7 +3,8 @@
 # the same records (compared sorted) for each XRay trace and for the trace written back from its
 # .ppk (by the CLI), on every corpus trace and on traces recorded now with
 # ../shared/tools/xray/make-traces.sh (multi-thread, many buffers). Also checks the FDR traces
-# written as versions 1-4 and as basic mode (through .ppk, by xray_tool), with the fields those
+# written as versions 1-4 and as basic mode (through .ppk, by xray_tool), and each basic-mode
+# trace written as FDR versions 1-5, with the fields those
 # versions cannot carry normalised: the process id (no Pid record before version 3), the CPU
 # of custom events (none before version 4) and the record type llvm-xray 14 leaks from a typed
 # event into the records after it.
@@ -65,6 +66,16 @@ check() {  # TRACE BINARY NAME
     grep -v -- '-event,' "$tmp/ref" | sed 's/type: [0-9]*, //' | sort > "$tmp/a"
     yaml "$tmp/$name.basic" "$bin" | sed 's/type: [0-9]*, //' | sort > "$tmp/b"
     same "$name as basic mode" "$tmp/a" "$tmp/b"
+  else
+    # Basic mode written as FDR: one buffer per thread; llvm-xray must read the same records.
+    for v in 1 2 3 4 5; do
+      "$tool" "$f" "$tmp/$name.fdr$v" fdr $v
+      local norm='s/^\(.*\)$/\1/'
+      [ $v -lt 3 ] && norm='s/process: [0-9]*, //'  # no Pid record before version 3
+      sed "$norm" "$tmp/ref" | sort > "$tmp/a"
+      yaml "$tmp/$name.fdr$v" "$bin" | sed "$norm" | sort > "$tmp/b"
+      same "$name (basic) as FDR version $v" "$tmp/a" "$tmp/b"
+    done
   fi
 }
 

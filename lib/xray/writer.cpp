@@ -3,10 +3,14 @@
 // the IR). Another FDR version: the records converted (BufferExtents / EndOfBuffer / Pid added
 // or dropped, custom event layouts changed, TSC deltas recomputed, TSCWrap added where a delta
 // no longer fits); buffer tails and an incomplete final record are dropped. FDR -> basic mode:
-// one 32-byte record per function record and per call argument.
+// one 32-byte record per function record and per call argument. Basic mode -> FDR: one buffer
+// per thread (writeBasicAsFdr).
 
 #include <cstring>
 #include <string>
+#include <unordered_map>
+#include <utility>
+#include <vector>
 
 #include "../error.h"
 #include "../formats.h"
@@ -171,6 +175,72 @@ std::string writeOtherFdr(const XrayTrace& x, uint16_t v) {
   return out;
 }
 
+// A basic-mode trace as FDR version v: one buffer per (process, thread), in order of first
+// appearance, holding that thread's records in file order: BufferExtents (v2+), NewBuffer,
+// WallClockTime (zero: basic mode has no wall clock), Pid (v3+), NewCPUId, then the function
+// records with 32-bit TSC deltas, a NewCPUId where the CPU changes, a TSCWrap where a delta
+// would not fit, a CallArgument after each argument record, and EndOfBuffer (v1).
+std::string writeBasicAsFdr(const XrayTrace& x, uint16_t v) {
+  std::string out = header(x, true, v);
+  std::vector<std::pair<uint64_t, std::vector<size_t>>> threads;  // (pid << 32 | tid, records)
+  std::unordered_map<uint64_t, size_t> index;
+  for (size_t i = 0; i < x.records.size(); ++i) {
+    const XrayRecord& r = x.records[i];
+    if (!xrayIsFunction(r.type) && r.type != kXrayBasicArgument) continue;
+    const uint64_t key = uint64_t{r.pid} << 32 | r.threadId;
+    auto [it, inserted] = index.try_emplace(key, threads.size());
+    if (inserted) threads.push_back({key, {}});
+    threads[it->second].second.push_back(i);
+  }
+  const std::string zeros(15, '\0');
+  for (const auto& [key, records] : threads) {
+    auto meta = [&](uint8_t kind) {
+      out.push_back(static_cast<char>((kind << 1) | 1));
+      out.append(zeros);
+      return out.size() - 15;
+    };
+    size_t extentsAt = v >= 2 ? meta(7) : std::string::npos;
+    const auto tid = static_cast<int32_t>(key & 0xffffffffu);
+    patch(out, meta(0), &tid, 4);
+    meta(4);
+    if (v >= 3) {
+      const auto pid = static_cast<int32_t>(key >> 32);
+      patch(out, meta(9), &pid, 4);
+    }
+    uint64_t base = 0;
+    int cpu = -1;
+    for (size_t i : records) {
+      const XrayRecord& r = x.records[i];
+      if (r.type == kXrayBasicArgument) {
+        const uint64_t arg = x.argument(r);
+        patch(out, meta(6), &arg, 8);
+        continue;
+      }
+      if (r.cpu != cpu || r.tsc - base > 0xffffffffu) {
+        const bool newCpu = r.cpu != cpu;
+        const size_t at = meta(newCpu ? 2 : 3);
+        if (newCpu) {
+          patch(out, at, &r.cpu, 2);
+          patch(out, at + 2, &r.tsc, 8);
+        } else {
+          patch(out, at, &r.tsc, 8);
+        }
+        cpu = r.cpu;
+        base = r.tsc;
+      }
+      put32(out, (r.functionId << 4) | (uint32_t{r.type} << 1));
+      put32(out, static_cast<uint32_t>(r.tsc - base));
+      base = r.tsc;
+    }
+    if (v == 1) meta(1);
+    if (extentsAt != std::string::npos) {
+      const uint64_t extents = out.size() - extentsAt - 15;
+      patch(out, extentsAt, &extents, 8);
+    }
+  }
+  return out;
+}
+
 std::string writeBasic(const XrayTrace& x, uint16_t v) {
   std::string out = x.fdr ? header(x, false, v) : header(x, false, v);
   if (x.fdr) {
@@ -235,9 +305,7 @@ std::string writeXray(const Profile& profile, const XrayWriteOptions& options) {
     throw Error(Status::invalidArgument, kFmt,
                 "basic-mode version " + std::to_string(v) + " cannot be written (1 to 3)");
   if (!fdr) return writeBasic(x, static_cast<uint16_t>(v));
-  if (!x.fdr)
-    throw Error(Status::unsupported, kFmt,
-                "writing a basic-mode trace as FDR is not implemented; write it as basic mode");
+  if (!x.fdr) return writeBasicAsFdr(x, static_cast<uint16_t>(v));
   if (v == x.version) return writeSameFdr(x);
   return writeOtherFdr(x, static_cast<uint16_t>(v));
 }
