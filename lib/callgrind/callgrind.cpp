@@ -260,13 +260,8 @@ const char* Reader::number(const char* p, const char* e, uint64_t& out, const ch
     p += 2;
     const char* d = p;
     for (; p < e; ++p) {
-      unsigned c = static_cast<unsigned char>(*p), x;
-      if (c - '0' < 10)
-        x = c - '0';
-      else if ((c | 0x20) - 'a' < 6)
-        x = (c | 0x20) - 'a' + 10;
-      else
-        break;
+      const unsigned x = hexDigitValue(*p);
+      if (x > 15) break;
       if (v >> 60) error(b, std::string(what) + " does not fit in 64 bits: " + firstWord(b, e));
       v = v << 4 | x;
     }
@@ -323,14 +318,8 @@ const char* Reader::positions(const char* p, const char* e, const uint64_t* base
       const char* q = p + 2;
       uint64_t v = 0;
       for (; q < e && q - p < 17; ++q) {
-        const unsigned ch = static_cast<unsigned char>(*q);
-        unsigned x;
-        if (ch - '0' < 10)
-          x = ch - '0';
-        else if ((ch | 0x20) - 'a' < 6)
-          x = (ch | 0x20) - 'a' + 10;
-        else
-          break;
+        const unsigned x = hexDigitValue(*q);
+        if (x > 15) break;
         v = v << 4 | x;
       }
       if (q > p + 2 && (q == e || isSpace(*q))) {

@@ -63,9 +63,7 @@ inline void putLe32(char* p, uint32_t v) {
   std::memcpy(p, &v, 4);
 }
 
-bool isHex(char c) {
-  return (c >= '0' && c <= '9') || (c >= 'a' && c <= 'f') || (c >= 'A' && c <= 'F');
-}
+bool isHex(char c) { return hexDigitValue(c) < 16; }
 bool isDigit(char c) { return c >= '0' && c <= '9'; }
 bool allOf(std::string_view s, bool (*pred)(char)) {
   if (s.empty()) return false;
@@ -260,9 +258,7 @@ std::unique_ptr<Profile> readDcpi(std::span<const uint8_t> data) {
           fail(kFmt, lineOffset + v, lineNo,
                "header line 'tstart': expected an address of at most 64 bits, found " +
                    quoted(value));
-        for (char c : value)
-          textStart =
-              textStart << 4 | static_cast<uint64_t>(isDigit(c) ? c - '0' : (c | 0x20) - 'a' + 10);
+        for (char c : value) textStart = textStart << 4 | hexDigitValue(c);  // checked hex above
       }
       if (spec.kind == kVersion) {
         version = value;
