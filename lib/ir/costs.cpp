@@ -179,87 +179,28 @@ void CostTableBuilder::build(ir::CostTable::Builder out, const std::vector<uint6
   jumped_.build(out.initJumped());
 }
 
-DecodedCosts::DecodedCosts(ir::CostTable::Reader t, size_t npos, size_t events, size_t contexts,
-                           bool withPositions) {
-  const uint64_t rows = t.getRows();
-  kind = decodeColumn(t.getKind());
-  context = decodeColumn(t.getContext());
-  sourceFile = decodeColumn(t.getSourceFile());
-  costCount = decodeColumn(t.getCostCount());
-  costs = decodeColumn(t.getCosts());
-  target = decodeColumn(t.getTarget());
-  count = decodeColumn(t.getCount());
-  jumped = decodeColumn(t.getJumped());
-  if (t.getPositions().size() != npos || t.getTargetPositions().size() != npos)
-    corrupt("cost table has a position column count that differs from positionKinds");
-  if (npos > kMaxPositions) corrupt("cost table has more than 3 position kinds");
-  if (withPositions) {
-    for (auto c : t.getPositions()) positions.push_back(decodeColumn(c));
-    for (auto c : t.getTargetPositions()) targetPositions.push_back(decodeColumn(c));
-  }
-  if (kind.size() != rows || context.size() != rows || sourceFile.size() != rows ||
-      costCount.size() != rows)
-    corrupt("cost table columns disagree with its row count");
-  const bool predicted = t.getPredicted();
-  if (predicted) {
-    uint64_t last = 0;
-    for (uint64_t r = 0; r < rows; ++r) {
-      if (isCostOrCall(kind[r]))
-        last = costCount[r] = unzigzag(costCount[r], last);
-      else
-        costCount[r] = unzigzag(costCount[r], 0);
+DecodedCosts::DecodedCosts(ir::CostTable::Reader t, size_t npos, size_t events, size_t contexts) {
+  // The batch reader's rows concatenated: one place checks the table and undoes its residuals.
+  CostTableBatches b(t, npos, events, contexts, /*withPositions=*/true);
+  positions.resize(npos);
+  targetPositions.resize(npos);
+  auto append = [](std::vector<uint64_t>& to, const std::vector<uint64_t>& from, size_t n) {
+    to.insert(to.end(), from.begin(), from.begin() + static_cast<std::ptrdiff_t>(n));
+  };
+  while (b.next()) {
+    for (auto [to, from] :
+         {std::pair{&kind, &b.kind}, std::pair{&context, &b.context},
+          std::pair{&sourceFile, &b.sourceFile}, std::pair{&costCount, &b.costCount}})
+      append(*to, *from, b.rows);
+    append(costs, b.costs, b.costs.size());
+    append(target, b.target, b.target.size());
+    append(count, b.count, b.count.size());
+    for (size_t k = 0; k < npos; ++k) {
+      append(positions[k], b.positions[k], b.rows);
+      append(targetPositions[k], b.targetPositions[k], b.targetPositions[k].size());
     }
+    append(jumped, b.jumped, b.jumped.size());
   }
-  for (auto& p : positions)
-    if (p.size() != rows) corrupt("cost table position column disagrees with its row count");
-  uint64_t assoc = 0, cond = 0, ncost = 0;
-  for (uint64_t r = 0; r < rows; ++r) {
-    if (kind[r] > static_cast<uint64_t>(ir::RecordKind::COND_JUMP))
-      corrupt("cost table row " + std::to_string(r) + " has unknown kind");
-    if (context[r] >= contexts) corrupt("cost table row refers to a missing context");
-    if (costCount[r] > events) corrupt("cost table row has more costs than events");
-    ncost += costCount[r];
-    if (kind[r] != static_cast<uint64_t>(ir::RecordKind::COST)) ++assoc;
-    if (kind[r] == static_cast<uint64_t>(ir::RecordKind::COND_JUMP)) ++cond;
-  }
-  if (ncost != costs.size()) corrupt("cost table cost values disagree with cost counts");
-  if (target.size() != assoc || count.size() != assoc || jumped.size() != cond)
-    corrupt("cost table association columns disagree with the rows");
-  for (auto& p : targetPositions)
-    if (p.size() != assoc) corrupt("cost table target positions disagree with the rows");
-  if (predicted) {
-    uint64_t lastCost = 0, ci = 0, a = 0, j = 0;
-    LastCallTargets lastCallTarget;
-    for (uint64_t r = 0; r < rows; ++r) {
-      const uint64_t k = kind[r];
-      if (k == static_cast<uint64_t>(ir::RecordKind::COST)) {
-        if (costCount[r] > 0) lastCost = costs[ci];
-      } else {
-        count[a] = unzigzag(count[a], lastCost);
-        target[a] = unzigzag(target[a], context[r]);
-        if (target[a] >= contexts) corrupt("cost table association refers to a missing context");
-        if (k == static_cast<uint64_t>(ir::RecordKind::COND_JUMP)) {
-          jumped[j] = unfoldJumped(jumped[j], count[a]);
-          ++j;
-        }
-        if (!targetPositions.empty()) {
-          std::array<uint64_t, kMaxPositions> predicted{}, landed{};
-          const uint64_t* last = k == static_cast<uint64_t>(ir::RecordKind::CALL)
-                                     ? lastCallTarget.find(target[a])
-                                     : nullptr;
-          for (size_t i = 0; i < npos; ++i) predicted[i] = last ? last[i] : positions[i][r];
-          for (size_t i = 0; i < npos; ++i)
-            landed[i] = targetPositions[i][a] = unzigzag(targetPositions[i][a], predicted[i]);
-          if (k == static_cast<uint64_t>(ir::RecordKind::CALL))
-            lastCallTarget.record(target[a], landed.data(), npos);
-        }
-        ++a;
-      }
-      ci += costCount[r];
-    }
-  }
-  for (uint64_t x : target)
-    if (x >= contexts) corrupt("cost table association refers to a missing context");
 }
 
 CostTableBatches::CostTableBatches(ir::CostTable::Reader t, size_t npos, size_t events,

@@ -127,15 +127,13 @@ struct DecodedCosts {
   std::vector<std::vector<uint64_t>> positions, targetPositions;
   // Validates every cross-reference against the profile (context indexes, cost counts, column
   // lengths), so users may index without further checks. Throws Status::malformed otherwise.
-  // With `withPositions` false the (large) position columns are left empty: for aggregations
-  // that need no positions, such as per-function costs.
-  DecodedCosts(ir::CostTable::Reader table, size_t positionKinds, size_t events, size_t contexts,
-               bool withPositions = true);
+  // Holds the whole table: passes over large tables read CostTableBatches instead.
+  DecodedCosts(ir::CostTable::Reader table, size_t positionKinds, size_t events, size_t contexts);
 };
 
-// The rows of a CostTable a batch at a time, without their positions, with the checks of
-// DecodedCosts: for per-function aggregations, which then touch a few kilobytes of decoded
-// values instead of every column of the table at once.
+// The rows of a CostTable a batch at a time, every cross-reference checked and the residuals of
+// CostTable.predicted undone: passes over a table (aggregations, writers) then touch a few
+// kilobytes of decoded values instead of every column at once. DecodedCosts is built on it.
 class CostTableBatches {
  public:
   // With `withPositions` the batches also hold positions, target positions and taken counts
