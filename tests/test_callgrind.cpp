@@ -394,6 +394,46 @@ TEST(comments_blank_lines_and_crlf) {
   checkRoundTrip(*a);
 }
 
+// Most lines go through fast paths that parse a line ending in "\n" in one pass; a carriage
+// return sends every line through the checked path instead. Both must give the same IR, for
+// the corpus and for the edge forms of each fast path (hex widths, relative and '*' targets,
+// blanks, long numbers the fast paths leave to the checked one).
+TEST(fast_and_checked_paths_agree) {
+  auto crlfOf = [](const std::string& lf) {
+    std::string crlf;
+    for (char c : lf) {
+      if (c == '\n') crlf += '\r';
+      crlf += c;
+    }
+    return crlf;
+  };
+  std::vector<std::string> texts;
+  for (const char* f : kCorpus) texts.push_back(testlib::slurp(testlib::data(f)));
+  texts.push_back(
+      "events: Ir Dr\npositions: instr line\nob=(1) /bin/x\nfl=(1) a.c\nfn=(1) main\n"
+      "0xffffffffffffffff 3 1 2\n0x0000000000000000ff 4 1\n+3 -1 7\n* * 9 9\n0x1A 12\n"
+      "cfn=(2) g\ncalls=1 0x400 5\n* * 10\ncfn=(2)\ncalls=2 +3 -2\n+1 * 4\n"
+      "cfn=(2)  \ncalls=  3   0x10\t7 \n* 8 5\ncfn=(2)\ncalls=12345678901234567890 0x10 7\n"
+      "* 9 1\njcnd=0/5 * *\n+2 * 1\njcnd=3/4 +1 +0\n* * 1 1\njump=3 0x10 7\n* * 2\n"
+      "jfn=(4) k\njump=2 0x30 1\n* * 1\n"
+      "jfi=(2) b.c\njfn=(3) h\njump=1 0x20 1\n* * 1\njcnd=1/2 0X30 2\n* * 1\n"
+      "cfn=(9)\n");
+  texts.back().erase(texts.back().size() - 8);  // (an undefined id is an error, tested below)
+  texts.push_back("events: Ir\nfl=a.c\nfn=f\n1 2\ncfn=g\ncalls=1 2\n1 3\njump=1 5\n1 1");
+  for (const std::string& lf : texts) {
+    auto fast = read(lf);
+    auto checked = read(crlfOf(lf));
+    CHECK(equalIR(*fast, *checked));
+    CHECK(writeCallgrind(*fast) == writeCallgrind(*checked));
+  }
+  // Errors found on a fast-path line's form come from the checked path, with its line number.
+  expectError("events: Ir\nfl=a.c\nfn=f\n1 2\ncfn=(4)\ncalls=1 2\n1 3\n", 5,
+              "undefined compressed id (4)");
+  expectError("events: Ir\nfl=a.c\nfn=f\n1 2\ncfn=g\ncalls=1 2\ncalls=1 2\n1 3\n", 7,
+              "expected the cost line of the calls=");
+  expectError("events: Ir\nfl=a.c\nfn=f\n1 2\njcnd=3/x 5\n1 3\n", 5, "jcnd=");
+}
+
 TEST(cachegrind_family_interop) {
   // Callgrind -> Cachegrind: self costs per line, readable by the Cachegrind reader.
   auto cg = read(testlib::slurp(testlib::data("callgrind/callgrind.workload.instr-jumps.out")));

@@ -165,7 +165,9 @@ class Reader {
                         const char* what) const;
   size_t costs(const char* p, const char* e);
   const char* fastCostLine(const char* p, const char* end);
+  const char* fastPositions(const char* p, uint64_t* pos) const;
   const char* fastCostLineBeforeNewline(const char* p);
+  const char* fastSpecLine(const char* p);
   const char* commitCostLine(const char* p, const uint64_t* pos, size_t n);
   uint64_t name(std::string_view spec, IdSpace space, std::string_view value);
   void header(std::string_view key, std::string_view value);
@@ -418,29 +420,48 @@ const char* Reader::fastCostLine(const char* p, const char* end) {
   return commitCostLine(p < end ? p + 1 : end, pos, n);
 }
 
-// fastCostLine for a line known to end with a newline before the end of the input: every loop
-// stops at that newline (neither a digit nor a blank), so no byte needs a bounds check.
-const char* Reader::fastCostLineBeforeNewline(const char* p) {
+// The decimal digits at q (no sign), advanced past them; the count of digits (0: none; > 18: the
+// value may have wrapped, so the fast paths leave the line to the checked path). Stops at any
+// non-digit, so a line known to end with a newline needs no bounds check.
+inline ptrdiff_t decimalDigits(const char*& q, uint64_t& v) {
+  const char* b = q;
+  uint64_t x = 0;
+  for (unsigned d = static_cast<unsigned char>(*q) - '0'; d < 10;
+       d = static_cast<unsigned char>(*++q) - '0')
+    x = x * 10 + d;
+  v = x;
+  return q - b;
+}
+
+// True if the line at p starts with `prefix`. Compares byte by byte, so it stops at the line's
+// newline (which no prefix holds) and never reads past it.
+inline bool startsWith(const char* p, const char* prefix) {
+  for (; *prefix; ++p, ++prefix)
+    if (*p != *prefix) return false;
+  return true;
+}
+
+// The subpositions of a line known to end with a newline, in the forms valgrind writes: short
+// decimal, '+'/'-' relative, '*', and 0x hex of at most 16 digits. Returns the end of the last
+// one and the blanks after it, or nullptr (no state changed) for anything else.
+const char* Reader::fastPositions(const char* p, uint64_t* pos) const {
   const size_t npos = kinds_.size();
-  uint64_t pos[kMaxPositions] = {0, 0, 0};
-  auto digits = [](const char*& q, uint64_t& v) {
-    const char* b = q;
-    uint64_t x = 0;
-    for (unsigned d = static_cast<unsigned char>(*q) - '0'; d < 10;
-         d = static_cast<unsigned char>(*++q) - '0')
-      x = x * 10 + d;
-    v = x;
-    return q - b;  // 0: no digits; > 18: may have wrapped, left to the general path
-  };
   for (size_t k = 0; k < npos; ++k) {
     const char c = *p;
     if (c == '*') {
       pos[k] = last_[k];
       ++p;
+    } else if (c == '0' && p[1] == 'x') {  // p[1] exists: '0' is not the newline
+      p += 2;
+      const char* b = p;
+      uint64_t v = 0;
+      for (unsigned x = hexDigitValue(*p); x < 16; x = hexDigitValue(*++p)) v = v << 4 | x;
+      if (p == b || p - b > 16) return nullptr;
+      pos[k] = v;
     } else {
       p += (c == '+' || c == '-');
       uint64_t v;
-      const ptrdiff_t nd = digits(p, v);
+      const ptrdiff_t nd = decimalDigits(p, v);
       if (nd == 0 || nd > 18) return nullptr;
       if (!applyRelative(c, last_[k], v)) return nullptr;
       pos[k] = v;
@@ -452,12 +473,21 @@ const char* Reader::fastCostLineBeforeNewline(const char* p) {
       if (k + 1 < npos && *p == '\n') return nullptr;
     }
   }
+  return p;
+}
+
+// fastCostLine for a line known to end with a newline before the end of the input: every loop
+// stops at that newline (neither a digit nor a blank), so no byte needs a bounds check.
+const char* Reader::fastCostLineBeforeNewline(const char* p) {
+  uint64_t pos[kMaxPositions] = {0, 0, 0};
+  p = fastPositions(p, pos);
+  if (!p) return nullptr;
   const size_t nev = events_.size();
   uint64_t* costs = costBuf_.data();
   size_t n = 0;
   while (*p != '\n') {
     uint64_t v;
-    const ptrdiff_t nd = digits(p, v);
+    const ptrdiff_t nd = decimalDigits(p, v);
     if (nd == 0 || nd > 18 || n == nev) return nullptr;
     if (*p != '\n') {
       if (*p != ' ' && *p != '\t') return nullptr;
@@ -466,6 +496,71 @@ const char* Reader::fastCostLineBeforeNewline(const char* p) {
     costs[n++] = v;
   }
   return commitCostLine(p + 1, pos, n);
+}
+
+// The common forms of the other frequent body lines, for a line known to end with a newline
+// and no association pending: "calls=N pos", "jump=N pos", "jcnd=J/N pos" with fastPositions'
+// subpositions, and "cfn=(id)" naming a defined id. Does what body() does for them and returns
+// the next line, or nullptr (no state changed) for anything else, which body() then checks.
+const char* Reader::fastSpecLine(const char* p) {
+  if (startsWith(p, "cfn=(")) {
+    const char* q = p + 5;
+    uint64_t id;
+    const ptrdiff_t nd = decimalDigits(q, id);
+    if (nd == 0 || nd > 18 || q[0] != ')' || q[1] != '\n') return nullptr;
+    const uint64_t s = ids_[kFunctions].get(id);
+    if (s == kUndef) return nullptr;
+    if (!pending_.empty()) pending_.clear();
+    calleeFn_ = s;
+    calleeFile_ = cfi_ != kUndef ? cfi_ : file_;
+    cfi_ = kUndef;
+    haveCallee_ = true;
+    return q + 2;
+  }
+  Kind kind;
+  if (startsWith(p, "calls=")) {
+    if (!haveCallee_) return nullptr;
+    kind = Kind::CALL;
+    p += 6;
+  } else if (startsWith(p, "jcnd=")) {
+    kind = Kind::COND_JUMP;
+    p += 5;
+  } else if (startsWith(p, "jump=")) {
+    kind = Kind::JUMP;
+    p += 5;
+  } else {
+    return nullptr;
+  }
+  while (*p == ' ' || *p == '\t') ++p;
+  uint64_t jumped = 0, count;
+  if (kind == Kind::COND_JUMP) {
+    const ptrdiff_t nd = decimalDigits(p, jumped);
+    if (nd == 0 || nd > 18 || *p != '/') return nullptr;
+    ++p;
+  }
+  const ptrdiff_t nd = decimalDigits(p, count);
+  if (nd == 0 || nd > 18 || (*p != ' ' && *p != '\t')) return nullptr;
+  while (*p == ' ' || *p == '\t') ++p;
+  uint64_t pos[kMaxPositions] = {0, 0, 0};
+  p = fastPositions(p, pos);
+  if (!p || *p != '\n') return nullptr;
+  // As body(): the row's own context is numbered before its target's.
+  if (!pending_.empty()) pending_.clear();
+  const uint64_t own = context();
+  if (kind == Kind::CALL) {
+    assocTarget_ = contextOf(cob_ != kUndef ? cob_ : fnObject_, calleeFile_, calleeFn_);
+    cob_ = kUndef;
+  } else {
+    const uint64_t tf = jfi_ != kUndef ? jfi_ : file_, tn = jfn_ != kUndef ? jfn_ : fn_;
+    assocTarget_ = tf == fnFile_ && tn == fn_ ? own : contextOf(fnObject_, tf, tn);
+    jfi_ = jfn_ = kUndef;
+  }
+  assocKind_ = kind;
+  assocLine_ = cur_.lineNumber();
+  assocCount_ = count;
+  assocJumped_ = jumped;
+  for (size_t k = 0; k < kMaxPositions; ++k) assocPos_[k] = pos[k];
+  return p + 1;
 }
 
 // Records a parsed cost line; `next` is the start of the following line.
@@ -757,11 +852,18 @@ std::unique_ptr<Profile> Reader::run() {
     ++cur_.lineNo;
     {
       const char c = *p;
-      if ((isDigit(c) || c == '+' || c == '-' || c == '*') && haveFn_ && haveEvents_ && inBody_) {
-        if (const char* next =
-                p < checkedFrom ? fastCostLineBeforeNewline(p) : fastCostLine(p, end)) {
-          p = next;
-          continue;
+      if (haveFn_ && haveEvents_ && inBody_) {
+        if (isDigit(c) || c == '+' || c == '-' || c == '*') {
+          if (const char* next =
+                  p < checkedFrom ? fastCostLineBeforeNewline(p) : fastCostLine(p, end)) {
+            p = next;
+            continue;
+          }
+        } else if ((c == 'c' || c == 'j') && p < checkedFrom && assocKind_ == Kind::COST) {
+          if (const char* next = fastSpecLine(p)) {
+            p = next;
+            continue;
+          }
         }
       }
     }

@@ -322,6 +322,11 @@ void ColumnCursor::finish() {
 StringInterner::StringInterner() { strings_.emplace_back(); }
 
 uint64_t StringInterner::intern(std::string_view s) {
+  if (indexStale_) {  // after sortAndCompact: most readers intern nothing more
+    index_.reserve(strings_.size());
+    for (uint64_t i = 1; i < strings_.size(); ++i) index_.emplace(std::string_view(strings_[i]), i);
+    indexStale_ = false;
+  }
   auto it = index_.find(s);
   if (it != index_.end()) return it->second;
   uint64_t id = strings_.size();
@@ -345,7 +350,7 @@ std::vector<uint64_t> StringInterner::sortAndCompact(const std::vector<bool>& us
   }
   strings_ = std::move(sorted);
   index_.clear();
-  for (uint64_t i = 1; i < strings_.size(); ++i) index_.emplace(std::string_view(strings_[i]), i);
+  indexStale_ = strings_.size() > 1;
   return remap;
 }
 

@@ -214,6 +214,7 @@ class StringInterner {
  private:
   std::deque<std::string> strings_;  // deque: elements never move, so index_ keys stay valid
   std::unordered_map<std::string_view, uint64_t> index_;
+  bool indexStale_ = false;  // index_ is rebuilt on the next intern() after sortAndCompact
 };
 
 // Random access to a stored string table.
