@@ -1,6 +1,8 @@
 // Columns and the string table: encodings, chunking, and rejection of corrupt data.
 #include <capnp/message.h>
+#include <capnp/serialize.h>
 
+#include <algorithm>
 #include <random>
 
 #include "error.h"
@@ -208,6 +210,33 @@ TEST(cost_table_predictions_are_lossless) {
   CHECK(pos == d.positions);
   CHECK(tpos == d.targetPositions);
   CHECK(jumped == d.jumped);
+}
+
+// The interner's own hash table (growing past its first size, rebuilt after a sort) and the
+// sort's 8-byte keys (strings that share them, differ only after a NUL, or are shorter).
+TEST(strings_intern_and_sort_many) {
+  StringInterner in;
+  std::vector<std::string> all;
+  for (int i = 0; i < 5000; ++i)
+    all.push_back(i % 3 ? "std::__cxx11::basic_string<" + std::to_string(i * 7919 % 5000)
+                        : std::string("ns::f") + std::to_string(i));
+  all.push_back(std::string("ab\0c", 4));
+  all.push_back(std::string("ab\0", 3));
+  all.push_back("ab");
+  std::vector<uint64_t> ids;
+  for (const std::string& x : all) ids.push_back(in.intern(x));
+  for (size_t i = 0; i < all.size(); ++i) CHECK_EQ(in.intern(all[i]), ids[i]);
+  std::vector<bool> used(in.size(), true);
+  auto remap = in.sortAndCompact(used);
+  std::vector<std::string> sorted(all);
+  std::sort(sorted.begin(), sorted.end());
+  sorted.erase(std::unique(sorted.begin(), sorted.end()), sorted.end());
+  CHECK_EQ(in.size(), sorted.size() + 1);
+  bool inOrder = true;
+  for (size_t i = 0; i < sorted.size(); ++i) inOrder = inOrder && in.get(i + 1) == sorted[i];
+  CHECK(inOrder);
+  for (size_t i = 0; i < all.size(); ++i) CHECK_EQ(in.intern(all[i]), remap[ids[i]]);
+  CHECK_EQ(in.intern("new after sort"), sorted.size() + 1);
 }
 
 TEST(strings_sorted_compacted_and_read_back) {

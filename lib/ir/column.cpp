@@ -319,38 +319,76 @@ void ColumnCursor::finish() {
     if (chunks_[next_].size() > 0) corrupt("column holds more values than it declares");
 }
 
-StringInterner::StringInterner() { strings_.emplace_back(); }
+StringInterner::StringInterner() {
+  strings_.emplace_back();
+  hashes_.push_back(0);
+  rebuildIndex(1024);
+}
+
+void StringInterner::rebuildIndex(size_t slots) {
+  slots_.assign(slots, 0);
+  const size_t mask = slots - 1;
+  for (uint64_t i = 1; i < strings_.size(); ++i) {
+    size_t at = hashes_[i] & mask;
+    while (slots_[at] != 0) at = (at + 1) & mask;
+    slots_[at] = i;
+  }
+}
 
 uint64_t StringInterner::intern(std::string_view s) {
-  if (indexStale_) {  // after sortAndCompact: most readers intern nothing more
-    index_.reserve(strings_.size());
-    for (uint64_t i = 1; i < strings_.size(); ++i) index_.emplace(std::string_view(strings_[i]), i);
+  if (indexStale_) {
+    hashes_.resize(strings_.size());
+    for (uint64_t i = 1; i < strings_.size(); ++i)
+      hashes_[i] = std::hash<std::string_view>()(strings_[i]);
+    size_t n = 1024;
+    while (n < 2 * strings_.size()) n *= 2;
+    rebuildIndex(n);
     indexStale_ = false;
   }
-  auto it = index_.find(s);
-  if (it != index_.end()) return it->second;
-  uint64_t id = strings_.size();
-  const std::string& stored = strings_.emplace_back(s);
-  index_.emplace(std::string_view(stored), id);
+  const uint64_t h = std::hash<std::string_view>()(s);
+  const size_t mask = slots_.size() - 1;
+  size_t at = h & mask;
+  for (uint64_t i; (i = slots_[at]) != 0; at = (at + 1) & mask)
+    if (hashes_[i] == h && strings_[i] == s) return i;
+  const uint64_t id = strings_.size();
+  strings_.emplace_back(s);
+  hashes_.push_back(h);
+  slots_[at] = id;
+  if (2 * strings_.size() > slots_.size()) rebuildIndex(2 * slots_.size());
   return id;
 }
 
 std::vector<uint64_t> StringInterner::sortAndCompact(const std::vector<bool>& used) {
-  std::vector<uint64_t> order;
-  for (uint64_t i = 1; i < strings_.size(); ++i)
-    if (i < used.size() && used[i]) order.push_back(i);
-  std::sort(order.begin(), order.end(),
-            [&](uint64_t a, uint64_t b) { return strings_[a] < strings_[b]; });
+  // Sorted by a key of the first 8 bytes (big-endian, so integer order is byte order) and the
+  // whole string only on a tie: most compares then touch neither the deque nor the strings.
+  struct Entry {
+    uint64_t key;
+    std::string_view s;
+    uint64_t index;
+  };
+  std::vector<Entry> order;
+  for (uint64_t i = 1; i < strings_.size(); ++i) {
+    if (i >= used.size() || !used[i]) continue;
+    const std::string& s = strings_[i];
+    uint64_t key = 0;
+    for (size_t b = 0; b < 8; ++b)
+      key = key << 8 | (b < s.size() ? static_cast<unsigned char>(s[b]) : 0);
+    order.push_back({key, s, i});
+  }
+  std::sort(order.begin(), order.end(), [](const Entry& a, const Entry& b) {
+    return a.key != b.key ? a.key < b.key : a.s < b.s;
+  });
   std::vector<uint64_t> remap(strings_.size(), 0);
   std::deque<std::string> sorted;
   sorted.emplace_back();
-  for (uint64_t i : order) {
-    remap[i] = sorted.size();
-    sorted.push_back(std::move(strings_[i]));
+  for (const Entry& e : order) {
+    remap[e.index] = sorted.size();
+    sorted.push_back(std::move(strings_[e.index]));
   }
   strings_ = std::move(sorted);
-  index_.clear();
-  indexStale_ = strings_.size() > 1;
+  hashes_.clear();
+  slots_.clear();
+  indexStale_ = true;
   return remap;
 }
 

@@ -212,9 +212,12 @@ class StringInterner {
   void build(ir::StringTable::Builder out) const;
 
  private:
-  std::deque<std::string> strings_;  // deque: elements never move, so index_ keys stay valid
-  std::unordered_map<std::string_view, uint64_t> index_;
-  bool indexStale_ = false;  // index_ is rebuilt on the next intern() after sortAndCompact
+  void rebuildIndex(size_t slots);
+  std::deque<std::string> strings_;
+  // Open addressing over the strings: slot = string index (0 = empty), with each string's hash
+  // by index. Rebuilt on the next intern() after sortAndCompact (most readers intern no more).
+  std::vector<uint64_t> slots_, hashes_;
+  bool indexStale_ = false;
 };
 
 // Random access to a stored string table.
