@@ -31,11 +31,11 @@ run_suite build || status=1
 echo "== build and test under ASan + UBSan"
 run_suite build-asan -Db_sanitize=address,undefined -Db_lundef=false -Dbuildtype=debug || status=1
 
-echo "== ThreadSanitizer: 8 threads converting at once through the C ABI"
+echo "== ThreadSanitizer: 8 threads converting at once through the C ABI; the cost-table worker"
 if [ ! -f build-tsan/build.ninja ]; then
   meson setup build-tsan -Db_sanitize=thread -Db_lundef=false >/dev/null
 fi
-ninja -C build-tsan tests/test_threads >/dev/null
+ninja -C build-tsan tests/test_threads tests/test_ir >/dev/null
 rc=0
 TSAN_OPTIONS=halt_on_error=1 meson test -C build-tsan --no-rebuild --suite threads --print-errorlogs || rc=$?
 count build-tsan

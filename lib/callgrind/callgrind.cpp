@@ -610,6 +610,7 @@ uint64_t Reader::name(std::string_view spec, IdSpace space, std::string_view v) 
 }
 
 void Reader::startPart() {
+  if (!parts_.empty()) parts_.back().table->finish();  // ends its worker thread, if any
   parts_.emplace_back();
   parts_.back().table = std::make_unique<CostTableBuilder>(kinds_.size());
   inBody_ = false;

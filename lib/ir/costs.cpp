@@ -65,18 +65,30 @@ void ContextTable::build(ir::Contexts::Builder out, const std::vector<uint64_t>&
 // costs repeat along a basic block (instruction-level dumps): run-length coded, they take a
 // fraction of a byte per row. (Measured on a 17 MB instr-level dump: IR 12.1 -> 6.5 MB, .ppk
 // -5%; run-length subpositions made the .ppk larger, so positions stay plain zigzag deltas.)
-CostTableBuilder::CostTableBuilder(size_t positions)
+CostTableBuilder::CostTableBuilder(size_t positions, uint64_t threadFromRows)
     : npos_(positions),
+      threadFromRows_(threadFromRows),
       kind_(Enc::VARINT_RUNS),
       context_(Enc::ZIGZAG_DELTA_RUNS),
       costCount_(Enc::VARINT_RUNS),
       costs_(Enc::VARINT_RUNS),
       target_(Enc::VARINT) {
-  sCosts_.resize(4 * kBatchRows);
+  ring_[0] = std::unique_ptr<Batch>(new Batch);
+  cur_ = ring_[0].get();
   for (size_t i = 0; i < positions; ++i) {
     positions_.emplace_back(Enc::ZIGZAG_DELTA);
     targetPositions_.emplace_back(Enc::VARINT);
   }
+}
+
+CostTableBuilder::~CostTableBuilder() {
+  if (!worker_.joinable()) return;
+  {
+    std::lock_guard<std::mutex> lock(mutex_);
+    abort_ = true;
+  }
+  changed_.notify_all();
+  worker_.join();
 }
 
 void CostTableBuilder::row(ir::RecordKind kind, uint64_t context, uint64_t sourceFile,
@@ -85,54 +97,140 @@ void CostTableBuilder::row(ir::RecordKind kind, uint64_t context, uint64_t sourc
                            uint64_t jumped) {
   stage(kind, context, sourceFile, pos, costs, ncosts);
   if (kind != ir::RecordKind::COST) {
-    target_.push(zigzag(target, context));
-    if (kind == ir::RecordKind::CALL) {
-      const uint64_t* last = lastCallTarget_.find(target);
-      const uint64_t* predicted = last ? last : pos;
-      for (size_t i = 0; i < npos_; ++i)
-        targetPositions_[i].push(zigzag(targetPos[i], predicted[i]));
-      lastCallTarget_.record(target, targetPos, npos_);
-    } else {
-      for (size_t i = 0; i < npos_; ++i) targetPositions_[i].push(zigzag(targetPos[i], pos[i]));
-    }
-    count_.push(zigzag(count, lastCost_));
-    if (kind == ir::RecordKind::COND_JUMP) jumped_.push(foldJumped(jumped, count));
+    Batch& b = *cur_;
+    const size_t a = b.assocs++;
+    b.target[a] = target;
+    for (size_t k = 0; k < npos_; ++k) b.targetPositions[k][a] = targetPos[k];
+    b.count[a] = count;
+    b.jumped[a] = jumped;
   }
 }
 
-void CostTableBuilder::flush(size_t room) {
-  if (staged_ > 0) {
-    kind_.pushMany(sKind_, staged_);
-    context_.pushMany(sContext_, staged_);
-    for (size_t i = 0; i < staged_; ++i) {
-      const uint64_t v = sSourceFile_[i];
-      if (!sourceRuns_.empty() && sourceRuns_.back().value == v)
-        ++sourceRuns_.back().rows;
-      else
-        sourceRuns_.push_back({v, 1});
-      unsigned len = 1;
-      for (uint64_t x = v; x >= 0x80; x >>= 7) ++len;
-      sourceBytes_ += len;
-    }
-    for (size_t k = 0; k < npos_; ++k) positions_[k].pushMany(sPositions_[k], staged_);
-    for (size_t i = 0; i < staged_; ++i) {  // residuals against the previous row's count
-      const uint64_t n = sCostCount_[i];
-      if (isCostOrCall(sKind_[i])) {
-        sCostCount_[i] = zigzag(n, lastCount_);
-        lastCount_ = n;
-      } else {
-        sCostCount_[i] = zigzag(n, 0);
+void CostTableBuilder::next(size_t room) {
+  if (cur_->rows > 0) {
+    if (!worker_.joinable() && !threadFailed_ && rows_ >= threadFromRows_) {
+      try {
+        for (auto& b : ring_)
+          if (!b) b = std::unique_ptr<Batch>(new Batch);
+        closing_ = abort_ = false;
+        worker_ = std::thread([this] { work(); });
+      } catch (const std::system_error&) {
+        threadFailed_ = true;  // no thread to be had: carry on without one
       }
     }
-    costCount_.pushMany(sCostCount_, staged_);
-    costs_.pushMany(sCosts_.data(), stagedCosts_);
+    if (worker_.joinable()) {
+      std::unique_lock<std::mutex> lock(mutex_);
+      ++filled_;
+      changed_.notify_all();
+      changed_.wait(lock, [&] { return filled_ - encoded_ < kRing || error_; });
+      if (error_) std::rethrow_exception(error_);
+      cur_ = ring_[filled_ % kRing].get();
+    } else {
+      encode(*cur_);
+    }
+    cur_->rows = cur_->costs = cur_->assocs = 0;
   }
-  staged_ = stagedCosts_ = 0;
-  if (sCosts_.size() < room) sCosts_.resize(room);
+  if (cur_->costValues.size() < room) cur_->costValues.resize(room);
+}
+
+void CostTableBuilder::work() {
+  std::unique_lock<std::mutex> lock(mutex_);
+  for (;;) {
+    changed_.wait(lock, [&] { return encoded_ < filled_ || closing_ || abort_; });
+    if (abort_ || encoded_ == filled_) return;
+    Batch& b = *ring_[encoded_ % kRing];
+    lock.unlock();
+    try {
+      encode(b);
+    } catch (...) {
+      lock.lock();
+      error_ = std::current_exception();
+      changed_.notify_all();
+      return;
+    }
+    lock.lock();
+    ++encoded_;
+    changed_.notify_all();
+  }
+}
+
+void CostTableBuilder::finish() {
+  if (worker_.joinable()) {
+    {
+      std::lock_guard<std::mutex> lock(mutex_);
+      closing_ = true;
+    }
+    changed_.notify_all();
+    worker_.join();
+    if (error_) std::rethrow_exception(error_);
+    // The ring is drained: numbering starts over with the batch being filled as batch 0.
+    std::swap(ring_[0], ring_[filled_ % kRing]);
+    cur_ = ring_[0].get();
+    filled_ = encoded_ = 0;
+  }
+  if (cur_->rows > 0) {
+    encode(*cur_);
+    cur_->rows = cur_->costs = cur_->assocs = 0;
+  }
+}
+
+void CostTableBuilder::encode(Batch& b) {
+  const size_t n = b.rows;
+  kind_.pushMany(b.kind, n);
+  context_.pushMany(b.context, n);
+  for (size_t i = 0; i < n; ++i) {
+    const uint64_t v = b.sourceFile[i];
+    if (!sourceRuns_.empty() && sourceRuns_.back().value == v)
+      ++sourceRuns_.back().rows;
+    else
+      sourceRuns_.push_back({v, 1});
+    unsigned len = 1;
+    for (uint64_t x = v; x >= 0x80; x >>= 7) ++len;
+    sourceBytes_ += len;
+  }
+  for (size_t k = 0; k < npos_; ++k) positions_[k].pushMany(b.positions[k], n);
+  // The residuals, in row order: an association's count against the last cost row's first
+  // cost, its target against its own context, its target positions against the last call to
+  // the same target (calls) or its own positions; cost counts against the previous cost or
+  // call row's.
+  const uint64_t* costs = b.costValues.data();
+  for (size_t i = 0, a = 0; i < n; ++i) {
+    const uint64_t kind = b.kind[i], ncosts = b.costCount[i];
+    if (kind == static_cast<uint64_t>(ir::RecordKind::COST)) {
+      if (ncosts > 0) lastCost_ = costs[0];
+    } else {
+      const uint64_t target = b.target[a];
+      target_.push(zigzag(target, b.context[i]));
+      uint64_t landed[kMaxPositions] = {0, 0, 0};
+      for (size_t k = 0; k < npos_; ++k) landed[k] = b.targetPositions[k][a];
+      if (kind == static_cast<uint64_t>(ir::RecordKind::CALL)) {
+        const uint64_t* last = lastCallTarget_.find(target);
+        for (size_t k = 0; k < npos_; ++k)
+          targetPositions_[k].push(zigzag(landed[k], last ? last[k] : b.positions[k][i]));
+        lastCallTarget_.record(target, landed, npos_);
+      } else {
+        for (size_t k = 0; k < npos_; ++k)
+          targetPositions_[k].push(zigzag(landed[k], b.positions[k][i]));
+      }
+      count_.push(zigzag(b.count[a], lastCost_));
+      if (kind == static_cast<uint64_t>(ir::RecordKind::COND_JUMP))
+        jumped_.push(foldJumped(b.jumped[a], b.count[a]));
+      ++a;
+    }
+    costs += ncosts;
+    if (isCostOrCall(kind)) {
+      b.costCount[i] = zigzag(ncosts, lastCount_);
+      lastCount_ = ncosts;
+    } else {
+      b.costCount[i] = zigzag(ncosts, 0);
+    }
+  }
+  costCount_.pushMany(b.costCount, n);
+  costs_.pushMany(b.costValues.data(), b.costs);
 }
 
 uint64_t CostTableBuilder::bytes() {
-  flush();
+  finish();
   uint64_t n = sourceBytes_;
   for (auto* c : {&kind_, &context_, &costCount_, &costs_, &target_, &count_, &jumped_})
     n += c->bytes();
@@ -142,12 +240,12 @@ uint64_t CostTableBuilder::bytes() {
 }
 
 void CostTableBuilder::markUsed(std::vector<bool>& used) {
-  flush();
+  finish();
   for (const SourceRun& r : sourceRuns_) used[r.value] = true;
 }
 
 void CostTableBuilder::build(ir::CostTable::Builder out, const std::vector<uint64_t>& remap) {
-  flush();
+  finish();
   out.setRows(rows_);
   out.setPredicted(true);
   kind_.build(out.initKind());

@@ -3,8 +3,13 @@
 
 #include <algorithm>
 #include <array>
+#include <condition_variable>
 #include <cstdint>
+#include <exception>
 #include <map>
+#include <memory>
+#include <mutex>
+#include <thread>
 #include <tuple>
 #include <unordered_map>
 #include <vector>
@@ -57,9 +62,21 @@ class LastCallTargets {
 };
 
 // Accumulates the rows of one part's CostTable.
+//
+// Rows are staged column by column, a batch at a time, and each full batch is encoded into the
+// columns (ColumnWriter::pushMany, whose loop keeps the writer's state in registers). Encoding
+// is about half of what a reader spends per row, so once a table is large it moves to a worker
+// thread: the reader fills one batch while the worker encodes the ones before. The columns
+// come out the same either way. Not thread-safe: one thread adds rows; the worker is private.
 class CostTableBuilder {
  public:
-  explicit CostTableBuilder(size_t positions);
+  // Below `threadFromRows` rows, batches are encoded on the adding thread: a thread costs more
+  // than a small table. (Tests pass 0 or UINT64_MAX to force either way.)
+  static constexpr uint64_t kThreadFromRows = uint64_t{1} << 17;
+  explicit CostTableBuilder(size_t positions, uint64_t threadFromRows = kThreadFromRows);
+  ~CostTableBuilder();  // stops the worker, if any
+  CostTableBuilder(const CostTableBuilder&) = delete;
+  CostTableBuilder& operator=(const CostTableBuilder&) = delete;
 
   // One row. `costs` holds `ncosts` values; for associations `target`, `targetPos` and `count`
   // are stored too, and `jumped` for conditional jumps.
@@ -72,41 +89,68 @@ class CostTableBuilder {
     stage(ir::RecordKind::COST, context, sourceFile, pos, costs, ncosts);
   }
   uint64_t rows() const { return rows_; }
+  // Encodes every row added so far and ends the worker (a reader calls it when a part ends,
+  // so that a file of many parts never has more than one worker). Rows may still be added.
+  // Rethrows what the worker failed with (std::bad_alloc).
+  void finish();
   uint64_t bytes();  // encoded bytes of all columns so far
   void markUsed(std::vector<bool>& used);
   void build(ir::CostTable::Builder out, const std::vector<uint64_t>& remap);
 
  private:
-  // Rows are staged column by column and encoded a batch at a time: each column's loop then
-  // keeps its writer's state in registers (see ColumnWriter::pushMany).
-  static constexpr size_t kBatchRows = 1024;
+  static constexpr size_t kBatchRows = 4096;
+  static constexpr size_t kRing = 3;  // batches in flight between the reader and the worker
+  struct Batch {
+    size_t rows = 0, costs = 0, assocs = 0;
+    uint64_t kind[kBatchRows], context[kBatchRows], sourceFile[kBatchRows];
+    uint64_t costCount[kBatchRows], positions[kMaxPositions][kBatchRows];
+    // By association (row whose kind is not COST), in row order.
+    uint64_t target[kBatchRows], count[kBatchRows], jumped[kBatchRows];
+    uint64_t targetPositions[kMaxPositions][kBatchRows];
+    std::vector<uint64_t> costValues = std::vector<uint64_t>(4 * kBatchRows);
+  };
   void stage(ir::RecordKind kind, uint64_t context, uint64_t sourceFile, const uint64_t* pos,
              const uint64_t* costs, size_t ncosts) {
-    if (staged_ == kBatchRows || sCosts_.size() - stagedCosts_ < ncosts) [[unlikely]]
-      flush(ncosts);
+    if (cur_->rows == kBatchRows || cur_->costValues.size() - cur_->costs < ncosts) [[unlikely]]
+      next(ncosts);
+    Batch& b = *cur_;
     ++rows_;
-    const size_t i = staged_++;
-    sKind_[i] = static_cast<uint64_t>(kind);
-    sContext_[i] = context;
-    sSourceFile_[i] = sourceFile;
-    for (size_t k = 0; k < npos_; ++k) sPositions_[k][i] = pos[k];
-    sCostCount_[i] = ncosts;
-    uint64_t* c = sCosts_.data() + stagedCosts_;
+    const size_t i = b.rows++;
+    b.kind[i] = static_cast<uint64_t>(kind);
+    b.context[i] = context;
+    b.sourceFile[i] = sourceFile;
+    for (size_t k = 0; k < npos_; ++k) b.positions[k][i] = pos[k];
+    b.costCount[i] = ncosts;
+    uint64_t* c = b.costValues.data() + b.costs;
     if (ncosts == 1)  // the usual case: a store, not a memcpy call
       c[0] = costs[0];
     else
       for (size_t k = 0; k < ncosts; ++k) c[k] = costs[k];
-    stagedCosts_ += ncosts;
-    if (kind == ir::RecordKind::COST && ncosts > 0) lastCost_ = costs[0];  // predicts `count`
+    b.costs += ncosts;
   }
-  void flush(size_t room = 0);  // encodes the staged rows; leaves room for `room` costs
+  // Hands the full batch on (to the worker, or encodes it here) and makes room for a row of
+  // `room` costs in the next.
+  void next(size_t room);
+  void encode(Batch& b);  // into the columns, on the worker or the adding thread
+  void work();            // the worker's loop
+  void stopWorker();
 
   size_t npos_;
+  uint64_t threadFromRows_;
   uint64_t rows_ = 0;
-  size_t staged_ = 0, stagedCosts_ = 0;
-  uint64_t sKind_[kBatchRows], sContext_[kBatchRows], sSourceFile_[kBatchRows];
-  uint64_t sCostCount_[kBatchRows], sPositions_[kMaxPositions][kBatchRows];
-  std::vector<uint64_t> sCosts_;
+  std::unique_ptr<Batch> ring_[kRing];
+  Batch* cur_;  // the batch being filled: ring_[filled_ % kRing]
+  // Between the reader and the worker: batches [encoded_, filled_) wait for the worker.
+  std::thread worker_;
+  bool threadFailed_ = false;  // could not start one: encode on the adding thread
+  std::mutex mutex_;
+  std::condition_variable changed_;
+  uint64_t filled_ = 0, encoded_ = 0;
+  bool closing_ = false;  // the worker ends once all filled batches are encoded
+  bool abort_ = false;    // the worker ends now
+  std::exception_ptr error_;
+
+  // Everything below belongs to whichever thread encodes (the worker while it runs).
   ColumnWriter kind_, context_, costCount_, costs_, target_, count_, jumped_;
   // Source files (string indexes before sortAndCompact, remapped at build time) as runs of
   // equal values: nearly all rows have none, so a run covers thousands of rows.
