@@ -2,9 +2,11 @@
 
 #include <capnp/any.h>
 #include <capnp/serialize.h>
+#include <sys/mman.h>
 
 #include <algorithm>
 #include <cstring>
+#include <new>
 
 #include "error.h"
 #include "ir/costs.h"
@@ -50,10 +52,43 @@ void Profile::forEachFlatPiece(const std::function<void(const void*, size_t)>& s
   for (auto seg : segments) sink(seg.begin(), seg.size() * sizeof(capnp::word));
 }
 
+namespace {
+
+// Zeroed anonymous memory for a large first segment, on huge pages where the kernel allows: a
+// reader fills the segment front to back, and 4 KiB pages would cost a page fault every 4 KiB
+// (a sixth of the Callgrind reader's time after parsing, measured on a 17 MB profile).
+struct MappedWords {
+  explicit MappedWords(size_t n) : bytes(n * sizeof(capnp::word)) {
+    void* m = mmap(nullptr, bytes, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
+    if (m == MAP_FAILED) throw std::bad_alloc();
+    madvise(m, bytes, MADV_HUGEPAGE);
+    words = static_cast<capnp::word*>(m);
+  }
+  ~MappedWords() { munmap(words, bytes); }
+  MappedWords(const MappedWords&) = delete;
+  MappedWords& operator=(const MappedWords&) = delete;
+  size_t bytes;
+  capnp::word* words;
+};
+
+// A message builder whose first segment is such a mapping (a base, so that it outlives the
+// builder that uses it).
+class MappedMessageBuilder : private MappedWords, public capnp::MallocMessageBuilder {
+ public:
+  explicit MappedMessageBuilder(size_t count)
+      : MappedWords(count), capnp::MallocMessageBuilder(kj::arrayPtr(words, count)) {}
+};
+
+}  // namespace
+
 std::unique_ptr<capnp::MallocMessageBuilder> newMessage(size_t expectedBytes) {
   // First segment: about the input size in words (bounded), growing heuristically after it.
   size_t words = std::clamp<size_t>(expectedBytes / 8, 1024, size_t{64} << 20);
-  auto m = std::make_unique<capnp::MallocMessageBuilder>(static_cast<unsigned>(words));
+  std::unique_ptr<capnp::MallocMessageBuilder> m;
+  if (words >= (size_t{4} << 20) / sizeof(capnp::word))
+    m = std::make_unique<MappedMessageBuilder>(words);
+  else
+    m = std::make_unique<capnp::MallocMessageBuilder>(static_cast<unsigned>(words));
   m->initRoot<ir::Profile>();
   return m;
 }
