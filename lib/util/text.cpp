@@ -50,8 +50,12 @@ NumResult parseNumber(std::string_view s, size_t& pos, uint64_t& out) {
 }
 
 void rejectNul(std::span<const uint8_t> data, const char* format) {
-  if (data.empty()) return;  // memchr on an empty span's null pointer is undefined
-  const void* nul = std::memchr(data.data(), 0, data.size());
+  rejectNul(data, 0, data.size(), format);
+}
+
+void rejectNul(std::span<const uint8_t> data, size_t from, size_t to, const char* format) {
+  if (from >= to) return;  // (and memchr on an empty span's null pointer is undefined)
+  const void* nul = std::memchr(data.data() + from, 0, to - from);
   if (!nul) return;
   size_t off = static_cast<size_t>(static_cast<const uint8_t*>(nul) - data.data());
   uint64_t line = 1 + static_cast<uint64_t>(std::count(data.begin(), data.begin() + off, '\n'));

@@ -73,6 +73,9 @@ NumResult parseNumber(std::string_view s, size_t& pos, uint64_t& out);
 // hold one): throws a malformed-input error of `format` naming the line and offset of the
 // first NUL, if any.
 void rejectNul(std::span<const uint8_t> data, const char* format);
+// The same for the bytes [from, to) of `data` (a reader that checks a window ahead of where it
+// parses, so that the input's pages are touched only once); offsets and lines are of `data`.
+void rejectNul(std::span<const uint8_t> data, size_t from, size_t to, const char* format);
 
 // Ends the line just appended to `out`. Readers strip one '\r' before '\n' (CRLF files), so a
 // line whose content ends in '\r' (a name can) is terminated with "\r\n" to read back intact.
