@@ -470,6 +470,15 @@ TEST(error_undefined_compressed_id) {
 TEST(error_nul_byte) {
   // Found by fuzzing: a NUL in a header line was cut off by Cap'n Proto Text.
   expectError(std::string("events: Ir\ndesc\0: x\nfn=f\n1 1\n", 27), 2, "NUL byte");
+  // NUL bytes are looked for a window ahead of the parser: past the first window, in a cost
+  // line the fast path reads, in a name, and near the end of a line longer than a window.
+  std::string big = "events: Ir\nfl=a.c\nfn=f\n";
+  for (int i = 0; i < 300000; ++i) big += "+1 2\n";
+  const uint64_t lines = 3 + 300000;
+  expectError(big + std::string("+1 \0\n", 5), lines + 1, "NUL byte");
+  expectError(big + std::string("fn=g\0h\n+1 2\n", 11), lines + 1, "NUL byte");
+  expectError(big + "# " + std::string(3 << 20, 'x') + std::string("\0\n", 2) + "+1 2\n", lines + 1,
+              "NUL byte");
 }
 
 TEST(error_calls_without_cost_line) {
