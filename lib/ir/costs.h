@@ -72,7 +72,7 @@ class CostTableBuilder {
  public:
   // Below `threadFromRows` rows, batches are encoded on the adding thread: a thread costs more
   // than a small table. (Tests pass 0 or UINT64_MAX to force either way.)
-  static constexpr uint64_t kThreadFromRows = uint64_t{1} << 17;
+  static constexpr uint64_t kThreadFromRows = uint64_t{1} << 14;
   explicit CostTableBuilder(size_t positions, uint64_t threadFromRows = kThreadFromRows);
   ~CostTableBuilder();  // stops the worker, if any
   CostTableBuilder(const CostTableBuilder&) = delete;
