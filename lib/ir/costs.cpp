@@ -245,25 +245,16 @@ void CostTableBuilder::markUsed(std::vector<bool>& used) {
 }
 
 void CostTableBuilder::build(ir::CostTable::Builder out, const std::vector<uint64_t>& remap) {
+  buildColumns(out);
+  buildSourceFiles(out, remap);
+}
+
+void CostTableBuilder::buildColumns(ir::CostTable::Builder out) {
   finish();
   out.setRows(rows_);
   out.setPredicted(true);
   kind_.build(out.initKind());
   context_.build(out.initContext());
-  {
-    ColumnWriter w(Enc::VARINT_RUNS);
-    uint64_t same[256];
-    for (const SourceRun& r : sourceRuns_) {
-      std::fill(std::begin(same), std::end(same), remap[r.value]);
-      for (uint64_t left = r.rows; left > 0;) {
-        const size_t n = static_cast<size_t>(std::min<uint64_t>(left, std::size(same)));
-        w.pushMany(same, n);
-        left -= n;
-      }
-    }
-    w.build(out.initSourceFile());
-    sourceRuns_ = {};
-  }
   auto pos = out.initPositions(static_cast<unsigned>(npos_));
   auto tpos = out.initTargetPositions(static_cast<unsigned>(npos_));
   for (size_t i = 0; i < npos_; ++i) {
@@ -275,6 +266,22 @@ void CostTableBuilder::build(ir::CostTable::Builder out, const std::vector<uint6
   target_.build(out.initTarget());
   count_.build(out.initCount());
   jumped_.build(out.initJumped());
+}
+
+void CostTableBuilder::buildSourceFiles(ir::CostTable::Builder out,
+                                        const std::vector<uint64_t>& remap) {
+  ColumnWriter w(Enc::VARINT_RUNS);
+  uint64_t same[256];
+  for (const SourceRun& r : sourceRuns_) {
+    std::fill(std::begin(same), std::end(same), remap[r.value]);
+    for (uint64_t left = r.rows; left > 0;) {
+      const size_t n = static_cast<size_t>(std::min<uint64_t>(left, std::size(same)));
+      w.pushMany(same, n);
+      left -= n;
+    }
+  }
+  w.build(out.initSourceFile());
+  sourceRuns_ = {};
 }
 
 DecodedCosts::DecodedCosts(ir::CostTable::Reader t, size_t npos, size_t events, size_t contexts) {

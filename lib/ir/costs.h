@@ -96,6 +96,10 @@ class CostTableBuilder {
   uint64_t bytes();  // encoded bytes of all columns so far
   void markUsed(std::vector<bool>& used);
   void build(ir::CostTable::Builder out, const std::vector<uint64_t>& remap);
+  // build() in two steps, for a reader that sorts its strings meanwhile: every column but the
+  // source files, then those, which need the strings' final numbering (`remap`).
+  void buildColumns(ir::CostTable::Builder out);
+  void buildSourceFiles(ir::CostTable::Builder out, const std::vector<uint64_t>& remap);
 
  private:
   static constexpr size_t kBatchRows = 4096;
