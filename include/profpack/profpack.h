@@ -16,7 +16,10 @@
  *   `void **` are owned by the caller and released with profpack_free().
  * - Threads: the library keeps no global mutable state apart from the per-thread error. One
  *   profile may be read (inspected, written out) from several threads at once; freeing it must
- *   not race with any other use.
+ *   not race with any other use. A call may use helper threads of its own for large inputs
+ *   (reading a Callgrind or Cachegrind profile of more than 16,384 cost lines: one encoder
+ *   and one string sort; writing a `.ppk` of a large IR: zstd workers); they end before the
+ *   call returns, and the work is the same with or without them.
  * - Options structs are versioned by their first member, `struct_size`: initialise them with
  *   the matching *_init() function, then change the fields you need. Passing NULL means
  *   "defaults".
