@@ -301,8 +301,10 @@ profpack_status profpack_write_file(const profpack_profile* profile, profpack_fo
   return guard([&] {
     require(profile && path, "profpack_write_file: profile and path must not be NULL");
     auto opts = writeOptions(options);
-    std::string bytes = profpack::writeProfile(*profile->profile, outputFormat(format), opts);
-    profpack::writeFileAtomic(path, bytes);
+    // Text formats stream to the file as they are written; the file appears only when whole.
+    profpack::AtomicFile file(path);
+    profpack::writeProfile(*profile->profile, outputFormat(format), opts, file);
+    file.commit();
   });
 }
 

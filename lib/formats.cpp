@@ -158,6 +158,14 @@ std::unique_ptr<Profile> readProfile(std::span<const uint8_t> data, const ReadOp
   }
 }
 
+void writeProfile(const Profile& profile, FormatId format, const WriteOptions& options, Sink& out) {
+  switch (format) {
+    case FormatId::callgrind: return writeCallgrind(profile, out);
+    case FormatId::cachegrind: return writeCachegrind(profile, out);
+    default: out.write(writeProfile(profile, format, options));
+  }
+}
+
 std::string writeProfile(const Profile& profile, FormatId format, const WriteOptions& options) {
   switch (format) {
     case FormatId::ppk: return encodePpk(profile, options.ppkLevel);

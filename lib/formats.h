@@ -8,6 +8,7 @@
 #include <string_view>
 
 #include "profile.h"
+#include "util/io.h"
 
 namespace profpack {
 
@@ -49,16 +50,21 @@ std::unique_ptr<Profile> readProfile(std::span<const uint8_t> data, const ReadOp
 // Serialises `profile` in `format`. Throws Status::unsupported where the IR lacks what the
 // format needs (e.g. a gperftools profile written as Cachegrind).
 std::string writeProfile(const Profile& profile, FormatId format, const WriteOptions& options);
+// The same into `out`, a piece at a time where the format's writer streams (the text formats:
+// Callgrind and Cachegrind flush about every 1 MiB); the others pass their output in one piece.
+void writeProfile(const Profile& profile, FormatId format, const WriteOptions& options, Sink& out);
 
 // Per-format entry points (lib/<format>/).
 std::unique_ptr<Profile> readCachegrind(std::span<const uint8_t> data);
 std::string writeCachegrind(const Profile& profile);
+void writeCachegrind(const Profile& profile, Sink& out);
 // XRay (lib/xray/): `strict` makes a truncated trace an error instead of a warning.
 std::unique_ptr<Profile> readXray(std::span<const uint8_t> data, bool strict);
 std::unique_ptr<Profile> readDcpi(std::span<const uint8_t> data);  // lib/dcpi/dcpi.h
 std::string writeDcpi(const Profile& profile, const std::string& image);
 std::unique_ptr<Profile> readCallgrind(std::span<const uint8_t> data);
 std::string writeCallgrind(const Profile& profile);
+void writeCallgrind(const Profile& profile, Sink& out);
 std::unique_ptr<Profile> readGperftools(std::span<const uint8_t> data);
 std::string writeGperftools(const Profile& profile);  // as read; see gperftools/gperftools.h
 

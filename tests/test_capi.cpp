@@ -2,6 +2,7 @@
 #include <profpack/profpack.h>
 #include <unistd.h>
 
+#include <cstdio>
 #include <cstdlib>
 #include <cstring>
 #include <string>
@@ -158,6 +159,40 @@ TEST(io_errors) {
   p = readOk(testlib::data(kCg));
   CHECK_EQ(profpack_write_file(p, PROFPACK_FORMAT_PPK, "/nonexistent/dir/x.ppk", nullptr),
            PROFPACK_ERROR_IO);
+  profpack_profile_free(p);
+}
+
+// Text outputs stream to the file in pieces (about every 1 MiB): a multi-piece Callgrind and
+// Cachegrind output is the same bytes as profpack_write_memory gives, and replaces an older
+// file only when whole.
+TEST(streamed_text_output_equals_memory_output) {
+  std::string text = "events: Ir\nfl=a.c\n";
+  for (int f = 0; f < 50000; ++f) {
+    text += "fn=function_number_" + std::to_string(f) + "\n";
+    for (int i = 0; i < 8; ++i) text += std::to_string(i + 1) + " " + std::to_string(f + i) + "\n";
+  }
+  profpack_profile* p = nullptr;
+  CHECK_EQ(profpack_read_memory(text.data(), text.size(), nullptr, &p), PROFPACK_OK);
+  for (profpack_format f : {PROFPACK_FORMAT_CALLGRIND, PROFPACK_FORMAT_CACHEGRIND}) {
+    void* mem = nullptr;
+    size_t size = 0;
+    CHECK_EQ(profpack_write_memory(p, f, nullptr, &mem, &size), PROFPACK_OK);
+    CHECK(size > (size_t{2} << 20));  // several pieces
+    const std::string path = tmpPath("streamed.out");
+    {
+      FILE* old = std::fopen(path.c_str(), "w");
+      std::fputs("older", old);
+      std::fclose(old);
+    }
+    CHECK_EQ(profpack_write_file(p, f, path.c_str(), nullptr), PROFPACK_OK);
+    CHECK(testlib::slurp(path) == std::string(static_cast<const char*>(mem), size));
+    // A failed write (gperftools output of a Callgrind profile) leaves the file as it was.
+    CHECK_EQ(profpack_write_file(p, PROFPACK_FORMAT_GPERFTOOLS, path.c_str(), nullptr),
+             PROFPACK_ERROR_UNSUPPORTED);
+    CHECK(testlib::slurp(path) == std::string(static_cast<const char*>(mem), size));
+    std::remove(path.c_str());
+    profpack_free(mem);
+  }
   profpack_profile_free(p);
 }
 

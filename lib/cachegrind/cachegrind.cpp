@@ -202,6 +202,12 @@ std::unique_ptr<Profile> readCachegrind(std::span<const uint8_t> data) {
 }
 
 std::string writeCachegrind(const Profile& profile) {
+  StringSink out;
+  writeCachegrind(profile, out);
+  return std::move(out.out);
+}
+
+void writeCachegrind(const Profile& profile, Sink& sink) {
   auto root = profile.root();
   const StringTableReader& strings = profile.strings();
   auto events = root.getEvents();
@@ -214,7 +220,7 @@ std::string writeCachegrind(const Profile& profile) {
     if (kinds[i] == ir::PositionKind::LINE) linePos = static_cast<int>(i);
   DecodedContexts contexts(root.getContexts(), strings.size());
 
-  std::string out;
+  std::string out;  // written to `sink` about every 1 MiB
   const bool own = root.getFormat() == ir::Format::CACHEGRIND;
   std::vector<uint64_t> totals(events.size(), 0);
   std::vector<std::string> trailer;
@@ -288,6 +294,10 @@ std::string writeCachegrind(const Profile& profile) {
         }
         endLine(out);
       }
+      if (out.size() >= (size_t{1} << 20)) {
+        sink.write(out);
+        out.clear();
+      }
     }
   }
   if (own) {
@@ -301,7 +311,7 @@ std::string writeCachegrind(const Profile& profile) {
     }
     endLine(out);
   }
-  return out;
+  sink.write(out);
 }
 
 }  // namespace profpack

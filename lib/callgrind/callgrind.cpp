@@ -1079,8 +1079,9 @@ std::unique_ptr<Profile> Reader::run() {
 
 class Writer {
  public:
-  Writer(const Profile& profile) : profile_(profile), strings_(profile.strings()) {}
-  std::string run();
+  Writer(const Profile& profile, Sink& sink)
+      : profile_(profile), strings_(profile.strings()), sink_(sink) {}
+  void run();
 
  private:
   void name(const char* spec, IdSpace space, uint64_t s) {
@@ -1144,7 +1145,15 @@ class Writer {
 
   const Profile& profile_;
   const StringTableReader& strings_;
-  std::string out_;
+  std::string out_;  // written to sink_ about every kFlushBytes
+  Sink& sink_;
+  static constexpr size_t kFlushBytes = size_t{1} << 20;
+  void flushIfFull() {
+    if (out_.size() >= kFlushBytes) {
+      sink_.write(out_);
+      out_.clear();
+    }
+  }
   std::vector<bool> defined_[3];
   size_t npos_ = 0;
   bool isInstr_[kMaxPositions] = {false, false, false};
@@ -1152,7 +1161,7 @@ class Writer {
   bool baseKnown_ = false;
 };
 
-std::string Writer::run() {
+void Writer::run() {
   auto root = profile_.root();
   auto events = root.getEvents();
   auto kinds = root.getPositionKinds();
@@ -1286,6 +1295,7 @@ std::string Writer::run() {
         }
         endLine(out_);
       }
+      flushIfFull();
     }
     if (own) {
       // A part without cost lines still needs a body line, or its trailer would read back as
@@ -1304,7 +1314,8 @@ std::string Writer::run() {
     }
     endLine(out_);
   }
-  return std::move(out_);
+  sink_.write(out_);
+  out_.clear();
 }
 
 }  // namespace
@@ -1313,6 +1324,12 @@ std::unique_ptr<Profile> readCallgrind(std::span<const uint8_t> data) {
   return Reader(data).run();  // (which rejects NUL bytes as it goes)
 }
 
-std::string writeCallgrind(const Profile& profile) { return Writer(profile).run(); }
+void writeCallgrind(const Profile& profile, Sink& out) { Writer(profile, out).run(); }
+
+std::string writeCallgrind(const Profile& profile) {
+  StringSink out;
+  writeCallgrind(profile, out);
+  return std::move(out.out);
+}
 
 }  // namespace profpack

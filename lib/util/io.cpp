@@ -87,33 +87,51 @@ InputFile::~InputFile() {
   if (map_) ::munmap(map_, size_);
 }
 
-void writeFileAtomic(const std::string& path, std::string_view data) {
+AtomicFile::AtomicFile(const std::string& path) : path_(path) {
   if (path == "-") {
-    writeAll(1, data, "<stdout>");
+    fd_ = 1;
     return;
   }
-  std::string tmp = path + ".XXXXXX";
-  int fd = ::mkstemp(tmp.data());
-  if (fd < 0) ioError("cannot create a temporary file next to", path, errno);
-  try {
-    writeAll(fd, data, tmp);
-    // Keep the usual permissions of a new file (mkstemp creates 0600).
-    mode_t mask = ::umask(0);
-    ::umask(mask);
-    ::fchmod(fd, 0666 & ~mask);
-    if (::fsync(fd) != 0) ioError("cannot flush", tmp, errno);
-    if (::close(fd) != 0) {
-      fd = -1;
-      ioError("cannot close", tmp, errno);
-    }
-    fd = -1;
-    if (::rename(tmp.c_str(), path.c_str()) != 0)
-      ioError("cannot rename the output to", path, errno);
-  } catch (...) {
-    if (fd >= 0) ::close(fd);
-    ::unlink(tmp.c_str());
-    throw;
+  tmp_ = path + ".XXXXXX";
+  fd_ = ::mkstemp(tmp_.data());
+  if (fd_ < 0) ioError("cannot create a temporary file next to", path, errno);
+}
+
+AtomicFile::~AtomicFile() {
+  if (path_ == "-" || fd_ < 0) return;
+  ::close(fd_);
+  ::unlink(tmp_.c_str());
+}
+
+void AtomicFile::write(std::string_view data) {
+  if (fd_ < 0) throw Error(Status::io, "", "write to '" + path_ + "' after it was committed");
+  writeAll(fd_, data, path_ == "-" ? std::string("<stdout>") : tmp_);
+}
+
+void AtomicFile::commit() {
+  if (path_ == "-" || fd_ < 0) return;
+  // Keep the usual permissions of a new file (mkstemp creates 0600).
+  mode_t mask = ::umask(0);
+  ::umask(mask);
+  ::fchmod(fd_, 0666 & ~mask);
+  if (::fsync(fd_) != 0) ioError("cannot flush", tmp_, errno);
+  const int fd = fd_;
+  fd_ = -1;
+  if (::close(fd) != 0) {
+    ::unlink(tmp_.c_str());
+    ioError("cannot close", tmp_, errno);
   }
+  if (::rename(tmp_.c_str(), path_.c_str()) != 0) {
+    const int e = errno;
+    ::unlink(tmp_.c_str());
+    ioError("cannot rename the output to", path_, e);
+  }
+}
+
+void writeFileAtomic(const std::string& path, std::string_view data) {
+  AtomicFile f(path);
+  f.write(data);
+  f.commit();
 }
 
 }  // namespace profpack

@@ -27,9 +27,40 @@ class InputFile {
   std::vector<uint8_t> buffer_;
 };
 
-// Writes `data` to `path` atomically: a temporary file in the same directory is written,
-// flushed to disk and renamed over `path`, so a crash never leaves a partial file under the
-// target name. "-" writes to standard output.
+// Where a writer's output goes, a piece at a time (so that a large output need not sit in
+// memory whole).
+class Sink {
+ public:
+  virtual ~Sink() = default;
+  virtual void write(std::string_view data) = 0;
+};
+
+// Collects the pieces in a string.
+class StringSink : public Sink {
+ public:
+  void write(std::string_view data) override { out.append(data); }
+  std::string out;
+};
+
+// A file written atomically: the pieces go to a temporary file in the same directory, which
+// commit() flushes to disk and renames over `path`, so a crash or an error never leaves a
+// partial file under the target name. Destroyed without commit(), it removes the temporary
+// file. "-" writes to standard output as the pieces come.
+class AtomicFile : public Sink {
+ public:
+  explicit AtomicFile(const std::string& path);
+  ~AtomicFile() override;
+  AtomicFile(const AtomicFile&) = delete;
+  AtomicFile& operator=(const AtomicFile&) = delete;
+  void write(std::string_view data) override;
+  void commit();
+
+ private:
+  std::string path_, tmp_;
+  int fd_ = -1;
+};
+
+// AtomicFile of one piece.
 void writeFileAtomic(const std::string& path, std::string_view data);
 
 }  // namespace profpack
