@@ -22,10 +22,7 @@ namespace {
 
 constexpr const char* kFmt = "cachegrind";
 
-struct Line {
-  std::string text, key, value;
-  ir::HeaderLine::Placement placement;
-};
+using Line = HeaderLineText;
 
 // Parses counts ("." = 0) from s[pos..] into out; returns how many.
 size_t parseCounts(std::string_view s, size_t pos, size_t maxCounts, std::vector<uint64_t>& out,
@@ -189,14 +186,7 @@ std::unique_ptr<Profile> readCachegrind(std::span<const uint8_t> data) {
   root.initPositionKinds(1).set(0, ir::PositionKind::LINE);
   contexts.build(root.initContexts(), remap);
   auto part = root.initParts(1)[0];
-  auto hl = part.initHeaderLines(static_cast<unsigned>(lines.size()));
-  for (size_t i = 0; i < lines.size(); ++i) {
-    auto b = hl[static_cast<unsigned>(i)];
-    b.setText(lines[i].text);
-    b.setKey(lines[i].key);
-    b.setValue(lines[i].value);
-    b.setPlacement(lines[i].placement);
-  }
+  setHeaderLines(part, lines);
   table.build(part.initCosts(), remap);
   return std::make_unique<Profile>(std::move(message));
 }

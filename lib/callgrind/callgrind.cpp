@@ -95,10 +95,7 @@ class IdMap {
   std::unordered_map<uint64_t, uint64_t> big_;
 };
 
-struct Line {
-  std::string text, key, value;
-  ir::HeaderLine::Placement placement;
-};
+using Line = HeaderLineText;
 
 struct PartData {
   std::vector<Line> lines;
@@ -1022,15 +1019,7 @@ std::unique_ptr<Profile> Reader::run() {
     } join{sorter};
     for (size_t pi = 0; pi < parts_.size(); ++pi) {
       auto part = parts[static_cast<unsigned>(pi)];
-      auto& lines = parts_[pi].lines;
-      auto hl = part.initHeaderLines(static_cast<unsigned>(lines.size()));
-      for (size_t i = 0; i < lines.size(); ++i) {
-        auto b = hl[static_cast<unsigned>(i)];
-        b.setText(lines[i].text);
-        b.setKey(lines[i].key);
-        b.setValue(lines[i].value);
-        b.setPlacement(lines[i].placement);
-      }
+      setHeaderLines(part, parts_[pi].lines);
       parts_[pi].table->buildColumns(part.initCosts());
     }
     if (sorter.joinable())

@@ -35,6 +35,17 @@ bool isCostOrCall(uint64_t kind) {
 }
 }  // namespace
 
+void setHeaderLines(ir::Part::Builder part, const std::vector<HeaderLineText>& lines) {
+  auto hl = part.initHeaderLines(static_cast<unsigned>(lines.size()));
+  for (size_t i = 0; i < lines.size(); ++i) {
+    auto b = hl[static_cast<unsigned>(i)];
+    b.setText(lines[i].text);
+    b.setKey(lines[i].key);
+    b.setValue(lines[i].value);
+    b.setPlacement(lines[i].placement);
+  }
+}
+
 uint64_t ContextTable::get(uint64_t object, uint64_t file, uint64_t function) {
   auto [it, inserted] = index_.try_emplace({object, file, function}, object_.size());
   if (inserted) {

@@ -9,6 +9,7 @@
 #include <map>
 #include <memory>
 #include <mutex>
+#include <string>
 #include <thread>
 #include <tuple>
 #include <unordered_map>
@@ -19,6 +20,14 @@
 namespace profpack {
 
 inline constexpr size_t kMaxPositions = 3;  // instr, line, bb
+
+// A header or trailer line of a part as a reader keeps it (IR HeaderLine).
+struct HeaderLineText {
+  std::string text, key, value;
+  ir::HeaderLine::Placement placement;
+};
+// Stores `lines` as the part's headerLines.
+void setHeaderLines(ir::Part::Builder part, const std::vector<HeaderLineText>& lines);
 
 // The (object, file, function) contexts of a profile, numbered in order of first use.
 class ContextTable {
