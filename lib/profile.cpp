@@ -9,6 +9,7 @@
 #include <new>
 
 #include "error.h"
+#include "gperftools/gperftools.h"
 #include "ir/costs.h"
 
 namespace profpack {
@@ -134,6 +135,13 @@ bool equalIR(const Profile& a, const Profile& b) {
     copy.setRoot(p.root());
     auto root = copy.getRoot<ir::Profile>();
     root.setCreator("");
+    if (root.hasStacks() && root.getStacks().getAddressCoding() == 0) {
+      try {
+        recodeStackAddresses(root.getStacks());
+      } catch (const Error&) {
+        // Stacks that do not decode (a damaged file) are compared as they are stored.
+      }
+    }
     for (auto part : root.getParts()) {
       if (!part.hasCosts() || part.getCosts().getPredicted()) continue;
       try {

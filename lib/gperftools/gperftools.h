@@ -37,4 +37,9 @@ struct DecodedStacks {
 // Throws profpack::Error (ppk, malformed) if the columns are inconsistent.
 DecodedStacks decodeStacks(ir::StackSamples::Reader stacks);
 
+// Stores the tree's addresses of an older file (addressCoding 0) as today's reader stores
+// them, so that equalIR compares the stacks, not their representation. Throws as
+// decodeStacks does.
+void recodeStackAddresses(ir::StackSamples::Builder stacks);
+
 }  // namespace profpack

@@ -173,9 +173,17 @@ struct StackSamples {
   samplingPeriodUs @3 :UInt64; # header slot 3
   nodeParent @4 :Column;       # one per node n (n = 1, 2, ...): 0 if parent(n) = n - 1 (the node
                                # continues the chain created just before it), else parent(n) + 1
-  nodeAddress @5 :Column;      # one per node n: zigzag(pc(n) - pc(s)) where s is the newest
-                               # earlier child of the same parent, or, if there is none,
-                               # zigzag(pc(n) - pc(parent(n))) (pc(root) = 0)
+  nodeAddress @5 :Column;      # one per node n, as addressCoding says. Both codings use the
+                               # reference r(n) = pc(s) for s the newest earlier child of the
+                               # same parent, or, if there is none, pc(parent(n)) (pc(root) = 0).
+                               # addressCoding 0: zigzag(pc(n) - r(n)).
+                               # addressCoding 1 (recent callees): the nodes whose parents have
+                               # the same pc P (a call site) share a list of the up to 4 most
+                               # recent distinct pcs of such nodes, newest first. The value is
+                               # k < 4 if pc(n) is entry k of P's list; else 5 + zigzag(pc(n) -
+                               # (entry 0 of the list, or r(n) if it is empty)), or 4 with pc(n)
+                               # in nodeAddressEscapes where that sum would pass 2^64 - 1. Then
+                               # pc(n) moves to the front of the list (the 5th drops off).
   sampleCount @6 :Column;      # one per record, in file order: the sample count
   sampleNode @7 :Column;       # one per record: its node m coded against the largest node id M
                                # of the records before it (0 at first): m > M is stored as
@@ -184,6 +192,8 @@ struct StackSamples {
   mapsText @9 :Data;           # the mapped-objects text, byte for byte
   mappings @10 :List(Mapping); # the lines of mapsText that parse as mappings; the others stay
                                # only in mapsText
+  addressCoding @11 :UInt8;    # of nodeAddress: 0 (files of the first two sessions) or 1
+  nodeAddressEscapes @12 :Column; # addressCoding 1: pc(n) of each node n stored as 4, in order
 }
 
 struct Trace {
