@@ -301,6 +301,13 @@ profpack_status profpack_write_file(const profpack_profile* profile, profpack_fo
   return guard([&] {
     require(profile && path, "profpack_write_file: profile and path must not be NULL");
     auto opts = writeOptions(options);
+    if (std::strcmp(path, "-") == 0) {
+      // Standard output cannot be taken back: nothing goes out before the writer succeeded.
+      profpack::StringSink whole;
+      profpack::writeProfile(*profile->profile, outputFormat(format), opts, whole);
+      profpack::writeFileAtomic(path, whole.out);
+      return;
+    }
     // Text formats stream to the file as they are written; the file appears only when whole.
     profpack::AtomicFile file(path);
     profpack::writeProfile(*profile->profile, outputFormat(format), opts, file);

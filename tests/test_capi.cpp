@@ -1,5 +1,7 @@
 // The public C ABI: every call, every error path, through libprofpack.so.
+#include <fcntl.h>
 #include <profpack/profpack.h>
+#include <sys/stat.h>
 #include <unistd.h>
 
 #include <cstdio>
@@ -193,6 +195,48 @@ TEST(streamed_text_output_equals_memory_output) {
     std::remove(path.c_str());
     profpack_free(mem);
   }
+  profpack_profile_free(p);
+}
+
+// A writer that fails part-way (here on a crafted .ppk whose second part claims rows it does
+// not hold, after over 1 MiB of the first part's text) emits nothing on standard output, and
+// leaves neither the target nor a temporary file when writing to a path.
+TEST(failed_write_emits_nothing) {
+  profpack_profile* p = readOk(testlib::data("ppk/callgrind.bad-second-part.ppk"));
+  const std::string captured = tmpPath("stdout.txt");
+  std::fflush(stdout);
+  const int saved = dup(1);
+  const int fd = open(captured.c_str(), O_WRONLY | O_CREAT | O_TRUNC, 0644);
+  dup2(fd, 1);
+  close(fd);
+  const profpack_status st = profpack_write_file(p, PROFPACK_FORMAT_CALLGRIND, "-", nullptr);
+  std::fflush(stdout);
+  dup2(saved, 1);
+  close(saved);
+  CHECK_EQ(st, PROFPACK_ERROR_MALFORMED);
+  CHECK(testlib::slurp(captured).empty());
+  std::remove(captured.c_str());
+  const std::string dir = tmpPath("failed-write-dir");
+  CHECK_EQ(mkdir(dir.c_str(), 0755), 0);
+  const std::string target = dir + "/out.callgrind";
+  CHECK_EQ(profpack_write_file(p, PROFPACK_FORMAT_CALLGRIND, target.c_str(), nullptr),
+           PROFPACK_ERROR_MALFORMED);
+  CHECK_EQ(rmdir(dir.c_str()), 0);  // empty: no output, no temporary file
+  profpack_profile_free(p);
+}
+
+// An output file gets the mode a new file gets under the caller's umask.
+TEST(output_file_mode_follows_umask) {
+  profpack_profile* p = readOk(testlib::data(kCg));
+  const std::string path = tmpPath("mode.ppk");
+  const mode_t old = umask(027);
+  const profpack_status st = profpack_write_file(p, PROFPACK_FORMAT_PPK, path.c_str(), nullptr);
+  umask(old);
+  CHECK_EQ(st, PROFPACK_OK);
+  struct stat info;
+  CHECK_EQ(stat(path.c_str(), &info), 0);
+  CHECK_EQ(info.st_mode & 0777, 0640u);
+  std::remove(path.c_str());
   profpack_profile_free(p);
 }
 

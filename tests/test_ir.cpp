@@ -244,6 +244,22 @@ TEST(cost_table_worker_thread_gives_the_same_columns) {
   CHECK(build(0, true) == inline_);
 }
 
+// The call-target prediction state is hashed by context: a call to context 2^40 costs one
+// entry, not a vector of 2^40 (each part has its own state, so that would also have made many
+// parts calling a high-numbered context quadratic).
+TEST(last_call_targets_are_sparse) {
+  LastCallTargets t;
+  const uint64_t far = uint64_t{1} << 40, pos[3] = {7, 8, 9}, again[3] = {1, 2, 3};
+  CHECK(t.find(far) == nullptr);
+  t.record(far, pos, 3);
+  t.record(5, again, 2);
+  CHECK(t.find(far) != nullptr && t.find(far)[0] == 7 && t.find(far)[2] == 9);
+  CHECK(t.find(5)[1] == 2);
+  CHECK(t.find(6) == nullptr);
+  t.record(far, again, 3);
+  CHECK_EQ(t.find(far)[0], uint64_t{1});
+}
+
 // The interner's own hash table (growing past its first size, rebuilt after a sort) and the
 // sort's 8-byte keys (strings that share them, differ only after a NUL, or are shorter).
 TEST(strings_intern_and_sort_many) {

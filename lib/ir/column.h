@@ -67,6 +67,12 @@ class ColumnWriter {
   uint64_t bytes() const { return chunkBytes_ + len_; }
   // Writes the column into `out`. The writer may not be used afterwards.
   void build(ir::Column::Builder out);
+  // Gives back the growth slack of the chunk being filled, for a writer kept a long time
+  // before build() (values may still be pushed).
+  void shrink() {
+    buf_.trim(len_);
+    cap_ = buf_.capacity();
+  }
 
  private:
   void flushChunk();

@@ -84,8 +84,6 @@ CostTableBuilder::CostTableBuilder(size_t positions, uint64_t threadFromRows)
       costCount_(Enc::VARINT_RUNS),
       costs_(Enc::VARINT_RUNS),
       target_(Enc::VARINT) {
-  ring_[0] = std::unique_ptr<Batch>(new Batch);
-  cur_ = ring_[0].get();
   for (size_t i = 0; i < positions; ++i) {
     positions_.emplace_back(Enc::ZIGZAG_DELTA);
     targetPositions_.emplace_back(Enc::VARINT);
@@ -118,11 +116,11 @@ void CostTableBuilder::row(ir::RecordKind kind, uint64_t context, uint64_t sourc
 }
 
 void CostTableBuilder::next(size_t room) {
-  if (cur_->rows > 0) {
+  if (cur_ && cur_->rows > 0) {
     if (!worker_.joinable() && !threadFailed_ && rows_ >= threadFromRows_) {
       try {
         for (auto& b : ring_)
-          if (!b) b = std::unique_ptr<Batch>(new Batch);
+          if (!b) b = std::unique_ptr<Batch>(new Batch);  // (arrays not zeroed)
         closing_ = abort_ = false;
         worker_ = std::thread([this] { work(); });
       } catch (const std::system_error&) {
@@ -141,7 +139,17 @@ void CostTableBuilder::next(size_t room) {
     }
     cur_->rows = cur_->costs = cur_->assocs = 0;
   }
-  if (cur_->costValues.size() < room) cur_->costValues.resize(room);
+  if (!cur_) {
+    if (!ring_[0]) ring_[0] = std::unique_ptr<Batch>(new Batch);
+    cur_ = ring_[0].get();
+  }
+  const size_t want = std::max(room, 4 * kBatchRows);
+  if (cur_->costCapacity < want) {
+    cur_->costValues.reset(new uint64_t[want]);
+    cur_->costCapacity = want;
+  }
+  rowRoom_ = kBatchRows;
+  costRoom_ = cur_->costCapacity;
 }
 
 void CostTableBuilder::work() {
@@ -174,15 +182,19 @@ void CostTableBuilder::finish() {
     changed_.notify_all();
     worker_.join();
     if (error_) std::rethrow_exception(error_);
-    // The ring is drained: numbering starts over with the batch being filled as batch 0.
-    std::swap(ring_[0], ring_[filled_ % kRing]);
-    cur_ = ring_[0].get();
     filled_ = encoded_ = 0;
   }
-  if (cur_->rows > 0) {
-    encode(*cur_);
-    cur_->rows = cur_->costs = cur_->assocs = 0;
-  }
+  if (cur_ && cur_->rows > 0) encode(*cur_);
+  // The batches and the columns' growth slack go: a finished part's builder stays until the
+  // reader builds the message, and a file can have many parts.
+  for (auto& b : ring_) b.reset();
+  cur_ = nullptr;
+  rowRoom_ = costRoom_ = 0;
+  for (auto* c : {&kind_, &context_, &costCount_, &costs_, &target_, &count_, &jumped_})
+    c->shrink();
+  for (auto& c : positions_) c.shrink();
+  for (auto& c : targetPositions_) c.shrink();
+  sourceRuns_.shrink_to_fit();
 }
 
 void CostTableBuilder::encode(Batch& b) {
@@ -204,7 +216,7 @@ void CostTableBuilder::encode(Batch& b) {
   // cost, its target against its own context, its target positions against the last call to
   // the same target (calls) or its own positions; cost counts against the previous cost or
   // call row's.
-  const uint64_t* costs = b.costValues.data();
+  const uint64_t* costs = b.costValues.get();
   for (size_t i = 0, a = 0; i < n; ++i) {
     const uint64_t kind = b.kind[i], ncosts = b.costCount[i];
     if (kind == static_cast<uint64_t>(ir::RecordKind::COST)) {
@@ -237,7 +249,7 @@ void CostTableBuilder::encode(Batch& b) {
     }
   }
   costCount_.pushMany(b.costCount, n);
-  costs_.pushMany(b.costValues.data(), b.costs);
+  costs_.pushMany(b.costValues.get(), b.costs);
 }
 
 uint64_t CostTableBuilder::bytes() {

@@ -15,6 +15,7 @@
 #include <unordered_map>
 #include <vector>
 
+#include "../util/pairmap.h"
 #include "column.h"
 
 namespace profpack {
@@ -48,25 +49,26 @@ class ContextTable {
   std::vector<uint64_t> object_, file_, function_;
 };
 
-// Where the last call to each target context landed, by context index (dense, so a vector):
-// the prediction of a call's target positions in CostTable.predicted.
+// Where the last call to each target context landed: the prediction of a call's target
+// positions in CostTable.predicted. Hashed by context, not a vector indexed by it: each part
+// has its own, and a part calling a context of a high number must not cost a vector of all
+// the contexts before it (many such parts would make that quadratic).
 class LastCallTargets {
  public:
   // The positions recorded for `target`, or null if none were.
   const uint64_t* find(uint64_t target) const {
-    return target < seen_.size() && seen_[target] ? pos_[target].data() : nullptr;
+    const uint64_t* i = index_.find(target, 0);
+    return i ? pos_[*i].data() : nullptr;
   }
   void record(uint64_t target, const uint64_t* pos, size_t n) {
-    if (target >= seen_.size()) {
-      seen_.resize(target + 1, false);
-      pos_.resize(target + 1);
-    }
-    seen_[target] = true;
-    std::copy(pos, pos + n, pos_[target].begin());
+    bool inserted;
+    const uint64_t i = index_.findOrInsert(target, 0, pos_.size(), inserted);
+    if (inserted) pos_.emplace_back();
+    std::copy(pos, pos + n, pos_[i].begin());
   }
 
  private:
-  std::vector<bool> seen_;
+  PairMap index_;
   std::vector<std::array<uint64_t, kMaxPositions>> pos_;
 };
 
@@ -120,12 +122,15 @@ class CostTableBuilder {
     // By association (row whose kind is not COST), in row order.
     uint64_t target[kBatchRows], count[kBatchRows], jumped[kBatchRows];
     uint64_t targetPositions[kMaxPositions][kBatchRows];
-    std::vector<uint64_t> costValues = std::vector<uint64_t>(4 * kBatchRows);
+    std::unique_ptr<uint64_t[]> costValues;  // costCapacity values, not zeroed
+    size_t costCapacity = 0;
   };
   void stage(ir::RecordKind kind, uint64_t context, uint64_t sourceFile, const uint64_t* pos,
              const uint64_t* costs, size_t ncosts) {
-    if (cur_->rows == kBatchRows || cur_->costValues.size() - cur_->costs < ncosts) [[unlikely]]
+    if (rowRoom_ == 0 || costRoom_ < ncosts) [[unlikely]]
       next(ncosts);
+    --rowRoom_;
+    costRoom_ -= ncosts;
     Batch& b = *cur_;
     ++rows_;
     const size_t i = b.rows++;
@@ -134,7 +139,7 @@ class CostTableBuilder {
     b.sourceFile[i] = sourceFile;
     for (size_t k = 0; k < npos_; ++k) b.positions[k][i] = pos[k];
     b.costCount[i] = ncosts;
-    uint64_t* c = b.costValues.data() + b.costs;
+    uint64_t* c = b.costValues.get() + b.costs;
     if (ncosts == 1)  // the usual case: a store, not a memcpy call
       c[0] = costs[0];
     else
@@ -151,8 +156,11 @@ class CostTableBuilder {
   size_t npos_;
   uint64_t threadFromRows_;
   uint64_t rows_ = 0;
+  // Batches exist only while rows are added: a reader keeps the builders of every part until
+  // it builds the message, and a file can have many parts.
   std::unique_ptr<Batch> ring_[kRing];
-  Batch* cur_;  // the batch being filled: ring_[filled_ % kRing]
+  Batch* cur_ = nullptr;  // the batch being filled (ring_[filled_ % kRing]), or none yet
+  size_t rowRoom_ = 0, costRoom_ = 0;  // what cur_ has left
   // Between the reader and the worker: batches [encoded_, filled_) wait for the worker.
   std::thread worker_;
   bool threadFailed_ = false;  // could not start one: encode on the adding thread

@@ -5,8 +5,11 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
+#include <atomic>
 #include <cerrno>
+#include <cstdio>
 #include <cstring>
+#include <random>
 
 #include "../error.h"
 
@@ -92,9 +95,21 @@ AtomicFile::AtomicFile(const std::string& path) : path_(path) {
     fd_ = 1;
     return;
   }
-  tmp_ = path + ".XXXXXX";
-  fd_ = ::mkstemp(tmp_.data());
-  if (fd_ < 0) ioError("cannot create a temporary file next to", path, errno);
+  // A name of our own rather than mkstemp's: O_CREAT with mode 0666 lets the kernel apply the
+  // umask, where mkstemp's 0600 would need the umask read (and so changed) to fix the mode,
+  // which races with other threads.
+  static std::atomic<uint64_t> serial{0};
+  std::random_device random;
+  for (int attempt = 0;; ++attempt) {
+    char suffix[48];
+    std::snprintf(suffix, sizeof suffix, ".%d-%llu-%08x.tmp", static_cast<int>(::getpid()),
+                  static_cast<unsigned long long>(serial.fetch_add(1)), random());
+    tmp_ = path + suffix;
+    fd_ = ::open(tmp_.c_str(), O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC, 0666);
+    if (fd_ >= 0) break;
+    if (errno != EEXIST || attempt == 100)
+      ioError("cannot create a temporary file next to", path, errno);
+  }
 }
 
 AtomicFile::~AtomicFile() {
@@ -110,10 +125,6 @@ void AtomicFile::write(std::string_view data) {
 
 void AtomicFile::commit() {
   if (path_ == "-" || fd_ < 0) return;
-  // Keep the usual permissions of a new file (mkstemp creates 0600).
-  mode_t mask = ::umask(0);
-  ::umask(mask);
-  ::fchmod(fd_, 0666 & ~mask);
   if (::fsync(fd_) != 0) ioError("cannot flush", tmp_, errno);
   const int fd = fd_;
   fd_ = -1;

@@ -45,7 +45,8 @@ class StringSink : public Sink {
 // A file written atomically: the pieces go to a temporary file in the same directory, which
 // commit() flushes to disk and renames over `path`, so a crash or an error never leaves a
 // partial file under the target name. Destroyed without commit(), it removes the temporary
-// file. "-" writes to standard output as the pieces come.
+// file. "-" writes to standard output as the pieces come (a caller that must not emit part of
+// an output on error collects it first, as profpack_write_file does).
 class AtomicFile : public Sink {
  public:
   explicit AtomicFile(const std::string& path);

@@ -28,6 +28,15 @@ class PairMap {
       }
     }
   }
+  // The value of (a, b), or null if the pair is absent.
+  const uint64_t* find(uint64_t a, uint64_t b) const {
+    if (slots_.empty()) return nullptr;
+    for (size_t i = hash(a, b) & mask_;; i = (i + 1) & mask_) {  // never full: see grow()
+      const Slot& s = slots_[i];
+      if (!s.used) return nullptr;
+      if (s.a == a && s.b == b) return &s.value;
+    }
+  }
   size_t size() const { return size_; }
 
  private:
