@@ -34,15 +34,9 @@ std::string hex8(uint8_t b) {
   return std::string("0x") + d[b >> 4] + d[b & 15];
 }
 
-struct BufInfo {
-  uint64_t fileOffset = 0, firstRecord = 0, recordCount = 0;
-  uint32_t threadId = 0, pid = 0;
-  uint64_t wallSeconds = 0;
-  uint32_t wallSub = 0;
-  uint64_t firstTsc = 0;
+// A buffer as the IR stores it, and whether its first TSC has been seen yet.
+struct BufInfo : XrayBuffer {
   bool haveTsc = false;
-  const uint8_t* tail = nullptr;
-  size_t tailSize = 0;
 };
 
 class FdrReader {
@@ -88,9 +82,9 @@ class FdrReader {
       o.setThreadId(b.threadId);
       o.setPid(b.pid);
       o.setWallSeconds(b.wallSeconds);
-      o.setWallSubSecond(b.wallSub);
+      o.setWallSubSecond(b.wallSubSecond);
       o.setFirstTsc(b.firstTsc);
-      if (b.tailSize) o.setTail(kj::ArrayPtr<const kj::byte>(b.tail, b.tailSize));
+      if (!b.tail.empty()) o.setTail(kj::ArrayPtr<const kj::byte>(b.tail.data(), b.tail.size()));
     }
     // Buffers by (pid, thread), each thread's in time order.
     std::vector<uint32_t> order(bufs_.size());
@@ -101,7 +95,7 @@ class FdrReader {
       if (a.pid != b.pid) return a.pid < b.pid;
       if (a.threadId != b.threadId) return a.threadId < b.threadId;
       if (a.wallSeconds != b.wallSeconds) return a.wallSeconds < b.wallSeconds;
-      if (a.wallSub != b.wallSub) return a.wallSub < b.wallSub;
+      if (a.wallSubSecond != b.wallSubSecond) return a.wallSubSecond < b.wallSubSecond;
       return a.firstTsc < b.firstTsc;
     });
     auto to = t.initThreadOrder(static_cast<unsigned>(order.size()));
@@ -197,7 +191,7 @@ class FdrReader {
         break;
       case 4:
         bufs_.back().wallSeconds = rd64(q);
-        bufs_.back().wallSub = rd32(q + 8);
+        bufs_.back().wallSubSecond = rd32(q + 8);
         break;
       case 5: {
         int32_t size = static_cast<int32_t>(rd32(q));
@@ -286,8 +280,7 @@ class FdrReader {
           if (strict_) fail(kFmt, off(p), kUnknown, msg);
           warnings_.push_back("byte offset " + std::to_string(off(p)) + ": " + msg +
                               "; its bytes are kept as the buffer's tail");
-          bufs_.back().tail = p;
-          bufs_.back().tailSize = static_cast<size_t>(limit - p);
+          bufs_.back().tail = {p, static_cast<size_t>(limit - p)};
           p = limit;
           break;
         }
@@ -342,8 +335,7 @@ class FdrReader {
                      std::to_string(bufferSize_) + " leaves nothing to skip), found " + hex8(p[0]));
           uint64_t skip = bufferSize_ - used;
           if (skip > static_cast<uint64_t>(end_ - p)) {
-            bufs_.back().tail = p;
-            bufs_.back().tailSize = static_cast<size_t>(end_ - p);
+            bufs_.back().tail = {p, static_cast<size_t>(end_ - p)};
             p = end_;
             truncate(p, "the buffer at byte offset " + std::to_string(bufs_.back().fileOffset) +
                             " ends before the buffer size of " + std::to_string(bufferSize_) +
@@ -351,8 +343,7 @@ class FdrReader {
             finishBuffers();
             return;
           }
-          bufs_.back().tail = p;
-          bufs_.back().tailSize = static_cast<size_t>(skip);
+          bufs_.back().tail = {p, static_cast<size_t>(skip)};
           p += skip;
         }
         break;
