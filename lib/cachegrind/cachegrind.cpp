@@ -222,15 +222,10 @@ void writeCachegrind(const Profile& profile, Sink& sink) {
       wroteHeader = true;
       bool haveEvents = false;
       if (own) {
-        for (auto l : part.getHeaderLines()) {
-          if (l.getPlacement() == ir::HeaderLine::Placement::TRAILER) {
-            trailer.emplace_back(l.getText().cStr());
-            continue;
-          }
-          out += l.getText().cStr();
-          endLine(out);
-          haveEvents |= l.getKey() == "events";
-        }
+        trailer = writeHeaderLines(part, out);
+        for (auto l : part.getHeaderLines())
+          haveEvents |=
+              l.getPlacement() == ir::HeaderLine::Placement::HEADER && l.getKey() == "events";
       } else {
         // From another format: keep what Cachegrind has a place for, in its order (desc:
         // lines, then one cmd:; cg_annotate rejects other orders).

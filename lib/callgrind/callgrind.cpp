@@ -1174,14 +1174,7 @@ void Writer::run() {
                        /*withPositions=*/true);
     std::vector<std::string> trailer;
     if (own) {
-      for (auto l : part.getHeaderLines()) {
-        if (l.getPlacement() == ir::HeaderLine::Placement::TRAILER) {
-          trailer.emplace_back(l.getText().cStr());
-          continue;
-        }
-        out_ += l.getText().cStr();
-        endLine(out_);
-      }
+      trailer = writeHeaderLines(part, out_);
     } else if (first) {
       // From another format of the family: a fresh header with what Callgrind has a place for.
       out_ += "# callgrind format\nversion: 1\ncreator: profpack\n";

@@ -4,6 +4,7 @@
 #include <iterator>
 
 #include "../error.h"
+#include "../util/text.h"
 
 namespace profpack {
 
@@ -44,6 +45,19 @@ void setHeaderLines(ir::Part::Builder part, const std::vector<HeaderLineText>& l
     b.setValue(lines[i].value);
     b.setPlacement(lines[i].placement);
   }
+}
+
+std::vector<std::string> writeHeaderLines(ir::Part::Reader part, std::string& out) {
+  std::vector<std::string> trailer;
+  for (auto l : part.getHeaderLines()) {
+    if (l.getPlacement() == ir::HeaderLine::Placement::TRAILER) {
+      trailer.emplace_back(l.getText().cStr());
+    } else {
+      out += l.getText().cStr();
+      endLine(out);
+    }
+  }
+  return trailer;
 }
 
 uint64_t ContextTable::get(uint64_t object, uint64_t file, uint64_t function) {

@@ -29,6 +29,9 @@ struct HeaderLineText {
 };
 // Stores `lines` as the part's headerLines.
 void setHeaderLines(ir::Part::Builder part, const std::vector<HeaderLineText>& lines);
+// Writes the part's header lines (placement HEADER) to `out`, each ended as endLine() ends
+// it, and returns the text of its trailer lines, which go after the body.
+std::vector<std::string> writeHeaderLines(ir::Part::Reader part, std::string& out);
 
 // The (object, file, function) contexts of a profile, numbered in order of first use.
 class ContextTable {
