@@ -7,9 +7,9 @@
 
 #include <atomic>
 #include <cerrno>
+#include <chrono>
 #include <cstdio>
 #include <cstring>
-#include <random>
 
 #include "../error.h"
 
@@ -98,12 +98,16 @@ AtomicFile::AtomicFile(const std::string& path) : path_(path) {
   // A name of our own rather than mkstemp's: O_CREAT with mode 0666 lets the kernel apply the
   // umask, where mkstemp's 0600 would need the umask read (and so changed) to fix the mode,
   // which races with other threads.
+  // Unique by process id and a per-process serial number, with the clock in case a process
+  // id is reused while an old temporary file remains; O_EXCL catches any clash (no random
+  // device: a sandbox may not offer one).
   static std::atomic<uint64_t> serial{0};
-  std::random_device random;
+  const auto now =
+      static_cast<unsigned long long>(std::chrono::steady_clock::now().time_since_epoch().count());
   for (int attempt = 0;; ++attempt) {
-    char suffix[48];
-    std::snprintf(suffix, sizeof suffix, ".%d-%llu-%08x.tmp", static_cast<int>(::getpid()),
-                  static_cast<unsigned long long>(serial.fetch_add(1)), random());
+    char suffix[64];
+    std::snprintf(suffix, sizeof suffix, ".%d-%llu-%llx.tmp", static_cast<int>(::getpid()),
+                  static_cast<unsigned long long>(serial.fetch_add(1)), now & 0xffffffffull);
     tmp_ = path + suffix;
     fd_ = ::open(tmp_.c_str(), O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC, 0666);
     if (fd_ >= 0) break;
