@@ -166,6 +166,14 @@ class Reader {
   const char* fastPositions(const char* p, uint64_t* pos) const;
   const char* fastCostLineBeforeNewline(const char* p);
   const char* fastSpecLine(const char* p);
+  // cfn=: the callee of the next calls= (in the file of a pending cfi=, else the current one).
+  void setCallee(uint64_t function) {
+    calleeFn_ = function;
+    calleeFile_ = cfi_ != kUndef ? cfi_ : file_;
+    cfi_ = kUndef;
+    haveCallee_ = true;
+  }
+  void associate(Kind kind);
   const char* commitCostLine(const char* p, const uint64_t* pos, size_t n);
   uint64_t name(std::string_view spec, IdSpace space, std::string_view value);
   void header(std::string_view key, std::string_view value);
@@ -509,10 +517,7 @@ const char* Reader::fastSpecLine(const char* p) {
     const uint64_t s = ids_[kFunctions].get(id);
     if (s == kUndef) return nullptr;
     if (!pending_.empty()) pending_.clear();
-    calleeFn_ = s;
-    calleeFile_ = cfi_ != kUndef ? cfi_ : file_;
-    cfi_ = kUndef;
-    haveCallee_ = true;
+    setCallee(s);
     return q + 2;
   }
   Kind kind;
@@ -542,23 +547,30 @@ const char* Reader::fastSpecLine(const char* p) {
   uint64_t pos[kMaxPositions] = {0, 0, 0};
   p = fastPositions(p, pos);
   if (!p || *p != '\n') return nullptr;
-  // As body(): the row's own context is numbered before its target's.
   if (!pending_.empty()) pending_.clear();
+  assocCount_ = count;
+  assocJumped_ = jumped;
+  for (size_t k = 0; k < kMaxPositions; ++k) assocPos_[k] = pos[k];
+  associate(kind);
+  return p + 1;
+}
+
+// An association line whose numbers are parsed: its target's context and the pending cob=,
+// jfi=, jfn= used up. The row's own context is numbered first: contexts are numbered in the
+// order rows use them, and the row comes before its target.
+void Reader::associate(Kind kind) {
   const uint64_t own = context();
   if (kind == Kind::CALL) {
     assocTarget_ = contextOf(cob_ != kUndef ? cob_ : fnObject_, calleeFile_, calleeFn_);
     cob_ = kUndef;
   } else {
     const uint64_t tf = jfi_ != kUndef ? jfi_ : file_, tn = jfn_ != kUndef ? jfn_ : fn_;
+    // Most jumps stay inside their function: the target is the row's own context.
     assocTarget_ = tf == fnFile_ && tn == fn_ ? own : contextOf(fnObject_, tf, tn);
     jfi_ = jfn_ = kUndef;
   }
   assocKind_ = kind;
   assocLine_ = cur_.lineNumber();
-  assocCount_ = count;
-  assocJumped_ = jumped;
-  for (size_t k = 0; k < kMaxPositions; ++k) assocPos_[k] = pos[k];
-  return p + 1;
 }
 
 // Records a parsed cost line; `next` is the start of the following line.
@@ -775,22 +787,9 @@ void Reader::body(std::string_view line) {
     q = positions(q, end, last_, assocPos_, "the target position");
     while (q < end && isSpace(*q)) ++q;
     if (q < end) error(q, "unexpected text after the target position: " + firstWord(q, end));
-    if (kind == Kind::CALL) {
-      if (!haveCallee_) error(line.data(), "calls= without a preceding cfn= line");
-      uint64_t obj = cob_ != kUndef ? cob_ : fnObject_;
-      assocTarget_ = contextOf(obj, calleeFile_, calleeFn_);
-      cob_ = kUndef;
-    } else {
-      context();  // the source context is used before the target
-      const uint64_t tf = jfi_ != kUndef ? jfi_ : file_, tn = jfn_ != kUndef ? jfn_ : fn_;
-      // Most jumps stay inside their function: the target is the row's own context.
-      assocTarget_ = tf == fnFile_ && tn == fn_ ? context() : contextOf(fnObject_, tf, tn);
-      jfi_ = jfn_ = kUndef;
-    }
-    // The caller's context must be numbered before the callee's: contexts are created in the
-    // order rows use them, and the row's own context comes first.
-    assocKind_ = kind;
-    assocLine_ = cur_.lineNumber();
+    if (kind == Kind::CALL && !haveCallee_)
+      error(line.data(), "calls= without a preceding cfn= line");
+    associate(kind);
   };
   // Dispatch on the key's letters packed into an integer: no string compares per line.
   uint64_t code = 0;
@@ -815,16 +814,8 @@ void Reader::body(std::string_view line) {
     case key("cob"): cob_ = name(spec, kObjects, v); break;
     case key("cfi"):
     case key("cfl"): cfi_ = name(spec, kFiles, v); break;
-    case key("cfn"):
-      calleeFn_ = name(spec, kFunctions, v);
-      calleeFile_ = cfi_ != kUndef ? cfi_ : file_;
-      cfi_ = kUndef;
-      haveCallee_ = true;
-      break;
-    case key("calls"):
-      if (haveFn_) context();
-      assoc(Kind::CALL);
-      break;
+    case key("cfn"): setCallee(name(spec, kFunctions, v)); break;
+    case key("calls"): assoc(Kind::CALL); break;
     case key("jump"): assoc(Kind::JUMP); break;
     case key("jcnd"): assoc(Kind::COND_JUMP); break;
     case key("jfi"): jfi_ = name(spec, kFiles, v); break;
