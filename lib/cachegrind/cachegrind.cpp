@@ -210,7 +210,7 @@ void writeCachegrind(const Profile& profile, Sink& sink) {
     if (kinds[i] == ir::PositionKind::LINE) linePos = static_cast<int>(i);
   DecodedContexts contexts(root.getContexts(), strings.size());
 
-  std::string out;  // written to `sink` about every 1 MiB
+  std::string out;  // handed to `sink` by flushIfFull
   const bool own = root.getFormat() == ir::Format::CACHEGRIND;
   std::vector<uint64_t> totals(events.size(), 0);
   std::vector<std::string> trailer;
@@ -279,10 +279,7 @@ void writeCachegrind(const Profile& profile, Sink& sink) {
         }
         endLine(out);
       }
-      if (out.size() >= (size_t{1} << 20)) {
-        sink.write(out);
-        out.clear();
-      }
+      flushIfFull(out, sink);
     }
   }
   if (own) {

@@ -1125,15 +1125,8 @@ class Writer {
 
   const Profile& profile_;
   const StringTableReader& strings_;
-  std::string out_;  // written to sink_ about every kFlushBytes
+  std::string out_;  // handed to sink_ by flushIfFull
   Sink& sink_;
-  static constexpr size_t kFlushBytes = size_t{1} << 20;
-  void flushIfFull() {
-    if (out_.size() >= kFlushBytes) {
-      sink_.write(out_);
-      out_.clear();
-    }
-  }
   std::vector<bool> defined_[3];
   size_t npos_ = 0;
   bool isInstr_[kMaxPositions] = {false, false, false};
@@ -1268,7 +1261,7 @@ void Writer::run() {
         }
         endLine(out_);
       }
-      flushIfFull();
+      flushIfFull(out_, sink_);
     }
     if (own) {
       // A part without cost lines still needs a body line, or its trailer would read back as

@@ -154,7 +154,6 @@ class CostTableBuilder {
   void next(size_t room);
   void encode(Batch& b);  // into the columns, on the worker or the adding thread
   void work();            // the worker's loop
-  void stopWorker();
 
   size_t npos_;
   uint64_t threadFromRows_;

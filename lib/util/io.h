@@ -35,6 +35,15 @@ class Sink {
   virtual void write(std::string_view data) = 0;
 };
 
+// A writer's text buffer: hands `buffer` to `sink` once it holds about 1 MiB, so that a
+// streamed output costs that much memory, not its size.
+inline void flushIfFull(std::string& buffer, Sink& sink) {
+  if (buffer.size() >= (size_t{1} << 20)) {
+    sink.write(buffer);
+    buffer.clear();
+  }
+}
+
 // Collects the pieces in a string.
 class StringSink : public Sink {
  public:
