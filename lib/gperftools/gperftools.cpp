@@ -229,26 +229,44 @@ class RecentCallees {
   std::vector<List> lists_;
 };
 
+// The tree's addresses as addressCoding 1 stores them (nodeAddress, nodeAddressEscapes),
+// given node by node in id order with their parents.
+class AddressColumn {
+ public:
+  void add(uint64_t parent, uint64_t pc) {
+    const uint32_t sib = lastChild_[parent];
+    const uint64_t v = callees_.encode(pcs_[parent], pc, pcs_[sib ? sib : parent]);
+    address_.push(v);
+    if (v == RecentCallees::kEscape) escapes_.push(pc);
+    lastChild_[parent] = static_cast<uint32_t>(pcs_.size());
+    pcs_.push_back(pc);
+    lastChild_.push_back(0);
+  }
+  void build(ir::StackSamples::Builder out) {
+    address_.build(out.initNodeAddress());
+    out.setAddressCoding(1);
+    escapes_.build(out.initNodeAddressEscapes());
+  }
+
+ private:
+  RecentCallees callees_;
+  ColumnWriter address_, escapes_;
+  std::vector<uint64_t> pcs_{0};        // by node id; [0] = the root
+  std::vector<uint32_t> lastChild_{0};  // by node id: newest child, 0 = none
+};
+
 // The tree and the records as the IR codes them (see StackSamples in profile.capnp): parents
 // as 0 for "the node created just before" or as their id + 1, addresses by RecentCallees, a
 // record's node as the number of nodes it added or as an earlier node's id.
 struct Body {
-  ColumnWriter parent, address, count, node, escapes;
-  RecentCallees callees;
-  std::vector<uint64_t> nodeAddress{0};  // by node id; [0] = the root
-  std::vector<uint32_t> lastChild{0};    // by node id: newest child, 0 = none
-  uint64_t newest = 0;                   // the largest node id a record named so far
-  size_t end = 0;                        // byte offset just past the trailer
+  ColumnWriter parent, count, node;
+  AddressColumn address;
+  uint64_t newest = 0;  // the largest node id a record named so far
+  size_t end = 0;       // byte offset just past the trailer
 
   void addNode(uint32_t id, uint32_t par, uint64_t addr) {
     parent.push(par == id - 1 ? 0 : par + 1);
-    uint32_t sib = lastChild[par];
-    const uint64_t v = callees.encode(nodeAddress[par], addr, nodeAddress[sib ? sib : par]);
-    address.push(v);
-    if (v == RecentCallees::kEscape) escapes.push(addr);
-    lastChild[par] = id;
-    nodeAddress.push_back(addr);
-    lastChild.push_back(0);
+    address.add(par, addr);
   }
   void addRecord(uint64_t c, uint64_t n) {
     count.push(c);
@@ -525,9 +543,7 @@ std::unique_ptr<Profile> readGperftools(std::span<const uint8_t> data) {
   for (unsigned i = 0; i < words + 2; ++i) hdr.set(i, loadSlot(p + i * w, w, bigEndian));
   st.setSamplingPeriodUs(loadSlot(p + 3 * w, w, bigEndian));
   body.parent.build(st.initNodeParent());
-  body.address.build(st.initNodeAddress());
-  st.setAddressCoding(1);
-  body.escapes.build(st.initNodeAddressEscapes());
+  body.address.build(st);
   body.count.build(st.initSampleCount());
   body.node.build(st.initSampleNode());
   auto trailer = st.initTrailerSlots(3);
@@ -639,21 +655,9 @@ DecodedStacks decodeStacks(ir::StackSamples::Reader stacks) {
 void recodeStackAddresses(ir::StackSamples::Builder stacks) {
   if (stacks.getAddressCoding() == 1) return;
   const DecodedStacks d = decodeStacks(stacks.asReader());
-  ColumnWriter address, escapes;
-  RecentCallees callees;
-  std::vector<uint32_t> lastChild(d.nodes() + 1, 0);
-  for (size_t n = 1; n <= d.nodes(); ++n) {
-    const uint64_t par = d.parentOf(n), pc = d.addressOf(n);
-    const uint32_t sib = lastChild[par];
-    const uint64_t parentPc = par ? d.addressOf(par) : 0;
-    const uint64_t v = callees.encode(parentPc, pc, sib ? d.addressOf(sib) : parentPc);
-    address.push(v);
-    if (v == RecentCallees::kEscape) escapes.push(pc);
-    lastChild[par] = static_cast<uint32_t>(n);
-  }
-  address.build(stacks.initNodeAddress());
-  stacks.setAddressCoding(1);
-  escapes.build(stacks.initNodeAddressEscapes());
+  AddressColumn address;
+  for (size_t n = 1; n <= d.nodes(); ++n) address.add(d.parentOf(n), d.addressOf(n));
+  address.build(stacks);
 }
 
 std::string writeGperftools(const Profile& profile) { return writeGperftools(profile, {}); }
