@@ -97,10 +97,9 @@ AtomicFile::AtomicFile(const std::string& path) : path_(path) {
   }
   // A name of our own rather than mkstemp's: O_CREAT with mode 0666 lets the kernel apply the
   // umask, where mkstemp's 0600 would need the umask read (and so changed) to fix the mode,
-  // which races with other threads.
-  // Unique by process id and a per-process serial number, with the clock in case a process
-  // id is reused while an old temporary file remains; O_EXCL catches any clash (no random
-  // device: a sandbox may not offer one).
+  // which races with other threads. Unique by process id and a per-process serial number, with
+  // the clock in case a process id is reused while an old temporary file remains; O_EXCL
+  // catches any clash (no random device: a sandbox may not offer one).
   static std::atomic<uint64_t> serial{0};
   const auto now =
       static_cast<unsigned long long>(std::chrono::steady_clock::now().time_since_epoch().count());
