@@ -532,6 +532,38 @@ TEST(address_model_round_trips_extreme_addresses) {
   CHECK(equalIR(*p, *back));
 }
 
+namespace {
+// Expects writing stacks made of these columns to fail with `status` and `needle` (the
+// writer decodes the tree, so every check of decodeStacks is reached).
+void expectStacksRejected(std::vector<uint64_t> parent, std::vector<uint64_t> addr,
+                          std::vector<uint64_t> escapes, std::vector<uint64_t> node, uint8_t coding,
+                          Status status, const std::string& needle) {
+  auto message = newMessage();
+  auto root = message->getRoot<ir::Profile>();
+  root.setFormat(ir::Format::GPERFTOOLS);
+  auto st = root.initStacks();
+  st.setSlotBytes(8);
+  st.setAddressCoding(coding);
+  std::vector<uint64_t> count(node.size(), 1);
+  encodeColumn(st.initNodeParent(), parent);
+  encodeColumn(st.initNodeAddress(), addr);
+  encodeColumn(st.initNodeAddressEscapes(), escapes);
+  encodeColumn(st.initSampleCount(), count);
+  encodeColumn(st.initSampleNode(), node);
+  st.initHeaderSlots(5).set(1, 3);
+  st.initTrailerSlots(3).set(1, 1);
+  Profile p(std::move(message));
+  try {
+    writeGperftools(p);
+  } catch (const Error& e) {
+    CHECK_EQ(static_cast<int>(e.status()), static_cast<int>(status));
+    CHECK_CONTAINS(e.what(), needle);
+    return;
+  }
+  throw testlib::Failure{"written despite: " + needle};
+}
+}  // namespace
+
 // Address values that name a recent callee the call site does not have, escapes missing or
 // left over, and an unknown coding are errors, not wrong addresses.
 // The stored values of the recent-callees coding, worked by hand (see profile.capnp): misses
@@ -555,33 +587,14 @@ TEST(address_model_values) {
   CHECK(writeGperftools(*p) == s.out);
 }
 
+// Address values that name a recent callee the call site does not have, escapes missing or
+// left over, and an unknown coding are errors, not wrong addresses.
 TEST(corrupt_address_model_in_ppk_is_rejected) {
+  // Every node a child of the root; the one record names the last node.
   auto attempt = [](uint8_t coding, std::vector<uint64_t> addr, std::vector<uint64_t> escapes,
                     Status status, const std::string& needle) {
-    auto message = newMessage();
-    auto root = message->getRoot<ir::Profile>();
-    root.setFormat(ir::Format::GPERFTOOLS);
-    auto st = root.initStacks();
-    st.setSlotBytes(8);
-    st.setAddressCoding(coding);
-    std::vector<uint64_t> parent(addr.size(), 0), count{1}, node{addr.size()};
-    encodeColumn(st.initNodeParent(), parent);
-    encodeColumn(st.initNodeAddress(), addr);
-    encodeColumn(st.initNodeAddressEscapes(), escapes);
-    encodeColumn(st.initSampleCount(), count);
-    encodeColumn(st.initSampleNode(), node);
-    auto hdr = st.initHeaderSlots(5);
-    hdr.set(1, 3);
-    st.initTrailerSlots(3).set(1, 1);
-    Profile p(std::move(message));
-    try {
-      writeGperftools(p);
-    } catch (const Error& e) {
-      CHECK_EQ(static_cast<int>(e.status()), static_cast<int>(status));
-      CHECK_CONTAINS(e.what(), needle);
-      return;
-    }
-    throw testlib::Failure{"written despite: " + needle};
+    std::vector<uint64_t> parent(addr.size(), 0), node{addr.size()};
+    expectStacksRejected(parent, addr, escapes, node, coding, status, needle);
   };
   // Node 1 (a child of the root) names entry 0 of a list that is still empty.
   attempt(1, {0}, {}, Status::malformed, "names recent callee 0 of a call site with fewer");
@@ -593,32 +606,9 @@ TEST(corrupt_address_model_in_ppk_is_rejected) {
 }
 
 TEST(corrupt_tree_in_ppk_is_rejected) {
-  auto message = newMessage();
-  auto root = message->getRoot<ir::Profile>();
-  root.setFormat(ir::Format::GPERFTOOLS);
-  auto st = root.initStacks();
-  st.setSlotBytes(8);
-  uint64_t parent[] = {0, 3};  // node 2's parent would be node 2 itself
-  uint64_t addr[] = {1, 2};
-  uint64_t count[] = {1};
-  uint64_t node[] = {2};
-  encodeColumn(st.initNodeParent(), parent);
-  encodeColumn(st.initNodeAddress(), addr);
-  encodeColumn(st.initSampleCount(), count);
-  encodeColumn(st.initSampleNode(), node);
-  auto hdr = st.initHeaderSlots(5);
-  hdr.set(1, 3);
-  auto tr = st.initTrailerSlots(3);
-  tr.set(1, 1);
-  Profile p(std::move(message));
-  try {
-    writeGperftools(p);
-  } catch (const Error& e) {
-    CHECK_EQ(static_cast<int>(e.status()), static_cast<int>(Status::malformed));
-    CHECK_CONTAINS(e.what(), "node 2 names parent 2, not an earlier node");
-    return;
-  }
-  throw testlib::Failure{"a corrupt stack tree was written"};
+  // Node 2's parent would be node 2 itself.
+  expectStacksRejected({0, 3}, {1, 2}, {}, {2}, 0, Status::malformed,
+                       "node 2 names parent 2, not an earlier node");
 }
 
 TEST_MAIN()
