@@ -26,6 +26,23 @@ void put16(std::string& s, uint16_t v) { s.append(reinterpret_cast<const char*>(
 void put32(std::string& s, uint32_t v) { s.append(reinterpret_cast<const char*>(&v), 4); }
 void put64(std::string& s, uint64_t v) { s.append(reinterpret_cast<const char*>(&v), 8); }
 void patch(std::string& s, size_t at, const void* v, size_t n) { std::memcpy(s.data() + at, v, n); }
+
+// Appends an FDR metadata record of `kind` with its 15 payload bytes from `payload`, or zeros
+// for the caller to patch; returns the payload's offset in `out`.
+size_t putMetadata(std::string& out, uint8_t kind, const uint8_t* payload = nullptr) {
+  out.push_back(static_cast<char>((kind << 1) | 1));
+  if (payload)
+    out.append(reinterpret_cast<const char*>(payload), 15);
+  else
+    out.append(15, '\0');
+  return out.size() - 15;
+}
+
+// Appends an FDR function record of `r` with its TSC as `delta` from the one before.
+void putFunction(std::string& out, const XrayRecord& r, uint32_t delta) {
+  put32(out, (r.functionId << 4) | (uint32_t{r.type} << 1));
+  put32(out, delta);
+}
 void putBytes(std::string& s, std::span<const uint8_t> b) {
   s.append(reinterpret_cast<const char*>(b.data()), b.size());
 }
@@ -79,24 +96,12 @@ std::string writeSameFdr(const XrayTrace& x) {
 // FDR of another version than the input's.
 std::string writeOtherFdr(const XrayTrace& x, uint16_t v) {
   std::string out = header(x, true, v);
-  std::string zeros(15, '\0');
   for (const XrayBuffer& b : x.buffers) {
-    size_t extentsAt = std::string::npos;
-    if (v >= 2) {
-      extentsAt = out.size();
-      out.push_back(static_cast<char>((7 << 1) | 1));
-      out.append(zeros);
-    }
+    const size_t extentsAt = v >= 2 ? putMetadata(out, 7) : std::string::npos;
     uint64_t base = 0;
     uint16_t cpu = 0;
-    bool sawPid = false;
     auto meta = [&](uint8_t kind, const uint8_t* payload) {
-      out.push_back(static_cast<char>((kind << 1) | 1));
-      if (payload)
-        out.append(reinterpret_cast<const char*>(payload), 15);
-      else
-        out.append(zeros);
-      return out.size() - 15;
+      return putMetadata(out, kind, payload);
     };
     auto wrapIfNeeded = [&](uint64_t tsc, uint64_t limit) {
       if (tsc - base > limit) {
@@ -109,8 +114,7 @@ std::string writeOtherFdr(const XrayTrace& x, uint16_t v) {
       const XrayRecord& r = x.records[i];
       if (xrayIsFunction(r.type)) {
         wrapIfNeeded(r.tsc, 0xffffffffu);
-        put32(out, (r.functionId << 4) | (uint32_t{r.type} << 1));
-        put32(out, static_cast<uint32_t>(r.tsc - base));
+        putFunction(out, r, static_cast<uint32_t>(r.tsc - base));
         base = r.tsc;
         continue;
       }
@@ -120,7 +124,6 @@ std::string writeOtherFdr(const XrayTrace& x, uint16_t v) {
         case kXrayEndOfBuffer: break;    // written below for v1
         case kXrayPid:
           if (v >= 3) meta(9, m);
-          sawPid = true;
           break;
         case kXrayWallClock:
           meta(4, m);
@@ -165,11 +168,10 @@ std::string writeOtherFdr(const XrayTrace& x, uint16_t v) {
         default: meta(static_cast<uint8_t>(r.type - kXrayMetadata), m); break;
       }
     }
-    (void)sawPid;
     if (v == 1) meta(1, nullptr);
     if (extentsAt != std::string::npos) {
-      uint64_t extents = out.size() - extentsAt - 16;
-      patch(out, extentsAt + 1, &extents, 8);
+      const uint64_t extents = out.size() - extentsAt - 15;
+      patch(out, extentsAt, &extents, 8);
     }
   }
   return out;
@@ -192,13 +194,8 @@ std::string writeBasicAsFdr(const XrayTrace& x, uint16_t v) {
     if (inserted) threads.push_back({key, {}});
     threads[it->second].second.push_back(i);
   }
-  const std::string zeros(15, '\0');
   for (const auto& [key, records] : threads) {
-    auto meta = [&](uint8_t kind) {
-      out.push_back(static_cast<char>((kind << 1) | 1));
-      out.append(zeros);
-      return out.size() - 15;
-    };
+    auto meta = [&](uint8_t kind) { return putMetadata(out, kind); };
     size_t extentsAt = v >= 2 ? meta(7) : std::string::npos;
     const auto tid = static_cast<int32_t>(key & 0xffffffffu);
     patch(out, meta(0), &tid, 4);
@@ -228,8 +225,7 @@ std::string writeBasicAsFdr(const XrayTrace& x, uint16_t v) {
         cpu = r.cpu;
         base = r.tsc;
       }
-      put32(out, (r.functionId << 4) | (uint32_t{r.type} << 1));
-      put32(out, static_cast<uint32_t>(r.tsc - base));
+      putFunction(out, r, static_cast<uint32_t>(r.tsc - base));
       base = r.tsc;
     }
     if (v == 1) meta(1);
