@@ -135,9 +135,9 @@ bool equalIR(const Profile& a, const Profile& b) {
     copy.setRoot(p.root());
     auto root = copy.getRoot<ir::Profile>();
     root.setCreator("");
-    if (root.hasStacks() && root.getStacks().getAddressCoding() == 0) {
+    if (root.hasStacks()) {
       try {
-        recodeStackAddresses(root.getStacks());
+        canonicalizeStacks(root.getStacks());
       } catch (const Error&) {
         // Stacks that do not decode (a damaged file) are compared as they are stored.
       }

@@ -99,15 +99,17 @@ TEST(detects_all_four_kinds) {
     CHECK_EQ(st.getTrailerSlots().size(), 3u);
     CHECK_EQ(st.getTrailerSlots()[1], 1u);
     CHECK_EQ(st.getSampleCount().getCount(), 94u);
-    CHECK_EQ(st.getMappings().size(), 67u);
-    auto m = st.getMappings()[0];
-    CHECK_EQ(m.getStart(), 0x55891abae000u);
-    CHECK_EQ(m.getLimit(), 0x55891abaf000u);
-    CHECK_EQ(std::string(m.getPermissions().cStr()), std::string("r--p"));
-    CHECK_EQ(m.getOffset(), 0u);
-    CHECK_EQ(std::string(m.getDevice().cStr()), std::string("00:00"));
-    CHECK_EQ(m.getInode(), 1163275u);
-    CHECK_EQ(std::string(m.getPath().cStr()), std::string("/usr/src/profpack-samples/workload"));
+    CHECK_EQ(st.getMappings().size(), 0u);  // derived from mapsText, not stored
+    auto maps = parseMappings(st);
+    CHECK_EQ(maps.size(), 67u);
+    const GperfMapping& m = maps[0];
+    CHECK_EQ(m.start, 0x55891abae000u);
+    CHECK_EQ(m.limit, 0x55891abaf000u);
+    CHECK(m.permissions == "r--p");
+    CHECK_EQ(m.offset, 0u);
+    CHECK(m.device == "00:00");
+    CHECK_EQ(m.inode, 1163275u);
+    CHECK(m.path == "/usr/src/profpack-samples/workload");
   }
 }
 
@@ -235,23 +237,23 @@ TEST(mapped_objects_text_kept_byte_for_byte) {
   auto st = p->root().getStacks();
   auto text = st.getMapsText();
   CHECK(std::string(reinterpret_cast<const char*>(text.begin()), text.size()) == kMaps);
-  auto maps = st.getMappings();
+  auto maps = parseMappings(st);
   CHECK_EQ(maps.size(), 3u);  // the garbage line and the unterminated line are text only
-  CHECK_EQ(maps[0].getLine(), 0u);
-  CHECK_EQ(maps[1].getStart(), 0x7f0000000000u);
-  CHECK_EQ(maps[1].getOffset(), 0x2000u);
-  CHECK_EQ(std::string(maps[1].getDevice().cStr()), std::string("fd:01"));
-  CHECK_EQ(maps[1].getInode(), 77u);
-  CHECK_EQ(std::string(maps[1].getPath().cStr()), std::string("/lib/libx.so (deleted)"));
-  CHECK_EQ(maps[2].getLine(), 3u);
-  CHECK_EQ(std::string(maps[2].getPath().cStr()), std::string(""));
+  CHECK_EQ(maps[0].line, 0u);
+  CHECK_EQ(maps[1].start, 0x7f0000000000u);
+  CHECK_EQ(maps[1].offset, 0x2000u);
+  CHECK(maps[1].device == "fd:01");
+  CHECK_EQ(maps[1].inode, 77u);
+  CHECK(maps[1].path == "/lib/libx.so (deleted)");
+  CHECK_EQ(maps[2].line, 3u);
+  CHECK(maps[2].path == "");
   CHECK(writeGperftools(*p) == s.out);
   // No text at all is fine too.
   Slots e{4, true, {}};
   e.header() << 1 << 1 << 0x10;
   e.trailer();
   auto q = readGperftools(bytes(e.out));
-  CHECK_EQ(q->root().getStacks().getMappings().size(), 0u);
+  CHECK_EQ(parseMappings(q->root().getStacks()).size(), 0u);
   CHECK(writeGperftools(*q) == e.out);
 }
 
@@ -537,13 +539,14 @@ namespace {
 // writer decodes the tree, so every check of decodeStacks is reached).
 void expectStacksRejected(std::vector<uint64_t> parent, std::vector<uint64_t> addr,
                           std::vector<uint64_t> escapes, std::vector<uint64_t> node, uint8_t coding,
-                          Status status, const std::string& needle) {
+                          Status status, const std::string& needle, uint8_t tree = 0) {
   auto message = newMessage();
   auto root = message->getRoot<ir::Profile>();
   root.setFormat(ir::Format::GPERFTOOLS);
   auto st = root.initStacks();
   st.setSlotBytes(8);
   st.setAddressCoding(coding);
+  st.setTreeCoding(tree);
   std::vector<uint64_t> count(node.size(), 1);
   encodeColumn(st.initNodeParent(), parent);
   encodeColumn(st.initNodeAddress(), addr);
@@ -590,10 +593,10 @@ TEST(address_model_values) {
 // Address values that name a recent callee the call site does not have, escapes missing or
 // left over, and an unknown coding are errors, not wrong addresses.
 TEST(corrupt_address_model_in_ppk_is_rejected) {
-  // Every node a child of the root; the one record names the last node.
+  // treeCoding 0: each node the child of the one before; the one record adds them all.
   auto attempt = [](uint8_t coding, std::vector<uint64_t> addr, std::vector<uint64_t> escapes,
                     Status status, const std::string& needle) {
-    std::vector<uint64_t> parent(addr.size(), 0), node{addr.size()};
+    std::vector<uint64_t> parent(addr.size(), 0), node{2 * (addr.size() - 1)};
     expectStacksRejected(parent, addr, escapes, node, coding, status, needle);
   };
   // Node 1 (a child of the root) names entry 0 of a list that is still empty.
@@ -606,9 +609,42 @@ TEST(corrupt_address_model_in_ppk_is_rejected) {
 }
 
 TEST(corrupt_tree_in_ppk_is_rejected) {
-  // Node 2's parent would be node 2 itself.
+  // treeCoding 0: node 2's parent would be node 2 itself.
   expectStacksRejected({0, 3}, {1, 2}, {}, {2}, 0, Status::malformed,
                        "node 2 names parent 2, not an earlier node");
+  // treeCoding 1: one nodeParent value per record that adds nodes, naming an older node.
+  const std::vector<uint64_t> addr{5, 0, 5 + 2};  // node 3 is a second callee of the root
+  auto attempt = [&](std::vector<uint64_t> branch, std::vector<uint64_t> node,
+                     const std::string& needle, uint8_t tree = 1,
+                     Status status = Status::malformed) {
+    expectStacksRejected(branch, addr, {}, node, 1, status, needle, tree);
+  };
+  // Record 0 adds nodes 1 and 2 below the root, record 1 adds node 3 below the root.
+  attempt({0}, {2, 0}, "record 1 adds nodes but nodeParent has no value left");
+  attempt({0, 0, 0}, {2, 0}, "nodeParent holds 1 values no record uses");
+  attempt({0, 3}, {2, 0}, "record 1 adds nodes below node 3, which no earlier record created");
+  attempt({0}, {2}, "1 nodes that no record adds");
+  attempt({0, 0}, {2, 0}, "unknown tree coding 2", 2, Status::unsupported);
+}
+
+TEST(tree_coding_one_values) {
+  // Two records sharing the outer frame 0x10: [0x30, 0x20, 0x10] then [0x40, 0x10], then a
+  // repeat of the first.
+  Slots s{8, false, {}};
+  s.header() << 1 << 3 << 0x30 << 0x20 << 0x10 << 1 << 2 << 0x40 << 0x10 << 1 << 3 << 0x30 << 0x20
+             << 0x10;
+  s.trailer();
+  auto p = readGperftools(bytes(s.out));
+  auto st = p->root().getStacks();
+  CHECK_EQ(st.getTreeCoding(), 1u);
+  // The first record branches off the root, the second off node 1 (0x10).
+  CHECK(decodeColumn(st.getNodeParent()) == (std::vector<uint64_t>{0, 1}));
+  // Nodes 1-3 added (2 * (3 - 0 - 1)), node 4 added (0), node 3 again (2 * 3 + 1).
+  CHECK(decodeColumn(st.getSampleNode()) == (std::vector<uint64_t>{4, 0, 7}));
+  DecodedStacks d = decodeStacks(st);
+  CHECK(d.parent == (std::vector<uint64_t>{0, 1, 2, 1}));
+  CHECK(d.address == (std::vector<uint64_t>{0x10, 0x20, 0x30, 0x40}));
+  CHECK(writeGperftools(*p) == s.out);
 }
 
 TEST_MAIN()

@@ -255,19 +255,18 @@ class AddressColumn {
   std::vector<uint32_t> lastChild_{0};  // by node id: newest child, 0 = none
 };
 
-// The tree and the records as the IR codes them (see StackSamples in profile.capnp): parents
-// as 0 for "the node created just before" or as their id + 1, addresses by RecentCallees, a
-// record's node as the number of nodes it added or as an earlier node's id.
+// The tree and the records as the IR codes them (see StackSamples in profile.capnp, treeCoding
+// 1): for each record that adds nodes, the node its new nodes branch from; addresses by
+// RecentCallees; a record's node as the number of nodes it added or as an earlier node's id.
 struct Body {
-  ColumnWriter parent, count, node;
+  ColumnWriter branch, count, node;
   AddressColumn address;
   uint64_t newest = 0;  // the largest node id a record named so far
   size_t end = 0;       // byte offset just past the trailer
 
-  void addNode(uint32_t id, uint32_t par, uint64_t addr) {
-    parent.push(par == id - 1 ? 0 : par + 1);
-    address.add(par, addr);
-  }
+  // A record adds nodes below `par`: call before adding them with addNode.
+  void addBranch(uint64_t par) { branch.push(par); }
+  void addNode(uint64_t par, uint64_t addr) { address.add(par, addr); }
   void addRecord(uint64_t c, uint64_t n) {
     count.push(c);
     if (n > newest) {
@@ -276,6 +275,13 @@ struct Body {
     } else {
       node.push(2 * n + 1);
     }
+  }
+  void build(ir::StackSamples::Builder st) {
+    branch.build(st.initNodeParent());
+    st.setTreeCoding(1);
+    address.build(st);
+    count.build(st.initSampleCount());
+    node.build(st.initSampleNode());
   }
 };
 
@@ -402,10 +408,11 @@ void parseRecords(std::span<const uint8_t> data, size_t pos, Body& body) {
       }
       if (nodes > UINT32_MAX - 1 - j)
         throw Error(Status::limit, kFmt, "more than 2^32 call-chain nodes", pos);
+      body.addBranch(node);
       while (j-- > 0) {
         ++nodes;
         table.insert(at[j], hashes[j], pcsAt + j * W, static_cast<uint32_t>((n - j) * W), nodes);
-        body.addNode(nodes, node, load<W, BE>(pcs + j * W));
+        body.addNode(node, load<W, BE>(pcs + j * W));
         node = nodes;
       }
     }
@@ -416,7 +423,7 @@ void parseRecords(std::span<const uint8_t> data, size_t pos, Body& body) {
 }
 
 // Parses "start-end perms offset dev inode [path]"; false if the line is not such a line.
-bool parseMapping(std::string_view s, uint64_t* fields, std::string_view* texts) {
+bool parseMapping(std::string_view s, GperfMapping& m) {
   auto hexNum = [&](size_t& i, uint64_t& v) {
     size_t b = i;
     v = 0;
@@ -463,17 +470,36 @@ bool parseMapping(std::string_view s, uint64_t* fields, std::string_view* texts)
   }
   if (i == b || (i < s.size() && !isSpace(s[i]))) return false;
   blanks(i);
-  fields[0] = start;
-  fields[1] = limit;
-  fields[2] = offset;
-  fields[3] = inode;
-  texts[0] = perms;
-  texts[1] = dev;
-  texts[2] = s.substr(i);
+  m.start = start;
+  m.limit = limit;
+  m.offset = offset;
+  m.inode = inode;
+  m.permissions = perms;
+  m.device = dev;
+  m.path = s.substr(i);
   return true;
 }
 
 }  // namespace
+
+std::vector<GperfMapping> parseMappings(std::string_view text) {
+  std::vector<GperfMapping> maps;
+  size_t pos = 0;
+  for (uint32_t line = 0; pos < text.size(); ++line) {
+    const size_t eol = text.find('\n', pos);
+    const size_t end = eol == text.npos ? text.size() : eol;
+    GperfMapping m;
+    m.line = line;
+    if (parseMapping(text.substr(pos, end - pos), m)) maps.push_back(m);
+    pos = eol == text.npos ? text.size() : eol + 1;
+  }
+  return maps;
+}
+
+std::vector<GperfMapping> parseMappings(ir::StackSamples::Reader stacks) {
+  auto t = stacks.getMapsText();
+  return parseMappings(std::string_view(reinterpret_cast<const char*>(t.begin()), t.size()));
+}
 
 std::unique_ptr<Profile> readGperftools(std::span<const uint8_t> data) {
   const size_t size = data.size();
@@ -542,69 +568,93 @@ std::unique_ptr<Profile> readGperftools(std::span<const uint8_t> data) {
   auto hdr = st.initHeaderSlots(static_cast<unsigned>(words + 2));
   for (unsigned i = 0; i < words + 2; ++i) hdr.set(i, loadSlot(p + i * w, w, bigEndian));
   st.setSamplingPeriodUs(loadSlot(p + 3 * w, w, bigEndian));
-  body.parent.build(st.initNodeParent());
-  body.address.build(st);
-  body.count.build(st.initSampleCount());
-  body.node.build(st.initSampleNode());
+  body.build(st);
   auto trailer = st.initTrailerSlots(3);
   for (unsigned i = 0; i < 3; ++i)
     trailer.set(i, loadSlot(p + textAt - 3 * w + i * w, w, bigEndian));
   st.setMapsText(kj::ArrayPtr<const kj::byte>(p + textAt, size - textAt));
 
-  // Mappings: parse each line, then copy the ones that parsed.
-  struct Parsed {
-    uint64_t f[4];
-    std::string_view t[3];
-    uint32_t line;
-  };
-  std::vector<Parsed> maps;
-  size_t pos = 0;
-  for (uint32_t line = 0; pos < text.size(); ++line) {
-    size_t eol = text.find('\n', pos);
-    size_t end = eol == text.npos ? text.size() : eol;
-    Parsed m;
-    m.line = line;
-    if (parseMapping(text.substr(pos, end - pos), m.f, m.t)) maps.push_back(m);
-    pos = eol == text.npos ? text.size() : eol + 1;
-  }
-  auto list = st.initMappings(static_cast<unsigned>(maps.size()));
-  for (size_t i = 0; i < maps.size(); ++i) {
-    auto b = list[static_cast<unsigned>(i)];
-    const Parsed& m = maps[i];
-    b.setStart(m.f[0]);
-    b.setLimit(m.f[1]);
-    b.setOffset(m.f[2]);
-    b.setInode(m.f[3]);
-    // (The fields are views into the input, not NUL-terminated: copy them into the message.)
-    auto copy = [](capnp::Text::Builder t, std::string_view v) {
-      if (!v.empty()) std::memcpy(t.begin(), v.data(), v.size());
-    };
-    copy(b.initPermissions(static_cast<unsigned>(m.t[0].size())), m.t[0]);
-    copy(b.initDevice(static_cast<unsigned>(m.t[1].size())), m.t[1]);
-    copy(b.initPath(static_cast<unsigned>(m.t[2].size())), m.t[2]);
-    b.setLine(m.line);
-  }
   return std::make_unique<Profile>(std::move(message));
 }
+
+namespace {
+
+// Resolves treeCoding 0 parents (one stored value per node) in place.
+void resolveParentsPerNode(std::vector<uint64_t>& parent) {
+  for (size_t i = 0; i < parent.size(); ++i) {
+    const uint64_t id = i + 1;
+    if (parent[i] > id)
+      throw Error(Status::malformed, "ppk",
+                  "stack tree: node " + std::to_string(id) + " names parent " +
+                      std::to_string(parent[i] - 1) + ", not an earlier node");
+    parent[i] = parent[i] == 0 ? id - 1 : parent[i] - 1;
+  }
+}
+
+}  // namespace
 
 DecodedStacks decodeStacks(ir::StackSamples::Reader stacks) {
   auto bad = [](const std::string& what) { throw Error(Status::malformed, "ppk", what); };
   DecodedStacks d;
-  d.parent = decodeColumn(stacks.getNodeParent());
+  const unsigned tree = stacks.getTreeCoding();
+  const unsigned coding = stacks.getAddressCoding();
+  if (tree > 1 || coding > 1)
+    throw Error(Status::unsupported, "ppk",
+                std::string("stack tree: unknown ") + (tree > 1 ? "tree" : "address") + " coding " +
+                    std::to_string(tree > 1 ? tree : coding) + " (written by a newer profpack?)");
+  std::vector<uint64_t> branch = decodeColumn(stacks.getNodeParent());
   d.address = decodeColumn(stacks.getNodeAddress());
   d.count = decodeColumn(stacks.getSampleCount());
   d.node = decodeColumn(stacks.getSampleNode());
-  if (d.parent.size() != d.address.size())
+  if (tree == 0 && branch.size() != d.address.size())
     bad("stack tree: nodeParent and nodeAddress differ in length");
   if (d.count.size() != d.node.size())
     bad("stack samples: sampleCount and sampleNode differ in length");
-  const size_t nodes = d.parent.size();
+  const size_t nodes = d.address.size();
   if (nodes >= UINT32_MAX) bad("stack tree: more than 2^32 nodes");
-  const unsigned coding = stacks.getAddressCoding();
-  if (coding > 1)
-    throw Error(Status::unsupported, "ppk",
-                "stack tree: unknown address coding " + std::to_string(coding) +
-                    " (written by a newer profpack?)");
+
+  // Records and, with treeCoding 1, the parents of the nodes they add.
+  if (tree == 0) {
+    d.parent = std::move(branch);
+    resolveParentsPerNode(d.parent);
+  } else {
+    d.parent.resize(nodes);
+  }
+  size_t branches = 0;
+  uint64_t newest = 0;
+  for (size_t r = 0; r < d.node.size(); ++r) {
+    const uint64_t v = d.node[r];
+    if (v & 1) {
+      if ((v >> 1) == 0 || (v >> 1) > newest)
+        bad("stack samples: record " + std::to_string(r) + " names node " + std::to_string(v >> 1) +
+            " before it was created");
+      d.node[r] = v >> 1;
+      continue;
+    }
+    if ((v >> 1) >= nodes - newest)
+      bad("stack samples: record " + std::to_string(r) + " names a node past the last of " +
+          std::to_string(nodes));
+    const uint64_t added = (v >> 1) + 1;
+    if (tree == 1) {
+      if (branches == branch.size())
+        bad("stack tree: record " + std::to_string(r) +
+            " adds nodes but nodeParent has no value left");
+      const uint64_t par = branch[branches++];
+      if (par > newest)
+        bad("stack tree: record " + std::to_string(r) + " adds nodes below node " +
+            std::to_string(par) + ", which no earlier record created");
+      d.parent[newest] = par;
+      for (uint64_t k = 1; k < added; ++k) d.parent[newest + k] = newest + k;
+    }
+    newest = d.node[r] = newest + added;
+  }
+  if (tree == 1 && branches != branch.size())
+    bad("stack tree: nodeParent holds " + std::to_string(branch.size() - branches) +
+        " values no record uses");
+  if (tree == 1 && newest != nodes)
+    bad("stack tree: " + std::to_string(nodes - newest) + " nodes that no record adds");
+
+  // Addresses, given every node's parent.
   std::vector<uint64_t> escapes;
   if (coding == 1) escapes = decodeColumn(stacks.getNodeAddressEscapes());
   size_t escaped = 0;
@@ -612,11 +662,7 @@ DecodedStacks decodeStacks(ir::StackSamples::Reader stacks) {
   std::vector<uint32_t> lastChild(nodes + 1, 0);
   for (size_t i = 0; i < nodes; ++i) {
     const uint64_t id = i + 1;
-    if (d.parent[i] > id)
-      bad("stack tree: node " + std::to_string(id) + " names parent " +
-          std::to_string(d.parent[i] - 1) + ", not an earlier node");
-    const uint64_t par = d.parent[i] == 0 ? id - 1 : d.parent[i] - 1;
-    d.parent[i] = par;
+    const uint64_t par = d.parent[i];
     const uint32_t sib = lastChild[par];
     const uint64_t v = d.address[i];
     const uint64_t parentPc = par ? d.address[par - 1] : 0;
@@ -634,30 +680,33 @@ DecodedStacks decodeStacks(ir::StackSamples::Reader stacks) {
     lastChild[par] = static_cast<uint32_t>(id);
   }
   if (escaped != escapes.size()) bad("stack tree: nodeAddressEscapes holds unused addresses");
-  uint64_t newest = 0;
-  for (size_t r = 0; r < d.node.size(); ++r) {
-    const uint64_t v = d.node[r];
-    if (v & 1) {
-      if ((v >> 1) == 0 || (v >> 1) > newest)
-        bad("stack samples: record " + std::to_string(r) + " names node " + std::to_string(v >> 1) +
-            " before it was created");
-      d.node[r] = v >> 1;
-    } else {
-      if ((v >> 1) >= nodes - newest)
-        bad("stack samples: record " + std::to_string(r) + " names a node past the last of " +
-            std::to_string(nodes));
-      newest = d.node[r] = newest + (v >> 1) + 1;
-    }
-  }
   return d;
 }
 
-void recodeStackAddresses(ir::StackSamples::Builder stacks) {
-  if (stacks.getAddressCoding() == 1) return;
+void canonicalizeStacks(ir::StackSamples::Builder stacks) {
+  if (stacks.getAddressCoding() == 1 && stacks.getTreeCoding() == 1 &&
+      stacks.getMappings().size() == 0)
+    return;
   const DecodedStacks d = decodeStacks(stacks.asReader());
-  AddressColumn address;
-  for (size_t n = 1; n <= d.nodes(); ++n) address.add(d.parentOf(n), d.addressOf(n));
-  address.build(stacks);
+  Body body;
+  for (size_t r = 0; r < d.node.size(); ++r) {
+    const uint64_t m = d.node[r];
+    if (m > body.newest) {
+      // The nodes the record adds must be a chain below an older node, as a reader adds them.
+      const uint64_t first = body.newest + 1;
+      for (uint64_t n = first + 1; n <= m; ++n)
+        if (d.parentOf(n) != n - 1)
+          throw Error(Status::malformed, "ppk",
+                      "stack tree: record " + std::to_string(r) + " adds nodes off its chain");
+      body.addBranch(d.parentOf(first));
+      for (uint64_t n = first; n <= m; ++n) body.addNode(d.parentOf(n), d.addressOf(n));
+    }
+    body.addRecord(d.count[r], m);
+  }
+  if (body.newest != d.nodes())
+    throw Error(Status::malformed, "ppk", "stack tree: nodes that no record adds");
+  body.build(stacks);
+  stacks.disownMappings();
 }
 
 std::string writeGperftools(const Profile& profile) { return writeGperftools(profile, {}); }

@@ -4,6 +4,7 @@
 
 #include <cstdint>
 #include <string>
+#include <string_view>
 #include <vector>
 
 #include "../profile.h"
@@ -34,12 +35,25 @@ struct DecodedStacks {
   uint64_t addressOf(uint64_t n) const { return address[n - 1]; }
 };
 
+// A line of the mapped-objects text that parses as "start-end perms offset dev inode [path]".
+// The views point into the text.
+struct GperfMapping {
+  uint64_t start = 0, limit = 0, offset = 0, inode = 0;
+  std::string_view permissions, device, path;
+  uint32_t line = 0;  // 0-based index among the text's lines
+};
+
+// The lines of a mapped-objects text that parse as mappings, in order.
+std::vector<GperfMapping> parseMappings(std::string_view text);
+// The same for StackSamples.mapsText (the views point into the message).
+std::vector<GperfMapping> parseMappings(ir::StackSamples::Reader stacks);
+
 // Throws profpack::Error (ppk, malformed) if the columns are inconsistent.
 DecodedStacks decodeStacks(ir::StackSamples::Reader stacks);
 
-// Stores the tree's addresses of an older file (addressCoding 0) as today's reader stores
-// them, so that equalIR compares the stacks, not their representation. Throws as
-// decodeStacks does.
-void recodeStackAddresses(ir::StackSamples::Builder stacks);
+// Stores the stacks of an older file (addressCoding 0, treeCoding 0, stored mappings) as
+// today's reader stores them, so that equalIR compares the stacks, not their representation.
+// Throws as decodeStacks does, or if the tree is not one a reader could have built.
+void canonicalizeStacks(ir::StackSamples::Builder stacks);
 
 }  // namespace profpack

@@ -171,8 +171,11 @@ struct StackSamples {
   bigEndian @1 :Bool;
   headerSlots @2 :List(UInt64);# every header slot as written: count, words, version, period, ...
   samplingPeriodUs @3 :UInt64; # header slot 3
-  nodeParent @4 :Column;       # one per node n (n = 1, 2, ...): 0 if parent(n) = n - 1 (the node
-                               # continues the chain created just before it), else parent(n) + 1
+  nodeParent @4 :Column;       # as treeCoding says. treeCoding 1: one per record that adds
+                               # nodes, in record order: the parent of the first node it adds
+                               # (a node it does not add, or 0); each further node it adds is
+                               # the child of the one before. treeCoding 0 (older files): one
+                               # per node n: 0 if parent(n) = n - 1, else parent(n) + 1
   nodeAddress @5 :Column;      # one per node n, as addressCoding says. Both codings use the
                                # reference r(n) = pc(s) for s the newest earlier child of the
                                # same parent, or, if there is none, pc(parent(n)) (pc(root) = 0).
@@ -190,10 +193,14 @@ struct StackSamples {
                                # 2 (m - M - 1) (nodes the record added), m <= M as 2 m + 1
   trailerSlots @8 :List(UInt64); # the binary trailer as written (0, 1, 0)
   mapsText @9 :Data;           # the mapped-objects text, byte for byte
-  mappings @10 :List(Mapping); # the lines of mapsText that parse as mappings; the others stay
-                               # only in mapsText
+  mappings @10 :List(Mapping); # older files only: the lines of mapsText that parse as mappings.
+                               # Readers derive them from mapsText (the same lines), so files
+                               # since treeCoding 1 leave this empty.
   addressCoding @11 :UInt8;    # of nodeAddress: 0 (files of the first two sessions) or 1
   nodeAddressEscapes @12 :Column; # addressCoding 1: pc(n) of each node n stored as 4, in order
+  treeCoding @13 :UInt8;       # of nodeParent: 0 (files of the first three sessions) or 1. With
+                               # 1, every node is one a record adds, so nodeAddress has as many
+                               # values as the records add nodes.
 }
 
 struct Trace {

@@ -202,13 +202,12 @@ void CallGraph::fromXray(const Profile& profile, const std::vector<std::string>*
 
 void CallGraph::fromStacks(const Profile& profile) {
   eventNames_ = {"samples"};
-  auto mappings = profile.root().getStacks().getMappings();
+  const std::vector<GperfMapping> mappings = parseMappings(profile.root().getStacks());
   std::unordered_map<uint64_t, uint64_t> index;  // address -> function
   for (const AddressSamples& a : samplesByAddress(profile)) {
     index.emplace(a.address, functions_.size());
     std::string object =
-        a.mapping >= 0 ? std::string(mappings[static_cast<unsigned>(a.mapping)].getPath().cStr())
-                       : "";
+        a.mapping >= 0 ? std::string(mappings[static_cast<size_t>(a.mapping)].path) : "";
     functions_.push_back({a.location, "", std::move(object)});
     self_.push_back(a.self);
     inclusive_.push_back(a.inclusive);

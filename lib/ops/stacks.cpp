@@ -20,22 +20,21 @@ ir::StackSamples::Reader stacksOf(const Profile& profile) {
 // Address -> mapping index lookup over the mappings sorted by start.
 class MappingIndex {
  public:
-  explicit MappingIndex(ir::StackSamples::Reader st) : maps_(st.getMappings()) {
+  explicit MappingIndex(ir::StackSamples::Reader st) : maps_(parseMappings(st)) {
     for (unsigned i = 0; i < maps_.size(); ++i) order_.push_back(i);
-    std::stable_sort(order_.begin(), order_.end(), [&](unsigned a, unsigned b) {
-      return maps_[a].getStart() < maps_[b].getStart();
-    });
+    std::stable_sort(order_.begin(), order_.end(),
+                     [&](unsigned a, unsigned b) { return maps_[a].start < maps_[b].start; });
     uint64_t m = 0;
-    for (unsigned i : order_) maxLimit_.push_back(m = std::max(m, maps_[i].getLimit()));
+    for (unsigned i : order_) maxLimit_.push_back(m = std::max(m, maps_[i].limit));
   }
   int64_t find(uint64_t address) const {
     auto it = std::upper_bound(order_.begin(), order_.end(), address,
-                               [&](uint64_t a, unsigned i) { return a < maps_[i].getStart(); });
+                               [&](uint64_t a, unsigned i) { return a < maps_[i].start; });
     // The last mapping starting at or below the address; earlier ones may still hold it if
     // mappings overlap, so look back while they could.
     while (it != order_.begin()) {
       --it;
-      if (address < maps_[*it].getLimit()) return *it;
+      if (address < maps_[*it].limit) return *it;
       if (maxLimit_[static_cast<size_t>(it - order_.begin())] <= address) break;
     }
     return -1;
@@ -43,21 +42,22 @@ class MappingIndex {
   std::string name(uint64_t address, int64_t m) const {
     std::string s;
     if (m >= 0) {
-      auto map = maps_[static_cast<unsigned>(m)];
-      if (map.getPath().size() > 0) {
-        s = map.getPath().cStr();
+      const GperfMapping& map = maps_[static_cast<size_t>(m)];
+      if (!map.path.empty()) {
+        s = map.path;
         s += '+';
-        appendHex(s, address - map.getStart() + map.getOffset());
+        appendHex(s, address - map.start + map.offset);
         return s;
       }
     }
     appendHex(s, address);
     return s;
   }
-  ir::Mapping::Reader at(int64_t m) const { return maps_[static_cast<unsigned>(m)]; }
+  const GperfMapping& at(int64_t m) const { return maps_[static_cast<size_t>(m)]; }
+  size_t size() const { return maps_.size(); }
 
  private:
-  capnp::List<ir::Mapping>::Reader maps_;
+  std::vector<GperfMapping> maps_;
   std::vector<unsigned> order_;
   std::vector<uint64_t> maxLimit_;  // largest limit among order_[0..i]
 };
@@ -183,7 +183,7 @@ std::vector<MappingSamples> samplesByMapping(const Profile& profile) {
   auto st = stacksOf(profile);
   Tree t(st);
   MappingIndex maps(st);
-  const size_t numMaps = st.getMappings().size();
+  const size_t numMaps = maps.size();
   // Key: mapping index + 1, 0 = in no mapping.
   std::vector<uint32_t> key(t.d.nodes() + 1, 0);
   for (size_t n = 1; n <= t.d.nodes(); ++n)
@@ -200,10 +200,10 @@ std::vector<MappingSamples> samplesByMapping(const Profile& profile) {
     MappingSamples m;
     m.mapping = static_cast<int64_t>(k) - 1;
     if (k > 0) {
-      auto r = maps.at(m.mapping);
-      m.path = r.getPath().cStr();
-      m.start = r.getStart();
-      m.limit = r.getLimit();
+      const GperfMapping& r = maps.at(m.mapping);
+      m.path = r.path;
+      m.start = r.start;
+      m.limit = r.limit;
     }
     m.self = self[k];
     m.inclusive = incl[k];

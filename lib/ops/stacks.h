@@ -19,13 +19,13 @@ namespace profpack {
 struct AddressSamples {
   uint64_t address = 0;
   std::string location;    // object+offset or hex address
-  int64_t mapping = -1;    // index into StackSamples.mappings, -1 if no mapping holds it
+  int64_t mapping = -1;    // index into parseMappings(stacks), -1 if no mapping holds it
   uint64_t self = 0;       // samples with this address as the innermost PC
   uint64_t inclusive = 0;  // samples with this address anywhere in the chain
 };
 
 struct MappingSamples {
-  int64_t mapping = -1;  // index into StackSamples.mappings, -1 = addresses in no mapping
+  int64_t mapping = -1;  // index into parseMappings(stacks), -1 = addresses in no mapping
   std::string path;      // the mapping's path ("" for anonymous or unmapped)
   uint64_t start = 0, limit = 0;
   uint64_t self = 0;       // samples whose innermost PC lies in the mapping

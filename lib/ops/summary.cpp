@@ -3,6 +3,7 @@
 #include <unordered_set>
 
 #include "../dcpi/dcpi.h"
+#include "../gperftools/gperftools.h"
 #include "../ir/costs.h"
 #include "../xray/xray.h"
 
@@ -43,7 +44,7 @@ Summary summarize(const Profile& profile) {
     // Stack samples: records = sample records, objects = mappings.
     auto st = root.getStacks();
     s.records += st.getSampleCount().getCount();
-    s.objects = st.getMappings().size();
+    s.objects = parseMappings(st).size();
   } else {
     s.objects = objects.size();
   }
