@@ -9,6 +9,7 @@
 #include <new>
 
 #include "error.h"
+#include "formats.h"
 #include "gperftools/gperftools.h"
 #include "ir/costs.h"
 
@@ -131,17 +132,22 @@ void storeAsToday(ir::Profile::Builder root, ir::Part::Builder part) {
 bool equalIR(const Profile& a, const Profile& b) {
   // Compare canonical encodings of both roots with `creator` cleared.
   auto canon = [](const Profile& p) {
-    capnp::MallocMessageBuilder copy;
-    copy.setRoot(p.root());
-    auto root = copy.getRoot<ir::Profile>();
-    root.setCreator("");
-    if (root.hasStacks()) {
+    // Stacks of an older coding: compare what today's reader makes of the file they write.
+    std::unique_ptr<Profile> reread;
+    if (p.root().getFormat() == ir::Format::GPERFTOOLS && p.root().hasStacks() &&
+        olderStacksCoding(p.root().getStacks())) {
       try {
-        canonicalizeStacks(root.getStacks());
+        const std::string file = writeGperftools(p, {});
+        reread =
+            readGperftools(std::span(reinterpret_cast<const uint8_t*>(file.data()), file.size()));
       } catch (const Error&) {
         // Stacks that do not decode (a damaged file) are compared as they are stored.
       }
     }
+    capnp::MallocMessageBuilder copy;
+    copy.setRoot(reread ? reread->root() : p.root());
+    auto root = copy.getRoot<ir::Profile>();
+    root.setCreator("");
     for (auto part : root.getParts()) {
       if (!part.hasCosts() || part.getCosts().getPredicted()) continue;
       try {

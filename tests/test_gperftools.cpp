@@ -629,22 +629,100 @@ TEST(corrupt_tree_in_ppk_is_rejected) {
 
 TEST(tree_coding_one_values) {
   // Two records sharing the outer frame 0x10: [0x30, 0x20, 0x10] then [0x40, 0x10], then a
-  // repeat of the first.
+  // repeat of the first, then [0x20]. (Their table buckets are 656, 656, 656, 288: the last
+  // record alone ends the file in bucket order, so no tail is sorted.)
   Slots s{8, false, {}};
   s.header() << 1 << 3 << 0x30 << 0x20 << 0x10 << 1 << 2 << 0x40 << 0x10 << 1 << 3 << 0x30 << 0x20
-             << 0x10;
+             << 0x10 << 1 << 1 << 0x20;
   s.trailer();
   auto p = readGperftools(bytes(s.out));
   auto st = p->root().getStacks();
   CHECK_EQ(st.getTreeCoding(), 1u);
-  // The first record branches off the root, the second off node 1 (0x10).
-  CHECK(decodeColumn(st.getNodeParent()) == (std::vector<uint64_t>{0, 1}));
-  // Nodes 1-3 added (2 * (3 - 0 - 1)), node 4 added (0), node 3 again (2 * 3 + 1).
-  CHECK(decodeColumn(st.getSampleNode()) == (std::vector<uint64_t>{4, 0, 7}));
+  CHECK_EQ(st.getSortedTail(), 0u);
+  // The first record branches off the root, the second off node 1 (0x10), the last off the
+  // root.
+  CHECK(decodeColumn(st.getNodeParent()) == (std::vector<uint64_t>{0, 1, 0}));
+  // Nodes 1-3 added (2 * (3 - 0 - 1)), node 4 added (0), node 3 again (2 * 3 + 1), node 5.
+  CHECK(decodeColumn(st.getSampleNode()) == (std::vector<uint64_t>{4, 0, 7, 0}));
   DecodedStacks d = decodeStacks(st);
-  CHECK(d.parent == (std::vector<uint64_t>{0, 1, 2, 1}));
-  CHECK(d.address == (std::vector<uint64_t>{0x10, 0x20, 0x30, 0x40}));
+  CHECK(d.parent == (std::vector<uint64_t>{0, 1, 2, 1, 0}));
+  CHECK(d.address == (std::vector<uint64_t>{0x10, 0x20, 0x30, 0x40, 0x20}));
   CHECK(writeGperftools(*p) == s.out);
+}
+
+// gperftools' table hash (profiledata.cc), as profile.capnp documents it for sortedTail.
+uint32_t tableBucket(unsigned w, const std::vector<uint64_t>& chain) {
+  const uint64_t mask = w == 8 ? ~uint64_t{0} : 0xffffffffu;
+  uint64_t h = 0;
+  for (uint64_t pc : chain) h = (((h << 8) | (h >> (8 * w - 8))) + pc * 41) & mask;
+  return static_cast<uint32_t>(h % 1024);
+}
+
+// A profile whose records end in table-bucket order, as the profiler writes its table last.
+Slots tailProfile(unsigned w, bool be) {
+  const std::vector<std::pair<uint64_t, std::vector<uint64_t>>> records = {
+      {9, {0x12}},              // bucket 738: not part of the tail
+      {8, {0x20}},              // 288
+      {7, {0x50, 0x10}},        // 656: a run of three, not in the stored (sorted) order
+      {6, {0x30, 0x20, 0x10}},  // 656
+      {5, {0x40, 0x10}},        // 656
+      {4, {0x11}},              // 697
+      {3, {0x12}},              // 738
+  };
+  const std::vector<uint32_t> buckets = {738, 288, 656, 656, 656, 697, 738};
+  Slots s{w, be, {}};
+  s.header();
+  for (size_t i = 0; i < records.size(); ++i) {
+    CHECK_EQ(tableBucket(w, records[i].second), buckets[i]);
+    s << records[i].first << records[i].second.size();
+    for (uint64_t pc : records[i].second) s << pc;
+  }
+  s.trailer();
+  return s;
+}
+
+TEST(sorted_tail_restores_file_order) {
+  for (auto [w, be] : {std::pair{8u, false}, std::pair{4u, true}}) {
+    Slots s = tailProfile(w, be);
+    auto p = readGperftools(bytes(s.out));
+    auto st = p->root().getStacks();
+    CHECK_EQ(st.getSortedTail(), 6u);
+    // Stored sorted by pcs innermost first: 0x11, 0x12, 0x20, 0x30.., 0x40.., 0x50..; the
+    // 656 run's file order (0x50.., 0x30.., 0x40..) is entry 2, then entry 0 of the two left.
+    CHECK(decodeColumn(st.getTailRanks()) == (std::vector<uint64_t>{2, 0}));
+    CHECK(decodeColumn(st.getSampleCount()) == (std::vector<uint64_t>{9, 4, 3, 8, 6, 5, 7}));
+    DecodedStacks d = decodeStacks(st);
+    CHECK(d.count == (std::vector<uint64_t>{9, 8, 7, 6, 5, 4, 3}));
+    CHECK(writeGperftools(*p) == s.out);
+    auto back = readProfile(bytes(writeProfile(*p, FormatId::ppk, {})), opts());
+    CHECK(writeGperftools(*back) == s.out);
+  }
+}
+
+TEST(corrupt_sorted_tail_in_ppk_is_rejected) {
+  Slots s = tailProfile(8, false);
+  auto p = readGperftools(bytes(s.out));
+  auto attempt = [&](uint64_t tail, std::vector<uint64_t> ranks, const std::string& needle) {
+    auto message = newMessage();
+    message->setRoot(p->root());
+    auto st = message->getRoot<ir::Profile>().getStacks();
+    st.setSortedTail(tail);
+    encodeColumn(st.initTailRanks(), ranks);
+    Profile q(std::move(message));
+    try {
+      writeGperftools(q);
+    } catch (const Error& e) {
+      CHECK_EQ(static_cast<int>(e.status()), static_cast<int>(Status::malformed));
+      CHECK_CONTAINS(e.what(), needle);
+      return;
+    }
+    throw testlib::Failure{"written despite: " + needle};
+  };
+  attempt(8, {2, 0}, "sortedTail 8 is more than the 7 records");
+  attempt(6, {2}, "tailRanks has too few values");
+  attempt(6, {2, 0, 0}, "tailRanks holds unused values");
+  attempt(6, {3, 0}, "tail rank 3 in a run of 3 records left");
+  attempt(6, {2, 2}, "tail rank 2 in a run of 2 records left");
 }
 
 TEST_MAIN()

@@ -14,6 +14,7 @@
 
 #include <sys/mman.h>
 
+#include <algorithm>
 #include <bit>
 #include <cstring>
 #include <new>
@@ -168,6 +169,25 @@ class NodeTable {
   Slots slots_;
 };
 
+// The profiler's own hash of a chain, fed innermost pc first, in slot-wide arithmetic, and the
+// bucket of its 1024-bucket table (see sortedTail in profile.capnp).
+class TableHash {
+ public:
+  explicit TableHash(unsigned slotBytes) : wide_(slotBytes == 8) {}
+  void add(uint64_t pc) {
+    if (wide_)
+      h_ = std::rotl(h_, 8) + pc * 41;
+    else
+      h_ = static_cast<uint32_t>(std::rotl(static_cast<uint32_t>(h_), 8) +
+                                 static_cast<uint32_t>(pc) * 41u);
+  }
+  uint32_t bucket() const { return static_cast<uint32_t>(h_ % 1024); }
+
+ private:
+  bool wide_;
+  uint64_t h_ = 0;
+};
+
 // StackSamples.addressCoding 1: the pcs called from one call site (the nodes whose parents
 // have the same pc), as a list of the 4 most recent, newest first. A call site calls the same
 // few functions again and again from different stacks: on a real profile (python3, 38,000
@@ -276,9 +296,19 @@ struct Body {
       node.push(2 * n + 1);
     }
   }
+  // The last `records` records were added in an order of the reader's choosing (see
+  // sortedTail in profile.capnp); `ranks` restores file order.
+  void setSortedTail(uint64_t records) { sortedTail = records; }
+  uint64_t sortedTail = 0;
+  ColumnWriter ranks;
+
   void build(ir::StackSamples::Builder st) {
     branch.build(st.initNodeParent());
     st.setTreeCoding(1);
+    if (sortedTail) {
+      st.setSortedTail(sortedTail);
+      ranks.build(st.initTailRanks());
+    }
     address.build(st);
     count.build(st.initSampleCount());
     node.build(st.initSampleNode());
@@ -305,6 +335,68 @@ inline uint64_t chainHash(const uint8_t* pcs, size_t n, uint64_t* callerHash = n
   if (callerHash && n >= 2) *callerHash = mix(h + (n - 1));
   h = (h ^ load<W, BE>(pcs)) * 0xbf58476d1ce4e5b9ull;
   return mix(h + n);
+}
+
+// The records that end a file in nondecreasing bucket order (at most kTailMax, the 1024 x 4
+// entries of the profiler's table) and their buckets; none if there are fewer than 2, or if
+// the walk to the trailer meets anything malformed (parseRecords then reports it).
+struct Tail {
+  std::vector<uint64_t> offset;  // of each record, in file order
+  std::vector<uint32_t> bucket;
+};
+constexpr size_t kTailMax = 4096;
+
+template <unsigned W, bool BE>
+Tail sortableTail(const uint8_t* base, size_t slotsEnd, size_t pos) {
+  // Walk the record headers to the trailer, keeping the offsets of the last kTailMax records.
+  std::vector<uint64_t> ring(kTailMax);
+  uint64_t total = 0;
+  for (;;) {
+    if (slotsEnd - pos < 3 * W) return {};
+    const uint64_t n = load<W, BE>(base + pos + W);
+    if (n == 0 || n > (slotsEnd - pos) / W - 2 || n * W > UINT32_MAX) return {};
+    if (n == 1 && load<W, BE>(base + pos) == 0 && load<W, BE>(base + pos + 2 * W) == 0) break;
+    ring[total % kTailMax] = pos;
+    ++total;
+    pos += (2 + n) * W;
+  }
+  Tail t;
+  for (uint64_t r = total - std::min<uint64_t>(total, kTailMax); r < total; ++r) {
+    const uint64_t at = ring[r % kTailMax];
+    const uint64_t n = load<W, BE>(base + at + W);
+    TableHash h(W);
+    for (uint64_t k = 0; k < n; ++k) h.add(load<W, BE>(base + at + (2 + k) * W));
+    t.offset.push_back(at);
+    t.bucket.push_back(h.bucket());
+  }
+  size_t start = t.bucket.size();
+  while (start > 0 && (start == t.bucket.size() || t.bucket[start - 1] <= t.bucket[start])) --start;
+  if (t.bucket.size() - start < 2) return {};
+  t.offset.erase(t.offset.begin(), t.offset.begin() + static_cast<ptrdiff_t>(start));
+  t.bucket.erase(t.bucket.begin(), t.bucket.begin() + static_cast<ptrdiff_t>(start));
+  return t;
+}
+
+// For a tail added in `order` (order[j] = the file index of the j-th record added): per run of
+// one bucket, the rank of each of the file's records among the run's records not yet placed,
+// in added order, but the last (see tailRanks in profile.capnp).
+void tailRanks(const std::vector<uint32_t>& bucket, const std::vector<uint32_t>& order,
+               ColumnWriter& out) {
+  std::vector<uint32_t> addedAt(order.size());
+  for (size_t j = 0; j < order.size(); ++j) addedAt[order[j]] = static_cast<uint32_t>(j);
+  std::vector<uint32_t> left;
+  for (size_t s = 0, e; s < bucket.size(); s = e) {
+    for (e = s + 1; e < bucket.size() && bucket[e] == bucket[s];) ++e;
+    left.clear();
+    for (size_t f = s; f < e; ++f) left.push_back(static_cast<uint32_t>(f));
+    std::sort(left.begin(), left.end(),
+              [&](uint32_t a, uint32_t b) { return addedAt[a] < addedAt[b]; });
+    for (size_t f = s; f + 1 < e; ++f) {
+      const auto it = std::find(left.begin(), left.end(), static_cast<uint32_t>(f));
+      out.push(static_cast<uint64_t>(it - left.begin()));
+      left.erase(it);
+    }
+  }
 }
 
 // Parses the records from byte offset `pos` up to and including the trailer.
@@ -351,7 +443,76 @@ void parseRecords(std::span<const uint8_t> data, size_t pos, Body& body) {
     scanPos += (2 + n) * W;
   };
 
+  // Adds the chain of the record at `pos` (num_pcs `n`, checked; chain hash `h0`) to the tree
+  // and returns its node.
+  auto insert = [&](uint64_t recordAt, uint64_t n, uint64_t h0) {
+    table.reserve(n);  // no growth below, so the insert positions found stay valid
+    const uint64_t pcsAt = recordAt + 2 * W;
+    const uint8_t* pcs = base + pcsAt;
+    size_t at0 = 0;
+    uint32_t node = table.find(h0, pcsAt, static_cast<uint32_t>(n * W), at0);
+    if (node == 0) {
+      // A new chain: find the longest suffix already in the tree (j == n: none, the root)
+      // and add the missing inner nodes, outermost first.
+      if (n > hashes.size()) {  // n is bounded by the bytes left, checked above
+        hashes.resize(n);
+        at.resize(n);
+      }
+      suffixHashes<W, BE>(pcs, n, hashes.data());
+      at[0] = at0;
+      size_t j = 1;
+      for (size_t k = 1; k < n && k < 5; ++k) table.prefetch(hashes[k]);
+      for (; j < n; ++j) {
+        node = table.find(hashes[j], pcsAt + j * W, static_cast<uint32_t>((n - j) * W), at[j]);
+        if (node) break;
+        if (j + 4 < n) table.prefetch(hashes[j + 4]);
+      }
+      if (nodes > UINT32_MAX - 1 - j)
+        throw Error(Status::limit, kFmt, "more than 2^32 call-chain nodes", recordAt);
+      body.addBranch(node);
+      while (j-- > 0) {
+        ++nodes;
+        table.insert(at[j], hashes[j], pcsAt + j * W, static_cast<uint32_t>((n - j) * W), nodes);
+        body.addNode(node, load<W, BE>(pcs + j * W));
+        node = nodes;
+      }
+    }
+    return node;
+  };
+
+  // The records gperftools wrote from its table at the end are added sorted by chain (like
+  // chains together: a smaller tree column), once the records before them are in.
+  const Tail tail = sortableTail<W, BE>(base, slotsEnd, pos);
+  auto addTail = [&] {
+    const size_t t = tail.offset.size();
+    std::vector<uint32_t> order(t);
+    for (size_t i = 0; i < t; ++i) order[i] = static_cast<uint32_t>(i);
+    auto slot = [&](uint32_t i, uint64_t k) { return load<W, BE>(base + tail.offset[i] + k * W); };
+    // By pcs as numbers, innermost first (nearby leaves together code smaller than a bytewise
+    // order of little-endian pcs would), then length, then count.
+    std::sort(order.begin(), order.end(), [&](uint32_t a, uint32_t b) {
+      const uint64_t na = slot(a, 1), nb = slot(b, 1);
+      for (uint64_t k = 0; k < na && k < nb; ++k)
+        if (slot(a, 2 + k) != slot(b, 2 + k)) return slot(a, 2 + k) < slot(b, 2 + k);
+      if (na != nb) return na < nb;
+      if (slot(a, 0) != slot(b, 0)) return slot(a, 0) < slot(b, 0);
+      return a < b;
+    });
+    for (uint32_t i : order) {
+      const uint64_t at = tail.offset[i], n = slot(i, 1);
+      body.addRecord(slot(i, 0), insert(at, n, chainHash<W, BE>(base + at + 2 * W, n)));
+    }
+    body.setSortedTail(t);
+    tailRanks(tail.bucket, order, body.ranks);
+    return tail.offset.back() + (2 + slot(static_cast<uint32_t>(t - 1), 1)) * W;
+  };
+
   for (;;) {
+    if (!tail.offset.empty() && pos == tail.offset[0]) {
+      pos = addTail();  // the trailer follows, which the loop below reads as usual
+      scanning = false;
+      done = scanned;
+    }
     while (scanning && scanned < done + kAhead) scanOne();
     if (done + kAhead / 2 < scanned) {
       const Ahead& a = ring[(done + kAhead / 2) % kRing];
@@ -385,38 +546,8 @@ void parseRecords(std::span<const uint8_t> data, size_t pos, Body& body) {
     if (n * W > UINT32_MAX)
       throw Error(Status::limit, kFmt, "call chain of " + std::to_string(n) + " PCs is too long",
                   pos);
-    table.reserve(n);  // no growth below, so the insert positions found stay valid
-    const uint64_t pcsAt = pos + 2 * W;
-    const uint64_t h0 = done < scanned ? ring[done % kRing].hash : chainHash<W, BE>(pcs, n);
-    size_t at0 = 0;
-    uint32_t node = table.find(h0, pcsAt, static_cast<uint32_t>(n * W), at0);
-    if (node == 0) {
-      // A new chain: find the longest suffix already in the tree (j == n: none, the root)
-      // and add the missing inner nodes, outermost first.
-      if (n > hashes.size()) {  // n is bounded by the bytes left, checked above
-        hashes.resize(n);
-        at.resize(n);
-      }
-      suffixHashes<W, BE>(pcs, n, hashes.data());
-      at[0] = at0;
-      size_t j = 1;
-      for (size_t k = 1; k < n && k < 5; ++k) table.prefetch(hashes[k]);
-      for (; j < n; ++j) {
-        node = table.find(hashes[j], pcsAt + j * W, static_cast<uint32_t>((n - j) * W), at[j]);
-        if (node) break;
-        if (j + 4 < n) table.prefetch(hashes[j + 4]);
-      }
-      if (nodes > UINT32_MAX - 1 - j)
-        throw Error(Status::limit, kFmt, "more than 2^32 call-chain nodes", pos);
-      body.addBranch(node);
-      while (j-- > 0) {
-        ++nodes;
-        table.insert(at[j], hashes[j], pcsAt + j * W, static_cast<uint32_t>((n - j) * W), nodes);
-        body.addNode(node, load<W, BE>(pcs + j * W));
-        node = nodes;
-      }
-    }
-    body.addRecord(count, node);
+    body.addRecord(
+        count, insert(pos, n, done < scanned ? ring[done % kRing].hash : chainHash<W, BE>(pcs, n)));
     pos += (2 + n) * W;
     ++done;
   }
@@ -593,6 +724,54 @@ void resolveParentsPerNode(std::vector<uint64_t>& parent) {
 
 }  // namespace
 
+namespace {
+
+// Puts the records of a sorted tail (see sortedTail in profile.capnp) back in file order.
+void restoreFileOrder(ir::StackSamples::Reader stacks, DecodedStacks& d) {
+  auto bad = [](const std::string& what) { throw Error(Status::malformed, "ppk", what); };
+  const uint64_t records = d.node.size(), t = stacks.getSortedTail();
+  if (t > records)
+    bad("stack samples: sortedTail " + std::to_string(t) + " is more than the " +
+        std::to_string(records) + " records");
+  const size_t first = records - t;
+  std::vector<std::pair<uint32_t, uint32_t>> byBucket(t);  // bucket, stored index
+  for (size_t i = 0; i < t; ++i) {
+    TableHash h(stacks.getSlotBytes());
+    for (uint64_t n = d.node[first + i]; n != 0; n = d.parentOf(n)) h.add(d.addressOf(n));
+    byBucket[i] = {h.bucket(), static_cast<uint32_t>(i)};
+  }
+  std::sort(byBucket.begin(), byBucket.end());  // stable: ties keep stored order
+  const std::vector<uint64_t> ranks = decodeColumn(stacks.getTailRanks());
+  size_t used = 0;
+  std::vector<uint64_t> count(t), node(t);
+  std::vector<uint32_t> left;
+  for (size_t s = 0, e, f = 0; s < t; s = e) {
+    for (e = s + 1; e < t && byBucket[e].first == byBucket[s].first;) ++e;
+    left.clear();
+    for (size_t k = s; k < e; ++k) left.push_back(byBucket[k].second);
+    while (!left.empty()) {
+      uint64_t v = 0;
+      if (left.size() > 1) {
+        if (used == ranks.size()) bad("stack samples: tailRanks has too few values");
+        v = ranks[used++];
+        if (v >= left.size())
+          bad("stack samples: tail rank " + std::to_string(v) + " in a run of " +
+              std::to_string(left.size()) + " records left");
+      }
+      const uint32_t i = left[v];
+      left.erase(left.begin() + static_cast<ptrdiff_t>(v));
+      count[f] = d.count[first + i];
+      node[f] = d.node[first + i];
+      ++f;
+    }
+  }
+  if (used != ranks.size()) bad("stack samples: tailRanks holds unused values");
+  std::copy(count.begin(), count.end(), d.count.begin() + static_cast<ptrdiff_t>(first));
+  std::copy(node.begin(), node.end(), d.node.begin() + static_cast<ptrdiff_t>(first));
+}
+
+}  // namespace
+
 DecodedStacks decodeStacks(ir::StackSamples::Reader stacks) {
   auto bad = [](const std::string& what) { throw Error(Status::malformed, "ppk", what); };
   DecodedStacks d;
@@ -680,33 +859,13 @@ DecodedStacks decodeStacks(ir::StackSamples::Reader stacks) {
     lastChild[par] = static_cast<uint32_t>(id);
   }
   if (escaped != escapes.size()) bad("stack tree: nodeAddressEscapes holds unused addresses");
+  if (stacks.getSortedTail() != 0) restoreFileOrder(stacks, d);
   return d;
 }
 
-void canonicalizeStacks(ir::StackSamples::Builder stacks) {
-  if (stacks.getAddressCoding() == 1 && stacks.getTreeCoding() == 1 &&
-      stacks.getMappings().size() == 0)
-    return;
-  const DecodedStacks d = decodeStacks(stacks.asReader());
-  Body body;
-  for (size_t r = 0; r < d.node.size(); ++r) {
-    const uint64_t m = d.node[r];
-    if (m > body.newest) {
-      // The nodes the record adds must be a chain below an older node, as a reader adds them.
-      const uint64_t first = body.newest + 1;
-      for (uint64_t n = first + 1; n <= m; ++n)
-        if (d.parentOf(n) != n - 1)
-          throw Error(Status::malformed, "ppk",
-                      "stack tree: record " + std::to_string(r) + " adds nodes off its chain");
-      body.addBranch(d.parentOf(first));
-      for (uint64_t n = first; n <= m; ++n) body.addNode(d.parentOf(n), d.addressOf(n));
-    }
-    body.addRecord(d.count[r], m);
-  }
-  if (body.newest != d.nodes())
-    throw Error(Status::malformed, "ppk", "stack tree: nodes that no record adds");
-  body.build(stacks);
-  stacks.disownMappings();
+bool olderStacksCoding(ir::StackSamples::Reader stacks) {
+  return stacks.getAddressCoding() == 0 || stacks.getTreeCoding() == 0 ||
+         stacks.getMappings().size() != 0;
 }
 
 std::string writeGperftools(const Profile& profile) { return writeGperftools(profile, {}); }

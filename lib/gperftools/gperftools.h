@@ -51,9 +51,8 @@ std::vector<GperfMapping> parseMappings(ir::StackSamples::Reader stacks);
 // Throws profpack::Error (ppk, malformed) if the columns are inconsistent.
 DecodedStacks decodeStacks(ir::StackSamples::Reader stacks);
 
-// Stores the stacks of an older file (addressCoding 0, treeCoding 0, stored mappings) as
-// today's reader stores them, so that equalIR compares the stacks, not their representation.
-// Throws as decodeStacks does, or if the tree is not one a reader could have built.
-void canonicalizeStacks(ir::StackSamples::Builder stacks);
+// True if the stacks are stored as an older profpack stored them (addressCoding 0, treeCoding
+// 0, stored mappings): equalIR then compares the file they write, read afresh.
+bool olderStacksCoding(ir::StackSamples::Reader stacks);
 
 }  // namespace profpack

@@ -201,6 +201,19 @@ struct StackSamples {
   treeCoding @13 :UInt8;       # of nodeParent: 0 (files of the first three sessions) or 1. With
                                # 1, every node is one a record adds, so nodeAddress has as many
                                # values as the records add nodes.
+  sortedTail @14 :UInt64;      # 0, or: the last sortedTail records are stored (sampleCount,
+                               # sampleNode, and the tree nodes they add) in an order of the
+                               # reader's choosing, not in file order. The profiler writes its
+                               # table of chains last, bucket by bucket, and the reader stores
+                               # those records sorted by chain, which shrinks the tree columns.
+                               # File order: the stored tail stably sorted by b(chain), then each
+                               # run of records with one bucket ordered by tailRanks.
+                               # b(chain) = h mod 1024 for h = 0, then h = rotl(h, 8) + 41 pc for
+                               # each pc of the chain, innermost first, in unsigned arithmetic of
+                               # slotBytes * 8 bits (gperftools' table hash).
+  tailRanks @15 :Column;       # per run (in bucket order) of k records, k - 1 values: the file's
+                               # next record of the run is entry v (0-based, in stored order) of
+                               # the run's records not yet placed; the last one is implied.
 }
 
 struct Trace {
