@@ -577,7 +577,8 @@ TEST(run_length_column_defects_are_errors) {
   };
   CHECK(decodeColumn(make({0x0e}, 15)->getRoot<ir::Column>().asReader()).size() == 15);
   expectBad({0x0e}, 14, "more values than it declares");     // a run of 15, 14 declared
-  expectBad({0x0e}, 16, "does not match");                   // 16 declared, 15 stored
+  expectBad({0x0e}, 16, "more values than it has bytes");    // 16 declared, 15 a byte at most
+  expectBad({0x0e, 0x00}, 17, "does not match");             // 17 declared, 16 stored
   expectBad({0x0f}, 1, "truncated");                         // escape without its value
   expectBad({0x0e}, 1000, "more values than it has bytes");  // > 15 values a byte
 }

@@ -6,6 +6,7 @@
 #include <random>
 
 #include "error.h"
+#include "ir/adaptive.h"
 #include "ir/column.h"
 #include "ir/costs.h"
 #include "testlib.h"
@@ -122,6 +123,101 @@ TEST(column_cursor_rejects_what_decode_rejects) {
   c.setCount(3);
   c.setChunkValues(2);
   fails(c.asReader(), 3, "more values than its chunk size");
+}
+
+TEST(adaptive_column_round_trips_every_bit_length) {
+  std::mt19937_64 rng(5);
+  std::vector<uint64_t> v{0, 1, 2, 3, ~uint64_t{0}, ~uint64_t{0} - 1, uint64_t{1} << 63};
+  for (unsigned k = 1; k < 64; ++k) {
+    v.push_back((uint64_t{1} << k) - 1);
+    v.push_back(uint64_t{1} << k);
+    v.push_back((uint64_t{1} << k) + 1);
+  }
+  for (int i = 0; i < 20000; ++i) v.push_back(rng() >> (rng() % 64));  // every width, mixed
+  for (int i = 0; i < 30000; ++i) v.push_back(0);                      // settles to cheap decisions
+  capnp::MallocMessageBuilder m;
+  auto c = m.initRoot<ir::Column>();
+  encodeColumn(c, v, Enc::ADAPTIVE);
+  CHECK(c.getEncoding() == Enc::ADAPTIVE);
+  CHECK_EQ(c.getChunks().size(), 1u);
+  // The zeros cost far less than a byte each, but a chunk never holds more than 32 values a
+  // byte: the padding keeps a decoder's work bounded by its input.
+  CHECK(c.getChunks()[0].size() >= v.size() / kAdaptiveValuesPerByte);
+  CHECK(decodeColumn(c.asReader()) == v);
+  ColumnCursor cur(c.asReader());
+  std::vector<uint64_t> got(v.size());
+  for (size_t at = 0; at < v.size();) {
+    const size_t n = std::min<size_t>(v.size() - at, 1 + rng() % 700);
+    cur.read(got.data() + at, n);
+    at += n;
+  }
+  cur.finish();
+  CHECK(got == v);
+  // Empty.
+  encodeColumn(c, std::vector<uint64_t>{}, Enc::ADAPTIVE);
+  CHECK(decodeColumn(c.asReader()).empty());
+}
+
+TEST(adaptive_column_chunks_and_size_limit) {
+  // Chunks of 3 values, each its own stream (written by hand: the writer's chunks are 2^20).
+  const std::vector<uint64_t> v{7, 0, 900, 5, 5, 1u << 20, 42};
+  capnp::MallocMessageBuilder m;
+  auto c = m.initRoot<ir::Column>();
+  c.setEncoding(Enc::ADAPTIVE);
+  c.setCount(v.size());
+  c.setChunkValues(3);
+  auto chunks = c.initChunks(3);
+  for (unsigned i = 0; i < 3; ++i) {
+    std::vector<uint8_t> bytes;
+    const size_t from = 3 * i, to = std::min<size_t>(v.size(), from + 3);
+    encodeAdaptive(v.data() + from, to - from, bytes);
+    chunks.set(i, kj::ArrayPtr<const kj::byte>(bytes.data(), bytes.size()));
+  }
+  CHECK(decodeColumn(c.asReader()) == v);
+  // A column too long to pay for the coder stays varint-coded.
+  std::vector<uint64_t> many(kAdaptiveMaxValues + 1, 3);
+  encodeColumn(c, many, Enc::ADAPTIVE);
+  CHECK(c.getEncoding() == Enc::VARINT);
+  CHECK(decodeColumn(c.asReader()) == many);
+}
+
+TEST(adaptive_column_rejects_corrupt_data) {
+  std::mt19937_64 rng(9);
+  std::vector<uint64_t> v;
+  for (int i = 0; i < 5000; ++i) v.push_back(rng() % 100000);
+  capnp::MallocMessageBuilder m;
+  auto c = m.initRoot<ir::Column>();
+  encodeColumn(c, v, Enc::ADAPTIVE);
+  const std::vector<uint8_t> good(c.getChunks()[0].begin(), c.getChunks()[0].end());
+  auto decodeWith = [&](std::vector<uint8_t> bytes, uint64_t count) -> std::string {
+    c.setCount(count);
+    c.initChunks(1).set(0, kj::ArrayPtr<const kj::byte>(bytes.data(), bytes.size()));
+    try {
+      decodeColumn(c.asReader());
+    } catch (const Error& e) {
+      return e.what();
+    }
+    return "";
+  };
+  CHECK_EQ(decodeWith(good, v.size()), std::string());
+  // Cut short: the stream runs out before the values do.
+  std::vector<uint8_t> cut(good.begin(), good.end() - 3);
+  CHECK_CONTAINS(decodeWith(cut, v.size()), "ends before its values do");
+  // More values than 32 a byte: refused before decoding.
+  CHECK_CONTAINS(decodeWith(good, good.size() * kAdaptiveValuesPerByte + 1),
+                 "more values than it has bytes");
+  // Arbitrary bytes decode to some values or fail cleanly (a bit length over 64, or too
+  // short), never anything else.
+  for (int i = 0; i < 2000; ++i) {
+    std::vector<uint8_t> junk(1 + rng() % 64);
+    for (auto& b : junk) b = static_cast<uint8_t>(rng());
+    const std::string e = decodeWith(junk, rng() % (junk.size() * kAdaptiveValuesPerByte + 1));
+    if (!e.empty() && e.find("adaptive column chunk") == std::string::npos &&
+        e.find("more values than it declares") == std::string::npos)  // count 0
+      throw testlib::Failure{"unexpected error: " + e};
+  }
+  // All ones: every bit of the length is 1, i.e. 127 > 64.
+  CHECK_CONTAINS(decodeWith(std::vector<uint8_t>(16, 0xff), 1), "adaptive column chunk");
 }
 
 // Rows of every kind with values the predictions of CostTable.predicted get wrong on purpose

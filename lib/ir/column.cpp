@@ -8,6 +8,7 @@
 #include <numeric>
 
 #include "../error.h"
+#include "adaptive.h"
 
 namespace profpack {
 
@@ -161,13 +162,26 @@ void ColumnWriter::build(ir::Column::Builder out) {
   if (inChunk_ > 0) flushChunk();
   buf_.release();
   cap_ = 0;
+  if (encoding_ == ir::Column::Encoding::ADAPTIVE && count_ > kAdaptiveMaxValues)
+    encoding_ = ir::Column::Encoding::VARINT;  // the varints collected so far, as they are
   out.setCount(count_);
   out.setEncoding(encoding_);
   out.setChunkValues(kColumnChunkValues);
   auto list = out.initChunks(static_cast<unsigned>(chunks_.size()));
+  std::vector<uint64_t> values;
+  std::vector<uint8_t> coded;
   for (size_t i = 0; i < chunks_.size(); ++i) {
-    list.set(static_cast<unsigned>(i),
-             kj::ArrayPtr<const kj::byte>(chunks_[i].data.get(), chunks_[i].size));
+    const uint8_t* data = chunks_[i].data.get();
+    if (encoding_ == ir::Column::Encoding::ADAPTIVE) {
+      values.clear();
+      auto add = [&](uint64_t v) { values.push_back(v); };
+      decodeChunk(data, data + chunks_[i].size, add);
+      coded.clear();
+      encodeAdaptive(values.data(), values.size(), coded);
+      list.set(static_cast<unsigned>(i), kj::ArrayPtr<const kj::byte>(coded.data(), coded.size()));
+    } else {
+      list.set(static_cast<unsigned>(i), kj::ArrayPtr<const kj::byte>(data, chunks_[i].size));
+    }
     chunks_[i].data.release();
   }
   chunks_.clear();
@@ -195,12 +209,15 @@ ColumnCursor::ColumnCursor(ir::Column::Reader column)
            encoding == ir::Column::Encoding::ZIGZAG_DELTA_RUNS;
   runs_ = encoding == ir::Column::Encoding::VARINT_RUNS ||
           encoding == ir::Column::Encoding::ZIGZAG_DELTA_RUNS;
-  if (!delta_ && !runs_ && encoding != ir::Column::Encoding::VARINT)
+  adaptive_ = encoding == ir::Column::Encoding::ADAPTIVE;
+  if (!delta_ && !runs_ && !adaptive_ && encoding != ir::Column::Encoding::VARINT)
     throw Error(Status::unsupported, "ppk", "column uses an unknown encoding");
   if (count_ > 0 && per_ == 0) corrupt("column has values but a chunk size of 0");
   uint64_t bytes = 0;
   for (auto c : chunks_) bytes += c.size();
-  if (count_ / (runs_ ? 15 : 1) > bytes) corrupt("column declares more values than it has bytes");
+  const uint64_t perByte = adaptive_ ? kAdaptiveValuesPerByte : runs_ ? 15 : 1;
+  if (count_ / perByte > bytes || count_ > bytes * perByte)
+    corrupt("column declares more values than it has bytes");
 }
 
 void ColumnCursor::nextChunk() {
@@ -210,6 +227,18 @@ void ColumnCursor::nextChunk() {
   e_ = c.end();
   prev_ = 0;
   inChunk_ = 0;
+  if (adaptive_) {
+    // Range-code the chunk's values back into varints, then read those as a VARINT chunk.
+    const uint64_t n = std::min<uint64_t>(per_, count_ - std::min(count_, chunkStart_));
+    if (n > c.size() * kAdaptiveValuesPerByte)
+      corrupt("adaptive column chunk declares more values than it has bytes");
+    chunkStart_ += n;
+    plain_.clear();
+    if (!decodeAdaptiveAsVarints(c.begin(), c.end(), n, plain_))
+      corrupt("adaptive column chunk ends before its values do");
+    p_ = plain_.data();
+    e_ = plain_.data() + plain_.size();
+  }
 }
 
 template <bool kDelta, bool kRuns>

@@ -23,6 +23,8 @@ inline constexpr uint32_t kColumnChunkValues = 1u << 20;
 // Accumulates values and encodes them chunk by chunk as they arrive.
 class ColumnWriter {
  public:
+  // ADAPTIVE columns collect varints like VARINT ones and are range-coded by build(), if they
+  // hold at most kAdaptiveMaxValues values (else they stay VARINT).
   explicit ColumnWriter(ir::Column::Encoding encoding = ir::Column::Encoding::VARINT)
       : encoding_(encoding),
         delta_(encoding == ir::Column::Encoding::ZIGZAG_DELTA ||
@@ -191,6 +193,9 @@ class ColumnCursor {
   void readAs(uint64_t* out, size_t n);
   void nextChunk();
   capnp::List<capnp::Data>::Reader chunks_;
+  bool adaptive_ = false;
+  uint64_t chunkStart_ = 0;     // adaptive: values in the chunks before the current one
+  std::vector<uint8_t> plain_;  // adaptive: the current chunk's values as varints
   uint64_t count_ = 0, done_ = 0;
   uint32_t per_ = 0;
   bool delta_ = false, runs_ = false;

@@ -42,6 +42,10 @@ struct Column {
                                # per byte, so a decoder can still bound a column by its bytes.
     zigzagDeltaRuns @3;        # the same runs over the zigzag deltas of zigzagDelta: a run is a
                                # repeated delta (equal values, or a constant stride)
+    adaptive @4;               # each chunk one adaptive binary range-coded stream of its values
+                               # (lib/ir/adaptive.h gives the model), at most 32 values per byte
+                               # of the chunk (short streams are padded with zero bytes). Every
+                               # chunk but the last holds exactly chunkValues values.
   }
 }
 
