@@ -2,8 +2,9 @@
 # Benchmark (not a test): .ppk size against `go tool pprof -proto` for real gperftools profiles.
 # usage: bench/gperf_size.sh [BUILD_DIR] [PROFILE...]
 #
-# Without profiles it uses bench/data/perl-words.prof (recorded with bench/data/perl-words.pl,
-# see bench/data/README.md) and, if present, a python3 profile recorded as that README says.
+# Without profiles it uses tests/data/gperftools/perl-words.prof (recorded with
+# bench/data/perl-words.pl, see bench/data/README.md) and, if present,
+# bench/data/python-mix.prof, recorded as that README says.
 # For each it prints the .ppk size at the default level and at 19, pprof's proto, and the ratio.
 set -euo pipefail
 here=$(cd "$(dirname "$0")/.." && pwd)
@@ -17,7 +18,7 @@ export HOME="$tmp/home" GOCACHE="$tmp/gocache" GOPATH="$tmp/gopath" PPROF_TMPDIR
 mkdir -p "$HOME" "$GOCACHE" "$GOPATH" "$PPROF_TMPDIR"
 profiles=("$@")
 if [ ${#profiles[@]} -eq 0 ]; then
-  profiles=("$here/bench/data/perl-words.prof")
+  profiles=("$here/tests/data/gperftools/perl-words.prof")
   [ -f "$here/bench/data/python-mix.prof" ] && profiles+=("$here/bench/data/python-mix.prof")
 fi
 printf '%-28s %10s %10s %10s %12s %12s\n' profile bytes ppk ppk-19 pprof-proto ratio
