@@ -1,5 +1,6 @@
 #include "ppk.h"
 
+#include <capnp/dynamic.h>
 #include <zstd.h>
 
 #include <cstring>
@@ -34,6 +35,35 @@ struct DCtx {
   ZSTD_DCtx* p = ZSTD_createDCtx();
   ~DCtx() { ZSTD_freeDCtx(p); }
 };
+
+// Reads every pointer of the message as the schema types it (struct, list of the right kind,
+// text), so that a message whose pointers disagree with the schema is refused here, at read
+// time, and not by whichever query first follows the bad pointer.
+void validate(capnp::DynamicValue::Reader value);
+void validate(capnp::DynamicStruct::Reader s) {
+  for (auto field : s.getSchema().getFields())
+    if (s.has(field)) validate(s.get(field));
+}
+void validate(capnp::DynamicValue::Reader value) {
+  switch (value.getType()) {
+    case capnp::DynamicValue::STRUCT: validate(value.as<capnp::DynamicStruct>()); break;
+    case capnp::DynamicValue::LIST: {
+      auto list = value.as<capnp::DynamicList>();
+      switch (list.getSchema().whichElementType()) {
+        case capnp::schema::Type::STRUCT:
+        case capnp::schema::Type::LIST:
+        case capnp::schema::Type::TEXT:
+        case capnp::schema::Type::DATA:
+          for (auto element : list) validate(element);
+          break;
+        default: break;  // primitives: reading the list checked its element size
+      }
+      break;
+    }
+    case capnp::DynamicValue::TEXT: value.as<capnp::Text>(); break;
+    default: break;
+  }
+}
 
 void check(size_t rc, const char* what) {
   if (ZSTD_isError(rc))
@@ -145,7 +175,9 @@ std::unique_ptr<Profile> decodePpk(std::span<const uint8_t> data, uint64_t maxMe
   // attack (overlapping pointers), which Cap'n Proto then refuses.
   options.traversalLimitInWords = words.size() * 8 + (uint64_t{1} << 20);
   try {
-    return std::make_unique<Profile>(std::move(words), options);
+    auto profile = std::make_unique<Profile>(std::move(words), options);
+    validate(capnp::DynamicStruct::Reader(profile->root()));
+    return profile;
   } catch (const kj::Exception& e) {
     fail("ppk", kPpkHeaderSize, kUnknown,
          std::string("invalid Cap'n Proto message: ") + e.getDescription().cStr());
