@@ -1,6 +1,7 @@
 #include "ppk.h"
 
 #include <capnp/dynamic.h>
+#include <capnp/serialize.h>
 #include <zstd.h>
 
 #include <cstring>
@@ -175,9 +176,15 @@ std::unique_ptr<Profile> decodePpk(std::span<const uint8_t> data, uint64_t maxMe
   // attack (overlapping pointers), which Cap'n Proto then refuses.
   options.traversalLimitInWords = words.size() * 8 + (uint64_t{1} << 20);
   try {
-    auto profile = std::make_unique<Profile>(std::move(words), options);
-    validate(capnp::DynamicStruct::Reader(profile->root()));
-    return profile;
+    {
+      // One pass over everything, with a budget of the message's own size: a message whose
+      // pointers share data (read many times over, an amplification attack) fails here.
+      capnp::ReaderOptions once = options;
+      once.traversalLimitInWords = words.size() + 1024;
+      capnp::FlatArrayMessageReader check(words.asPtr(), once);
+      validate(capnp::DynamicStruct::Reader(check.getRoot<ir::Profile>()));
+    }
+    return std::make_unique<Profile>(std::move(words), options);
   } catch (const kj::Exception& e) {
     fail("ppk", kPpkHeaderSize, kUnknown,
          std::string("invalid Cap'n Proto message: ") + e.getDescription().cStr());
