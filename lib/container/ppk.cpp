@@ -41,7 +41,34 @@ struct DCtx {
 // text), so that a message whose pointers disagree with the schema is refused here, at read
 // time, and not by whichever query first follows the bad pointer.
 void validate(capnp::DynamicValue::Reader value);
+
+// Pointers the schema does not know (a struct's pointer section may be longer than its
+// schema's) are copied along by a deep copy, such as equalIR makes: they may hold structs and
+// lists but no capability, which a message reader without capabilities cannot copy.
+void noCapabilities(capnp::AnyPointer::Reader p) {
+  switch (p.getPointerType()) {
+    case capnp::PointerType::CAPABILITY: KJ_FAIL_REQUIRE("capability pointer in a profile message");
+    case capnp::PointerType::STRUCT:
+      for (auto q : p.getAs<capnp::AnyStruct>().getPointerSection()) noCapabilities(q);
+      break;
+    case capnp::PointerType::LIST: {
+      auto list = p.getAs<capnp::AnyList>();
+      if (list.getElementSize() == capnp::ElementSize::POINTER) {
+        for (auto q : list.as<capnp::List<capnp::AnyPointer>>()) noCapabilities(q);
+      } else if (list.getElementSize() == capnp::ElementSize::INLINE_COMPOSITE) {
+        for (auto element : list.as<capnp::List<capnp::AnyStruct>>())
+          for (auto q : element.getPointerSection()) noCapabilities(q);
+      }
+      break;
+    }
+    case capnp::PointerType::NULL_: break;
+  }
+}
+
 void validate(capnp::DynamicStruct::Reader s) {
+  const auto pointers = s.as<capnp::AnyStruct>().getPointerSection();
+  const unsigned known = s.getSchema().getProto().getStruct().getPointerCount();
+  for (unsigned i = known; i < pointers.size(); ++i) noCapabilities(pointers[i]);
   for (auto field : s.getSchema().getFields())
     if (s.has(field)) validate(s.get(field));
 }
