@@ -108,6 +108,10 @@ void storeAsToday(ir::Profile::Builder root, ir::Part::Builder part) {
   uint64_t pos[kMaxPositions] = {}, tpos[kMaxPositions] = {};
   size_t ci = 0, a = 0, j = 0;
   for (size_t r = 0; r < t.kind.size(); ++r) {
+    if (t.sourceFile[r] >= strings)  // the identity map below is indexed by it
+      throw Error(Status::malformed, "ppk",
+                  "cost table row " + std::to_string(r) + " names source file string " +
+                      std::to_string(t.sourceFile[r]) + " of " + std::to_string(strings));
     for (size_t k = 0; k < npos; ++k) pos[k] = t.positions[k][r];
     const auto kind = static_cast<ir::RecordKind>(t.kind[r]);
     const uint64_t* costs = t.costs.data() + ci;

@@ -310,6 +310,10 @@ void CostTableBuilder::buildSourceFiles(ir::CostTable::Builder out,
   ColumnWriter w(Enc::VARINT_RUNS);
   uint64_t same[256];
   for (const SourceRun& r : sourceRuns_) {
+    if (r.value >= remap.size())
+      throw Error(Status::malformed, "ppk",
+                  "cost table names source file string " + std::to_string(r.value) + " of " +
+                      std::to_string(remap.size()));
     std::fill(std::begin(same), std::end(same), remap[r.value]);
     for (uint64_t left = r.rows; left > 0;) {
       const size_t n = static_cast<size_t>(std::min<uint64_t>(left, std::size(same)));
