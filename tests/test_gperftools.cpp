@@ -719,6 +719,7 @@ TEST(corrupt_sorted_tail_in_ppk_is_rejected) {
     throw testlib::Failure{"written despite: " + needle};
   };
   attempt(8, {2, 0}, "sortedTail 8 is more than the 7 records");
+  attempt(5000, {}, "sortedTail 5000 is more than the 4096 records a reader sorts");
   attempt(6, {2}, "tailRanks has too few values");
   attempt(6, {2, 0, 0}, "tailRanks holds unused values");
   attempt(6, {3, 0}, "tail rank 3 in a run of 3 records left");

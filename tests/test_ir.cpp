@@ -203,9 +203,10 @@ TEST(adaptive_column_rejects_corrupt_data) {
   // Cut short: the stream runs out before the values do.
   std::vector<uint8_t> cut(good.begin(), good.end() - 3);
   CHECK_CONTAINS(decodeWith(cut, v.size()), "ends before its values do");
-  // More values than 32 a byte: refused before decoding.
-  CHECK_CONTAINS(decodeWith(good, good.size() * kAdaptiveValuesPerByte + 1),
-                 "more values than it has bytes");
+  // More values than 32 a byte, or than any writer codes adaptively: refused before decoding.
+  const std::vector<uint8_t> ten(good.begin(), good.begin() + 10);
+  CHECK_CONTAINS(decodeWith(ten, 10 * kAdaptiveValuesPerByte + 1), "more values than it has bytes");
+  CHECK_CONTAINS(decodeWith(good, kAdaptiveMaxValues + 1), "adaptive column of more than 65536");
   // Arbitrary bytes decode to some values or fail cleanly (a bit length over 64, or too
   // short), never anything else.
   for (int i = 0; i < 2000; ++i) {

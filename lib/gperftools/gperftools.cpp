@@ -6,9 +6,11 @@
 //   trailer ::= 0 1 0
 //
 // Slots are 4 or 8 bytes in either byte order; both are detected from the header. Kept in the
-// IR: every header slot, every record in file order (repeated chains stay separate records),
-// the trailer and the mapped-objects text byte for byte. Call chains are stored once in a
-// prefix tree (outermost frame nearest the root); a record names the node of its innermost PC.
+// IR: every header slot, every record (repeated chains stay separate records) in file order,
+// except that the profiler's final table dump is stored sorted by chain with what restores its
+// order, the trailer and the mapped-objects text byte for byte. Call chains are stored once in
+// a prefix tree (outermost frame nearest the root); a record names the node of its innermost
+// PC.
 
 #include "gperftools.h"
 
@@ -776,7 +778,7 @@ void restoreFileOrder(ir::StackSamples::Reader stacks, DecodedStacks& d) {
 
 }  // namespace
 
-DecodedStacks decodeStacks(ir::StackSamples::Reader stacks) {
+DecodedStacks decodeStacks(ir::StackSamples::Reader stacks, bool fileOrder) {
   auto bad = [](const std::string& what) { throw Error(Status::malformed, "ppk", what); };
   DecodedStacks d;
   const unsigned tree = stacks.getTreeCoding();
@@ -863,7 +865,10 @@ DecodedStacks decodeStacks(ir::StackSamples::Reader stacks) {
     lastChild[par] = static_cast<uint32_t>(id);
   }
   if (escaped != escapes.size()) bad("stack tree: nodeAddressEscapes holds unused addresses");
-  if (stacks.getSortedTail() != 0) restoreFileOrder(stacks, d);
+  if (stacks.getSortedTail() > kTailMax)
+    bad("stack samples: sortedTail " + std::to_string(stacks.getSortedTail()) +
+        " is more than the " + std::to_string(kTailMax) + " records a reader sorts");
+  if (fileOrder && stacks.getSortedTail() != 0) restoreFileOrder(stacks, d);
   return d;
 }
 
@@ -902,11 +907,17 @@ std::string writeGperftools(const Profile& profile, const GperfWriteOptions& opt
   // A small .ppk can describe a huge file (many records naming a deep node): refuse outputs
   // beyond what a string can hold rather than fail inside the allocator.
   constexpr uint64_t kMaxSlots = uint64_t{1} << 40;
+  const uint64_t maxSlots =
+      options.maxBytes ? std::min(kMaxSlots, options.maxBytes / w) : kMaxSlots;
   uint64_t slots = hdr.size() + 3;
   for (uint64_t n : d.node) {
     slots += 2 + depth[n];
-    if (slots > kMaxSlots)
-      throw Error(Status::limit, kFmt, "the profile would be larger than 8 TiB as a file");
+    if (slots > maxSlots)
+      throw Error(Status::limit, kFmt,
+                  "the profile would be larger than " +
+                      (options.maxBytes ? std::to_string(options.maxBytes) + " bytes"
+                                        : std::string("8 TiB")) +
+                      " as a file");
   }
 
   if (w == 4) {

@@ -16,6 +16,8 @@ struct GperfWriteOptions {
   unsigned slotBytes = 0;
   enum class ByteOrder { asRead, little, big };
   ByteOrder byteOrder = ByteOrder::asRead;
+  // Refuse (Status::limit) to write a file of more bytes than this; 0: up to 8 TiB.
+  uint64_t maxBytes = 0;
 };
 
 // Writes a gperftools profile. With default options the output is byte-identical to the file
@@ -48,8 +50,10 @@ std::vector<GperfMapping> parseMappings(std::string_view text);
 // The same for StackSamples.mapsText (the views point into the message).
 std::vector<GperfMapping> parseMappings(ir::StackSamples::Reader stacks);
 
-// Throws profpack::Error (ppk, malformed) if the columns are inconsistent.
-DecodedStacks decodeStacks(ir::StackSamples::Reader stacks);
+// Throws profpack::Error (ppk, malformed) if the columns are inconsistent. The records come
+// in file order, or with `fileOrder` false in the order they are stored (a sorted tail stays
+// sorted: enough for queries, which only add records up, and cheaper).
+DecodedStacks decodeStacks(ir::StackSamples::Reader stacks, bool fileOrder = true);
 
 // True if the stacks are stored as an older profpack stored them (addressCoding 0, treeCoding
 // 0, stored mappings): equalIR then compares the file they write, read afresh.

@@ -213,6 +213,8 @@ ColumnCursor::ColumnCursor(ir::Column::Reader column)
   if (!delta_ && !runs_ && !adaptive_ && encoding != ir::Column::Encoding::VARINT)
     throw Error(Status::unsupported, "ppk", "column uses an unknown encoding");
   if (count_ > 0 && per_ == 0) corrupt("column has values but a chunk size of 0");
+  if (adaptive_ && count_ > kAdaptiveMaxValues)  // writers never make one (see adaptive.h)
+    corrupt("adaptive column of more than " + std::to_string(kAdaptiveMaxValues) + " values");
   uint64_t bytes = 0;
   for (auto c : chunks_) bytes += c.size();
   const uint64_t perByte = adaptive_ ? kAdaptiveValuesPerByte : runs_ ? 15 : 1;

@@ -45,7 +45,8 @@ struct Column {
     adaptive @4;               # each chunk one adaptive binary range-coded stream of its values
                                # (lib/ir/adaptive.h gives the model), at most 32 values per byte
                                # of the chunk (short streams are padded with zero bytes). Every
-                               # chunk but the last holds exactly chunkValues values.
+                               # chunk but the last holds exactly chunkValues values; a column
+                               # holds at most 65,536 (longer ones use varint).
   }
 }
 
@@ -176,7 +177,7 @@ struct StackSamples {
   headerSlots @2 :List(UInt64);# every header slot as written: count, words, version, period, ...
   samplingPeriodUs @3 :UInt64; # header slot 3
   nodeParent @4 :Column;       # as treeCoding says. treeCoding 1: one per record that adds
-                               # nodes, in record order: the parent of the first node it adds
+                               # nodes, in stored order: the parent of the first node it adds
                                # (a node it does not add, or 0); each further node it adds is
                                # the child of the one before. treeCoding 0 (older files): one
                                # per node n: 0 if parent(n) = n - 1, else parent(n) + 1
@@ -191,9 +192,11 @@ struct StackSamples {
                                # (entry 0 of the list, or r(n) if it is empty)), or 4 with pc(n)
                                # in nodeAddressEscapes where that sum would pass 2^64 - 1. Then
                                # pc(n) moves to the front of the list (the 5th drops off).
-  sampleCount @6 :Column;      # one per record, in file order: the sample count
-  sampleNode @7 :Column;       # one per record: its node m coded against the largest node id M
-                               # of the records before it (0 at first): m > M is stored as
+  sampleCount @6 :Column;      # one per record, in stored order (file order but for a sorted
+                               # tail, see sortedTail): the sample count
+  sampleNode @7 :Column;       # one per record, in stored order: its node m coded against the
+                               # largest node id M of the records stored before it (0 at
+                               # first): m > M is stored as
                                # 2 (m - M - 1) (nodes the record added), m <= M as 2 m + 1
   trailerSlots @8 :List(UInt64); # the binary trailer as written (0, 1, 0)
   mapsText @9 :Data;           # the mapped-objects text, byte for byte
@@ -205,9 +208,9 @@ struct StackSamples {
   treeCoding @13 :UInt8;       # of nodeParent: 0 (files of the first three sessions) or 1. With
                                # 1, every node is one a record adds, so nodeAddress has as many
                                # values as the records add nodes.
-  sortedTail @14 :UInt64;      # 0, or: the last sortedTail records are stored (sampleCount,
-                               # sampleNode, and the tree nodes they add) in an order of the
-                               # reader's choosing, not in file order. The profiler writes its
+  sortedTail @14 :UInt64;      # 0, or: the last sortedTail records (at most 4096) are stored
+                               # (sampleCount, sampleNode, and the tree nodes they add) in an
+                               # order of the reader's choosing, not in file order. The profiler writes its
                                # table of chains last, bucket by bucket, and the reader stores
                                # those records sorted by chain, which shrinks the tree columns.
                                # File order: the stored tail stably sorted by b(chain), then each

@@ -214,7 +214,7 @@ void CallGraph::fromStacks(const Profile& profile) {
   }
   // Edges: walk each distinct chain once with the summed count of its records; an edge counts
   // once per chain even if recursion repeats it.
-  DecodedStacks st = decodeStacks(profile.root().getStacks());
+  DecodedStacks st = decodeStacks(profile.root().getStacks(), /*fileOrder=*/false);
   std::vector<uint64_t> perNode(st.nodes() + 1, 0);
   for (size_t r = 0; r < st.count.size(); ++r) perNode[st.node[r]] += st.count[r];
   std::map<std::pair<uint64_t, uint64_t>, size_t> edgeIndex;

@@ -70,7 +70,7 @@ struct Tree {
   std::vector<uint64_t> subtree;  // samples of records whose chain passes through node n
   std::vector<uint32_t> childStart, children;
 
-  explicit Tree(ir::StackSamples::Reader st) : d(decodeStacks(st)) {
+  explicit Tree(ir::StackSamples::Reader st) : d(decodeStacks(st, /*fileOrder=*/false)) {
     const size_t n = d.nodes();
     here.assign(n + 1, 0);
     for (size_t r = 0; r < d.node.size(); ++r) here[d.node[r]] += d.count[r];
