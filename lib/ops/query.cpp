@@ -212,27 +212,9 @@ void CallGraph::fromStacks(const Profile& profile) {
     self_.push_back(a.self);
     inclusive_.push_back(a.inclusive);
   }
-  // Edges: walk each distinct chain once with the summed count of its records; an edge counts
-  // once per chain even if recursion repeats it.
-  DecodedStacks st = decodeStacks(profile.root().getStacks(), /*fileOrder=*/false);
-  std::vector<uint64_t> perNode(st.nodes() + 1, 0);
-  for (size_t r = 0; r < st.count.size(); ++r) perNode[st.node[r]] += st.count[r];
-  std::map<std::pair<uint64_t, uint64_t>, size_t> edgeIndex;
-  std::vector<std::pair<uint64_t, uint64_t>> seen;
-  for (uint64_t n = 1; n <= st.nodes(); ++n) {
-    if (perNode[n] == 0) continue;
-    seen.clear();
-    for (uint64_t callee = n, caller = st.parentOf(n); caller != 0;
-         callee = caller, caller = st.parentOf(caller)) {
-      std::pair<uint64_t, uint64_t> e{index.at(st.addressOf(caller)),
-                                      index.at(st.addressOf(callee))};
-      if (std::find(seen.begin(), seen.end(), e) != seen.end()) continue;
-      seen.push_back(e);
-      auto [it, inserted] = edgeIndex.try_emplace(e, edges_.size());
-      if (inserted) addEdge(e.first, e.second, 0);
-      edgeCost(it->second)[0] += perNode[n];
-    }
-  }
+  // Edges: an edge counts once per record even if recursion repeats it.
+  for (const CallEdgeSamples& e : callEdges(profile))
+    edgeCost(addEdge(index.at(e.caller), index.at(e.callee), 0))[0] += e.samples;
 }
 
 void CallGraph::fromDcpi(const Profile& profile) {

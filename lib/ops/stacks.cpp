@@ -116,22 +116,29 @@ void sortBySamples(std::vector<T>& v) {
   });
 }
 
+// A dense key per node: its (caller address, address) edge, numbered from 1 in order of first
+// appearance (roots have no edge: 0). Returns the edges by key (index 0 unused).
+std::vector<std::pair<uint64_t, uint64_t>> keyEdges(const Tree& t, std::vector<uint32_t>& key) {
+  std::unordered_map<uint64_t, std::unordered_map<uint64_t, uint32_t>> ids;
+  std::vector<std::pair<uint64_t, uint64_t>> pairs(1);
+  key.assign(t.d.nodes() + 1, 0);
+  for (size_t n = 1; n <= t.d.nodes(); ++n) {
+    uint64_t p = t.d.parentOf(n);
+    if (p == 0) continue;
+    const uint32_t next = static_cast<uint32_t>(pairs.size());
+    auto [it, added] = ids[t.d.addressOf(p)].try_emplace(t.d.addressOf(n), next);
+    if (added) pairs.emplace_back(t.d.addressOf(p), t.d.addressOf(n));
+    key[n] = it->second;
+  }
+  return pairs;
+}
+
 std::vector<EdgeSamples> edges(const Profile& profile, uint64_t address, bool callers) {
   auto st = stacksOf(profile);
   Tree t(st);
   MappingIndex maps(st);
-  // Dense key per node: its (caller address, address) edge; roots have no edge.
-  std::unordered_map<uint64_t, std::unordered_map<uint64_t, uint32_t>> ids;
-  std::vector<uint32_t> key(t.d.nodes() + 1, 0);
-  uint32_t next = 1;
-  for (size_t n = 1; n <= t.d.nodes(); ++n) {
-    uint64_t p = t.d.parentOf(n);
-    if (p == 0) continue;
-    auto [it, added] = ids[t.d.addressOf(p)].try_emplace(t.d.addressOf(n), next);
-    if (added) ++next;
-    key[n] = it->second;
-  }
-  std::vector<bool> first = t.firstOnPath(key, next);
+  std::vector<uint32_t> key;
+  std::vector<bool> first = t.firstOnPath(key, keyEdges(t, key).size());
   std::unordered_map<uint64_t, uint64_t> sum;
   for (size_t n = 1; n <= t.d.nodes(); ++n) {
     uint64_t p = t.d.parentOf(n);
@@ -148,6 +155,20 @@ std::vector<EdgeSamples> edges(const Profile& profile, uint64_t address, bool ca
 }
 
 }  // namespace
+
+std::vector<CallEdgeSamples> callEdges(const Profile& profile) {
+  Tree t(stacksOf(profile));
+  std::vector<uint32_t> key;
+  const auto pairs = keyEdges(t, key);
+  std::vector<bool> first = t.firstOnPath(key, pairs.size());
+  std::vector<uint64_t> samples(pairs.size(), 0);
+  for (size_t n = 1; n <= t.d.nodes(); ++n)
+    if (key[n] != 0 && first[n]) samples[key[n]] += t.subtree[n];
+  std::vector<CallEdgeSamples> out;
+  for (size_t k = 1; k < pairs.size(); ++k)
+    if (samples[k] > 0) out.push_back({pairs[k].first, pairs[k].second, samples[k]});
+  return out;
+}
 
 std::string locationName(const Profile& profile, uint64_t address) {
   MappingIndex maps(stacksOf(profile));

@@ -45,6 +45,13 @@ std::vector<AddressSamples> samplesByAddress(const Profile& profile);
 std::vector<MappingSamples> samplesByMapping(const Profile& profile);
 // The PCs that called `address` (the next PC outward in a chain) / that `address` called (the
 // next PC inward); sorted by samples descending, then address.
+struct CallEdgeSamples {
+  uint64_t caller = 0, callee = 0;  // addresses
+  uint64_t samples = 0;             // samples whose chain has this call edge (once per record)
+};
+// Every call edge with samples, in order of first appearance in the tree. Linear in the tree.
+std::vector<CallEdgeSamples> callEdges(const Profile& profile);
+
 std::vector<EdgeSamples> callersOf(const Profile& profile, uint64_t address);
 std::vector<EdgeSamples> calleesOf(const Profile& profile, uint64_t address);
 // The object+offset name of an address in this profile's mappings.
