@@ -904,9 +904,13 @@ std::string writeGperftools(const Profile& profile, const GperfWriteOptions& opt
   // Depth of every node (its chain length) and the total size.
   std::vector<uint32_t> depth(d.nodes() + 1, 0);
   for (size_t n = 1; n <= d.nodes(); ++n) depth[n] = depth[d.parentOf(n)] + 1;
-  // A small .ppk can describe a huge file (many records naming a deep node): refuse outputs
-  // beyond what a string can hold rather than fail inside the allocator.
+    // A small .ppk can describe a huge file (many records naming a deep node): refuse outputs
+    // beyond what a string can hold rather than fail inside the allocator.
+#ifdef FUZZING_BUILD_MODE_UNSAFE_FOR_PRODUCTION
+  constexpr uint64_t kMaxSlots = uint64_t{32} << 20;  // 256 MiB of 8-byte slots
+#else
   constexpr uint64_t kMaxSlots = uint64_t{1} << 40;
+#endif
   const uint64_t maxSlots =
       options.maxBytes ? std::min(kMaxSlots, options.maxBytes / w) : kMaxSlots;
   uint64_t slots = hdr.size() + 3;
