@@ -904,25 +904,29 @@ std::string writeGperftools(const Profile& profile, const GperfWriteOptions& opt
   // Depth of every node (its chain length) and the total size.
   std::vector<uint32_t> depth(d.nodes() + 1, 0);
   for (size_t n = 1; n <= d.nodes(); ++n) depth[n] = depth[d.parentOf(n)] + 1;
-    // A small .ppk can describe a huge file (many records naming a deep node): refuse outputs
-    // beyond what a string can hold rather than fail inside the allocator.
+  // A few hundred bytes of IR can describe gigabytes of file (many records naming a deep
+  // node). Real profiles write 40-70 bytes of file per byte of these columns, so outputs beyond
+  // 4096 times them (and 256 MiB) are refused, not left to the allocator (or to the kernel's
+  // out-of-memory killer after an overcommitted allocation).
+  uint64_t irBytes = text.size();
+  for (auto column : {st.getNodeParent(), st.getNodeAddress(), st.getNodeAddressEscapes(),
+                      st.getSampleCount(), st.getSampleNode(), st.getTailRanks()})
+    for (auto chunk : column.getChunks()) irBytes += chunk.size();
+  uint64_t maxBytes = std::max<uint64_t>(uint64_t{256} << 20, irBytes * 4096);
 #ifdef FUZZING_BUILD_MODE_UNSAFE_FOR_PRODUCTION
-  constexpr uint64_t kMaxSlots = uint64_t{32} << 20;  // 256 MiB of 8-byte slots
-#else
-  constexpr uint64_t kMaxSlots = uint64_t{1} << 40;
+  maxBytes = uint64_t{256} << 20;  // the fuzzers' memory limit
 #endif
-  const uint64_t maxSlots =
-      options.maxBytes ? std::min(kMaxSlots, options.maxBytes / w) : kMaxSlots;
-  uint64_t slots = hdr.size() + 3;
+  if (options.maxBytes) maxBytes = std::min(maxBytes, options.maxBytes);
+  uint64_t bytes = (hdr.size() + 3) * w + text.size();
   for (uint64_t n : d.node) {
-    slots += 2 + depth[n];
-    if (slots > maxSlots)
+    bytes += (2 + depth[n]) * w;
+    if (bytes > maxBytes)
       throw Error(Status::limit, kFmt,
-                  "the profile would be larger than " +
-                      (options.maxBytes ? std::to_string(options.maxBytes) + " bytes"
-                                        : std::string("8 TiB")) +
-                      " as a file");
+                  "the profile would be larger than " + std::to_string(maxBytes) +
+                      " bytes as a file (the limit for " + std::to_string(irBytes) +
+                      " bytes of stack columns)");
   }
+  const uint64_t slots = (bytes - text.size()) / w;
 
   if (w == 4) {
     auto check = [](uint64_t v, const std::string& what) {
