@@ -3,7 +3,8 @@
 #include <algorithm>
 #include <array>
 #include <bit>
-#include <cstring>
+
+#include "column.h"
 
 namespace profpack {
 
@@ -51,7 +52,8 @@ struct Model {
 class Encoder {
  public:
   explicit Encoder(std::vector<uint8_t>& out) : out_(out) {}
-  void bit(Prob& p, unsigned b) {
+  // Codes decision b and returns it.
+  unsigned bit(Prob& p, unsigned b) {
     const uint32_t bound = (range_ >> kProbBits) * estimate(p);
     low_ += b ? bound : 0;
     range_ = b ? range_ - bound : bound;
@@ -60,6 +62,7 @@ class Encoder {
       range_ <<= 8;
       shiftLow();
     }
+    return b;
   }
   void finish() {
     for (int i = 0; i < 5; ++i) shiftLow();
@@ -97,7 +100,9 @@ class Decoder {
   Decoder(const uint8_t* p, const uint8_t* e) : p_(p), e_(e) {
     for (int i = 0; i < 4; ++i) code_ = code_ << 8 | next();
   }
-  unsigned bit(Prob& p) {
+  // Reads a decision and returns it (the second argument, what an Encoder would code, is
+  // unused).
+  unsigned bit(Prob& p, unsigned) {
     const uint32_t bound = (range_ >> kProbBits) * estimate(p);
     const unsigned b = code_ >= bound;
     code_ -= b ? bound : 0;
@@ -122,6 +127,33 @@ class Decoder {
   bool overran_ = false;
 };
 
+// Codes one value as adaptive.h describes, through an Encoder (which writes v) or a Decoder
+// (which ignores v's bits and reads the value into v). False if a Decoder reads a bit length
+// over 64, which no Encoder writes.
+template <class Coder>
+bool codeValue(Coder& rc, Model& m, uint64_t& v) {
+  const unsigned given = static_cast<unsigned>(std::bit_width(v));
+  unsigned node = 1;
+  for (int k = 6; k >= 0; --k) node = node * 2 + rc.bit(m.width[node], (given >> k) & 1);
+  const unsigned width = node - 128;
+  if (width > 64) return false;
+  uint64_t out = width ? 1 : 0;
+  node = 1;
+  for (unsigned d = 0; d + 1 < width; ++d) {
+    const unsigned want = (v >> (width - 2 - d)) & 1;
+    unsigned b;
+    if (d < 3) {
+      b = rc.bit(m.top[width][node], want);
+      node = node * 2 + b;
+    } else {
+      b = rc.bit(m.low[width][d], want);
+    }
+    out = out << 1 | b;
+  }
+  v = out;
+  return true;
+}
+
 }  // namespace
 
 void encodeAdaptive(const uint64_t* values, size_t n, std::vector<uint8_t>& out) {
@@ -129,24 +161,8 @@ void encodeAdaptive(const uint64_t* values, size_t n, std::vector<uint8_t>& out)
   Model m;
   Encoder rc(out);
   for (size_t i = 0; i < n; ++i) {
-    const uint64_t v = values[i];
-    const unsigned width = static_cast<unsigned>(std::bit_width(v));
-    unsigned node = 1;
-    for (int k = 6; k >= 0; --k) {
-      const unsigned b = (width >> k) & 1;
-      rc.bit(m.width[node], b);
-      node = node * 2 + b;
-    }
-    node = 1;
-    for (unsigned d = 0; d + 1 < width; ++d) {
-      const unsigned b = (v >> (width - 2 - d)) & 1;
-      if (d < 3) {
-        rc.bit(m.top[width][node], b);
-        node = node * 2 + b;
-      } else {
-        rc.bit(m.low[width][d], b);
-      }
-    }
+    uint64_t v = values[i];
+    codeValue(rc, m, v);
   }
   rc.finish();
   const uint64_t minBytes = (n + kAdaptiveValuesPerByte - 1) / kAdaptiveValuesPerByte;
@@ -159,30 +175,9 @@ bool decodeAdaptiveAsVarints(const uint8_t* p, const uint8_t* e, uint64_t n,
   Decoder rc(p, e);
   uint8_t buf[10];
   for (uint64_t i = 0; i < n; ++i) {
-    unsigned node = 1;
-    for (int k = 0; k < 7; ++k) node = node * 2 + rc.bit(m.width[node]);
-    const unsigned width = node - 128;
-    if (width > 64) return false;  // no value is that long: not data this coder wrote
-    uint64_t v = width ? 1 : 0;
-    node = 1;
-    for (unsigned d = 0; d + 1 < width; ++d) {
-      unsigned b;
-      if (d < 3) {
-        b = rc.bit(m.top[width][node]);
-        node = node * 2 + b;
-      } else {
-        b = rc.bit(m.low[width][d]);
-      }
-      v = v << 1 | b;
-    }
-    if (rc.overran()) return false;
-    size_t k = 0;
-    while (v >= 0x80) {
-      buf[k++] = static_cast<uint8_t>(v | 0x80);
-      v >>= 7;
-    }
-    buf[k++] = static_cast<uint8_t>(v);
-    out.insert(out.end(), buf, buf + k);
+    uint64_t v = 0;
+    if (!codeValue(rc, m, v) || rc.overran()) return false;
+    out.insert(out.end(), buf, putVarint(buf, v));
   }
   return true;
 }

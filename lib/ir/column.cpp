@@ -58,13 +58,7 @@ void ColumnWriter::pushManyAs(const uint64_t* values, size_t n) {
         buf = buf_.get();
         cap = cap_;
       }
-      uint8_t* p = buf + len;
-      while (v >= 0x80) {
-        *p++ = static_cast<uint8_t>(v | 0x80);
-        v >>= 7;
-      }
-      *p++ = static_cast<uint8_t>(v);
-      len = static_cast<size_t>(p - buf);
+      len = static_cast<size_t>(putVarint(buf + len, v) - buf);
     };
     for (size_t i = 0; i < m; ++i) {
       uint64_t v = values[i];

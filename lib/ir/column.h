@@ -20,6 +20,16 @@ namespace profpack {
 // value) stay far below Cap'n Proto's list and segment limits.
 inline constexpr uint32_t kColumnChunkValues = 1u << 20;
 
+// Writes v as an unsigned LEB128 varint at p (at most 10 bytes) and returns the end.
+[[gnu::always_inline]] inline uint8_t* putVarint(uint8_t* p, uint64_t v) {
+  while (v >= 0x80) {
+    *p++ = static_cast<uint8_t>(v | 0x80);
+    v >>= 7;
+  }
+  *p++ = static_cast<uint8_t>(v);
+  return p;
+}
+
 // Accumulates values and encodes them chunk by chunk as they arrive.
 class ColumnWriter {
  public:
@@ -84,13 +94,7 @@ class ColumnWriter {
   [[gnu::always_inline]] void put(uint64_t v) {
     if (cap_ - len_ < 10) [[unlikely]]
       grow();
-    uint8_t* p = buf_.get() + len_;
-    while (v >= 0x80) {
-      *p++ = static_cast<uint8_t>(v | 0x80);
-      v >>= 7;
-    }
-    *p++ = static_cast<uint8_t>(v);
-    len_ = static_cast<size_t>(p - buf_.get());
+    len_ = static_cast<size_t>(putVarint(buf_.get() + len_, v) - buf_.get());
   }
   void flushRun() {
     if (run_ == 0) return;
