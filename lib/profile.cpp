@@ -152,7 +152,7 @@ bool equalIR(const Profile& a, const Profile& b) {
       } catch (const Error&) {
         // Stacks that do not decode (a damaged file) are compared as they are stored.
       } catch (const std::bad_alloc&) {
-        reread.reset();
+        // So is one whose file does not fit in memory.
       }
     }
     capnp::MallocMessageBuilder copy;

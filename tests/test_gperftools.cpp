@@ -535,6 +535,18 @@ TEST(address_model_round_trips_extreme_addresses) {
 }
 
 namespace {
+// Expects writing `p` as gperftools to fail with `status` and `needle`.
+void expectWriteRejected(const Profile& p, Status status, const std::string& needle) {
+  try {
+    writeGperftools(p);
+  } catch (const Error& e) {
+    CHECK_EQ(static_cast<int>(e.status()), static_cast<int>(status));
+    CHECK_CONTAINS(e.what(), needle);
+    return;
+  }
+  throw testlib::Failure{"written despite: " + needle};
+}
+
 // Expects writing stacks made of these columns to fail with `status` and `needle` (the
 // writer decodes the tree, so every check of decodeStacks is reached).
 void expectStacksRejected(std::vector<uint64_t> parent, std::vector<uint64_t> addr,
@@ -555,15 +567,7 @@ void expectStacksRejected(std::vector<uint64_t> parent, std::vector<uint64_t> ad
   encodeColumn(st.initSampleNode(), node);
   st.initHeaderSlots(5).set(1, 3);
   st.initTrailerSlots(3).set(1, 1);
-  Profile p(std::move(message));
-  try {
-    writeGperftools(p);
-  } catch (const Error& e) {
-    CHECK_EQ(static_cast<int>(e.status()), static_cast<int>(status));
-    CHECK_CONTAINS(e.what(), needle);
-    return;
-  }
-  throw testlib::Failure{"written despite: " + needle};
+  expectWriteRejected(Profile(std::move(message)), status, needle);
 }
 }  // namespace
 
@@ -708,15 +712,7 @@ TEST(corrupt_sorted_tail_in_ppk_is_rejected) {
     auto st = message->getRoot<ir::Profile>().getStacks();
     st.setSortedTail(tail);
     encodeColumn(st.initTailRanks(), ranks);
-    Profile q(std::move(message));
-    try {
-      writeGperftools(q);
-    } catch (const Error& e) {
-      CHECK_EQ(static_cast<int>(e.status()), static_cast<int>(Status::malformed));
-      CHECK_CONTAINS(e.what(), needle);
-      return;
-    }
-    throw testlib::Failure{"written despite: " + needle};
+    expectWriteRejected(Profile(std::move(message)), Status::malformed, needle);
   };
   attempt(8, {2, 0}, "sortedTail 8 is more than the 7 records");
   attempt(5000, {}, "sortedTail 5000 is more than the 4096 records a reader sorts");

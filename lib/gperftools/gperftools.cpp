@@ -251,6 +251,8 @@ class RecentCallees {
   std::vector<List> lists_;
 };
 
+constexpr auto kAdaptive = ir::Column::Encoding::ADAPTIVE;
+
 // The tree's addresses as addressCoding 1 stores them (nodeAddress, nodeAddressEscapes),
 // given node by node in id order with their parents.
 class AddressColumn {
@@ -272,7 +274,7 @@ class AddressColumn {
 
  private:
   RecentCallees callees_;
-  ColumnWriter address_{ir::Column::Encoding::ADAPTIVE}, escapes_{ir::Column::Encoding::ADAPTIVE};
+  ColumnWriter address_{kAdaptive}, escapes_{kAdaptive};
   std::vector<uint64_t> pcs_{0};        // by node id; [0] = the root
   std::vector<uint32_t> lastChild_{0};  // by node id: newest child, 0 = none
 };
@@ -280,8 +282,6 @@ class AddressColumn {
 // The tree and the records as the IR codes them (see StackSamples in profile.capnp, treeCoding
 // 1): for each record that adds nodes, the node its new nodes branch from; addresses by
 // RecentCallees; a record's node as the number of nodes it added or as an earlier node's id.
-constexpr auto kAdaptive = ir::Column::Encoding::ADAPTIVE;
-
 struct Body {
   ColumnWriter branch{kAdaptive}, count{kAdaptive}, node{kAdaptive};
   AddressColumn address;
@@ -300,9 +300,8 @@ struct Body {
       node.push(2 * n + 1);
     }
   }
-  // The last `records` records were added in an order of the reader's choosing (see
+  // The last sortedTail records were added in an order of the reader's choosing (see
   // sortedTail in profile.capnp); `ranks` restores file order.
-  void setSortedTail(uint64_t records) { sortedTail = records; }
   uint64_t sortedTail = 0;
   ColumnWriter ranks{kAdaptive};
 
@@ -506,7 +505,7 @@ void parseRecords(std::span<const uint8_t> data, size_t pos, Body& body) {
       const uint64_t at = tail.offset[i], n = slot(i, 1);
       body.addRecord(slot(i, 0), insert(at, n, chainHash<W, BE>(base + at + 2 * W, n)));
     }
-    body.setSortedTail(t);
+    body.sortedTail = t;
     tailRanks(tail.bucket, order, body.ranks);
     return tail.offset.back() + (2 + slot(static_cast<uint32_t>(t - 1), 1)) * W;
   };
@@ -728,10 +727,6 @@ void resolveParentsPerNode(std::vector<uint64_t>& parent) {
   }
 }
 
-}  // namespace
-
-namespace {
-
 // Puts the records of a sorted tail (see sortedTail in profile.capnp) back in file order.
 void restoreFileOrder(ir::StackSamples::Reader stacks, DecodedStacks& d) {
   auto bad = [](const std::string& what) { throw Error(Status::malformed, "ppk", what); };
@@ -926,7 +921,6 @@ std::string writeGperftools(const Profile& profile, const GperfWriteOptions& opt
                       " bytes as a file (the limit for " + std::to_string(irBytes) +
                       " bytes of stack columns)");
   }
-  const uint64_t slots = (bytes - text.size()) / w;
 
   if (w == 4) {
     auto check = [](uint64_t v, const std::string& what) {
@@ -944,7 +938,7 @@ std::string writeGperftools(const Profile& profile, const GperfWriteOptions& opt
   }
 
   std::string out;
-  out.resize(slots * w + text.size());
+  out.resize(bytes);
   char* o = out.data();
   auto put = [&](uint64_t v) {
     if (w == 4) {

@@ -7,7 +7,6 @@
 
 #include "../dcpi/dcpi.h"
 #include "../error.h"
-#include "../gperftools/gperftools.h"
 #include "../ir/costs.h"
 #include "../util/pairmap.h"
 #include "../xray/account.h"
@@ -202,13 +201,10 @@ void CallGraph::fromXray(const Profile& profile, const std::vector<std::string>*
 
 void CallGraph::fromStacks(const Profile& profile) {
   eventNames_ = {"samples"};
-  const std::vector<GperfMapping> mappings = parseMappings(profile.root().getStacks());
   std::unordered_map<uint64_t, uint64_t> index;  // address -> function
   for (const AddressSamples& a : samplesByAddress(profile)) {
     index.emplace(a.address, functions_.size());
-    std::string object =
-        a.mapping >= 0 ? std::string(mappings[static_cast<size_t>(a.mapping)].path) : "";
-    functions_.push_back({a.location, "", std::move(object)});
+    functions_.push_back({a.location, "", a.object});
     self_.push_back(a.self);
     inclusive_.push_back(a.inclusive);
   }

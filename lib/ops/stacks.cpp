@@ -187,7 +187,7 @@ std::vector<AddressSamples> samplesByAddress(const Profile& profile) {
     auto [it, added] = ids.try_emplace(a, static_cast<uint32_t>(out.size()));
     if (added) {
       int64_t m = maps.find(a);
-      out.push_back({a, maps.name(a, m), m, 0, 0});
+      out.push_back({a, maps.name(a, m), m, m >= 0 ? std::string(maps.at(m).path) : "", 0, 0});
     }
     key[n] = it->second;
   }

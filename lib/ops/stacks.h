@@ -20,6 +20,7 @@ struct AddressSamples {
   uint64_t address = 0;
   std::string location;    // object+offset or hex address
   int64_t mapping = -1;    // index into parseMappings(stacks), -1 if no mapping holds it
+  std::string object;      // that mapping's path, "" if none
   uint64_t self = 0;       // samples with this address as the innermost PC
   uint64_t inclusive = 0;  // samples with this address anywhere in the chain
 };
