@@ -1,11 +1,17 @@
 // The .ppk container: round trip and every defect (truncation, magic, checksum, sizes).
+#include <capnp/any.h>
+#include <capnp/message.h>
+#include <capnp/schema.h>
+
 #include <cstring>
+#include <memory>
 #include <span>
 #include <string>
 
 #include "container/ppk.h"
 #include "error.h"
 #include "formats.h"
+#include "profile.h"
 #include "testlib.h"
 
 using namespace profpack;
@@ -124,6 +130,21 @@ TEST(bad_level) {
     threw = e.status() == Status::invalidArgument;
   }
   CHECK(threw);
+}
+
+// A message whose pointers disagree with the schema is refused when it is read, not by the
+// first query that follows the bad pointer.
+TEST(schema_mismatch_refused_at_read) {
+  auto message = std::make_unique<capnp::MallocMessageBuilder>();
+  auto root = message->initRoot<ir::Profile>();
+  root.setFormat(ir::Format::GPERFTOOLS);
+  const auto stacks = capnp::Schema::from<ir::Profile>().getFieldByName("stacks");
+  // A list of bytes where the StackSamples struct belongs.
+  capnp::AnyStruct::Builder(ir::Profile::Builder(root))
+      .getPointerSection()[stacks.getProto().getSlot().getOffset()]
+      .initAsAnyList(capnp::ElementSize::BYTE, 3);
+  const std::string img = encodePpk(Profile(std::move(message)), 3);
+  expectFail(img, Status::malformed, "invalid Cap'n Proto message");
 }
 
 TEST_MAIN()
