@@ -8,7 +8,7 @@
 #include <string>
 
 #include "container/ppk.h"
-#include "formats.h"
+#include "formats/registry.h"
 #include "util/io.h"
 #include "util/pages.h"
 

@@ -9,7 +9,7 @@
 #include <ctime>
 #include <vector>
 
-#include "dcpi/dcpi.h"
+#include "formats/dcpi/dcpi.h"
 #include "error.h"
 #include "util/io.h"
 

@@ -8,8 +8,8 @@
 #include <string>
 
 #include "container/ppk.h"
-#include "formats.h"
-#include "gperftools/gperftools.h"
+#include "formats/registry.h"
+#include "formats/gperftools/gperftools.h"
 #include "util/io.h"
 
 using namespace profpack;

@@ -17,12 +17,12 @@
 
 #include "container/ppk.h"
 #include "error.h"
-#include "formats.h"
+#include "formats/registry.h"
 #include "ops/query.h"
 #include "ops/summary.h"
 #include "util/io.h"
 #include "util/pages.h"
-#include "xray/xray.h"
+#include "formats/xray/xray.h"
 
 struct profpack_profile {
   std::unique_ptr<profpack::Profile> profile;

@@ -9,9 +9,9 @@
 #include <new>
 
 #include "error.h"
-#include "formats.h"
-#include "gperftools/gperftools.h"
-#include "ir/costs.h"
+#include "formats/registry.h"
+#include "formats/gperftools/gperftools.h"
+#include "formats/callgrind/costs.h"
 
 namespace profpack {
 

@@ -4,7 +4,7 @@
 
 #include "container/ppk.h"
 #include "error.h"
-#include "formats.h"
+#include "formats/registry.h"
 #include "testlib.h"
 
 using namespace profpack;

@@ -6,9 +6,9 @@
 
 #include "container/ppk.h"
 #include "error.h"
-#include "formats.h"
+#include "formats/registry.h"
 #include "ir/column.h"
-#include "ir/costs.h"
+#include "formats/callgrind/costs.h"
 #include "ops/query.h"
 #include "ops/summary.h"
 #include "testlib.h"

@@ -10,7 +10,7 @@
 
 #include "container/ppk.h"
 #include "error.h"
-#include "formats.h"
+#include "formats/registry.h"
 #include "profile.h"
 #include "testlib.h"
 

@@ -7,11 +7,11 @@
 #include <vector>
 
 #include "container/ppk.h"
-#include "dcpi/dcpi.h"
+#include "formats/dcpi/dcpi.h"
 #include "error.h"
-#include "formats.h"
+#include "formats/registry.h"
 #include "ir/column.h"
-#include "ir/costs.h"
+#include "formats/callgrind/costs.h"
 #include "ops/query.h"
 #include "ops/summary.h"
 #include "testlib.h"

@@ -7,11 +7,11 @@
 
 #include "container/ppk.h"
 #include "error.h"
-#include "formats.h"
-#include "gperftools/gperftools.h"
+#include "formats/registry.h"
+#include "formats/gperftools/gperftools.h"
 #include "ir/column.h"
 #include "ops/query.h"
-#include "ops/stacks.h"
+#include "formats/gperftools/stacks.h"
 #include "ops/summary.h"
 #include "testlib.h"
 

@@ -8,7 +8,7 @@
 #include "error.h"
 #include "ir/adaptive.h"
 #include "ir/column.h"
-#include "ir/costs.h"
+#include "formats/callgrind/costs.h"
 #include "testlib.h"
 
 using namespace profpack;

@@ -7,12 +7,12 @@
 
 #include "container/ppk.h"
 #include "error.h"
-#include "formats.h"
+#include "formats/registry.h"
 #include "ops/query.h"
 #include "ops/summary.h"
 #include "testlib.h"
-#include "xray/account.h"
-#include "xray/xray.h"
+#include "formats/xray/account.h"
+#include "formats/xray/xray.h"
 
 using namespace profpack;
 

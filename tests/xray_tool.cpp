@@ -5,7 +5,7 @@
 #include <string>
 
 #include "error.h"
-#include "formats.h"
+#include "formats/registry.h"
 #include "util/io.h"
 
 int main(int argc, char** argv) {

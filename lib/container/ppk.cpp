@@ -1,4 +1,4 @@
-#include "ppk.h"
+#include "container/ppk.h"
 
 #include <capnp/dynamic.h>
 #include <capnp/serialize.h>
@@ -7,7 +7,7 @@
 #include <cstring>
 #include <vector>
 
-#include "../error.h"
+#include "error.h"
 
 namespace profpack {
 

@@ -14,7 +14,7 @@
 #include <span>
 #include <string>
 
-#include "../profile.h"
+#include "profile.h"
 
 namespace profpack {
 

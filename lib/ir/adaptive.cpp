@@ -1,10 +1,10 @@
-#include "adaptive.h"
+#include "ir/adaptive.h"
 
 #include <algorithm>
 #include <array>
 #include <bit>
 
-#include "column.h"
+#include "ir/column.h"
 
 namespace profpack {
 

@@ -1,4 +1,4 @@
-#include "column.h"
+#include "ir/column.h"
 
 #include <sys/mman.h>
 #include <unistd.h>
@@ -7,8 +7,8 @@
 #include <cstring>
 #include <numeric>
 
-#include "../error.h"
-#include "adaptive.h"
+#include "error.h"
+#include "ir/adaptive.h"
 
 namespace profpack {
 

@@ -1,16 +1,16 @@
-#include "query.h"
+#include "ops/query.h"
 
 #include <algorithm>
 #include <cstdio>
 #include <map>
 #include <numeric>
 
-#include "../dcpi/dcpi.h"
-#include "../error.h"
-#include "../ir/costs.h"
-#include "../util/pairmap.h"
-#include "../xray/account.h"
-#include "stacks.h"
+#include "formats/dcpi/dcpi.h"
+#include "error.h"
+#include "formats/callgrind/costs.h"
+#include "util/pairmap.h"
+#include "formats/xray/account.h"
+#include "formats/gperftools/stacks.h"
 
 namespace profpack {
 

@@ -9,7 +9,7 @@
 #include <unordered_map>
 #include <vector>
 
-#include "../profile.h"
+#include "profile.h"
 
 namespace profpack {
 

@@ -1,11 +1,11 @@
-#include "summary.h"
+#include "ops/summary.h"
 
 #include <unordered_set>
 
-#include "../dcpi/dcpi.h"
-#include "../gperftools/gperftools.h"
-#include "../ir/costs.h"
-#include "../xray/xray.h"
+#include "formats/dcpi/dcpi.h"
+#include "formats/gperftools/gperftools.h"
+#include "formats/callgrind/costs.h"
+#include "formats/xray/xray.h"
 
 namespace profpack {
 

@@ -1,4 +1,4 @@
-#include "io.h"
+#include "util/io.h"
 
 #include <fcntl.h>
 #include <sys/mman.h>
@@ -11,7 +11,7 @@
 #include <cstdio>
 #include <cstring>
 
-#include "../error.h"
+#include "error.h"
 
 namespace profpack {
 

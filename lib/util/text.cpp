@@ -1,11 +1,11 @@
-#include "text.h"
+#include "util/text.h"
 
 #include <algorithm>
 #include <charconv>
 #include <cstring>
 #include <string>
 
-#include "../error.h"
+#include "error.h"
 
 namespace profpack {
 

@@ -12,9 +12,9 @@
 #include <utility>
 #include <vector>
 
-#include "../error.h"
-#include "../formats.h"
-#include "xray.h"
+#include "error.h"
+#include "formats/registry.h"
+#include "formats/xray/xray.h"
 
 namespace profpack {
 

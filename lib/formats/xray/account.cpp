@@ -1,4 +1,4 @@
-#include "account.h"
+#include "formats/xray/account.h"
 
 #include <algorithm>
 #include <cmath>

@@ -3,9 +3,9 @@
 
 #include <cstring>
 
-#include "../error.h"
-#include "../util/bytes.h"
-#include "xray.h"
+#include "error.h"
+#include "util/bytes.h"
+#include "formats/xray/xray.h"
 
 namespace profpack {
 

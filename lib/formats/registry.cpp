@@ -1,12 +1,12 @@
-#include "formats.h"
+#include "formats/registry.h"
 
 #include <algorithm>
 #include <cstring>
 
 #include "container/ppk.h"
 #include "error.h"
-#include "gperftools/gperftools.h"
-#include "xray/xray.h"
+#include "formats/gperftools/gperftools.h"
+#include "formats/xray/xray.h"
 
 namespace profpack {
 

@@ -1,10 +1,10 @@
-#include "costs.h"
+#include "formats/callgrind/costs.h"
 
 #include <algorithm>
 #include <iterator>
 
-#include "../error.h"
-#include "../util/text.h"
+#include "error.h"
+#include "util/text.h"
 
 namespace profpack {
 

@@ -14,7 +14,7 @@
 // varint-encoded without branches into scratch blobs, footer figures summed; the blobs are then
 // copied into the message.
 
-#include "dcpi.h"
+#include "formats/dcpi/dcpi.h"
 
 #include <algorithm>
 #include <array>
@@ -24,10 +24,10 @@
 #include <memory>
 #include <string_view>
 
-#include "../error.h"
-#include "../formats.h"
-#include "../ir/costs.h"
-#include "../util/text.h"
+#include "error.h"
+#include "formats/registry.h"
+#include "formats/callgrind/costs.h"
+#include "util/text.h"
 
 namespace profpack {
 

@@ -12,12 +12,12 @@
 #include <string>
 #include <vector>
 
-#include "../error.h"
-#include "../formats.h"
-#include "../ir/column.h"
-#include "../util/bytes.h"
-#include "../util/pages.h"
-#include "xray.h"
+#include "error.h"
+#include "formats/registry.h"
+#include "ir/column.h"
+#include "util/bytes.h"
+#include "util/pages.h"
+#include "formats/xray/xray.h"
 
 namespace profpack {
 

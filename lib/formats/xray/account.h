@@ -14,7 +14,7 @@
 #include <cstdint>
 #include <vector>
 
-#include "xray.h"
+#include "formats/xray/xray.h"
 
 namespace profpack {
 

@@ -2,8 +2,8 @@
 
 #include <algorithm>
 
-#include "../error.h"
-#include "dcpi.h"
+#include "error.h"
+#include "formats/dcpi/dcpi.h"
 
 namespace profpack {
 

@@ -11,10 +11,10 @@
 #include <string>
 #include <vector>
 
-#include "../error.h"
-#include "../formats.h"
-#include "../ir/costs.h"
-#include "../util/text.h"
+#include "error.h"
+#include "formats/registry.h"
+#include "formats/callgrind/costs.h"
+#include "util/text.h"
 
 namespace profpack {
 

@@ -1,11 +1,11 @@
-#include "stacks.h"
+#include "formats/gperftools/stacks.h"
 
 #include <algorithm>
 #include <unordered_map>
 
-#include "../error.h"
-#include "../gperftools/gperftools.h"
-#include "../util/text.h"
+#include "error.h"
+#include "formats/gperftools/gperftools.h"
+#include "util/text.h"
 
 namespace profpack {
 

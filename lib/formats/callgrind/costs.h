@@ -15,8 +15,8 @@
 #include <unordered_map>
 #include <vector>
 
-#include "../util/pairmap.h"
-#include "column.h"
+#include "util/pairmap.h"
+#include "ir/column.h"
 
 namespace profpack {
 

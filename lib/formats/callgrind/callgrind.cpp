@@ -50,11 +50,11 @@
 #include <unordered_map>
 #include <vector>
 
-#include "../error.h"
-#include "../formats.h"
-#include "../ir/costs.h"
-#include "../util/pages.h"
-#include "../util/text.h"
+#include "error.h"
+#include "formats/registry.h"
+#include "formats/callgrind/costs.h"
+#include "util/pages.h"
+#include "util/text.h"
 
 namespace profpack {
 

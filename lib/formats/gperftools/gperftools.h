@@ -7,7 +7,7 @@
 #include <string_view>
 #include <vector>
 
-#include "../profile.h"
+#include "profile.h"
 
 namespace profpack {
 

@@ -12,7 +12,7 @@
 // a prefix tree (outermost frame nearest the root); a record names the node of its innermost
 // PC.
 
-#include "gperftools.h"
+#include "formats/gperftools/gperftools.h"
 
 #include <sys/mman.h>
 
@@ -23,10 +23,10 @@
 #include <string>
 #include <vector>
 
-#include "../error.h"
-#include "../formats.h"
-#include "../util/pairmap.h"
-#include "../util/text.h"
+#include "error.h"
+#include "formats/registry.h"
+#include "util/pairmap.h"
+#include "util/text.h"
 
 namespace profpack {
 

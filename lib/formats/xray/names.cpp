@@ -13,8 +13,8 @@
 #include <cstring>
 #include <unordered_map>
 
-#include "../error.h"
-#include "xray.h"
+#include "error.h"
+#include "formats/xray/xray.h"
 
 namespace profpack {
 
