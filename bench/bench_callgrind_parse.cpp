@@ -9,6 +9,7 @@
 
 #include "container/ppk.h"
 #include "formats/registry.h"
+#include "formats/callgrind/callgrind.h"
 #include "util/io.h"
 #include "util/pages.h"
 

@@ -5,6 +5,7 @@
 #include "container/ppk.h"
 #include "error.h"
 #include "formats/registry.h"
+#include "formats/cachegrind/cachegrind.h"
 #include "testlib.h"
 
 using namespace profpack;

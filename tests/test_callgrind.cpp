@@ -7,6 +7,8 @@
 #include "container/ppk.h"
 #include "error.h"
 #include "formats/registry.h"
+#include "formats/cachegrind/cachegrind.h"
+#include "formats/callgrind/callgrind.h"
 #include "ir/column.h"
 #include "formats/callgrind/costs.h"
 #include "ops/query.h"

@@ -11,6 +11,7 @@
 #include "container/ppk.h"
 #include "error.h"
 #include "formats/registry.h"
+#include "formats/cachegrind/cachegrind.h"
 #include "profile.h"
 #include "testlib.h"
 

@@ -33,6 +33,8 @@ class Sink {
  public:
   virtual ~Sink() = default;
   virtual void write(std::string_view data) = 0;
+  // A whole output made in one piece: a sink that collects may take it without a copy.
+  virtual void write(std::string&& data) { write(std::string_view(data)); }
 };
 
 // A writer's text buffer: hands `buffer` to `sink` once it holds about 1 MiB, so that a
@@ -48,6 +50,12 @@ inline void flushIfFull(std::string& buffer, Sink& sink) {
 class StringSink : public Sink {
  public:
   void write(std::string_view data) override { out.append(data); }
+  void write(std::string&& data) override {
+    if (out.empty())
+      out = std::move(data);
+    else
+      out.append(data);
+  }
   std::string out;
 };
 

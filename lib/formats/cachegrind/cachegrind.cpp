@@ -12,7 +12,7 @@
 #include <vector>
 
 #include "error.h"
-#include "formats/registry.h"
+#include "formats/cachegrind/cachegrind.h"
 #include "formats/callgrind/costs.h"
 #include "util/text.h"
 
@@ -56,7 +56,8 @@ size_t parseCounts(std::string_view s, size_t pos, size_t maxCounts, std::vector
 
 }  // namespace
 
-std::unique_ptr<Profile> readCachegrind(std::span<const uint8_t> data) {
+std::unique_ptr<Profile> readCachegrind(std::span<const uint8_t> data, const ReadOptions& options) {
+  (void)options;
   rejectNul(data, kFmt);
   LineCursor cur(data);
   std::string_view line;

@@ -51,7 +51,7 @@
 #include <vector>
 
 #include "error.h"
-#include "formats/registry.h"
+#include "formats/callgrind/callgrind.h"
 #include "formats/callgrind/costs.h"
 #include "util/pages.h"
 #include "util/text.h"
@@ -1286,7 +1286,8 @@ void Writer::run() {
 
 }  // namespace
 
-std::unique_ptr<Profile> readCallgrind(std::span<const uint8_t> data) {
+std::unique_ptr<Profile> readCallgrind(std::span<const uint8_t> data, const ReadOptions& options) {
+  (void)options;
   return Reader(data).run();  // (which rejects NUL bytes as it goes)
 }
 

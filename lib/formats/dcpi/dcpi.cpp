@@ -25,7 +25,6 @@
 #include <string_view>
 
 #include "error.h"
-#include "formats/registry.h"
 #include "formats/callgrind/costs.h"
 #include "util/text.h"
 
@@ -717,6 +716,35 @@ std::vector<DcpiFile> writeDcpiImages(const Profile& profile) {
   for (auto image : profile.root().getImages())
     files.push_back({imagePath(image), writeImage(image)});
   return files;
+}
+
+}  // namespace profpack
+
+namespace profpack {
+
+bool isDcpi(std::span<const uint8_t> data) {
+  // An ASCII header of "key value" lines, one of which is "version pdb-...".
+  const std::string_view head(reinterpret_cast<const char*>(data.data()),
+                              std::min<size_t>(data.size(), 1 << 16));
+  size_t pos = 0;
+  for (int lines = 0; pos < head.size() && lines < 256; ++lines) {
+    size_t eol = head.find('\n', pos);
+    if (eol == head.npos) return false;
+    std::string_view line = head.substr(pos, eol - pos);
+    pos = eol + 1;
+    for (char c : line)
+      if (static_cast<unsigned char>(c) < 0x20 && c != '\t') return false;
+    if (line.starts_with("version")) {
+      std::string_view rest = line.substr(7);
+      if (!rest.empty() && (rest.front() == ' ' || rest.front() == '\t')) {
+        while (!rest.empty() && (rest.front() == ' ' || rest.front() == '\t'))
+          rest.remove_prefix(1);
+        if (rest.starts_with("pdb-")) return true;
+      }
+    }
+    if (line.starts_with("samples")) return false;
+  }
+  return false;
 }
 
 }  // namespace profpack

@@ -15,6 +15,9 @@
 
 namespace profpack {
 
+// True if `data` starts with a DCPI header (a `version pdb-...` line among its first lines).
+bool isDcpi(std::span<const uint8_t> data);
+
 // Reads one DCPI profile. Header major version 1 is refused with Status::unsupported (its
 // binary layout is undocumented); every malformed input is Status::malformed with its byte
 // offset (and line number in the header).

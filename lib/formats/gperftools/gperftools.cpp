@@ -24,7 +24,6 @@
 #include <vector>
 
 #include "error.h"
-#include "formats/registry.h"
 #include "util/pairmap.h"
 #include "util/text.h"
 
@@ -872,8 +871,6 @@ bool olderStacksCoding(ir::StackSamples::Reader stacks) {
          stacks.getMappings().size() != 0;
 }
 
-std::string writeGperftools(const Profile& profile) { return writeGperftools(profile, {}); }
-
 std::string writeGperftools(const Profile& profile, const GperfWriteOptions& options) {
   auto root = profile.root();
   if (root.getFormat() != ir::Format::GPERFTOOLS)
@@ -961,6 +958,26 @@ std::string writeGperftools(const Profile& profile, const GperfWriteOptions& opt
   for (unsigned i = 0; i < 3; ++i) put(trailer[i]);
   if (text.size()) std::memcpy(o, text.begin(), text.size());
   return out;
+}
+
+}  // namespace profpack
+
+namespace profpack {
+
+bool isGperftools(std::span<const uint8_t> data) {
+  // Header slot 0 is 0 and slot 1 is >= 3, in any width and byte order.
+  if (data.size() < 8) return false;
+  auto u32 = [&](size_t off, bool be) {
+    const uint8_t* p = data.data() + off;
+    return be ? (uint32_t{p[0]} << 24 | uint32_t{p[1]} << 16 | uint32_t{p[2]} << 8 | p[3])
+              : (uint32_t{p[3]} << 24 | uint32_t{p[2]} << 16 | uint32_t{p[1]} << 8 | p[0]);
+  };
+  if (u32(0, false) != 0) return false;
+  if (u32(4, false) >= 3 && u32(4, false) < 0x10000) return true;  // 32-bit little-endian
+  if (u32(4, true) >= 3 && u32(4, true) < 0x10000) return true;    // 32-bit big-endian
+  return data.size() >= 16 && u32(4, false) == 0 &&
+         ((u32(8, false) >= 3 && u32(8, false) < 0x10000 && u32(12, false) == 0) ||
+          (u32(8, false) == 0 && u32(12, true) >= 3 && u32(12, true) < 0x10000));  // 64 LE / BE
 }
 
 }  // namespace profpack

@@ -3,6 +3,8 @@
 #pragma once
 
 #include <cstdint>
+#include <memory>
+#include <span>
 #include <string>
 #include <string_view>
 #include <vector>
@@ -10,6 +12,10 @@
 #include "profile.h"
 
 namespace profpack {
+
+// True if `data` starts like a gperftools CPU profile header (any slot width and byte order).
+bool isGperftools(std::span<const uint8_t> data);
+std::unique_ptr<Profile> readGperftools(std::span<const uint8_t> data);
 
 struct GperfWriteOptions {
   // Slot width of the output: 4 or 8; 0 keeps the width the profile was read with.
@@ -23,7 +29,7 @@ struct GperfWriteOptions {
 // Writes a gperftools profile. With default options the output is byte-identical to the file
 // the profile was read from. Throws Status::unsupported if a value (address, count, header
 // slot) does not fit the requested slot width, or if the profile is not a gperftools profile.
-std::string writeGperftools(const Profile& profile, const GperfWriteOptions& options);
+std::string writeGperftools(const Profile& profile, const GperfWriteOptions& options = {});
 
 // StackSamples with its columns decoded and checked: every parent precedes its child and every
 // record names an existing node, so walking a chain always ends at the root.

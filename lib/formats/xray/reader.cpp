@@ -13,11 +13,10 @@
 #include <vector>
 
 #include "error.h"
-#include "formats/registry.h"
+#include "formats/xray/xray.h"
 #include "ir/column.h"
 #include "util/bytes.h"
 #include "util/pages.h"
-#include "formats/xray/xray.h"
 
 namespace profpack {
 
@@ -490,6 +489,18 @@ std::unique_ptr<Profile> readXray(std::span<const uint8_t> data, bool strict) {
   auto profile = std::make_unique<Profile>(std::move(message));
   profile->warnings() = std::move(warnings);
   return profile;
+}
+
+}  // namespace profpack
+
+namespace profpack {
+
+bool isXray(std::span<const uint8_t> data) {
+  // A 32-byte header: u16 version, then u16 type 0 (basic) or 1 (FDR).
+  if (data.size() < 32) return false;
+  const uint16_t version = static_cast<uint16_t>(data[0] | data[1] << 8);
+  const uint16_t type = static_cast<uint16_t>(data[2] | data[3] << 8);
+  return version >= 1 && version < 256 && type <= 1;
 }
 
 }  // namespace profpack

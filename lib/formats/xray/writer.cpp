@@ -13,7 +13,6 @@
 #include <vector>
 
 #include "error.h"
-#include "formats/registry.h"
 #include "formats/xray/xray.h"
 
 namespace profpack {

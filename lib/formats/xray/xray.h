@@ -4,6 +4,7 @@
 
 #include <cstdint>
 #include <map>
+#include <memory>
 #include <span>
 #include <string>
 #include <vector>
@@ -77,6 +78,11 @@ struct XrayTrace {
 };
 
 // Decodes (and validates) the trace of a profile read from XRay. Throws profpack::Error.
+// True if `data` starts with an XRay file header (basic or FDR mode).
+bool isXray(std::span<const uint8_t> data);
+// `strict` makes a truncated trace an error instead of a warning.
+std::unique_ptr<Profile> readXray(std::span<const uint8_t> data, bool strict);
+
 XrayTrace decodeXray(const Profile& profile);
 
 // Writer options: mode -1 keeps the input's mode; version 0 keeps the input's version (or

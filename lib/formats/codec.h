@@ -1,0 +1,46 @@
+// What every format offers the registry (lib/formats/registry.h): the one list of format ids,
+// read and write options, and the codec entry points. Formats include this header; nothing
+// above the registry includes a format's own header.
+#pragma once
+
+#include <cstdint>
+#include <memory>
+#include <span>
+#include <string>
+#include <string_view>
+
+#include "profile.h"
+#include "util/io.h"
+
+namespace profpack {
+
+// The one list of formats. The values are profpack_format's (include/profpack/profpack.h);
+// the registry static_asserts that, and maps each to the IR's ir::Format.
+enum class FormatId : int {
+  unknown = 0,
+  ppk = 1,
+  callgrind = 2,
+  cachegrind = 3,
+  gperftools = 4,
+  xray = 5,
+  dcpi = 6,
+};
+
+struct ReadOptions {
+  uint64_t maxPpkMessage = uint64_t{4} << 30;  // .ppk: largest decompressed message accepted
+  // Make recoverable defects errors: a truncated XRay trace, a text profile cut before its
+  // closing summary/totals line or in the middle of a line.
+  bool strict = false;
+  FormatId format = FormatId::unknown;  // read as this format instead of detecting it
+};
+
+struct WriteOptions {
+  int ppkLevel = 3;             // zstd level for .ppk
+  int xrayMode = -1;            // XRay: -1 the input's mode, 0 basic, 1 FDR
+  int xrayVersion = 0;          // XRay: 0 the input's version (FDR 1-5, basic 1-3)
+  std::string dcpiImage;        // DCPI: the image to write when there are several (path or index)
+  unsigned gperfSlotBytes = 0;  // gperftools: 0 as read, 4 or 8
+  int gperfByteOrder = 0;       // gperftools: 0 as read, 1 little-endian, 2 big-endian
+};
+
+}  // namespace profpack
