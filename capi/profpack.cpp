@@ -11,27 +11,21 @@
 #include <memory>
 #include <mutex>
 #include <new>
-#include <optional>
 #include <string>
 #include <type_traits>
 
 #include "container/ppk.h"
 #include "error.h"
 #include "formats/registry.h"
-#include "ops/query.h"
-#include "ops/summary.h"
+#include "model/model.h"
 #include "util/io.h"
 #include "util/pages.h"
-#include "formats/xray/xray.h"
 
 struct profpack_profile {
   std::unique_ptr<profpack::Profile> profile;
-  std::once_flag summaryOnce;
-  std::optional<profpack::Summary> summary;
-  std::mutex graphMutex;
-  std::unique_ptr<profpack::CallGraph> graph;
-  std::vector<std::string> names;  // from profpack_profile_load_symbols
-  long thread = -1;                // from profpack_profile_select_thread
+  std::mutex modelMutex;
+  std::unique_ptr<profpack::Model> model;  // built on the first query, for `options`
+  profpack::ModelOptions options;          // binary: load_symbols; thread: select_thread
 };
 
 namespace {
@@ -160,29 +154,30 @@ profpack::FormatId outputFormat(const profpack_format& f) {
   return static_cast<profpack::FormatId>(formatValue(f));
 }
 
-const profpack::Summary& summaryOf(const profpack_profile* p) {
+const profpack::Model& modelOf(const profpack_profile* p) {
   auto* m = const_cast<profpack_profile*>(p);
-  std::call_once(m->summaryOnce, [&] { m->summary = profpack::summarize(*m->profile); });
-  return *m->summary;
+  std::lock_guard<std::mutex> lock(m->modelMutex);
+  if (!m->model) m->model = profpack::buildModel(*m->profile, m->options);
+  return *m->model;
 }
 
-const profpack::CallGraph& graphOf(const profpack_profile* p) {
-  auto* m = const_cast<profpack_profile*>(p);
-  std::lock_guard<std::mutex> lock(m->graphMutex);
-  if (!m->graph)
-    m->graph = std::make_unique<profpack::CallGraph>(
-        *m->profile, m->names.empty() ? nullptr : &m->names, m->thread);
-  return *m->graph;
+// Builds the model for changed options; the handle keeps its old model and options if that
+// fails.
+void rebuildModel(profpack_profile* p, const profpack::ModelOptions& options) {
+  auto model = profpack::buildModel(*p->profile, options);
+  std::lock_guard<std::mutex> lock(p->modelMutex);
+  p->options = options;
+  p->model = std::move(model);
 }
 
-void requireEvent(const profpack::CallGraph& g, size_t event) {
+void requireEvent(const profpack::Model& g, size_t event) {
   if (event >= g.events())
     throw Error(Status::invalidArgument, "",
                 "event index " + std::to_string(event) + " out of range: the profile has " +
                     std::to_string(g.events()) + " events");
 }
 
-void requireFunction(const profpack::CallGraph& g, size_t id) {
+void requireFunction(const profpack::Model& g, size_t id) {
   if (id >= g.functions())
     throw Error(Status::invalidArgument, "",
                 "function id " + std::to_string(id) + " out of range: the profile has " +
@@ -195,7 +190,7 @@ profpack_status edges(const profpack_profile* profile, size_t id, size_t event,
   return guard([&] {
     require(profile && count, "profile and count must not be NULL");
     require(calls || capacity == 0, "calls is NULL but capacity > 0");
-    const profpack::CallGraph& g = graphOf(profile);
+    const profpack::Model& g = modelOf(profile);
     requireFunction(g, id);
     requireEvent(g, event);
     auto list = callers ? g.callers(id) : g.callees(id);
@@ -339,14 +334,7 @@ void profpack_profile_free(profpack_profile* profile) { delete profile; }
 
 profpack_format profpack_profile_format(const profpack_profile* profile) {
   if (!profile) return PROFPACK_FORMAT_UNKNOWN;
-  switch (profile->profile->root().getFormat()) {
-    case profpack::ir::Format::CACHEGRIND: return PROFPACK_FORMAT_CACHEGRIND;
-    case profpack::ir::Format::CALLGRIND: return PROFPACK_FORMAT_CALLGRIND;
-    case profpack::ir::Format::GPERFTOOLS: return PROFPACK_FORMAT_GPERFTOOLS;
-    case profpack::ir::Format::XRAY: return PROFPACK_FORMAT_XRAY;
-    case profpack::ir::Format::DCPI: return PROFPACK_FORMAT_DCPI;
-    default: return PROFPACK_FORMAT_UNKNOWN;
-  }
+  return static_cast<profpack_format>(profpack::formatOf(*profile->profile));
 }
 
 profpack_status profpack_profile_info(const profpack_profile* profile, profpack_info* info) {
@@ -354,11 +342,12 @@ profpack_status profpack_profile_info(const profpack_profile* profile, profpack_
     require(profile && info, "profpack_profile_info: profile and info must not be NULL");
     require(info->struct_size >= offsetof(profpack_info, strings) + sizeof(uint64_t),
             "profpack_info.struct_size must be set to sizeof(profpack_info)");
-    const profpack::Summary& s = summaryOf(profile);
+    const profpack::Model& g = modelOf(profile);
+    const profpack::Summary& s = g.summary();
     info->format = profpack_profile_format(profile);
     info->format_version = s.formatVersion.c_str();
     info->parts = s.parts;
-    info->events = graphOf(profile).events();
+    info->events = g.events();
     info->records = s.records;
     info->functions = s.functions;
     info->files = s.files;
@@ -375,7 +364,7 @@ profpack_status profpack_profile_events(const profpack_profile* profile, profpac
   return guard([&] {
     require(profile && count, "profpack_profile_events: profile and count must not be NULL");
     require(events || capacity == 0, "profpack_profile_events: events is NULL but capacity > 0");
-    const profpack::CallGraph& g = graphOf(profile);
+    const profpack::Model& g = modelOf(profile);
     *count = g.events();
     for (size_t i = 0; i < capacity && i < g.events(); ++i)
       events[i] = {g.eventNames()[i].c_str(), g.eventLongNames()[i].c_str(), g.total(i)};
@@ -385,12 +374,9 @@ profpack_status profpack_profile_events(const profpack_profile* profile, profpac
 profpack_status profpack_profile_load_symbols(profpack_profile* profile, const char* binary_path) {
   return guard([&] {
     require(profile && binary_path, "profile and binary_path must not be NULL");
-    if (profile->profile->root().getFormat() != profpack::ir::Format::XRAY)
-      throw Error(Status::unsupported, "", "only XRay traces take function names from a binary");
-    auto names = profpack::xrayFunctionNames(binary_path);
-    std::lock_guard<std::mutex> lock(profile->graphMutex);
-    profile->names = std::move(names);
-    profile->graph.reset();
+    profpack::ModelOptions options = profile->options;
+    options.binary = binary_path;
+    rebuildModel(profile, options);
   });
 }
 
@@ -416,7 +402,7 @@ profpack_status profpack_profile_event_index(const profpack_profile* profile, co
                                              size_t* index) {
   return guard([&] {
     require(profile && name && index, "profile, name and index must not be NULL");
-    const profpack::CallGraph& g = graphOf(profile);
+    const profpack::Model& g = modelOf(profile);
     long i = g.eventIndex(name);
     if (i < 0) {
       std::string known;
@@ -432,7 +418,7 @@ profpack_status profpack_profile_function_count(const profpack_profile* profile,
   if (count) *count = 0;
   return guard([&] {
     require(profile && count, "profile and count must not be NULL");
-    *count = graphOf(profile).functions();
+    *count = modelOf(profile).functions();
   });
 }
 
@@ -440,7 +426,7 @@ profpack_status profpack_profile_function(const profpack_profile* profile, size_
                                           profpack_function* out) {
   return guard([&] {
     require(profile && out, "profile and out must not be NULL");
-    const profpack::CallGraph& g = graphOf(profile);
+    const profpack::Model& g = modelOf(profile);
     requireFunction(g, id);
     const profpack::FunctionRow& f = g.function(id);
     *out = {f.name.c_str(), f.file.c_str(), f.object.c_str()};
@@ -451,7 +437,7 @@ profpack_status profpack_profile_function_cost(const profpack_profile* profile, 
                                                size_t event, uint64_t* self, uint64_t* inclusive) {
   return guard([&] {
     require(profile, "profile must not be NULL");
-    const profpack::CallGraph& g = graphOf(profile);
+    const profpack::Model& g = modelOf(profile);
     requireFunction(g, id);
     requireEvent(g, event);
     if (self) *self = g.self(id, event);
@@ -467,7 +453,7 @@ profpack_status profpack_profile_top_functions(const profpack_profile* profile, 
     require(profile && count, "profile and count must not be NULL");
     require(ids || capacity == 0, "ids is NULL but capacity > 0");
     require((flags & ~PROFPACK_TOP_INCLUSIVE) == 0, "unknown flags");
-    const profpack::CallGraph& g = graphOf(profile);
+    const profpack::Model& g = modelOf(profile);
     if (!ids) {
       *count = g.functions();
       return;
@@ -486,7 +472,7 @@ profpack_status profpack_profile_line_costs(const profpack_profile* profile, con
   return guard([&] {
     require(profile && file && count, "profile, file and count must not be NULL");
     require(lines || capacity == 0, "lines is NULL but capacity > 0");
-    const profpack::CallGraph& g = graphOf(profile);
+    const profpack::Model& g = modelOf(profile);
     requireEvent(g, event);
     auto lc = g.lines(file);
     *count = lc.size();
@@ -509,7 +495,7 @@ profpack_status profpack_profile_function_calls(const profpack_profile* profile,
                                                 uint64_t* calls) {
   return guard([&] {
     require(profile && calls, "profile and calls must not be NULL");
-    const profpack::CallGraph& g = graphOf(profile);
+    const profpack::Model& g = modelOf(profile);
     requireFunction(g, id);
     *calls = g.calls(id);
   });
@@ -519,7 +505,7 @@ profpack_status profpack_profile_units_per_second(const profpack_profile* profil
                                                   double* per_second) {
   return guard([&] {
     require(profile && per_second, "profile and per_second must not be NULL");
-    *per_second = graphOf(profile).unitsPerSecond();
+    *per_second = modelOf(profile).unitsPerSecond();
   });
 }
 
@@ -529,7 +515,7 @@ profpack_status profpack_profile_threads(const profpack_profile* profile, profpa
   return guard([&] {
     require(profile && count, "profile and count must not be NULL");
     require(threads || capacity == 0, "threads is NULL but capacity > 0");
-    const auto& list = graphOf(profile).threads();
+    const auto& list = modelOf(profile).threads();
     *count = list.size();
     for (size_t i = 0; i < capacity && i < list.size(); ++i)
       threads[i] = {list[i].pid, list[i].threadId};
@@ -539,14 +525,14 @@ profpack_status profpack_profile_threads(const profpack_profile* profile, profpa
 profpack_status profpack_profile_select_thread(profpack_profile* profile, size_t index) {
   return guard([&] {
     require(profile, "profile must not be NULL");
-    size_t n = graphOf(profile).threads().size();
+    size_t n = modelOf(profile).threads().size();
     if (index != PROFPACK_ALL_THREADS && index >= n)
       throw Error(Status::invalidArgument, "",
                   "thread index " + std::to_string(index) + " out of range: the profile has " +
                       std::to_string(n) + " threads");
-    std::lock_guard<std::mutex> lock(profile->graphMutex);
-    profile->thread = index == PROFPACK_ALL_THREADS ? -1 : static_cast<long>(index);
-    profile->graph.reset();
+    profpack::ModelOptions options = profile->options;
+    options.thread = index == PROFPACK_ALL_THREADS ? -1 : static_cast<long>(index);
+    rebuildModel(profile, options);
   });
 }
 

@@ -6,13 +6,12 @@
 
 #include "container/ppk.h"
 #include "error.h"
-#include "formats/registry.h"
 #include "formats/cachegrind/cachegrind.h"
 #include "formats/callgrind/callgrind.h"
-#include "ir/column.h"
 #include "formats/callgrind/costs.h"
-#include "ops/query.h"
-#include "ops/summary.h"
+#include "formats/registry.h"
+#include "ir/column.h"
+#include "model/model.h"
 #include "testlib.h"
 
 using namespace profpack;
@@ -135,7 +134,8 @@ TEST(corpus_self_totals_match_totals_line) {
   // The self costs add up to the totals: line valgrind wrote (per part).
   std::string text = testlib::slurp(testlib::data("callgrind/callgrind.workload.out"));
   auto p = read(text);
-  CallGraph g(*p);
+  auto gModel = buildModel(*p, {});
+  const Model& g = *gModel;
   CHECK_EQ(g.events(), size_t{1});
   CHECK_EQ(g.total(0), uint64_t{88742802});
   auto threads =
@@ -329,7 +329,7 @@ TEST(calls_with_targets_and_inclusive_costs) {
   CHECK_EQ(r.targetPos(2, 1), uint64_t{6});
   CHECK_EQ(r.pos(2, 0), uint64_t{0x104});
   // Self cost counts only cost rows.
-  CHECK_EQ(CallGraph(*p).total(0), uint64_t{1});
+  CHECK_EQ((*buildModel(*p, {})).total(0), uint64_t{1});
   checkRoundTrip(*p);
 }
 
@@ -446,15 +446,16 @@ TEST(cachegrind_family_interop) {
   CHECK(cache.find("cmd: ") < cache.find("events: "));
   CHECK(detectFormat(bytes(cache)) == FormatId::cachegrind);
   auto back = readCachegrind(bytes(cache));
-  CHECK_EQ(CallGraph(*back).total(0), CallGraph(*cg).total(0));
+  CHECK_EQ((*buildModel(*back, {})).total(0), (*buildModel(*cg, {})).total(0));
   // Cachegrind -> Callgrind: a valid file with the same self costs, and stable from then on.
   std::string cgText = testlib::slurp(testlib::data("cachegrind/cachegrind.workload.out"));
   auto cachegrind = readCachegrind(bytes(cgText));
   std::string callgrind = writeCallgrind(*cachegrind);
   CHECK(detectFormat(bytes(callgrind)) == FormatId::callgrind);
   auto asCallgrind = read(callgrind);
-  Summary a = summarize(*cachegrind), b = summarize(*asCallgrind);
-  CallGraph ga(*cachegrind), gb(*asCallgrind);
+  Summary a = buildModel(*cachegrind, {})->summary(), b = buildModel(*asCallgrind, {})->summary();
+  auto gaModel = buildModel(*cachegrind, {}), gbModel = buildModel(*asCallgrind, {});
+  const Model &ga = *gaModel, &gb = *gbModel;
   CHECK_EQ(ga.events(), gb.events());
   for (size_t i = 0; i < ga.events(); ++i) CHECK_EQ(ga.total(i), gb.total(i));
   CHECK_EQ(a.functions, b.functions);

@@ -7,18 +7,61 @@
 #include <vector>
 
 #include "container/ppk.h"
-#include "formats/dcpi/dcpi.h"
 #include "error.h"
+#include "formats/callgrind/costs.h"
+#include "formats/dcpi/dcpi.h"
 #include "formats/registry.h"
 #include "ir/column.h"
-#include "formats/callgrind/costs.h"
-#include "ops/query.h"
-#include "ops/summary.h"
+#include "model/model.h"
 #include "testlib.h"
 
 using namespace profpack;
 
 namespace {
+
+// Figures of one decoded image, computed here from its chunks and counts.
+DcpiImage imageOf(const Profile& p, unsigned i = 0) {
+  return decodeDcpiImage(p.root().getImages()[i]);
+}
+struct Totals {
+  uint64_t chunks = 0, addresses = 0, addressesWithSamples = 0, samples = 0;
+};
+Totals totalsOf(const DcpiImage& d) {
+  Totals t;
+  t.chunks = d.offset.size();
+  t.addresses = d.counts.size();
+  for (uint64_t c : d.counts) {
+    t.samples += c;
+    t.addressesWithSamples += c != 0;
+  }
+  return t;
+}
+struct Chunk {
+  uint64_t offset, address, number, samples, addresses;
+};
+std::vector<Chunk> chunksOf(const DcpiImage& d) {
+  std::vector<Chunk> out;
+  for (size_t k = 0; k < d.offset.size(); ++k) {
+    Chunk c{d.offset[k], d.textStart + d.offset[k], d.number[k], 0, 0};
+    for (uint64_t i = 0; i < d.number[k]; ++i) {
+      c.samples += d.counts[d.firstCount[k] + i];
+      c.addresses += d.counts[d.firstCount[k] + i] != 0;
+    }
+    out.push_back(c);
+  }
+  return out;
+}
+// Every address a chunk covers, zero counts included.
+std::vector<DcpiAddressSamples> everyAddress(const DcpiImage& d) {
+  std::vector<DcpiAddressSamples> out;
+  for (size_t k = 0; k < d.offset.size(); ++k)
+    for (uint64_t i = 0; i < d.number[k]; ++i)
+      out.push_back({d.textStart + d.offset[k] + 4 * i, d.counts[d.firstCount[k] + i]});
+  return out;
+}
+std::unique_ptr<Profile> fromCosts(const Profile& p, const DcpiConvertOptions& o) {
+  return dcpiFromModel(*buildModel(p, {}), o);
+}
 std::span<const uint8_t> bytes(const std::string& s) {
   return {reinterpret_cast<const uint8_t*>(s.data()), s.size()};
 }
@@ -142,14 +185,14 @@ TEST(ir_matches_the_reference_dump) {
                  std::string(lines[i].getValue().cStr()));
     }
     // Samples per address.
-    auto got = dcpiSamplesByAddress(*p);
+    auto got = dcpiSamplesByAddress(imageOf(*p));
     CHECK_EQ(got.size(), want.samples.size());
     const uint64_t tstart = image.getTextStart();
     for (size_t i = 0; i < got.size(); ++i) {
       CHECK_EQ(got[i].address - tstart, want.samples[i].first);
       CHECK_EQ(got[i].samples, want.samples[i].second);
     }
-    DcpiTotals t = dcpiTotals(*p);
+    Totals t = totalsOf(imageOf(*p));
     CHECK_EQ(t.addressesWithSamples, want.footerAddresses);
     CHECK_EQ(t.samples & 0xffffffffu, want.footerSamples);
     CHECK_EQ(image.getFooterAddresses(), want.footerAddresses);
@@ -189,7 +232,7 @@ TEST(adjacent_chunks_and_wrapping_footer_are_valid) {
   // Chunk 2 starts exactly where chunk 1 ends (0x10 + 4*1); the samples wrap past 2^32.
   std::string text = header() + le({0x10, 1, 0xffffffffu, 0x14, 2, 2, 0, 2, 1});
   auto p = readDcpi(bytes(text));
-  DcpiTotals t = dcpiTotals(*p);
+  Totals t = totalsOf(imageOf(*p));
   CHECK_EQ(t.chunks, 2u);
   CHECK_EQ(t.addresses, 3u);
   CHECK_EQ(t.addressesWithSamples, 2u);
@@ -201,14 +244,14 @@ TEST(queries_per_address_chunk_and_top) {
   std::string text = header() + le({0x10, 2, 5, 0, 0x40, 3, 1, 9, 5, 4, 20});
   auto p = readDcpi(bytes(text));
   const uint64_t base = 0x120000000;
-  auto all = dcpiSamplesByAddress(*p, 0, true);
+  auto all = everyAddress(imageOf(*p));
   CHECK_EQ(all.size(), 5u);
   CHECK_EQ(all[1].address, base + 0x14);
   CHECK_EQ(all[1].samples, 0u);
   CHECK_EQ(all[4].address, base + 0x48);
-  auto nz = dcpiSamplesByAddress(*p);
+  auto nz = dcpiSamplesByAddress(imageOf(*p));
   CHECK_EQ(nz.size(), 4u);
-  auto chunks = dcpiSamplesByChunk(*p);
+  auto chunks = chunksOf(imageOf(*p));
   CHECK_EQ(chunks.size(), 2u);
   CHECK_EQ(chunks[0].offset, 0x10u);
   CHECK_EQ(chunks[0].address, base + 0x10);
@@ -216,30 +259,34 @@ TEST(queries_per_address_chunk_and_top) {
   CHECK_EQ(chunks[0].addresses, 1u);
   CHECK_EQ(chunks[1].number, 3u);
   CHECK_EQ(chunks[1].samples, 15u);
-  auto top = dcpiTopAddresses(*p, 2);
+  // The model: one function per address with samples, ranked by samples.
+  auto model = buildModel(*p, {});
+  auto top = model->top(0, false, 2);
   CHECK_EQ(top.size(), 2u);
-  CHECK_EQ(top[0].address, base + 0x44);
-  CHECK_EQ(top[1].address, base + 0x10);  // tie 5/5: lower address first
-  CHECK_EQ(dcpiTopAddresses(*p, 100).size(), 4u);
-  try {
-    dcpiTotals(*p, 1);
-    CHECK(false);
-  } catch (const Error& e) {
-    CHECK(e.status() == Status::invalidArgument);
-  }
+  CHECK_EQ(model->function(top[0]).name, std::string("0x120000044"));
+  CHECK_EQ(model->function(top[1]).name, std::string("0x120000010"));  // tie 5/5 with 0x48
+  CHECK_EQ(model->top(0, false, 100).size(), 4u);
+  CHECK_EQ(model->inclusive(top[0], 0), 9u);  // no calls: inclusive is self
+  const LocationLayer& at = model->locations();
+  CHECK_EQ(at.locations.size(), 4u);
+  CHECK_EQ(at.locations[0].address, base + 0x10);
+  CHECK_EQ(at.self[0], 5u);
+  CHECK_EQ(at.mappings.size(), 1u);
+  CHECK_EQ(at.mappings[0].start, base);
+  CHECK_EQ(at.mappings[0].limit, base + 0x4c);
 }
 
 TEST(summary_reports_chunks_event_and_image) {
   auto p = readDcpi(bytes(testlib::slurp(file("small"))));
-  Summary s = summarize(*p);
-  CHECK(s.format == ir::Format::DCPI);
+  Summary s = buildModel(*p, {})->summary();
   CHECK_EQ(s.formatVersion, std::string("pdb-0.6"));
   CHECK_EQ(s.records, 5u);
   CHECK_EQ(s.objects, 1u);
-  CallGraph g(*p);
+  auto gModel = buildModel(*p, {});
+  const Model& g = *gModel;
   CHECK_EQ(g.events(), 1u);
   CHECK_EQ(g.eventNames()[0], std::string("cycles"));
-  CHECK_EQ(g.total(0), dcpiTotals(*p).samples);
+  CHECK_EQ(g.total(0), totalsOf(imageOf(*p)).samples);
   CHECK_EQ(g.total(0), 1301974u);
 }
 
@@ -299,7 +346,7 @@ std::string headerValue(ir::ImageHistogram::Reader image, const char* key) {
 
 TEST(costs_become_one_image_per_object) {
   auto src = costProfile();
-  auto p = dcpiFromCosts(*src, {});
+  auto p = fromCosts(*src, {});
   auto images = p->root().getImages();
   CHECK_EQ(images.size(), 2u);
   CHECK_EQ(std::string(p->root().getFormatVersion().cStr()), "pdb-0.7");
@@ -311,18 +358,18 @@ TEST(costs_become_one_image_per_object) {
   CHECK_EQ(headerValue(images[0], "tsize"), std::string("20"));  // 0x1000 .. 0x1014
   CHECK_EQ(headerValue(images[0], "period"), std::string("1"));
   CHECK_EQ(headerValue(images[0], "epoch"), std::string("7001010000"));
-  auto chunks = dcpiSamplesByChunk(*p, 0);
+  auto chunks = chunksOf(imageOf(*p, 0));
   CHECK_EQ(chunks.size(), 2u);
   CHECK_EQ(chunks[0].offset, 0u);
   CHECK_EQ(chunks[0].number, 2u);
   CHECK_EQ(chunks[0].samples, 8u);  // 7 + 1 in slot 0x1000, 0 in 0x1004; the call is skipped
   CHECK_EQ(chunks[1].offset, 0x10u);
   CHECK_EQ(chunks[1].samples, 5u);
-  auto addr = dcpiSamplesByAddress(*p, 0, true);
+  auto addr = everyAddress(imageOf(*p, 0));
   CHECK_EQ(addr.size(), 3u);
   CHECK_EQ(addr[1].address, 0x1004u);
   CHECK_EQ(addr[1].samples, 0u);
-  auto b = dcpiSamplesByChunk(*p, 1);
+  auto b = chunksOf(imageOf(*p, 1));
   CHECK_EQ(b.size(), 2u);  // 0x2000 and 0x2008: the slot between has no row, so two chunks
   CHECK_EQ(b[1].offset, 8u);
   CHECK_EQ(b[1].samples, 4u);
@@ -330,22 +377,24 @@ TEST(costs_become_one_image_per_object) {
 
 TEST(converted_images_are_valid_dcpi_files) {
   auto src = costProfile();
-  auto files = writeDcpiImages(*src);
-  CHECK_EQ(files.size(), 2u);
-  CHECK_EQ(files[1].path, std::string("/lib/b.so"));
-  for (auto& f : files) {
-    CHECK_EQ(f.bytes.find("samples\n") % 4, 0u);  // header padded: binary part 4-byte aligned
-    CHECK(detectFormat(bytes(f.bytes)) == FormatId::dcpi);
-    roundTrip(f.bytes);
+  std::vector<std::string> files;
+  for (const char* index : {"0", "1"}) {
+    WriteOptions wo;
+    wo.dcpiImage = index;
+    files.push_back(writeProfile(*src, FormatId::dcpi, wo));
   }
+  for (auto& f : files) {
+    CHECK_EQ(f.find("samples\n") % 4, 0u);  // header padded: binary part 4-byte aligned
+    CHECK(detectFormat(bytes(f)) == FormatId::dcpi);
+    roundTrip(f);
+  }
+  CHECK_CONTAINS(files[1], "path /lib/b.so");
   // writeDcpi selects by path or index; without a selection it lists the images.
-  CHECK(writeDcpi(*src, "/lib/b.so") == files[1].bytes);
-  CHECK(writeDcpi(*src, "0") == files[0].bytes);
-  WriteOptions wo;
-  wo.dcpiImage = "1";
-  CHECK(writeProfile(*src, FormatId::dcpi, wo) == files[1].bytes);
+  auto model = buildModel(*src, {});
+  CHECK(writeDcpi(*model, "/lib/b.so") == files[1]);
+  CHECK(writeDcpi(*model, "0") == files[0]);
   try {
-    writeDcpi(*src);
+    writeDcpi(*model);
     CHECK(false);
   } catch (const Error& e) {
     CHECK(e.status() == Status::invalidArgument);
@@ -353,14 +402,15 @@ TEST(converted_images_are_valid_dcpi_files) {
     CHECK_CONTAINS(e.what(), "1: /lib/b.so");
   }
   // Through .ppk the converted profile keeps both images.
-  auto p = dcpiFromCosts(*src, {});
+  auto p = fromCosts(*src, {});
   auto back = readProfile(bytes(writeProfile(*p, FormatId::ppk, {})), opts());
   CHECK(equalIR(*p, *back));
-  CHECK(writeDcpi(*back, "1") == files[1].bytes);
-  Summary s = summarize(*p);
+  CHECK(writeDcpi(*back, "1") == files[1]);
+  Summary s = buildModel(*p, {})->summary();
   CHECK_EQ(s.objects, 2u);
   CHECK_EQ(s.records, 4u);
-  CallGraph g(*p);
+  auto gModel = buildModel(*p, {});
+  const Model& g = *gModel;
   CHECK_EQ(g.events(), 1u);
   CHECK_EQ(g.eventNames()[0], std::string("Ir"));
   CHECK_EQ(g.total(0), 7u + 1 + 5 + 3 + 4);
@@ -372,15 +422,15 @@ TEST(conversion_options_and_limits) {
   o.event = "Dr";
   o.platform = "x86_64-linux";
   o.cpuspeed = 2400;
-  auto p = dcpiFromCosts(*src, o);
+  auto p = fromCosts(*src, o);
   auto image = p->root().getImages()[0];
   CHECK_EQ(headerValue(image, "event"), std::string("Dr"));
   CHECK_EQ(headerValue(image, "platform"), std::string("x86_64-linux"));
   CHECK_EQ(headerValue(image, "cpuspeed"), std::string("2400"));
-  CHECK_EQ(dcpiTotals(*p, 0).samples, 2u);
+  CHECK_EQ(totalsOf(imageOf(*p, 0)).samples, 2u);
   o.event = "Bc";
   try {
-    dcpiFromCosts(*src, o);
+    fromCosts(*src, o);
     CHECK(false);
   } catch (const Error& e) {
     CHECK(e.status() == Status::invalidArgument);
@@ -388,7 +438,7 @@ TEST(conversion_options_and_limits) {
   }
   // A slot whose cost exceeds 32 bits.
   try {
-    dcpiFromCosts(*costProfile(0xffffffffull), {});
+    fromCosts(*costProfile(0xffffffffull), {});
     CHECK(false);
   } catch (const Error& e) {
     CHECK(e.status() == Status::limit);

@@ -1,18 +1,18 @@
 // gperftools CPU profiles: corpus round trips (byte-identical and IR-equal via .ppk), slot
 // width / byte order conversions, queries, summary, and every bad-input error with its offset.
 #include <algorithm>
+#include <map>
 #include <span>
 #include <string>
 #include <vector>
 
 #include "container/ppk.h"
 #include "error.h"
-#include "formats/registry.h"
 #include "formats/gperftools/gperftools.h"
-#include "ir/column.h"
-#include "ops/query.h"
 #include "formats/gperftools/stacks.h"
-#include "ops/summary.h"
+#include "formats/registry.h"
+#include "ir/column.h"
+#include "model/model.h"
 #include "testlib.h"
 
 using namespace profpack;
@@ -219,9 +219,10 @@ TEST(repeated_chains_stay_separate_records_and_share_nodes) {
       CHECK_EQ(d.node[0], d.node[3]);
       CHECK(d.node[2] != d.node[0]);
       CHECK(writeGperftools(*p) == s.out);
-      Summary sum = summarize(*p);
+      Summary sum = buildModel(*p, {})->summary();
       CHECK_EQ(sum.records, 4u);
-      CallGraph g(*p);
+      auto gModel = buildModel(*p, {});
+      const Model& g = *gModel;
       CHECK_EQ(g.events(), 1u);
       CHECK_EQ(g.eventNames()[0], std::string("samples"));
       CHECK_EQ(g.total(0), 9u);
@@ -304,39 +305,48 @@ TEST(queries_self_inclusive_callers_callees) {
   CHECK_EQ(find(0x400010).inclusive, 10u);
   CHECK_EQ(find(0x900000).location, std::string("0x900000"));
   CHECK_EQ(find(0x900000).mapping, -1);
-  CHECK_EQ(locationName(*p, 0x400010), std::string("/bin/prog+0x10"));
 
-  auto maps = samplesByMapping(*p);
-  CHECK_EQ(maps.size(), 3u);
-  CHECK_EQ(maps[0].path, std::string("/lib/libx.so (deleted)"));
-  CHECK_EQ(maps[0].self, 7u);
-  CHECK_EQ(maps[0].inclusive, 7u);
-  CHECK_EQ(maps[1].path, std::string("/bin/prog"));
-  CHECK_EQ(maps[1].self, 3u);
-  CHECK_EQ(maps[1].inclusive, 10u);
-  CHECK_EQ(maps[2].mapping, -1);
-  CHECK_EQ(maps[2].self, 1u);
-
-  auto callers = callersOf(*p, 0x7f0000001000);
+  // The model: a function per address, named object+offset; self per mapping from the
+  // locations; arcs once per record.
+  auto model = buildModel(*p, {});
+  auto fn = [&](const std::string& name) {
+    for (size_t f = 0; f < model->functions(); ++f)
+      if (model->function(f).name == name) return f;
+    throw testlib::Failure{"no function " + name};
+  };
+  const size_t libx = fn("/lib/libx.so (deleted)+0x3000"), f = fn("/bin/prog+0x100");
+  const size_t mainFn = fn("/bin/prog+0x10"), g = fn("/bin/prog+0x200");
+  CHECK_EQ(model->function(libx).object, std::string("/lib/libx.so (deleted)"));
+  CHECK_EQ(model->self(libx, 0), 7u);
+  CHECK_EQ(model->inclusive(f, 0), 7u);
+  CHECK_EQ(model->inclusive(mainFn, 0), 10u);
+  std::map<std::string, uint64_t> byMapping;
+  const LocationLayer& at = model->locations();
+  CHECK_EQ(at.locations.size(), 5u);
+  for (size_t l = 0; l < at.locations.size(); ++l)
+    byMapping[at.locations[l].mapping < 0 ? "" : at.mappings[at.locations[l].mapping].path] +=
+        at.self[l];
+  CHECK_EQ(byMapping["/lib/libx.so (deleted)"], 7u);
+  CHECK_EQ(byMapping["/bin/prog"], 3u);
+  CHECK_EQ(byMapping[""], 1u);
+  auto samples = [&](const std::vector<const CallEdge*>& edges, size_t other, bool callers) {
+    for (const CallEdge* e : edges)
+      if ((callers ? e->caller : e->callee) == other) return e->inclusive[0];
+    return uint64_t{0};
+  };
+  auto callers = model->callers(libx);
   CHECK_EQ(callers.size(), 2u);
-  CHECK_EQ(callers[0].address, 0x400100u);
-  CHECK_EQ(callers[0].samples, 4u);
-  CHECK_EQ(callers[1].address, 0x400200u);
-  CHECK_EQ(callers[1].samples, 3u);
-  auto fcallers = callersOf(*p, 0x400100);  // main (7) and f itself (1, recursion counted once)
+  CHECK_EQ(samples(callers, f, true), 4u);
+  CHECK_EQ(samples(callers, g, true), 3u);
+  auto fcallers = model->callers(f);  // main (7) and f itself (1, recursion counted once)
   CHECK_EQ(fcallers.size(), 2u);
-  CHECK_EQ(fcallers[0].address, 0x400010u);
-  CHECK_EQ(fcallers[0].samples, 7u);
-  CHECK_EQ(fcallers[1].address, 0x400100u);
-  CHECK_EQ(fcallers[1].samples, 1u);
-  auto callees = calleesOf(*p, 0x400010);
+  CHECK_EQ(samples(fcallers, mainFn, true), 7u);
+  CHECK_EQ(samples(fcallers, f, true), 1u);
+  auto callees = model->callees(mainFn);
   CHECK_EQ(callees.size(), 2u);
-  CHECK_EQ(callees[0].address, 0x400100u);
-  CHECK_EQ(callees[0].samples, 7u);
-  CHECK_EQ(callees[1].address, 0x400200u);
-  CHECK_EQ(callees[1].samples, 3u);
-  CHECK_EQ(callees[1].location, std::string("/bin/prog+0x200"));
-  CHECK(calleesOf(*p, 0x7f0000001000).empty());
+  CHECK_EQ(samples(callees, f, false), 7u);
+  CHECK_EQ(samples(callees, g, false), 3u);
+  CHECK(model->callees(libx).empty());
 }
 
 TEST(queries_on_corpus_add_up) {
@@ -349,12 +359,13 @@ TEST(queries_on_corpus_add_up) {
   }
   CHECK_EQ(self, 97u);
   CHECK(maxIncl <= 97u);
-  uint64_t mself = 0;
-  for (auto& m : samplesByMapping(*p)) mself += m.self;
-  CHECK_EQ(mself, 97u);
-  Summary s = summarize(*p);
+  uint64_t lself = 0;
+  auto model = buildModel(*p, {});
+  for (uint64_t v : model->locations().self) lself += v;
+  CHECK_EQ(lself, 97u);
+  Summary s = buildModel(*p, {})->summary();
   CHECK_EQ(s.records, 94u);
-  CHECK_EQ(CallGraph(*p).total(0), 97u);
+  CHECK_EQ((*buildModel(*p, {})).total(0), 97u);
   CHECK_EQ(s.objects, 67u);
 }
 

@@ -8,11 +8,10 @@
 #include "container/ppk.h"
 #include "error.h"
 #include "formats/registry.h"
-#include "ops/query.h"
-#include "ops/summary.h"
-#include "testlib.h"
 #include "formats/xray/account.h"
 #include "formats/xray/xray.h"
+#include "model/model.h"
+#include "testlib.h"
 
 using namespace profpack;
 
@@ -385,8 +384,8 @@ TEST(many_buffers_and_threads_are_ordered) {
 
 TEST(summary) {
   auto p = readProfile(bytes(slurp("xray/fdr-v5-st.xray")), opts());
-  Summary s = summarize(*p);
-  CHECK(s.format == ir::Format::XRAY);
+  Summary s = buildModel(*p, {})->summary();
+  CHECK(formatOf(*p) == FormatId::xray);
   CHECK_EQ(s.formatVersion, std::string("5"));
   CHECK_EQ(s.functions, uint64_t{7});  // main was entered before tracing started
   CHECK_EQ(s.records, decodeXray(*p).records.size());
@@ -399,7 +398,8 @@ TEST(summary) {
   CHECK_EQ(enters, uint64_t{3029});
   CHECK_EQ(exits, uint64_t{3029});
   CHECK_EQ(events, uint64_t{1});
-  CallGraph g(*p);  // the event that info and the queries report
+  auto gModel = buildModel(*p, {});
+  const Model& g = *gModel;  // the event that info and the queries report
   CHECK_EQ(g.events(), size_t{1});
   CHECK_EQ(g.eventNames()[0], std::string("ticks"));
 }

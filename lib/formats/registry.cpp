@@ -4,22 +4,35 @@
 #include "error.h"
 #include "formats/cachegrind/cachegrind.h"
 #include "formats/callgrind/callgrind.h"
+#include "formats/callgrind/model.h"
 #include "formats/dcpi/dcpi.h"
+#include "formats/dcpi/model.h"
 #include "formats/gperftools/gperftools.h"
+#include "formats/gperftools/model.h"
+#include "formats/xray/model.h"
 #include "formats/xray/xray.h"
 
 namespace profpack {
 
 namespace {
 
-// One format: how to recognise it, read it and write it.
+// One format: how to recognise it, read it, write it and see it as a model.
 struct Codec {
   FormatId id;
   const char* name;
   ir::Format ir;  // what ir::Profile.format says of a profile read from it
+  // The formats whose IR `write` takes: those of the same family (Callgrind and Cachegrind
+  // share their cost tables). ppk takes every IR.
+  FormatId family;
   bool (*detect)(std::span<const uint8_t> data);
   std::unique_ptr<Profile> (*read)(std::span<const uint8_t> data, const ReadOptions& options);
+  // Writes an IR of the family; for another IR, refuses with what the profile lacks, unless
+  // `writeModel` is given.
   void (*write)(const Profile& profile, const WriteOptions& options, Sink& out);
+  // Writes a profile of another family from its model (null: none).
+  void (*writeModel)(const Model& model, const WriteOptions& options, Sink& out);
+  std::unique_ptr<ModelSource> (*model)(const Profile& profile, const ModelOptions& options);
+  bool namesFromBinary;  // ModelOptions::binary names its functions
 };
 
 void putString(Sink& out, std::string s) { out.write(std::move(s)); }
@@ -35,30 +48,41 @@ GperfWriteOptions gperfOptions(const WriteOptions& o) {
 
 // In detection order: the binary formats' magic first, the text formats last.
 constexpr Codec kCodecs[] = {
-    {FormatId::ppk, "ppk", ir::Format::UNKNOWN, isPpk,
+    {FormatId::ppk, "ppk", ir::Format::UNKNOWN, FormatId::unknown, isPpk,
      [](std::span<const uint8_t> d, const ReadOptions& o) { return decodePpk(d, o.maxPpkMessage); },
      [](const Profile& p, const WriteOptions& o, Sink& out) {
        putString(out, encodePpk(p, o.ppkLevel));
-     }},
-    {FormatId::gperftools, "gperftools", ir::Format::GPERFTOOLS, isGperftools,
+     },
+     nullptr, nullptr, false},
+    {FormatId::gperftools, "gperftools", ir::Format::GPERFTOOLS, FormatId::gperftools, isGperftools,
      [](std::span<const uint8_t> d, const ReadOptions&) { return readGperftools(d); },
      [](const Profile& p, const WriteOptions& o, Sink& out) {
        putString(out, writeGperftools(p, gperfOptions(o)));
-     }},
-    {FormatId::xray, "xray", ir::Format::XRAY, isXray,
+     },
+     nullptr, stackModel, false},
+    {FormatId::xray, "xray", ir::Format::XRAY, FormatId::xray, isXray,
      [](std::span<const uint8_t> d, const ReadOptions& o) { return readXray(d, o.strict); },
      [](const Profile& p, const WriteOptions& o, Sink& out) {
        putString(out, writeXray(p, {o.xrayMode, o.xrayVersion}));
-     }},
-    {FormatId::dcpi, "dcpi", ir::Format::DCPI, isDcpi,
+     },
+     nullptr, xrayModel, true},
+    {FormatId::dcpi, "dcpi", ir::Format::DCPI, FormatId::dcpi, isDcpi,
      [](std::span<const uint8_t> d, const ReadOptions&) { return readDcpi(d); },
      [](const Profile& p, const WriteOptions& o, Sink& out) {
        putString(out, writeDcpi(p, o.dcpiImage));
-     }},
-    {FormatId::callgrind, "callgrind", ir::Format::CALLGRIND, isCallgrind, readCallgrind,
-     [](const Profile& p, const WriteOptions&, Sink& out) { writeCallgrind(p, out); }},
-    {FormatId::cachegrind, "cachegrind", ir::Format::CACHEGRIND, isCachegrind, readCachegrind,
-     [](const Profile& p, const WriteOptions&, Sink& out) { writeCachegrind(p, out); }},
+     },
+     [](const Model& m, const WriteOptions& o, Sink& out) {
+       putString(out, writeDcpi(m, o.dcpiImage));
+     },
+     imageModel, false},
+    {FormatId::callgrind, "callgrind", ir::Format::CALLGRIND, FormatId::callgrind, isCallgrind,
+     readCallgrind,
+     [](const Profile& p, const WriteOptions&, Sink& out) { writeCallgrind(p, out); }, nullptr,
+     costTableModel, false},
+    {FormatId::cachegrind, "cachegrind", ir::Format::CACHEGRIND, FormatId::callgrind, isCachegrind,
+     readCachegrind,
+     [](const Profile& p, const WriteOptions&, Sink& out) { writeCachegrind(p, out); }, nullptr,
+     costTableModel, false},
 };
 
 // The C header's values and the IR's enumerants are fixed; FormatId names both.
@@ -96,11 +120,41 @@ FormatId formatFromName(std::string_view name) {
   return FormatId::unknown;
 }
 
+namespace {
+// The codec of the format a profile was read from.
+const Codec& codecOf(const Profile& profile) {
+  const ir::Format f = profile.root().getFormat();
+  for (const Codec& c : kCodecs)
+    if (c.id != FormatId::ppk && c.ir == f) return c;
+  throw Error(Status::malformed, "ppk",
+              "the IR names no format it was read from (format " +
+                  std::to_string(static_cast<unsigned>(f)) + ")");
+}
+}  // namespace
+
 FormatId formatOf(const Profile& profile) {
   const ir::Format f = profile.root().getFormat();
   for (const Codec& c : kCodecs)
     if (c.id != FormatId::ppk && c.ir == f) return c.id;
   return FormatId::unknown;
+}
+
+std::unique_ptr<Model> buildModel(const Profile& profile, const ModelOptions& options) {
+  const Codec& c = codecOf(profile);
+  if (!options.binary.empty() && !c.namesFromBinary) {
+    std::string which;
+    for (const Codec& k : kCodecs)
+      if (k.namesFromBinary) which += std::string(which.empty() ? "" : ", ") + k.name;
+    throw Error(Status::unsupported, "",
+                "only these formats take function names from a binary: " + which);
+  }
+  auto model = std::make_unique<Model>(c.model(profile, options));
+  if (options.thread >= 0 && static_cast<size_t>(options.thread) >= model->threads().size())
+    throw Error(Status::invalidArgument, "",
+                "thread index " + std::to_string(options.thread) +
+                    " out of range: the profile has " + std::to_string(model->threads().size()) +
+                    " threads");
+  return model;
 }
 
 FormatId detectFormat(std::span<const uint8_t> data) {
@@ -126,6 +180,8 @@ std::unique_ptr<Profile> readProfile(std::span<const uint8_t> data, const ReadOp
 void writeProfile(const Profile& profile, FormatId format, const WriteOptions& options, Sink& out) {
   const Codec* c = codecFor(format);
   if (!c) throw Error(Status::invalidArgument, "", "no output format given");
+  if (c->writeModel && codecOf(profile).family != c->family)
+    return c->writeModel(*buildModel(profile, {}), options, out);
   c->write(profile, options, out);
 }
 

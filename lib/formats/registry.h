@@ -9,6 +9,7 @@
 #include <string_view>
 
 #include "formats/codec.h"
+#include "model/model.h"
 
 namespace profpack {
 
@@ -16,6 +17,11 @@ const char* formatName(FormatId f);              // "ppk", "callgrind", ... ("un
 FormatId formatFromName(std::string_view name);  // unknown if not a name
 // The format a profile was read from (FormatId::unknown for an IR that names none).
 FormatId formatOf(const Profile& profile);
+
+// The format-neutral model of a profile, for `options` (a thread, a binary to name functions
+// from). Status::unsupported for a binary where the format does not take one;
+// Status::invalidArgument for a thread the profile does not have.
+std::unique_ptr<Model> buildModel(const Profile& profile, const ModelOptions& options);
 
 // Detects the format from the first bytes (never from a file name).
 FormatId detectFormat(std::span<const uint8_t> data);

@@ -25,7 +25,7 @@
 #include <string_view>
 
 #include "error.h"
-#include "formats/callgrind/costs.h"
+#include "ir/column.h"
 #include "util/text.h"
 
 namespace profpack {
@@ -526,28 +526,21 @@ uint64_t fnv1a(std::string_view s) {
 
 }  // namespace
 
-std::unique_ptr<Profile> dcpiFromCosts(const Profile& profile, const DcpiConvertOptions& o) {
-  auto root = profile.root();
-  auto kinds = root.getPositionKinds();
-  auto events = root.getEvents();
-  int instr = -1;
-  for (unsigned i = 0; i < kinds.size(); ++i)
-    if (kinds[i] == ir::PositionKind::INSTR) instr = static_cast<int>(i);
-  if (instr < 0 || events.size() == 0)
+std::unique_ptr<Profile> dcpiFromModel(const Model& model, const DcpiConvertOptions& o) {
+  if (!model.has(kCapAddresses) || model.events() == 0)
     throw Error(Status::unsupported, kFmt,
                 "DCPI holds per-instruction sample counts: the profile has no instruction "
-                "addresses (positions: instr) with cost events to take them from");
+                "addresses with cost events to take them from");
   size_t event = 0;
   if (!o.event.empty()) {
-    event = events.size();
-    std::string names;
-    for (unsigned i = 0; i < events.size(); ++i) {
-      if (o.event == events[i].getName().cStr()) event = i;
-      names += std::string(names.empty() ? "" : ", ") + events[i].getName().cStr();
-    }
-    if (event == events.size())
+    const long e = model.eventIndex(o.event);
+    if (e < 0) {
+      std::string names;
+      for (const std::string& n : model.eventNames()) names += (names.empty() ? "" : ", ") + n;
       throw Error(Status::invalidArgument, kFmt,
                   "no event named '" + o.event + "' in the profile (its events: " + names + ")");
+    }
+    event = static_cast<size_t>(e);
   }
   uint64_t major = 0;
   if (!parseVersion(o.version, major) || major != 0)
@@ -562,40 +555,32 @@ std::unique_ptr<Profile> dcpiFromCosts(const Profile& profile, const DcpiConvert
   };
   if (!oneLine(o.platform))
     throw Error(Status::invalidArgument, kFmt, "DCPI platform must be one non-blank line");
-  std::string eventName = events[static_cast<unsigned>(event)].getName().cStr();
+  const std::string& eventName = model.eventNames()[event];
   if (!oneLine(eventName))
     throw Error(Status::unsupported, kFmt, "event name '" + eventName + "' cannot be a DCPI event");
 
-  const StringTableReader& strings = profile.strings();
-  DecodedContexts contexts(root.getContexts(), strings.size());
-  // Objects ranked by name: the rank of each context's object.
-  std::vector<uint64_t> objects(contexts.object);
-  std::sort(objects.begin(), objects.end(),
-            [&](uint64_t a, uint64_t b) { return strings.get(a) < strings.get(b); });
+  const LocationLayer& layer = model.locations();
+  // Objects ranked by name (locations in no mapping: the object ""): the rank of each mapping.
+  std::vector<std::string_view> objects{""};
+  for (const Mapping& m : layer.mappings) objects.push_back(m.path);
+  std::sort(objects.begin(), objects.end());
   objects.erase(std::unique(objects.begin(), objects.end()), objects.end());
-  std::vector<uint64_t> rankOf(contexts.size());
-  for (size_t c = 0; c < contexts.size(); ++c)
-    rankOf[c] = static_cast<uint64_t>(
-        std::lower_bound(objects.begin(), objects.end(), contexts.object[c],
-                         [&](uint64_t a, uint64_t b) { return strings.get(a) < strings.get(b); }) -
-        objects.begin());
-  // (object rank, slot address, cost) of every cost row.
+  auto rankOf = [&](int64_t mapping) {
+    const std::string_view path =
+        mapping < 0 ? std::string_view() : std::string_view(layer.mappings[mapping].path);
+    return static_cast<uint64_t>(std::lower_bound(objects.begin(), objects.end(), path) -
+                                 objects.begin());
+  };
+  // (object rank, slot address, cost) of every location.
   struct Row {
     uint64_t object, slot, cost;
   };
   std::vector<Row> rows;
-  for (auto part : root.getParts()) {
-    DecodedCosts t(part.getCosts(), kinds.size(), events.size(), contexts.size());
-    size_t ci = 0;
-    for (size_t r = 0; r < t.kind.size(); ++r) {
-      const size_t n = t.costCount[r];
-      if (t.kind[r] == static_cast<uint64_t>(ir::RecordKind::COST))
-        rows.push_back({rankOf[t.context[r]],
-                        t.positions[static_cast<size_t>(instr)][r] & ~uint64_t{3},
-                        event < n ? t.costs[ci + event] : 0});
-      ci += n;
-    }
-  }
+  rows.reserve(layer.locations.size());
+  const size_t ne = model.events();
+  for (size_t l = 0; l < layer.locations.size(); ++l)
+    rows.push_back({rankOf(layer.locations[l].mapping), layer.locations[l].address & ~uint64_t{3},
+                    layer.self[l * ne + event]});
   // Objects in name order, addresses ascending.
   std::sort(rows.begin(), rows.end(), [](const Row& a, const Row& b) {
     return a.object != b.object ? a.object < b.object : a.slot < b.slot;
@@ -614,7 +599,7 @@ std::unique_ptr<Profile> dcpiFromCosts(const Profile& profile, const DcpiConvert
   size_t img = 0;
   for (size_t i = 0; i < rows.size();) {
     size_t j = i;
-    const std::string_view object = strings.get(objects[rows[i].object]);
+    const std::string_view object = objects[rows[i].object];
     while (j < rows.size() && rows[j].object == rows[i].object) ++j;
     const uint64_t tstart = rows[i].slot;
     if (rows[j - 1].slot - tstart > 0xfffffffbull)
@@ -679,19 +664,7 @@ std::unique_ptr<Profile> dcpiFromCosts(const Profile& profile, const DcpiConvert
   return std::make_unique<Profile>(std::move(message));
 }
 
-namespace {
-std::unique_ptr<Profile> convertForWriting(const Profile& profile) {
-  auto converted = dcpiFromCosts(profile, DcpiConvertOptions{});
-  if (converted->root().getImages().size() == 0)
-    throw Error(Status::unsupported, kFmt,
-                "the profile has no instruction costs (cost rows), so there is no DCPI image "
-                "to write");
-  return converted;
-}
-}  // namespace
-
 std::string writeDcpi(const Profile& profile, const std::string& select) {
-  if (profile.root().getImages().size() == 0) return writeDcpi(*convertForWriting(profile), select);
   auto images = profile.root().getImages();
   if (images.size() == 1 && select.empty()) return writeImage(images[0]);
   for (unsigned i = 0; i < images.size(); ++i)
@@ -710,12 +683,12 @@ std::string writeDcpi(const Profile& profile, const std::string& select) {
                   list);
 }
 
-std::vector<DcpiFile> writeDcpiImages(const Profile& profile) {
-  if (profile.root().getImages().size() == 0) return writeDcpiImages(*convertForWriting(profile));
-  std::vector<DcpiFile> files;
-  for (auto image : profile.root().getImages())
-    files.push_back({imagePath(image), writeImage(image)});
-  return files;
+std::string writeDcpi(const Model& model, const std::string& image) {
+  auto converted = dcpiFromModel(model, DcpiConvertOptions{});
+  if (converted->root().getImages().size() == 0)
+    throw Error(Status::unsupported, kFmt,
+                "the profile has no instruction costs, so there is no DCPI image to write");
+  return writeDcpi(*converted, image);
 }
 
 }  // namespace profpack

@@ -133,27 +133,6 @@ std::vector<std::pair<uint64_t, uint64_t>> keyEdges(const Tree& t, std::vector<u
   return pairs;
 }
 
-std::vector<EdgeSamples> edges(const Profile& profile, uint64_t address, bool callers) {
-  auto st = stacksOf(profile);
-  Tree t(st);
-  MappingIndex maps(st);
-  std::vector<uint32_t> key;
-  std::vector<bool> first = t.firstOnPath(key, keyEdges(t, key).size());
-  std::unordered_map<uint64_t, uint64_t> sum;
-  for (size_t n = 1; n <= t.d.nodes(); ++n) {
-    uint64_t p = t.d.parentOf(n);
-    if (p == 0 || !first[n]) continue;
-    if (callers && t.d.addressOf(n) == address) sum[t.d.addressOf(p)] += t.subtree[n];
-    if (!callers && t.d.addressOf(p) == address) sum[t.d.addressOf(n)] += t.subtree[n];
-  }
-  std::vector<EdgeSamples> out;
-  for (auto& [a, s] : sum) out.push_back({a, maps.name(a, maps.find(a)), s});
-  std::sort(out.begin(), out.end(), [](const EdgeSamples& a, const EdgeSamples& b) {
-    return a.samples != b.samples ? a.samples > b.samples : a.address < b.address;
-  });
-  return out;
-}
-
 }  // namespace
 
 std::vector<CallEdgeSamples> callEdges(const Profile& profile) {
@@ -168,11 +147,6 @@ std::vector<CallEdgeSamples> callEdges(const Profile& profile) {
   for (size_t k = 1; k < pairs.size(); ++k)
     if (samples[k] > 0) out.push_back({pairs[k].first, pairs[k].second, samples[k]});
   return out;
-}
-
-std::string locationName(const Profile& profile, uint64_t address) {
-  MappingIndex maps(stacksOf(profile));
-  return maps.name(address, maps.find(address));
 }
 
 std::vector<AddressSamples> samplesByAddress(const Profile& profile) {
@@ -198,51 +172,6 @@ std::vector<AddressSamples> samplesByAddress(const Profile& profile) {
   }
   sortBySamples(out);
   return out;
-}
-
-std::vector<MappingSamples> samplesByMapping(const Profile& profile) {
-  auto st = stacksOf(profile);
-  Tree t(st);
-  MappingIndex maps(st);
-  const size_t numMaps = maps.size();
-  // Key: mapping index + 1, 0 = in no mapping.
-  std::vector<uint32_t> key(t.d.nodes() + 1, 0);
-  for (size_t n = 1; n <= t.d.nodes(); ++n)
-    key[n] = static_cast<uint32_t>(maps.find(t.d.addressOf(n)) + 1);
-  std::vector<bool> first = t.firstOnPath(key, numMaps + 1);
-  std::vector<uint64_t> self(numMaps + 1, 0), incl(numMaps + 1, 0);
-  for (size_t n = 1; n <= t.d.nodes(); ++n) {
-    self[key[n]] += t.here[n];
-    if (first[n]) incl[key[n]] += t.subtree[n];
-  }
-  std::vector<MappingSamples> out;
-  for (size_t k = 0; k <= numMaps; ++k) {
-    if (self[k] == 0 && incl[k] == 0) continue;
-    MappingSamples m;
-    m.mapping = static_cast<int64_t>(k) - 1;
-    if (k > 0) {
-      const GperfMapping& r = maps.at(m.mapping);
-      m.path = r.path;
-      m.start = r.start;
-      m.limit = r.limit;
-    }
-    m.self = self[k];
-    m.inclusive = incl[k];
-    out.push_back(std::move(m));
-  }
-  std::stable_sort(out.begin(), out.end(), [](const MappingSamples& a, const MappingSamples& b) {
-    if (a.self != b.self) return a.self > b.self;
-    return a.inclusive > b.inclusive;
-  });
-  return out;
-}
-
-std::vector<EdgeSamples> callersOf(const Profile& profile, uint64_t address) {
-  return edges(profile, address, true);
-}
-
-std::vector<EdgeSamples> calleesOf(const Profile& profile, uint64_t address) {
-  return edges(profile, address, false);
 }
 
 }  // namespace profpack

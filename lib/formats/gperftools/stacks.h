@@ -1,5 +1,5 @@
-// Queries over the call-chain samples of a gperftools profile (StackSamples): self and
-// inclusive samples per address and per mapping, callers and callees. Repeated records of one
+// Figures over the call-chain samples of a gperftools profile (StackSamples), for its model:
+// self and inclusive samples per address, and call edges. Repeated records of one
 // chain add up; a record counts once towards an address's (or mapping's, or call edge's)
 // inclusive figure even if the chain passes through it several times (recursion).
 //
@@ -25,37 +25,14 @@ struct AddressSamples {
   uint64_t inclusive = 0;  // samples with this address anywhere in the chain
 };
 
-struct MappingSamples {
-  int64_t mapping = -1;  // index into parseMappings(stacks), -1 = addresses in no mapping
-  std::string path;      // the mapping's path ("" for anonymous or unmapped)
-  uint64_t start = 0, limit = 0;
-  uint64_t self = 0;       // samples whose innermost PC lies in the mapping
-  uint64_t inclusive = 0;  // samples with any PC in the mapping
-};
-
-struct EdgeSamples {
-  uint64_t address = 0;  // the caller (callersOf) or callee (calleesOf)
-  std::string location;
-  uint64_t samples = 0;  // samples whose chain has this call edge
-};
-
 // Every address that occurs in a chain; sorted by self, then inclusive (both descending),
 // then address.
 std::vector<AddressSamples> samplesByAddress(const Profile& profile);
-// Every mapping (and "no mapping") with samples; sorted like samplesByAddress, then by index.
-std::vector<MappingSamples> samplesByMapping(const Profile& profile);
-// The PCs that called `address` (the next PC outward in a chain) / that `address` called (the
-// next PC inward); sorted by samples descending, then address.
 struct CallEdgeSamples {
   uint64_t caller = 0, callee = 0;  // addresses
   uint64_t samples = 0;             // samples whose chain has this call edge (once per record)
 };
 // Every call edge with samples, in order of first appearance in the tree. Linear in the tree.
 std::vector<CallEdgeSamples> callEdges(const Profile& profile);
-
-std::vector<EdgeSamples> callersOf(const Profile& profile, uint64_t address);
-std::vector<EdgeSamples> calleesOf(const Profile& profile, uint64_t address);
-// The object+offset name of an address in this profile's mappings.
-std::string locationName(const Profile& profile, uint64_t address);
 
 }  // namespace profpack

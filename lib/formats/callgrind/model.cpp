@@ -1,0 +1,330 @@
+// The model of a Callgrind-family profile (Callgrind, Cachegrind): functions are (object,
+// file, name), where file is the file the cost lines are in (the fi=/fe= file where one is in
+// effect, as callgrind_annotate attributes them); events are the file's events; threads are the
+// parts' `thread:` values; lines and instruction addresses come from the positions.
+
+#include "formats/callgrind/model.h"
+
+#include <map>
+#include <tuple>
+#include <unordered_set>
+
+#include "error.h"
+#include "formats/callgrind/costs.h"
+#include "util/pairmap.h"
+
+namespace profpack {
+
+namespace {
+
+constexpr uint64_t kNone = ~uint64_t{0};
+
+// A part's `name:` header value as a number (0 if absent or not a number).
+uint64_t headerNumber(ir::Part::Reader part, std::string_view name) {
+  for (auto h : part.getHeaderLines()) {
+    if (std::string_view(h.getKey().cStr()) != name) continue;
+    uint64_t v = 0;
+    for (char c : std::string_view(h.getValue().cStr())) {
+      if (c == ' ' || c == '\t') continue;
+      if (c < '0' || c > '9' || v > (~uint64_t{0} - 9) / 10) return 0;
+      v = v * 10 + static_cast<uint64_t>(c - '0');
+    }
+    return v;
+  }
+  return 0;
+}
+
+bool hasHeader(ir::Part::Reader part, std::string_view name) {
+  for (auto h : part.getHeaderLines())
+    if (std::string_view(h.getKey().cStr()) == name) return true;
+  return false;
+}
+
+class CostTableSource : public ModelSource {
+ public:
+  CostTableSource(const Profile& profile, const ModelOptions& options)
+      : profile_(profile),
+        root_(profile.root()),
+        contexts_(root_.getContexts(), profile.strings().size()),
+        npos_(root_.getPositionKinds().size()),
+        ne_(root_.getEvents().size()) {
+    // Threads: the parts' (pid, thread) pairs, where the parts name them.
+    std::map<std::pair<uint64_t, uint64_t>, size_t> threads;
+    bool named = false;
+    for (auto part : root_.getParts()) {
+      named |= hasHeader(part, "thread");
+      partThread_.push_back({headerNumber(part, "pid"), headerNumber(part, "thread")});
+      threads.emplace(partThread_.back(), 0);
+    }
+    if (named) {
+      for (auto& [key, index] : threads) {
+        index = threads_.size();
+        threads_.push_back({static_cast<uint32_t>(key.first), static_cast<uint32_t>(key.second)});
+      }
+      for (auto& t : partThread_) partIndex_.push_back(threads.at(t));
+    }
+    if (options.thread >= 0 && static_cast<size_t>(options.thread) >= threads_.size())
+      throw Error(Status::invalidArgument, "",
+                  "thread index " + std::to_string(options.thread) +
+                      " out of range: the profile has " + std::to_string(threads_.size()) +
+                      " threads");
+    thread_ = options.thread;
+    for (unsigned i = 0; i < npos_; ++i) {
+      if (root_.getPositionKinds()[i] == ir::PositionKind::LINE) linePos_ = i;
+      if (root_.getPositionKinds()[i] == ir::PositionKind::INSTR) instrPos_ = i;
+    }
+  }
+
+  uint32_t capabilities() const override {
+    uint32_t c = kCapCallArcs | kCapCallCounts | kCapNames;
+    if (linePos_ >= 0) c |= kCapLines;
+    if (instrPos_ >= 0) c |= kCapAddresses;
+    if (!threads_.empty()) c |= kCapThreads;
+    return c;
+  }
+
+  void functions(FunctionLayer& out) override;
+  void lines(std::unordered_map<std::string, std::vector<LineCost>>& out) override;
+  void locations(LocationLayer& out) override;
+  Summary summary() override;
+
+ private:
+  bool selected(size_t part) const {
+    return thread_ < 0 || partIndex_[part] == static_cast<size_t>(thread_);
+  }
+
+  const Profile& profile_;
+  ir::Profile::Reader root_;
+  DecodedContexts contexts_;
+  size_t npos_, ne_;
+  long linePos_ = -1, instrPos_ = -1;
+  long thread_ = -1;
+  std::vector<std::pair<uint64_t, uint64_t>> partThread_;
+  std::vector<size_t> partIndex_;  // part -> index into threads_ (where parts name threads)
+  std::vector<ThreadRow> threads_;
+  // Function of each (object, file, name), shared by the layers.
+  std::map<std::tuple<uint64_t, uint64_t, uint64_t>, uint64_t> functionIds_;
+};
+
+void CostTableSource::functions(FunctionLayer& out) {
+  const StringTableReader& strings = profile_.strings();
+  for (auto e : root_.getEvents()) {
+    out.eventNames.emplace_back(e.getName().cStr());
+    out.eventLongNames.emplace_back(e.getLongName().cStr());
+  }
+  out.threads = threads_;
+  const size_t ne = ne_;
+  const DecodedContexts& contexts = contexts_;
+
+  // Rows find their function through a per-context cache; the (object, file, name) map is
+  // consulted only the first time a context (or a context with an inlined file) is seen.
+  auto fnOf = [&](uint64_t object, uint64_t file, uint64_t name) {
+    auto [it, inserted] = functionIds_.try_emplace({object, file, name}, out.functions.size());
+    if (inserted)
+      out.addFunction({std::string(strings.get(name)), std::string(strings.get(file)),
+                       std::string(strings.get(object))});
+    return it->second;
+  };
+  std::vector<uint64_t> ctxFn(contexts.size(), kNone);
+  auto fnOfContext = [&](uint64_t ctx) {
+    if (ctxFn[ctx] == kNone)
+      ctxFn[ctx] = fnOf(contexts.object[ctx], contexts.file[ctx], contexts.function[ctx]);
+    return ctxFn[ctx];
+  };
+  PairMap inlinedFn;  // (ctx, file) -> function
+  PairMap edgeIndex;  // (caller, callee) -> edge
+  uint64_t lastCtx = kNone, lastFile = 0, lastFn = 0;
+
+  size_t partNo = 0;
+  for (auto part : root_.getParts()) {
+    if (!selected(partNo++)) continue;
+    CostTableBatches t(part.getCosts(), npos_, ne, contexts.size());
+    while (t.next()) {
+      size_t ci = 0, ai = 0;
+      // Locals: the loop stores through uint64_t pointers, which could alias the vectors.
+      const uint64_t *kind = t.kind.data(), *context = t.context.data();
+      const uint64_t *sourceFile = t.sourceFile.data(), *costCount = t.costCount.data();
+      const uint64_t* costs = t.costs.data();
+      uint64_t* selfCosts = out.self.data();
+      for (size_t r = 0; r < t.rows; ++r) {
+        const size_t n = costCount[r];
+        const uint64_t* c = costs + ci;
+        ci += n;
+        const uint64_t ctx = context[r];
+        uint64_t fn;
+        if (sourceFile[r] == 0) {
+          fn = ctxFn[ctx];
+          if (fn == kNone) [[unlikely]] {
+            fn = fnOfContext(ctx);
+            selfCosts = out.self.data();  // fnOf grows self
+          }
+        } else if (ctx == lastCtx && sourceFile[r] == lastFile) {  // runs of inlined rows
+          fn = lastFn;
+        } else {
+          bool inserted;
+          uint64_t& f = inlinedFn.findOrInsert(ctx, sourceFile[r], 0, inserted);
+          if (inserted) f = fnOf(contexts.object[ctx], sourceFile[r], contexts.function[ctx]);
+          fn = lastFn = f;
+          lastCtx = ctx;
+          lastFile = sourceFile[r];
+          selfCosts = out.self.data();
+        }
+        if (kind[r] == static_cast<uint64_t>(ir::RecordKind::COST)) {
+          uint64_t* self = selfCosts + fn * ne;
+          if (n == 1)
+            self[0] += c[0];
+          else
+            for (size_t i = 0; i < n; ++i) self[i] += c[i];
+          continue;
+        }
+        const size_t a = ai++;
+        if (kind[r] != static_cast<uint64_t>(ir::RecordKind::CALL)) continue;  // jumps
+        const uint64_t callee = fnOfContext(t.target[a]);
+        selfCosts = out.self.data();
+        bool inserted;
+        const uint64_t e = edgeIndex.findOrInsert(fn, callee, out.edges.size(), inserted);
+        if (inserted) out.addEdge(fn, callee, 0);
+        out.edges[e].calls += t.count[a];
+        uint64_t* inclusive = out.edgeCost(e);
+        for (size_t i = 0; i < n; ++i) inclusive[i] += c[i];
+      }
+    }
+  }
+
+  out.calls.assign(out.functions.size(), 0);
+  for (const CallEdge& e : out.edges) out.calls[e.callee] += e.calls;
+
+  // Inclusive: a function with callers other than itself costs what those calls cost, as
+  // callgrind_annotate reports it; any other function costs its self cost plus its calls to
+  // others (recursive calls counted once).
+  const size_t nf = out.functions.size();
+  std::vector<bool> called(nf, false);
+  for (size_t k = 0; k < out.edges.size(); ++k) {
+    const CallEdge& e = out.edges[k];
+    if (e.caller == e.callee) continue;
+    called[e.callee] = true;
+    for (size_t i = 0; i < ne; ++i) out.inclusive[e.callee * ne + i] += out.edgeCost(k)[i];
+  }
+  for (size_t f = 0; f < nf; ++f)
+    if (!called[f])
+      for (size_t i = 0; i < ne; ++i) out.inclusive[f * ne + i] = out.self[f * ne + i];
+  for (size_t k = 0; k < out.edges.size(); ++k) {
+    const CallEdge& e = out.edges[k];
+    if (e.caller == e.callee || called[e.caller]) continue;
+    for (size_t i = 0; i < ne; ++i) out.inclusive[e.caller * ne + i] += out.edgeCost(k)[i];
+  }
+}
+
+void CostTableSource::lines(std::unordered_map<std::string, std::vector<LineCost>>& out) {
+  if (linePos_ < 0) return;
+  const StringTableReader& strings = profile_.strings();
+  std::unordered_map<uint64_t, std::map<uint64_t, std::vector<uint64_t>>> fileLines;
+  size_t partNo = 0;
+  for (auto part : root_.getParts()) {
+    if (!selected(partNo++)) continue;
+    CostTableBatches t(part.getCosts(), npos_, ne_, contexts_.size(), /*withPositions=*/true);
+    while (t.next()) {
+      size_t ci = 0;
+      for (size_t r = 0; r < t.rows; ++r) {
+        const size_t n = t.costCount[r];
+        const uint64_t* c = t.costs.data() + ci;
+        ci += n;
+        if (t.kind[r] != static_cast<uint64_t>(ir::RecordKind::COST)) continue;
+        const uint64_t file = t.sourceFile[r] ? t.sourceFile[r] : contexts_.file[t.context[r]];
+        auto& lc = fileLines[file][t.positions[static_cast<size_t>(linePos_)][r]];
+        lc.resize(ne_, 0);
+        for (size_t i = 0; i < n; ++i) lc[i] += c[i];
+      }
+    }
+  }
+  for (auto& [file, byLine] : fileLines) {
+    auto& lines = out[std::string(strings.get(file))];
+    for (auto& [line, cost] : byLine) lines.push_back({line, std::move(cost)});
+  }
+}
+
+void CostTableSource::locations(LocationLayer& out) {
+  if (instrPos_ < 0) return;
+  const StringTableReader& strings = profile_.strings();
+  // Mappings: the contexts' objects, by name; every cost row's address is one location per
+  // (object, address), its self cost the sum of the rows' costs.
+  std::map<std::string_view, int64_t> objects;
+  for (uint64_t o : contexts_.object) objects.emplace(strings.get(o), 0);
+  for (auto& [name, index] : objects) {
+    index = static_cast<int64_t>(out.mappings.size());
+    out.mappings.push_back({0, 0, 0, std::string(name)});
+  }
+  std::vector<int64_t> mappingOf(contexts_.size());
+  for (size_t c = 0; c < contexts_.size(); ++c)
+    mappingOf[c] = objects.at(strings.get(contexts_.object[c]));
+  struct Cost {
+    int64_t function = -1;
+    uint64_t line = 0;
+    std::vector<uint64_t> self;
+  };
+  std::map<std::pair<int64_t, uint64_t>, Cost> byAddress;
+  size_t partNo = 0;
+  for (auto part : root_.getParts()) {
+    if (!selected(partNo++)) continue;
+    CostTableBatches t(part.getCosts(), npos_, ne_, contexts_.size(), /*withPositions=*/true);
+    while (t.next()) {
+      size_t ci = 0;
+      for (size_t r = 0; r < t.rows; ++r) {
+        const size_t n = t.costCount[r];
+        const uint64_t* c = t.costs.data() + ci;
+        ci += n;
+        if (t.kind[r] != static_cast<uint64_t>(ir::RecordKind::COST)) continue;
+        const uint64_t ctx = t.context[r];
+        Cost& cost = byAddress[{mappingOf[ctx], t.positions[static_cast<size_t>(instrPos_)][r]}];
+        if (cost.self.empty()) {
+          cost.self.assign(ne_, 0);
+          const uint64_t file = t.sourceFile[r] ? t.sourceFile[r] : contexts_.file[ctx];
+          auto it = functionIds_.find({contexts_.object[ctx], file, contexts_.function[ctx]});
+          if (it != functionIds_.end()) cost.function = static_cast<int64_t>(it->second);
+          if (linePos_ >= 0) cost.line = t.positions[static_cast<size_t>(linePos_)][r];
+        }
+        for (size_t i = 0; i < n; ++i) cost.self[i] += c[i];
+      }
+    }
+  }
+  out.locations.reserve(byAddress.size());
+  out.self.reserve(byAddress.size() * ne_);
+  for (auto& [key, cost] : byAddress) {
+    out.locations.push_back({key.second, key.first, cost.function, cost.line});
+    out.self.insert(out.self.end(), cost.self.begin(), cost.self.end());
+  }
+}
+
+Summary CostTableSource::summary() {
+  Summary s;
+  s.formatVersion = root_.getFormatVersion().cStr();
+  s.parts = root_.getParts().size();
+  const size_t strings = profile_.strings().size();
+  s.strings = strings > 0 ? strings - 1 : 0;
+  std::unordered_set<uint64_t> fns, files, objects;
+  for (size_t i = 0; i < contexts_.size(); ++i) {
+    if (contexts_.function[i]) fns.insert(contexts_.function[i]);
+    if (contexts_.file[i]) files.insert(contexts_.file[i]);
+    if (contexts_.object[i]) objects.insert(contexts_.object[i]);
+  }
+  for (auto part : root_.getParts()) {
+    CostTableBatches t(part.getCosts(), npos_, ne_, contexts_.size());
+    while (t.next()) {
+      s.records += t.rows;
+      for (size_t r = 0; r < t.rows; ++r)
+        if (t.sourceFile[r]) files.insert(t.sourceFile[r]);
+    }
+  }
+  s.functions = fns.size();
+  s.files = files.size();
+  s.objects = objects.size();
+  return s;
+}
+
+}  // namespace
+
+std::unique_ptr<ModelSource> costTableModel(const Profile& profile, const ModelOptions& options) {
+  return std::make_unique<CostTableSource>(profile, options);
+}
+
+}  // namespace profpack

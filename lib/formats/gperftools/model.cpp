@@ -1,0 +1,80 @@
+// The model of a gperftools CPU profile: each program counter is a function named object+offset
+// (or its hex address), object = its mapping; one event "samples"; self = samples with it
+// innermost, inclusive = samples with it anywhere in the chain (once per record); arcs from
+// adjacent frames, once per record. Locations are the same program counters in their mappings.
+
+#include "formats/gperftools/model.h"
+
+#include <algorithm>
+#include <unordered_map>
+
+#include "error.h"
+#include "formats/gperftools/gperftools.h"
+#include "formats/gperftools/stacks.h"
+
+namespace profpack {
+
+namespace {
+
+class StackSource : public ModelSource {
+ public:
+  explicit StackSource(const Profile& profile) : profile_(profile) {}
+
+  uint32_t capabilities() const override { return kCapCallArcs | kCapAddresses | kCapStacks; }
+
+  void functions(FunctionLayer& out) override {
+    out.eventNames = {"samples"};
+    std::unordered_map<uint64_t, uint64_t> index;  // address -> function
+    for (const AddressSamples& a : samplesByAddress(profile_)) {
+      const uint64_t f = out.addFunction({a.location, "", a.object});
+      index.emplace(a.address, f);
+      out.self[f] = a.self;
+      out.inclusive[f] = a.inclusive;
+      addresses_.push_back({a.address, a.mapping, f, a.self});
+    }
+    // Edges: an edge counts once per record even if recursion repeats it.
+    for (const CallEdgeSamples& e : callEdges(profile_))
+      out.edgeCost(out.addEdge(index.at(e.caller), index.at(e.callee), 0))[0] += e.samples;
+  }
+
+  void locations(LocationLayer& out) override {
+    for (const GperfMapping& m : parseMappings(profile_.root().getStacks()))
+      out.mappings.push_back({m.start, m.limit, m.offset, std::string(m.path)});
+    std::sort(addresses_.begin(), addresses_.end(), [](const Address& a, const Address& b) {
+      return a.mapping != b.mapping ? a.mapping < b.mapping : a.address < b.address;
+    });
+    for (const Address& a : addresses_) {
+      out.locations.push_back({a.address, a.mapping, static_cast<int64_t>(a.function), 0});
+      out.self.push_back(a.self);
+    }
+  }
+
+  Summary summary() override {
+    auto root = profile_.root();
+    auto st = root.getStacks();
+    Summary s;
+    s.formatVersion = root.getFormatVersion().cStr();
+    const size_t strings = profile_.strings().size();
+    s.strings = strings > 0 ? strings - 1 : 0;
+    s.records = st.getSampleCount().getCount();  // sample records
+    s.objects = parseMappings(st).size();        // mappings
+    return s;
+  }
+
+ private:
+  struct Address {
+    uint64_t address;
+    int64_t mapping;
+    uint64_t function, self;
+  };
+  const Profile& profile_;
+  std::vector<Address> addresses_;  // filled with the function layer, which the model builds first
+};
+
+}  // namespace
+
+std::unique_ptr<ModelSource> stackModel(const Profile& profile, const ModelOptions&) {
+  return std::make_unique<StackSource>(profile);
+}
+
+}  // namespace profpack

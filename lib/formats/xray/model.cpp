@@ -1,0 +1,104 @@
+// The model of an XRay trace: functions are function ids (named from the instrumented binary
+// when one is given); one event "ticks" (TSC ticks, with the file's cycle frequency); self and
+// inclusive time and call counts from the reconstructed stacks (account.h); arcs with call
+// counts and the callee's time; threads are the trace's (pid, thread id) pairs.
+
+#include "formats/xray/model.h"
+
+#include <cstdio>
+#include <unordered_map>
+#include <unordered_set>
+
+#include "error.h"
+#include "formats/xray/account.h"
+
+namespace profpack {
+
+namespace {
+
+class XraySource : public ModelSource {
+ public:
+  XraySource(const Profile& profile, const ModelOptions& options)
+      : profile_(profile), thread_(options.thread) {
+    if (!options.binary.empty()) names_ = xrayFunctionNames(options.binary);
+  }
+
+  uint32_t capabilities() const override {
+    return kCapCallArcs | kCapCallCounts | kCapTimeline | kCapThreads |
+           (names_.empty() ? 0u : static_cast<uint32_t>(kCapNames));
+  }
+
+  void functions(FunctionLayer& out) override {
+    XrayAccount account = accountXray(profile_);
+    for (const XrayThreadAccount& t : account.threads) out.threads.push_back({t.pid, t.threadId});
+    if (thread_ >= static_cast<long>(account.threads.size()))
+      throw Error(Status::invalidArgument, "",
+                  "thread index " + std::to_string(thread_) + " out of range: the trace has " +
+                      std::to_string(account.threads.size()) + " threads");
+    const size_t t = static_cast<size_t>(thread_);
+    const std::vector<XrayFunctionStats>& stats =
+        thread_ < 0 ? account.functions : account.threads[t].functions;
+    const std::vector<XrayCallEdge>& calls = thread_ < 0 ? account.edges : account.threads[t].edges;
+    out.eventNames = {"ticks"};
+    if (account.cycleFrequency > 0 && account.cycleFrequency < 1e15)
+      out.unitsPerSecond = account.cycleFrequency;
+    // The frequency comes from the file: print it without converting an arbitrary double.
+    char hz[64];
+    std::snprintf(hz, sizeof hz, "%.0f", account.cycleFrequency);
+    out.eventLongNames = {std::string("TSC ticks (") + hz + " per second)"};
+    std::unordered_map<uint32_t, uint64_t> index;
+    auto fn = [&](uint32_t id) {
+      auto [it, inserted] = index.try_emplace(id, out.functions.size());
+      if (inserted) {
+        std::string name = id < names_.size() && !names_[id].empty()
+                               ? names_[id]
+                               : "function " + std::to_string(id);
+        out.addFunction({std::move(name), "", ""});
+      }
+      return it->second;
+    };
+    for (const XrayFunctionStats& f : stats) {
+      if (f.calls == 0 && f.inclusiveTicks == 0 && f.selfTicks == 0) continue;
+      const uint64_t i = fn(f.functionId);
+      out.self[i] = f.selfTicks;
+      out.inclusive[i] = f.inclusiveTicks;
+      out.calls.resize(out.functions.size(), 0);
+      out.calls[i] = f.calls;
+    }
+    for (const XrayCallEdge& e : calls) {
+      if (e.caller == 0) continue;  // a call at the bottom of a stack has no caller
+      const uint64_t caller = fn(e.caller), callee = fn(e.callee);
+      out.edgeCost(out.addEdge(caller, callee, e.calls))[0] = e.ticks;
+    }
+  }
+
+  Summary summary() override {
+    Summary s;
+    auto root = profile_.root();
+    s.formatVersion = root.getFormatVersion().cStr();
+    const size_t strings = profile_.strings().size();
+    s.strings = strings > 0 ? strings - 1 : 0;
+    // Records: every record of the trace; functions: distinct function ids.
+    if (!root.hasTrace()) return s;
+    XrayTrace x = decodeXray(profile_);
+    s.records = x.records.size();
+    std::unordered_set<uint32_t> fns;
+    for (const XrayRecord& r : x.records)
+      if (xrayIsFunction(r.type) || r.type == kXrayBasicArgument) fns.insert(r.functionId);
+    s.functions = fns.size();
+    return s;
+  }
+
+ private:
+  const Profile& profile_;
+  long thread_;
+  std::vector<std::string> names_;
+};
+
+}  // namespace
+
+std::unique_ptr<ModelSource> xrayModel(const Profile& profile, const ModelOptions& options) {
+  return std::make_unique<XraySource>(profile, options);
+}
+
+}  // namespace profpack

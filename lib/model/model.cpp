@@ -1,0 +1,138 @@
+#include "model/model.h"
+
+#include <algorithm>
+#include <numeric>
+
+namespace profpack {
+
+uint64_t FunctionLayer::addFunction(FunctionRow row) {
+  functions.push_back(std::move(row));
+  self.resize(functions.size() * events(), 0);
+  inclusive.resize(functions.size() * events(), 0);
+  return functions.size() - 1;
+}
+
+size_t FunctionLayer::addEdge(uint64_t caller, uint64_t callee, uint64_t count) {
+  edges.push_back({caller, callee, count, nullptr});
+  edgeCosts.resize(edgeCosts.size() + events(), 0);
+  return edges.size() - 1;
+}
+
+Model::Model(std::unique_ptr<ModelSource> source) : source_(std::move(source)) {
+  capabilities_ = source_->capabilities();
+  source_->functions(f_);
+  f_.eventLongNames.resize(f_.eventNames.size());
+  const size_t ne = events();
+  f_.self.resize(functions() * ne, 0);
+  f_.inclusive.resize(functions() * ne, 0);
+  f_.edgeCosts.resize(f_.edges.size() * ne, 0);
+  for (size_t e = 0; e < f_.edges.size(); ++e) f_.edges[e].inclusive = f_.edgeCost(e);
+  totals_.assign(ne, 0);
+  for (size_t f = 0; f < functions(); ++f)
+    for (size_t e = 0; e < ne; ++e) totals_[e] += self(f, e);
+}
+
+long Model::eventIndex(std::string_view name) const {
+  for (size_t i = 0; i < f_.eventNames.size(); ++i)
+    if (f_.eventNames[i] == name) return static_cast<long>(i);
+  return -1;
+}
+
+std::vector<const CallEdge*> Model::callers(uint64_t f) const {
+  std::vector<const CallEdge*> out;
+  for (const CallEdge& e : f_.edges)
+    if (e.callee == f) out.push_back(&e);
+  return out;
+}
+
+std::vector<const CallEdge*> Model::callees(uint64_t f) const {
+  std::vector<const CallEdge*> out;
+  for (const CallEdge& e : f_.edges)
+    if (e.caller == f) out.push_back(&e);
+  return out;
+}
+
+std::vector<uint64_t> Model::top(size_t event, bool incl, size_t n) const {
+  std::vector<uint64_t> order(functions());
+  std::iota(order.begin(), order.end(), 0);
+  auto cost = [&](uint64_t f) { return incl ? inclusive(f, event) : self(f, event); };
+  n = std::min(n, order.size());
+  std::partial_sort(order.begin(), order.begin() + static_cast<long>(n), order.end(),
+                    [&](uint64_t a, uint64_t b) {
+                      if (cost(a) != cost(b)) return cost(a) > cost(b);
+                      if (f_.functions[a].name != f_.functions[b].name)
+                        return f_.functions[a].name < f_.functions[b].name;
+                      return f_.functions[a].file < f_.functions[b].file;
+                    });
+  order.resize(n);
+  return order;
+}
+
+namespace {
+// Number of trailing path components two file names share ("a/b/c.c" and "x/b/c.c": 2).
+size_t commonComponents(std::string_view a, std::string_view b) {
+  size_t n = 0;
+  while (!a.empty() && !b.empty()) {
+    size_t sa = a.rfind('/'), sb = b.rfind('/');
+    std::string_view ca = sa == a.npos ? a : a.substr(sa + 1);
+    std::string_view cb = sb == b.npos ? b : b.substr(sb + 1);
+    if (ca != cb || ca.empty()) break;
+    ++n;
+    a = sa == a.npos ? std::string_view() : a.substr(0, sa);
+    b = sb == b.npos ? std::string_view() : b.substr(0, sb);
+  }
+  return n;
+}
+}  // namespace
+
+const std::unordered_map<std::string, std::vector<LineCost>>& Model::lineIndex() const {
+  std::call_once(linesOnce_, [&] {
+    std::lock_guard<std::mutex> lock(sourceMutex_);
+    source_->lines(lines_);
+  });
+  return lines_;
+}
+
+std::vector<LineCost> Model::lines(std::string_view file) const {
+  const auto& index = lineIndex();
+  auto it = index.find(std::string(file));
+  if (it != index.end()) return it->second;
+  // An editor knows the file by its path on this machine; the profile may name it by the
+  // path it had where the program was built. Take the names sharing the most trailing path
+  // components with `file` (at least the base name), merging several equally good ones.
+  size_t best = 0;
+  for (auto& [name, lc] : index) best = std::max(best, commonComponents(name, file));
+  if (best == 0) return {};
+  std::vector<LineCost> merged;
+  for (auto& [name, lc] : index)
+    if (commonComponents(name, file) == best) merged.insert(merged.end(), lc.begin(), lc.end());
+  std::sort(merged.begin(), merged.end(), [](auto& a, auto& b) { return a.line < b.line; });
+  std::vector<LineCost> out;
+  for (auto& l : merged) {
+    if (!out.empty() && out.back().line == l.line) {
+      for (size_t i = 0; i < l.cost.size(); ++i) out.back().cost[i] += l.cost[i];
+    } else {
+      out.push_back(l);
+    }
+  }
+  return out;
+}
+
+const LocationLayer& Model::locations() const {
+  std::call_once(locationsOnce_, [&] {
+    std::lock_guard<std::mutex> lock(sourceMutex_);
+    source_->locations(locations_);
+    locations_.self.resize(locations_.locations.size() * events(), 0);
+  });
+  return locations_;
+}
+
+const Summary& Model::summary() const {
+  std::call_once(summaryOnce_, [&] {
+    std::lock_guard<std::mutex> lock(sourceMutex_);
+    summary_ = source_->summary();
+  });
+  return summary_;
+}
+
+}  // namespace profpack

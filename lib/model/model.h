@@ -1,0 +1,179 @@
+// The format-neutral profile model: what every query, cross-format writer and the C ABI read,
+// whatever the profile's format. A format fills it through a ModelSource (its own code under
+// lib/formats/<name>/, reached through the registry); nothing here knows a format.
+//
+// The model is built in layers, each on first use, so a query pays only for what it reads:
+// - functions (always): events, threads, functions with self and inclusive cost per event,
+//   completed-call counts, call arcs with call counts and inclusive cost;
+// - lines: self cost per source line, per file;
+// - locations: instruction addresses with their mapping (object), function, line and self
+//   cost per event.
+// A profile's capabilities say which of these it holds at all.
+#pragma once
+
+#include <cstdint>
+#include <memory>
+#include <mutex>
+#include <string>
+#include <string_view>
+#include <unordered_map>
+#include <vector>
+
+namespace profpack {
+
+// What a profile's source holds; a layer it lacks is empty.
+enum Capability : uint32_t {
+  kCapCallArcs = 1u << 0,    // caller -> callee arcs with inclusive costs
+  kCapCallCounts = 1u << 1,  // how often each arc and function was called
+  kCapLines = 1u << 2,       // self cost per source line
+  kCapAddresses = 1u << 3,   // self cost per instruction address (the locations layer)
+  kCapStacks = 1u << 4,      // whole call stacks per sample
+  kCapTimeline = 1u << 5,    // when each call began and ended, per thread
+  kCapThreads = 1u << 6,     // figures per thread
+  kCapNames = 1u << 7,       // functions have names (not only addresses or ids)
+};
+
+// What to build the model for.
+struct ModelOptions {
+  long thread = -1;    // restrict every figure to thread `thread` of threads() (-1: all)
+  std::string binary;  // the program the profile was taken of, to name functions ("": none)
+};
+
+struct FunctionRow {
+  std::string name;    // function name (or address / id where the format has no names)
+  std::string file;    // source file ("" if unknown)
+  std::string object;  // ELF object / mapping ("" if unknown)
+};
+
+struct CallEdge {
+  uint64_t caller = 0;                  // function index
+  uint64_t callee = 0;                  // function index
+  uint64_t calls = 0;                   // call count (0 where the format does not count calls)
+  const uint64_t* inclusive = nullptr;  // inclusive cost of the calls, one per event (owned by
+                                        // the model: one array for all edges)
+};
+
+struct LineCost {
+  uint64_t line = 0;
+  std::vector<uint64_t> cost;  // self cost per event
+};
+
+struct ThreadRow {
+  uint32_t pid = 0, threadId = 0;
+};
+
+// Whole-profile counts, as `profpack info` shows them.
+struct Summary {
+  std::string formatVersion;
+  uint64_t parts = 0;
+  uint64_t records = 0;    // the format's records: cost rows, samples, trace records, chunks
+  uint64_t functions = 0;  // distinct function names (or ids)
+  uint64_t files = 0;      // distinct source file names
+  uint64_t objects = 0;    // distinct objects (ELF objects, mappings, images)
+  uint64_t strings = 0;    // interned strings
+};
+
+// The function layer, as a source fills it.
+struct FunctionLayer {
+  std::vector<std::string> eventNames, eventLongNames;
+  double unitsPerSecond = 0;  // event units per second where the event is time, else 0
+  std::vector<ThreadRow> threads;
+  std::vector<FunctionRow> functions;
+  std::vector<uint64_t> self, inclusive;  // functions x events, row-major
+  std::vector<uint64_t> calls;            // per function; may be shorter (missing: 0)
+  std::vector<CallEdge> edges;
+  std::vector<uint64_t> edgeCosts;  // events values per edge, in edge order
+
+  size_t events() const { return eventNames.size(); }
+  // Appends a function with zero costs; returns its index.
+  uint64_t addFunction(FunctionRow row);
+  // Appends an edge with zero costs; returns its index. Its costs are edgeCost(index).
+  size_t addEdge(uint64_t caller, uint64_t callee, uint64_t calls);
+  uint64_t* edgeCost(size_t edge) { return edgeCosts.data() + edge * events(); }
+};
+
+struct Mapping {
+  uint64_t start = 0, limit = 0, offset = 0;  // all 0 where the source has no address range
+  std::string path;                           // the object's file ("" if unknown)
+};
+
+struct Location {
+  uint64_t address = 0;
+  int64_t mapping = -1;   // index into LocationLayer::mappings, -1 if none holds it
+  int64_t function = -1;  // index into the function layer, -1 if unknown
+  uint64_t line = 0;      // source line, 0 if unknown
+};
+
+// The locations layer: every instruction address with self cost, in ascending (mapping,
+// address) order, one entry per (mapping, address).
+struct LocationLayer {
+  std::vector<Mapping> mappings;
+  std::vector<Location> locations;
+  std::vector<uint64_t> self;  // locations x events, row-major
+};
+
+// A format's view of one profile; the model asks it for each layer once.
+class ModelSource {
+ public:
+  virtual ~ModelSource() = default;
+  virtual uint32_t capabilities() const = 0;
+  virtual void functions(FunctionLayer& out) = 0;
+  virtual Summary summary() = 0;
+  // file name -> its lines with self cost, ascending by line. Sources without lines add none.
+  virtual void lines(std::unordered_map<std::string, std::vector<LineCost>>& out) { (void)out; }
+  virtual void locations(LocationLayer& out) { (void)out; }
+};
+
+class Model {
+ public:
+  explicit Model(std::unique_ptr<ModelSource> source);
+  Model(const Model&) = delete;  // edges point into the function layer
+  Model& operator=(const Model&) = delete;
+
+  uint32_t capabilities() const { return capabilities_; }
+  bool has(Capability c) const { return (capabilities_ & c) != 0; }
+
+  const std::vector<ThreadRow>& threads() const { return f_.threads; }
+  size_t events() const { return f_.eventNames.size(); }
+  const std::vector<std::string>& eventNames() const { return f_.eventNames; }
+  const std::vector<std::string>& eventLongNames() const { return f_.eventLongNames; }
+  // Index of an event by short name, or -1.
+  long eventIndex(std::string_view name) const;
+  double unitsPerSecond() const { return f_.unitsPerSecond; }
+  uint64_t total(size_t e) const { return totals_[e]; }
+
+  size_t functions() const { return f_.functions.size(); }
+  const FunctionRow& function(uint64_t f) const { return f_.functions[f]; }
+  uint64_t self(uint64_t f, size_t e) const { return f_.self[f * events() + e]; }
+  // Inclusive cost: self plus the cost of the calls it made, recursion counted once.
+  uint64_t inclusive(uint64_t f, size_t e) const { return f_.inclusive[f * events() + e]; }
+  // Completed calls of function f; 0 where the format does not count calls.
+  uint64_t calls(uint64_t f) const { return f < f_.calls.size() ? f_.calls[f] : 0; }
+  const std::vector<CallEdge>& edges() const { return f_.edges; }
+  std::vector<const CallEdge*> callers(uint64_t f) const;
+  std::vector<const CallEdge*> callees(uint64_t f) const;
+  // Functions sorted by descending cost of `event` (self or inclusive), ties by name, then file;
+  // at most n.
+  std::vector<uint64_t> top(size_t event, bool inclusive, size_t n) const;
+
+  // Per-line self cost of one source file, ascending by line. `file` matches a name exactly,
+  // else the names sharing the most trailing path components with it (at least the base name).
+  std::vector<LineCost> lines(std::string_view file) const;
+  const LocationLayer& locations() const;
+  const Summary& summary() const;
+
+ private:
+  const std::unordered_map<std::string, std::vector<LineCost>>& lineIndex() const;
+
+  std::unique_ptr<ModelSource> source_;
+  uint32_t capabilities_ = 0;
+  FunctionLayer f_;
+  std::vector<uint64_t> totals_;
+  mutable std::mutex sourceMutex_;  // a source is not thread-safe: one layer built at a time
+  mutable std::once_flag linesOnce_, locationsOnce_, summaryOnce_;
+  mutable std::unordered_map<std::string, std::vector<LineCost>> lines_;
+  mutable LocationLayer locations_;
+  mutable Summary summary_;
+};
+
+}  // namespace profpack
