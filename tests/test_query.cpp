@@ -116,3 +116,47 @@ TEST(bad_query_arguments) {
 }
 
 TEST_MAIN()
+
+// callgrind --separate-threads=yes --combine-dumps=yes: one part per thread, each with its
+// `thread:` line and the `summary:` callgrind wrote for that thread.
+TEST(callgrind_threads_are_selectable_like_xray_threads) {
+  profpack_profile* p = open("callgrind/callgrind.workload.threads-combined.out");
+  size_t n = 0;
+  CHECK_EQ(profpack_profile_threads(p, nullptr, 0, &n), PROFPACK_OK);
+  CHECK_EQ(n, 3u);
+  profpack_thread threads[3];
+  CHECK_EQ(profpack_profile_threads(p, threads, 3, &n), PROFPACK_OK);
+  const uint64_t summary[3] = {133073, 43481139, 45128590};
+  uint64_t all = 0;
+  for (size_t t = 0; t < 3; ++t) {
+    CHECK_EQ(threads[t].pid, 16706u);
+    CHECK_EQ(threads[t].thread_id, static_cast<uint32_t>(t + 1));
+    CHECK_EQ(profpack_profile_select_thread(p, t), PROFPACK_OK);
+    profpack_event ev;
+    size_t ne = 0;
+    CHECK_EQ(profpack_profile_events(p, &ev, 1, &ne), PROFPACK_OK);
+    CHECK_EQ(ev.total, summary[t]);
+    all += ev.total;
+  }
+  // Thread 1 only: the first thread never calls cmp (the workers sort).
+  CHECK_EQ(profpack_profile_select_thread(p, 0), PROFPACK_OK);
+  size_t count = 0;
+  CHECK_EQ(profpack_profile_function_count(p, &count), PROFPACK_OK);
+  for (size_t i = 0; i < count; ++i) {
+    profpack_function f;
+    CHECK_EQ(profpack_profile_function(p, i, &f), PROFPACK_OK);
+    CHECK(std::strcmp(f.name, "cmp") != 0);
+  }
+  CHECK_EQ(profpack_profile_select_thread(p, 3), PROFPACK_ERROR_INVALID_ARGUMENT);
+  CHECK_EQ(profpack_profile_select_thread(p, PROFPACK_ALL_THREADS), PROFPACK_OK);
+  profpack_event ev;
+  size_t ne = 0;
+  CHECK_EQ(profpack_profile_events(p, &ev, 1, &ne), PROFPACK_OK);
+  CHECK_EQ(ev.total, all);
+  // A file of one part names no threads.
+  profpack_profile* one = open("callgrind/callgrind.workload.out");
+  CHECK_EQ(profpack_profile_threads(one, nullptr, 0, &n), PROFPACK_OK);
+  CHECK_EQ(n, 0u);
+  profpack_profile_free(one);
+  profpack_profile_free(p);
+}
