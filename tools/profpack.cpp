@@ -2,11 +2,15 @@
 
 #include <profpack/profpack.h>
 
+#include <cerrno>
+#include <climits>
 #include <cstdio>
 #include <cstdlib>
 #include <cstring>
 #include <fstream>
+#include <map>
 #include <string>
+#include <string_view>
 #include <vector>
 
 namespace {
@@ -30,7 +34,7 @@ const char* kUsage =
     "      The N (default 20) most costly functions by self (or inclusive) cost of event E\n"
     "      (default: the first event). --tsv prints tab-separated columns for tools: self,\n"
     "      inclusive, recursive (1 if it calls itself), file, function, object.\n"
-    "  annotate FILE --source PATH [--event E]\n"
+    "  annotate FILE --source PATH [--event E] [--thread N]\n"
     "      Per-line self cost of one source file; with the source text when PATH is readable.\n"
     "  calls FILE FUNCTION [--event E] [--binary BIN]\n"
     "      Callers and callees of every function named FUNCTION, with call counts and\n"
@@ -38,9 +42,10 @@ const char* kUsage =
     "  same A B\n"
     "      Exit 0 if A and B hold the same IR (e.g. an original and its round trip through\n"
     "      .ppk), 1 if not.\n"
-    "  --binary BIN (top, calls, info): the binary that produced the profile, to name\n"
-    "      functions (XRay: the instrumented executable).\n"
-    "  --thread N (top, calls): only thread N of the list `info` prints (XRay traces).\n"
+    "  --binary BIN (info, top, annotate, calls): the binary that produced the profile, to\n"
+    "      name functions (XRay: the instrumented executable).\n"
+    "  --thread N (top, annotate, calls): only thread N of the list `info` prints (XRay\n"
+    "      threads; Callgrind parts with a thread: line).\n"
     "  --version, --help\n";
 
 int failWith(const char* context) {
@@ -59,71 +64,127 @@ struct Profile {
   ~Profile() { profpack_profile_free(p); }
 };
 
-int cmdConvert(const std::vector<std::string>& args) {
-  std::string in, out, to = "ppk", image;
-  int level = 0, xrayMode = -1, xrayVersion = 0, slotBytes = 0, byteOrder = 0;
-  for (size_t i = 0; i < args.size(); ++i) {
-    const std::string& a = args[i];
-    auto value = [&](const char* name) -> const std::string* {
-      if (i + 1 >= args.size()) return nullptr;
-      (void)name;
-      return &args[++i];
-    };
-    if (a == "-o" || a == "--output") {
-      const std::string* v = value("-o");
-      if (!v) return usageError("-o needs a file name");
-      out = *v;
-    } else if (a == "--to") {
-      const std::string* v = value("--to");
-      if (!v) return usageError("--to needs a format name");
-      to = *v;
-    } else if (a == "--level") {
-      const std::string* v = value("--level");
-      if (!v) return usageError("--level needs a number");
-      char* end = nullptr;
-      long l = std::strtol(v->c_str(), &end, 10);
-      if (*end || l < 1 || l > 22) return usageError("--level must be a number from 1 to 22");
-      level = static_cast<int>(l);
-    } else if (a == "--xray-mode") {
-      const std::string* v = value("--xray-mode");
-      if (!v || (*v != "basic" && *v != "fdr")) return usageError("--xray-mode is basic or fdr");
-      xrayMode = *v == "fdr" ? 1 : 0;
-    } else if (a == "--xray-version") {
-      const std::string* v = value("--xray-version");
-      if (!v || v->size() != 1 || (*v)[0] < '1' || (*v)[0] > '5')
-        return usageError("--xray-version is 1-5 (FDR) or 1-3 (basic)");
-      xrayVersion = (*v)[0] - '0';
-    } else if (a == "--slot-bytes") {
-      const std::string* v = value("--slot-bytes");
-      if (!v || (*v != "4" && *v != "8")) return usageError("--slot-bytes is 4 or 8");
-      slotBytes = (*v)[0] - '0';
-    } else if (a == "--byte-order") {
-      const std::string* v = value("--byte-order");
-      if (!v || (*v != "little" && *v != "big")) return usageError("--byte-order is little or big");
-      byteOrder = *v == "little" ? 1 : 2;
-    } else if (a == "--image") {
-      const std::string* v = value("--image");
-      if (!v) return usageError("--image needs a path or an index");
-      image = *v;
-    } else if (a.size() > 1 && a[0] == '-') {
-      return usageError("unknown option '" + a + "' for convert");
-    } else if (in.empty()) {
-      in = a;
+// Every option of every command: one table, one parser.
+struct OptionSpec {
+  const char* name;
+  const char* alias;     // a short spelling, or null
+  const char* value;     // what its value is, for error messages; null for a flag
+  const char* commands;  // the commands that take it, space-separated
+};
+constexpr OptionSpec kOptions[] = {
+    {"--output", "-o", "a file name", "convert"},
+    {"--to", nullptr, "a format name", "convert"},
+    {"--level", nullptr, "a number from 1 to 22", "convert"},
+    {"--xray-mode", nullptr, "basic or fdr", "convert"},
+    {"--xray-version", nullptr, "1-5 (FDR) or 1-3 (basic)", "convert"},
+    {"--image", nullptr, "a path or an index", "convert"},
+    {"--slot-bytes", nullptr, "4 or 8", "convert"},
+    {"--byte-order", nullptr, "little or big", "convert"},
+    {"--binary", nullptr, "a binary's path", "info top annotate calls"},
+    {"--thread", nullptr, "a thread index (see profpack info)", "top annotate calls"},
+    {"--event", nullptr, "an event name", "top annotate calls"},
+    {"--source", nullptr, "a source file's path", "annotate"},
+    {"-n", nullptr, "a positive number", "top"},
+    {"--inclusive", nullptr, nullptr, "top"},
+    {"--tsv", nullptr, nullptr, "top"},
+};
+
+bool takes(const OptionSpec& o, const std::string& cmd) {
+  std::string_view list = o.commands;
+  for (size_t pos = 0; pos <= list.size();) {
+    size_t end = list.find(' ', pos);
+    if (end == list.npos) end = list.size();
+    if (list.substr(pos, end - pos) == cmd) return true;
+    pos = end + 1;
+  }
+  return false;
+}
+
+struct Args {
+  std::map<std::string, std::string> options;  // by long name; flags map to ""
+  std::vector<std::string> positional;
+  bool has(const char* name) const { return options.count(name) != 0; }
+  std::string get(const char* name, const std::string& otherwise = "") const {
+    auto it = options.find(name);
+    return it == options.end() ? otherwise : it->second;
+  }
+};
+
+// Parses the arguments of `cmd` into `out`; on a usage error returns its exit code (2).
+int parseArgs(const std::string& cmd, const std::vector<std::string>& argv, Args& out) {
+  for (size_t i = 0; i < argv.size(); ++i) {
+    const std::string& a = argv[i];
+    if (a.size() < 2 || a[0] != '-') {
+      out.positional.push_back(a);
+      continue;
+    }
+    const OptionSpec* spec = nullptr;
+    for (const OptionSpec& o : kOptions)
+      if (a == o.name || (o.alias && a == o.alias)) spec = &o;
+    if (!spec || !takes(*spec, cmd)) return usageError("unknown option '" + a + "' for " + cmd);
+    if (!spec->value) {
+      out.options[spec->name] = "";
+    } else if (i + 1 < argv.size()) {
+      out.options[spec->name] = argv[++i];
     } else {
-      return usageError("convert takes one input file");
+      return usageError(a + " needs " + spec->value);
     }
   }
-  if (in.empty()) return usageError("convert needs an input file");
+  return 0;
+}
+
+// A whole decimal number in [lo, hi], or -1.
+long number(const std::string& s, long lo, long hi) {
+  char* end = nullptr;
+  errno = 0;
+  long v = std::strtol(s.c_str(), &end, 10);
+  if (s.empty() || *end || errno || v < lo || v > hi) return -1;
+  return v;
+}
+
+// Prints the reader's warnings (a truncated input, for one) on stderr.
+void printWarnings(profpack_profile* p, const std::string& file) {
+  for (size_t i = 0; i < profpack_profile_warning_count(p); ++i)
+    std::fprintf(stderr, "profpack: %s: warning: %s\n", file.c_str(),
+                 profpack_profile_warning(p, i));
+}
+
+int cmdConvert(const std::vector<std::string>& argv) {
+  Args args;
+  if (int rc = parseArgs("convert", argv, args)) return rc;
+  if (args.positional.size() > 1) return usageError("convert takes one input file");
+  if (args.positional.empty()) return usageError("convert needs an input file");
+  const std::string in = args.positional[0], out = args.get("--output"),
+                    to = args.get("--to", "ppk"), image = args.get("--image");
   if (out.empty()) return usageError("convert needs -o OUT");
+  int level = 0, xrayMode = -1, xrayVersion = 0, slotBytes = 0, byteOrder = 0;
+  if (args.has("--level") && (level = static_cast<int>(number(args.get("--level"), 1, 22))) < 0)
+    return usageError("--level must be a number from 1 to 22");
+  if (args.has("--xray-mode")) {
+    const std::string v = args.get("--xray-mode");
+    if (v != "basic" && v != "fdr") return usageError("--xray-mode is basic or fdr");
+    xrayMode = v == "fdr" ? 1 : 0;
+  }
+  if (args.has("--xray-version") &&
+      (xrayVersion = static_cast<int>(number(args.get("--xray-version"), 1, 5))) < 0)
+    return usageError("--xray-version is 1-5 (FDR) or 1-3 (basic)");
+  if (args.has("--slot-bytes")) {
+    const std::string v = args.get("--slot-bytes");
+    if (v != "4" && v != "8") return usageError("--slot-bytes is 4 or 8");
+    slotBytes = v[0] - '0';
+  }
+  if (args.has("--byte-order")) {
+    const std::string v = args.get("--byte-order");
+    if (v != "little" && v != "big") return usageError("--byte-order is little or big");
+    byteOrder = v == "little" ? 1 : 2;
+  }
   profpack_format fmt = profpack_format_from_name(to.c_str());
   if (fmt == PROFPACK_FORMAT_UNKNOWN) return usageError("unknown format '" + to + "'");
   profpack_read_options ro;
   profpack_read_options_init(&ro);
   Profile p;
   if (profpack_read_file(in.c_str(), &ro, &p.p) != PROFPACK_OK) return failWith(in.c_str());
-  for (size_t i = 0; i < profpack_profile_warning_count(p.p); ++i)
-    std::fprintf(stderr, "profpack: %s: warning: %s\n", in.c_str(),
-                 profpack_profile_warning(p.p, i));
+  printWarnings(p.p, in);
   profpack_write_options wo;
   profpack_write_options_init(&wo);
   if (level != 0) wo.ppk_level = level;  // else the library's default
@@ -137,16 +198,10 @@ int cmdConvert(const std::vector<std::string>& args) {
 }
 
 int cmdInfo(const std::vector<std::string>& argv) {
-  std::vector<std::string> args;
-  std::string binary;
-  for (size_t i = 0; i < argv.size(); ++i) {
-    if (argv[i] == "--binary" && i + 1 < argv.size())
-      binary = argv[++i];
-    else if (argv[i].size() > 1 && argv[i][0] == '-')
-      return usageError("unknown or incomplete option '" + argv[i] + "' for info");
-    else
-      args.push_back(argv[i]);
-  }
+  Args parsed;
+  if (int rc = parseArgs("info", argv, parsed)) return rc;
+  const std::vector<std::string>& args = parsed.positional;
+  const std::string binary = parsed.get("--binary");
   if (args.size() != 1) return usageError("info takes one file");
   Profile p;
   if (profpack_read_file(args[0].c_str(), nullptr, &p.p) != PROFPACK_OK)
@@ -196,7 +251,7 @@ std::string commas(uint64_t v) {
   return out;
 }
 
-// Common options of the query commands: FILE [--event E] plus command-specific ones.
+// The query commands' arguments: FILE [FUNCTION] and their options.
 struct QueryArgs {
   std::string file, event, source, function, binary;
   long thread = -1;
@@ -204,47 +259,33 @@ struct QueryArgs {
   bool inclusive = false, tsv = false;
 };
 
-int parseQuery(const std::vector<std::string>& args, QueryArgs& q, const char* cmd, bool wantFn) {
-  for (size_t i = 0; i < args.size(); ++i) {
-    const std::string& a = args[i];
-    bool hasValue = i + 1 < args.size();
-    if (a == "--event" && hasValue) {
-      q.event = args[++i];
-    } else if (a == "--binary" && hasValue) {
-      q.binary = args[++i];
-    } else if (a == "--thread" && hasValue) {
-      char* end = nullptr;
-      long t = std::strtol(args[++i].c_str(), &end, 10);
-      if (*end || t < 0) return usageError("--thread needs a thread index (see profpack info)");
-      q.thread = t;
-    } else if (a == "--source" && hasValue) {
-      q.source = args[++i];
-    } else if (a == "-n" && hasValue) {
-      char* end = nullptr;
-      long n = std::strtol(args[++i].c_str(), &end, 10);
-      if (*end || n < 1) return usageError("-n needs a positive number");
-      q.n = static_cast<size_t>(n);
-    } else if (a == "--inclusive") {
-      q.inclusive = true;
-    } else if (a == "--tsv") {
-      q.tsv = true;
-    } else if (a.size() > 1 && a[0] == '-') {
-      return usageError("unknown or incomplete option '" + a + "' for " + cmd);
-    } else if (q.file.empty()) {
-      q.file = a;
-    } else if (wantFn && q.function.empty()) {
-      q.function = a;
-    } else {
-      return usageError(std::string("too many arguments for ") + cmd);
-    }
+int parseQuery(const std::vector<std::string>& argv, QueryArgs& q, const char* cmd, bool wantFn) {
+  Args args;
+  if (int rc = parseArgs(cmd, argv, args)) return rc;
+  q.event = args.get("--event");
+  q.binary = args.get("--binary");
+  q.source = args.get("--source");
+  q.inclusive = args.has("--inclusive");
+  q.tsv = args.has("--tsv");
+  if (args.has("--thread") && (q.thread = number(args.get("--thread"), 0, LONG_MAX)) < 0)
+    return usageError("--thread needs a thread index (see profpack info)");
+  if (args.has("-n")) {
+    const long n = number(args.get("-n"), 1, LONG_MAX);
+    if (n < 0) return usageError("-n needs a positive number");
+    q.n = static_cast<size_t>(n);
   }
-  if (q.file.empty()) return usageError(std::string(cmd) + " needs a profile file");
+  if (args.positional.size() > (wantFn ? 2u : 1u))
+    return usageError(std::string("too many arguments for ") + cmd);
+  if (args.positional.empty()) return usageError(std::string(cmd) + " needs a profile file");
+  q.file = args.positional[0];
+  if (wantFn && args.positional.size() > 1) q.function = args.positional[1];
   return 0;
 }
 
 int openQuery(const QueryArgs& q, Profile& p, size_t& event, std::string& eventName) {
   if (profpack_read_file(q.file.c_str(), nullptr, &p.p) != PROFPACK_OK)
     return failWith(q.file.c_str());
+  printWarnings(p.p, q.file);
   if (!q.binary.empty() && profpack_profile_load_symbols(p.p, q.binary.c_str()) != PROFPACK_OK)
     return failWith(q.binary.c_str());
   if (q.thread >= 0 &&
