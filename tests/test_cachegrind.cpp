@@ -4,8 +4,8 @@
 
 #include "container/ppk.h"
 #include "error.h"
-#include "formats/registry.h"
 #include "formats/cachegrind/cachegrind.h"
+#include "formats/registry.h"
 #include "testlib.h"
 
 using namespace profpack;
@@ -137,3 +137,54 @@ TEST(error_line_after_summary) {
 }
 
 TEST_MAIN()
+
+// A file cut short: what is complete is loaded with a warning naming the byte offset where the
+// file ends early; strict mode makes it an error at that offset. cg_annotate refuses such a
+// file ("missing final summary line, aborting").
+TEST(truncated_files_warn_and_strict_mode_refuses) {
+  const std::string whole = testlib::slurp(testlib::data("cachegrind/cachegrind.workload.out"));
+  ReadOptions strict = opts();
+  strict.strict = true;
+  CHECK(readProfile(bytes(whole), opts())->warnings().empty());
+  CHECK(readProfile(bytes(whole), strict)->warnings().empty());
+  const size_t summaryAt = whole.rfind("summary:");
+  struct Cut {
+    size_t size;          // bytes kept
+    size_t offset;        // where the warning (or strict error) says the file ends early
+    const char* message;  // in the first warning
+    size_t warnings;
+  };
+  const size_t mid = whole.find('\n', 30000) + 1;  // a cut at a line's end, inside the body
+  const Cut cuts[] = {
+      {30000, whole.rfind('\n', 29999) + 1, "the last line ends without a newline", 2},
+      {mid, mid, "ends without the summary: line", 1},
+      {summaryAt, summaryAt, "ends without the summary: line", 1},
+      {summaryAt + 12, summaryAt, "the last line ends without a newline", 1},
+      {whole.size() - 1, summaryAt, "the last line ends without a newline", 1},
+  };
+  for (const Cut& c : cuts) {
+    const std::string text = whole.substr(0, c.size);
+    auto p = readProfile(bytes(text), opts());
+    CHECK_EQ(p->warnings().size(), c.warnings);
+    CHECK_CONTAINS(p->warnings()[0], "byte offset " + std::to_string(c.offset) + ": ");
+    CHECK_CONTAINS(p->warnings()[0], c.message);
+    try {
+      readProfile(bytes(text), strict);
+      CHECK(false);
+    } catch (const Error& e) {
+      CHECK(e.status() == Status::malformed);
+      CHECK_EQ(e.offset(), uint64_t{c.offset});
+      CHECK(e.line() != kUnknown);
+      CHECK_CONTAINS(e.what(), c.message);
+    }
+  }
+  // A complete summary line is still checked against the counts.
+  std::string wrong = whole;
+  wrong.replace(summaryAt, 10, "summary: 9");
+  try {
+    readProfile(bytes(wrong), opts());
+    CHECK(false);
+  } catch (const Error& e) {
+    CHECK_CONTAINS(e.what(), "summary for event");
+  }
+}

@@ -585,3 +585,55 @@ TEST(run_length_column_defects_are_errors) {
   expectBad({0x0f}, 1, "truncated");                         // escape without its value
   expectBad({0x0e}, 1000, "more values than it has bytes");  // > 15 values a byte
 }
+
+// valgrind's callgrind ends every part with totals:; a file cut short is loaded as far as it is
+// complete, with a warning naming the byte offset, and refused in strict mode.
+TEST(truncated_files_warn_and_strict_mode_refuses) {
+  ReadOptions strict = opts();
+  strict.strict = true;
+  for (const char* f :
+       {"callgrind/callgrind.workload.out", "callgrind/callgrind.workload.threads-combined.out"}) {
+    const std::string whole = testlib::slurp(testlib::data(f));
+    CHECK(readProfile(bytes(whole), strict)->warnings().empty());
+    const size_t totalsAt = whole.rfind("totals:");
+    const size_t lineEnd = whole.find('\n', whole.size() - 5000) + 1;
+    struct Cut {
+      size_t size;
+      std::vector<std::pair<size_t, const char*>> warnings;  // offset, message
+    };
+    const Cut cuts[] = {
+        {lineEnd, {{lineEnd, "ends without the totals: line"}}},
+        {totalsAt, {{totalsAt, "ends without the totals: line"}}},
+        {lineEnd + 3,
+         {{lineEnd, "the last line ends without a newline"},
+          {lineEnd + 3, "ends without the totals: line"}}},
+        {totalsAt + 9, {{totalsAt, "the last line ends without a newline"}}},
+    };
+    for (const Cut& c : cuts) {
+      const std::string text = whole.substr(0, c.size);
+      auto p = readProfile(bytes(text), opts());
+      CHECK_EQ(p->warnings().size(), c.warnings.size());
+      for (size_t i = 0; i < c.warnings.size(); ++i) {
+        CHECK_CONTAINS(p->warnings()[i], "byte offset " + std::to_string(c.warnings[i].first));
+        CHECK_CONTAINS(p->warnings()[i], c.warnings[i].second);
+      }
+      // What was loaded writes back and reads again to the same IR (and the same warning).
+      auto again = readProfile(bytes(writeCallgrind(*p)), opts());
+      CHECK(equalIR(*p, *again));
+      try {
+        readProfile(bytes(text), strict);
+        CHECK(false);
+      } catch (const Error& e) {
+        CHECK(e.status() == Status::malformed);
+        CHECK_EQ(e.offset(), uint64_t{c.warnings[0].first});
+        CHECK(e.line() != kUnknown);
+        CHECK_CONTAINS(e.what(), c.warnings[0].second);
+      }
+    }
+  }
+  // Other writers of the format (go tool pprof -callgrind, say) write no totals: no warning.
+  auto other = readProfile(
+      bytes(std::string("# callgrind format\nevents: Ir\nfl=a.c\nfn=f\n1 2\n")), strict);
+  CHECK(formatOf(*other) == FormatId::callgrind);
+  CHECK(other->warnings().empty());
+}

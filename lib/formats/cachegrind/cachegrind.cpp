@@ -8,12 +8,14 @@
 // every count line in file order as one cost row (several lines for one position stay
 // separate; queries sum them), and the summary line as a trailer line.
 
+#include "formats/cachegrind/cachegrind.h"
+
 #include <string>
 #include <vector>
 
 #include "error.h"
-#include "formats/cachegrind/cachegrind.h"
 #include "formats/callgrind/costs.h"
+#include "formats/callgrind/text_end.h"
 #include "util/text.h"
 
 namespace profpack {
@@ -56,9 +58,13 @@ size_t parseCounts(std::string_view s, size_t pos, size_t maxCounts, std::vector
 
 }  // namespace
 
-std::unique_ptr<Profile> readCachegrind(std::span<const uint8_t> data, const ReadOptions& options) {
-  (void)options;
-  rejectNul(data, kFmt);
+std::unique_ptr<Profile> readCachegrind(std::span<const uint8_t> all, const ReadOptions& options) {
+  // A last line without a newline, and a file without the summary: line cachegrind writes
+  // last, are loaded as far as they go, with a warning; errors when strict.
+  const uint64_t complete = completeLines(all);
+  if (complete < all.size()) truncated(kFmt, all, complete, kCutLine, options.strict, nullptr);
+  const std::span<const uint8_t> data = all;
+  rejectNul(all, kFmt);
   LineCursor cur(data);
   std::string_view line;
   std::vector<Line> lines;
@@ -164,7 +170,12 @@ std::unique_ptr<Profile> readCachegrind(std::span<const uint8_t> data, const Rea
                      ir::HeaderLine::Placement::HEADER});
   }
   if (!haveEvents) fail(kFmt, data.size(), cur.lineNumber(), "missing events: line");
-  if (haveSummary) {
+  const char* kNoSummary =
+      "the file ends without the summary: line cachegrind writes last, so it was cut: every "
+      "complete line before it was loaded";
+  if (!haveSummary) truncated(kFmt, all, data.size(), kNoSummary, options.strict, nullptr);
+  // A summary line cut short (the last line, without its newline) cannot be checked.
+  if (haveSummary && summaryOffset < complete) {
     for (size_t i = 0; i < events.size(); ++i)
       if (summary[i] != totals[i])
         fail(kFmt, summaryOffset, summaryLine,
@@ -189,7 +200,10 @@ std::unique_ptr<Profile> readCachegrind(std::span<const uint8_t> data, const Rea
   auto part = root.initParts(1)[0];
   setHeaderLines(part, lines);
   table.build(part.initCosts(), remap);
-  return std::make_unique<Profile>(std::move(message));
+  auto profile = std::make_unique<Profile>(std::move(message));
+  if (complete < all.size()) truncated(kFmt, all, complete, kCutLine, false, profile.get());
+  if (!haveSummary) truncated(kFmt, all, data.size(), kNoSummary, false, profile.get());
+  return profile;
 }
 
 std::string writeCachegrind(const Profile& profile) {

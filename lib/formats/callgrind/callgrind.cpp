@@ -42,6 +42,8 @@
 // Speed: cost lines take a one-pass fast path over the mapped bytes (no per-line allocation, no
 // hashing); compressed ids index vectors; strings are hashed only on name definitions.
 
+#include "formats/callgrind/callgrind.h"
+
 #include <algorithm>
 #include <cstring>
 #include <memory>
@@ -51,8 +53,8 @@
 #include <vector>
 
 #include "error.h"
-#include "formats/callgrind/callgrind.h"
 #include "formats/callgrind/costs.h"
+#include "formats/callgrind/text_end.h"
 #include "util/pages.h"
 #include "util/text.h"
 
@@ -1286,9 +1288,43 @@ void Writer::run() {
 
 }  // namespace
 
-std::unique_ptr<Profile> readCallgrind(std::span<const uint8_t> data, const ReadOptions& options) {
-  (void)options;
-  return Reader(data).run();  // (which rejects NUL bytes as it goes)
+namespace {
+// True if valgrind's callgrind wrote the profile: it ends every part with totals:.
+bool fromValgrind(ir::Profile::Reader root) {
+  for (auto part : root.getParts())
+    for (auto h : part.getHeaderLines())
+      if (std::string_view(h.getKey().cStr()) == "creator")
+        return std::string_view(h.getValue().cStr()).starts_with("callgrind-");
+  return false;
+}
+
+bool hasTotals(ir::Part::Reader part) {
+  for (auto h : part.getHeaderLines()) {
+    const std::string_view key(h.getKey().cStr());
+    if (h.getPlacement() == ir::HeaderLine::Placement::TRAILER &&
+        (key == "totals" || key == "summary"))
+      return true;
+  }
+  return false;
+}
+}  // namespace
+
+std::unique_ptr<Profile> readCallgrind(std::span<const uint8_t> all, const ReadOptions& options) {
+  // A last line without a newline, and a part of valgrind's that ends without its totals:
+  // line, are loaded as far as they go, with a warning; errors when strict.
+  const uint64_t complete = completeLines(all);
+  if (complete < all.size()) truncated(kFmt, all, complete, kCutLine, options.strict, nullptr);
+  auto profile = Reader(all).run();  // (which rejects NUL bytes as it goes)
+  auto parts = profile->root().getParts();
+  const char* kNoTotals =
+      "the last part ends without the totals: line callgrind writes after it, so the file was "
+      "cut: every complete line before it was loaded";
+  const bool noTotals =
+      parts.size() > 0 && fromValgrind(profile->root()) && !hasTotals(parts[parts.size() - 1]);
+  if (noTotals) truncated(kFmt, all, all.size(), kNoTotals, options.strict, nullptr);
+  if (complete < all.size()) truncated(kFmt, all, complete, kCutLine, false, profile.get());
+  if (noTotals) truncated(kFmt, all, all.size(), kNoTotals, false, profile.get());
+  return profile;
 }
 
 void writeCallgrind(const Profile& profile, Sink& out) { Writer(profile, out).run(); }
