@@ -203,9 +203,9 @@ struct StackSamples {
   mappings @10 :List(Mapping); # older files only: the lines of mapsText that parse as mappings.
                                # Readers derive them from mapsText (the same lines), so files
                                # since treeCoding 1 leave this empty.
-  addressCoding @11 :UInt8;    # of nodeAddress: 0 (files of the first two sessions) or 1
+  addressCoding @11 :UInt8;    # of nodeAddress: 0 (pre-release files) or 1
   nodeAddressEscapes @12 :Column; # addressCoding 1: pc(n) of each node n stored as 4, in order
-  treeCoding @13 :UInt8;       # of nodeParent: 0 (files of the first three sessions) or 1. With
+  treeCoding @13 :UInt8;       # of nodeParent: 0 (pre-release files) or 1. With
                                # 1, every node is one a record adds, so nodeAddress has as many
                                # values as the records add nodes.
   sortedTail @14 :UInt64;      # 0, or: the last sortedTail records (at most 4096) are stored
