@@ -92,6 +92,25 @@ class CostTableSource : public ModelSource {
   bool selected(size_t part) const {
     return thread_ < 0 || partIndex_[part] == static_cast<size_t>(thread_);
   }
+  // Calls f(batch, row, costs, count) for every self-cost row of the selected parts, with the
+  // rows' positions decoded.
+  template <class F>
+  void forEachCostRow(F&& f) {
+    size_t partNo = 0;
+    for (auto part : root_.getParts()) {
+      if (!selected(partNo++)) continue;
+      CostTableBatches t(part.getCosts(), npos_, ne_, contexts_.size(), /*withPositions=*/true);
+      while (t.next()) {
+        size_t ci = 0;
+        for (size_t r = 0; r < t.rows; ++r) {
+          const size_t n = t.costCount[r];
+          const uint64_t* c = t.costs.data() + ci;
+          ci += n;
+          if (t.kind[r] == static_cast<uint64_t>(ir::RecordKind::COST)) f(t, r, c, n);
+        }
+      }
+    }
+  }
 
   const Profile& profile_;
   ir::Profile::Reader root_;
@@ -219,24 +238,12 @@ void CostTableSource::lines(std::unordered_map<std::string, std::vector<LineCost
   if (linePos_ < 0) return;
   const StringTableReader& strings = profile_.strings();
   std::unordered_map<uint64_t, std::map<uint64_t, std::vector<uint64_t>>> fileLines;
-  size_t partNo = 0;
-  for (auto part : root_.getParts()) {
-    if (!selected(partNo++)) continue;
-    CostTableBatches t(part.getCosts(), npos_, ne_, contexts_.size(), /*withPositions=*/true);
-    while (t.next()) {
-      size_t ci = 0;
-      for (size_t r = 0; r < t.rows; ++r) {
-        const size_t n = t.costCount[r];
-        const uint64_t* c = t.costs.data() + ci;
-        ci += n;
-        if (t.kind[r] != static_cast<uint64_t>(ir::RecordKind::COST)) continue;
-        const uint64_t file = t.sourceFile[r] ? t.sourceFile[r] : contexts_.file[t.context[r]];
-        auto& lc = fileLines[file][t.positions[static_cast<size_t>(linePos_)][r]];
-        lc.resize(ne_, 0);
-        for (size_t i = 0; i < n; ++i) lc[i] += c[i];
-      }
-    }
-  }
+  forEachCostRow([&](const CostTableBatches& t, size_t r, const uint64_t* c, size_t n) {
+    const uint64_t file = t.sourceFile[r] ? t.sourceFile[r] : contexts_.file[t.context[r]];
+    auto& lc = fileLines[file][t.positions[static_cast<size_t>(linePos_)][r]];
+    lc.resize(ne_, 0);
+    for (size_t i = 0; i < n; ++i) lc[i] += c[i];
+  });
   for (auto& [file, byLine] : fileLines) {
     auto& lines = out[std::string(strings.get(file))];
     for (auto& [line, cost] : byLine) lines.push_back({line, std::move(cost)});
@@ -263,30 +270,18 @@ void CostTableSource::locations(LocationLayer& out) {
     std::vector<uint64_t> self;
   };
   std::map<std::pair<int64_t, uint64_t>, Cost> byAddress;
-  size_t partNo = 0;
-  for (auto part : root_.getParts()) {
-    if (!selected(partNo++)) continue;
-    CostTableBatches t(part.getCosts(), npos_, ne_, contexts_.size(), /*withPositions=*/true);
-    while (t.next()) {
-      size_t ci = 0;
-      for (size_t r = 0; r < t.rows; ++r) {
-        const size_t n = t.costCount[r];
-        const uint64_t* c = t.costs.data() + ci;
-        ci += n;
-        if (t.kind[r] != static_cast<uint64_t>(ir::RecordKind::COST)) continue;
-        const uint64_t ctx = t.context[r];
-        Cost& cost = byAddress[{mappingOf[ctx], t.positions[static_cast<size_t>(instrPos_)][r]}];
-        if (cost.self.empty()) {
-          cost.self.assign(ne_, 0);
-          const uint64_t file = t.sourceFile[r] ? t.sourceFile[r] : contexts_.file[ctx];
-          auto it = functionIds_.find({contexts_.object[ctx], file, contexts_.function[ctx]});
-          if (it != functionIds_.end()) cost.function = static_cast<int64_t>(it->second);
-          if (linePos_ >= 0) cost.line = t.positions[static_cast<size_t>(linePos_)][r];
-        }
-        for (size_t i = 0; i < n; ++i) cost.self[i] += c[i];
-      }
+  forEachCostRow([&](const CostTableBatches& t, size_t r, const uint64_t* c, size_t n) {
+    const uint64_t ctx = t.context[r];
+    Cost& cost = byAddress[{mappingOf[ctx], t.positions[static_cast<size_t>(instrPos_)][r]}];
+    if (cost.self.empty()) {
+      cost.self.assign(ne_, 0);
+      const uint64_t file = t.sourceFile[r] ? t.sourceFile[r] : contexts_.file[ctx];
+      auto it = functionIds_.find({contexts_.object[ctx], file, contexts_.function[ctx]});
+      if (it != functionIds_.end()) cost.function = static_cast<int64_t>(it->second);
+      if (linePos_ >= 0) cost.line = t.positions[static_cast<size_t>(linePos_)][r];
     }
-  }
+    for (size_t i = 0; i < n; ++i) cost.self[i] += c[i];
+  });
   out.locations.reserve(byAddress.size());
   out.self.reserve(byAddress.size() * ne_);
   for (auto& [key, cost] : byAddress) {
