@@ -8,7 +8,7 @@
 namespace {
 
 // The .ppk container around a flat Cap'n Proto message (see lib/container/ppk.h): magic,
-// version 1, a reserved word, the message size and the zstd frame's size, then the frame.
+// the IR revision, a reserved word, the message size and the zstd frame's size, then the frame.
 std::string wrapMessage(const uint8_t* data, size_t size) {
   std::string message(reinterpret_cast<const char*>(data), size);
   message.resize((size + 7) / 8 * 8, '\0');  // whole words
@@ -20,7 +20,7 @@ std::string wrapMessage(const uint8_t* data, size_t size) {
   auto put = [&](uint64_t v, int bytes) {
     for (int i = 0; i < bytes; ++i) out.push_back(static_cast<char>(v >> (8 * i)));
   };
-  put(1, 4);
+  put(2, 4);  // kPpkVersion
   put(0, 4);
   put(message.size(), 8);
   put(frame.size(), 8);

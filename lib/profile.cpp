@@ -9,9 +9,6 @@
 #include <new>
 
 #include "error.h"
-#include "formats/registry.h"
-#include "formats/gperftools/gperftools.h"
-#include "formats/callgrind/costs.h"
 
 namespace profpack {
 
@@ -95,78 +92,12 @@ std::unique_ptr<capnp::MallocMessageBuilder> newMessage(size_t expectedBytes) {
   return m;
 }
 
-namespace {
-
-// A cost table of an older file (CostTable.predicted false: plain columns) stored as today's
-// writer stores the same rows, so that equalIR compares the rows, not their representation.
-void storeAsToday(ir::Profile::Builder root, ir::Part::Builder part) {
-  const size_t npos = root.getPositionKinds().size();
-  // The count as checked against the column's bytes, not as declared: it sizes a vector.
-  const uint64_t strings = ColumnCursor(root.asReader().getStrings().getLengths()).size();
-  DecodedContexts contexts(root.asReader().getContexts(), strings);
-  DecodedCosts t(part.asReader().getCosts(), npos, root.getEvents().size(), contexts.size());
-  CostTableBuilder out(npos);
-  uint64_t pos[kMaxPositions] = {}, tpos[kMaxPositions] = {};
-  size_t ci = 0, a = 0, j = 0;
-  for (size_t r = 0; r < t.kind.size(); ++r) {
-    if (t.sourceFile[r] >= strings)  // the identity map below is indexed by it
-      throw Error(Status::malformed, "ppk",
-                  "cost table row " + std::to_string(r) + " names source file string " +
-                      std::to_string(t.sourceFile[r]) + " of " + std::to_string(strings));
-    for (size_t k = 0; k < npos; ++k) pos[k] = t.positions[k][r];
-    const auto kind = static_cast<ir::RecordKind>(t.kind[r]);
-    const uint64_t* costs = t.costs.data() + ci;
-    ci += t.costCount[r];
-    if (kind == ir::RecordKind::COST) {
-      out.row(kind, t.context[r], t.sourceFile[r], pos, costs, t.costCount[r]);
-      continue;
-    }
-    for (size_t k = 0; k < npos; ++k) tpos[k] = t.targetPositions[k][a];
-    const uint64_t jumped = kind == ir::RecordKind::COND_JUMP ? t.jumped[j++] : 0;
-    out.row(kind, t.context[r], t.sourceFile[r], pos, costs, t.costCount[r], t.target[a], tpos,
-            t.count[a], jumped);
-    ++a;
-  }
-  std::vector<uint64_t> identity(strings);
-  for (uint64_t i = 0; i < strings; ++i) identity[i] = i;
-  out.build(part.initCosts(), identity);
-}
-
-}  // namespace
-
 bool equalIR(const Profile& a, const Profile& b) {
   // Compare canonical encodings of both roots with `creator` cleared.
   auto canon = [](const Profile& p) {
-    // Stacks of an older coding: compare what today's reader makes of the file they write.
-    std::unique_ptr<Profile> reread;
-    if (p.root().getFormat() == ir::Format::GPERFTOOLS && p.root().hasStacks() &&
-        olderStacksCoding(p.root().getStacks())) {
-      try {
-        // A few hundred bytes of IR can describe gigabytes of records: beyond a size that a
-        // real old file reaches, compare as stored.
-        GperfWriteOptions options;
-        options.maxBytes = (uint64_t{256} << 20) + 256 * uint64_t{p.flatSize()};
-        const std::string file = writeGperftools(p, options);
-        reread =
-            readGperftools(std::span(reinterpret_cast<const uint8_t*>(file.data()), file.size()));
-      } catch (const Error&) {
-        // Stacks that do not decode (a damaged file) are compared as they are stored.
-      } catch (const std::bad_alloc&) {
-        // So is one whose file does not fit in memory.
-      }
-    }
     capnp::MallocMessageBuilder copy;
-    copy.setRoot(reread ? reread->root() : p.root());
-    auto root = copy.getRoot<ir::Profile>();
-    root.setCreator("");
-    for (auto part : root.getParts()) {
-      if (!part.hasCosts() || part.getCosts().getPredicted()) continue;
-      try {
-        storeAsToday(root, part);
-      } catch (const Error&) {
-        // A table that does not decode (a damaged file) is compared as it is stored.
-      }
-    }
+    copy.setRoot(p.root());
+    copy.getRoot<ir::Profile>().setCreator("");
     return capnp::canonicalize(copy.getRoot<ir::Profile>().asReader());
   };
   auto x = canon(a);

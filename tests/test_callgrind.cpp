@@ -117,17 +117,32 @@ TEST(corpus_round_trips_are_ir_equal) {
   }
 }
 
-// A .ppk written before CostTable.predicted existed (plain association columns) still reads
-// as the same profile: it writes back the same Callgrind text as the original.
-TEST(ppk_without_predicted_columns_still_reads) {
-  auto old = readProfile(bytes(testlib::slurp(testlib::data(
-                             "ppk/callgrind.workload.instr-jumps.before-predicted.ppk"))),
-                         opts());
-  CHECK(!old->root().getParts()[0].getCosts().getPredicted());
+// .ppk files of the pre-release IR (revision 1, here one whose cost tables have plain columns)
+// are refused with what to do; a revision-2 message must store its tables predicted.
+TEST(pre_release_ppk_is_refused) {
+  try {
+    readProfile(bytes(testlib::slurp(
+                    testlib::data("ppk/callgrind.workload.instr-jumps.before-predicted.ppk"))),
+                opts());
+    CHECK(false);
+  } catch (const Error& e) {
+    CHECK(e.status() == Status::unsupported);
+    CHECK_EQ(e.offset(), uint64_t{8});
+    CHECK_CONTAINS(e.what(), "IR revision 1, written by a pre-release profpack");
+    CHECK_CONTAINS(e.what(), "convert the original profile again");
+  }
   auto text = read(testlib::slurp(testlib::data("callgrind/callgrind.workload.instr-jumps.out")));
-  CHECK(text->root().getParts()[0].getCosts().getPredicted());
-  CHECK(writeCallgrind(*old) == writeCallgrind(*text));
-  CHECK(equalIR(*old, *text));  // the same rows, whatever their representation
+  auto message = std::make_unique<capnp::MallocMessageBuilder>();
+  message->setRoot(text->root());
+  message->getRoot<ir::Profile>().getParts()[0].getCosts().setPredicted(false);
+  Profile plain(std::move(message));
+  try {
+    writeCallgrind(plain);
+    CHECK(false);
+  } catch (const Error& e) {
+    CHECK(e.status() == Status::malformed);
+    CHECK_CONTAINS(e.what(), "predicted false");
+  }
 }
 
 TEST(corpus_self_totals_match_totals_line) {

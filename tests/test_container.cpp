@@ -10,8 +10,8 @@
 
 #include "container/ppk.h"
 #include "error.h"
-#include "formats/registry.h"
 #include "formats/cachegrind/cachegrind.h"
+#include "formats/registry.h"
 #include "profile.h"
 #include "testlib.h"
 
@@ -79,9 +79,13 @@ TEST(wrong_magic_and_version) {
   std::string bad = img;
   bad[1] = 'Q';
   expectFail(bad, Status::malformed, "magic number missing");
+  // Bytes 8-11: the IR revision. Other revisions are refused, saying which side is older.
+  CHECK_EQ(static_cast<int>(img[8]), 2);
   bad = img;
-  bad[8] = 2;
-  expectFail(bad, Status::unsupported, "container version 2 is not supported");
+  bad[8] = 1;
+  expectFail(bad, Status::unsupported, "IR revision 1, written by a pre-release profpack");
+  bad[8] = 3;
+  expectFail(bad, Status::unsupported, "IR revision 3, written by a newer profpack");
 }
 
 TEST(corrupt_checksum_and_data) {

@@ -499,18 +499,19 @@ TEST(corrupt_record_node_in_ppk_is_rejected) {
   throw testlib::Failure{"a record naming a missing node was written"};
 }
 
-// A .ppk written before StackSamples.addressCoding 1 (addresses as plain deltas) still reads:
-// it writes back the original bytes and holds the same IR as a fresh read.
-TEST(ppk_before_address_model_still_reads) {
-  const std::string original = testlib::slurp(testlib::data("gperftools/workload.64le.prof"));
-  auto old = readProfile(
-      bytes(testlib::slurp(testlib::data("ppk/gperftools.workload.64le.before-address-model.ppk"))),
-      opts());
-  CHECK_EQ(old->root().getStacks().getAddressCoding(), 0u);
-  auto fresh = readGperftools(bytes(original));
-  CHECK_EQ(fresh->root().getStacks().getAddressCoding(), 1u);
-  CHECK(writeGperftools(*old) == original);
-  CHECK(equalIR(*old, *fresh));
+// A .ppk of the pre-release IR (revision 1; this one with addresses as plain deltas,
+// addressCoding 0) is refused with what to do.
+TEST(pre_release_ppk_is_refused) {
+  try {
+    readProfile(bytes(testlib::slurp(
+                    testlib::data("ppk/gperftools.workload.64le.before-address-model.ppk"))),
+                opts());
+    CHECK(false);
+  } catch (const Error& e) {
+    CHECK(e.status() == Status::unsupported);
+    CHECK_EQ(e.offset(), uint64_t{8});
+    CHECK_CONTAINS(e.what(), "IR revision 1, written by a pre-release profpack");
+  }
 }
 
 // The recent-callees coding with what it must not lose: more than four callees of one call
@@ -562,7 +563,7 @@ void expectWriteRejected(const Profile& p, Status status, const std::string& nee
 // writer decodes the tree, so every check of decodeStacks is reached).
 void expectStacksRejected(std::vector<uint64_t> parent, std::vector<uint64_t> addr,
                           std::vector<uint64_t> escapes, std::vector<uint64_t> node, uint8_t coding,
-                          Status status, const std::string& needle, uint8_t tree = 0) {
+                          Status status, const std::string& needle, uint8_t tree = 1) {
   auto message = newMessage();
   auto root = message->getRoot<ir::Profile>();
   root.setFormat(ir::Format::GPERFTOOLS);
@@ -608,10 +609,11 @@ TEST(address_model_values) {
 // Address values that name a recent callee the call site does not have, escapes missing or
 // left over, and an unknown coding are errors, not wrong addresses.
 TEST(corrupt_address_model_in_ppk_is_rejected) {
-  // treeCoding 0: each node the child of the one before; the one record adds them all.
+  // One record adds every node, each the child of the one before: one nodeParent value, the
+  // root.
   auto attempt = [](uint8_t coding, std::vector<uint64_t> addr, std::vector<uint64_t> escapes,
                     Status status, const std::string& needle) {
-    std::vector<uint64_t> parent(addr.size(), 0), node{2 * (addr.size() - 1)};
+    std::vector<uint64_t> parent{0}, node{2 * (addr.size() - 1)};
     expectStacksRejected(parent, addr, escapes, node, coding, status, needle);
   };
   // Node 1 (a child of the root) names entry 0 of a list that is still empty.
@@ -620,14 +622,13 @@ TEST(corrupt_address_model_in_ppk_is_rejected) {
   attempt(1, {5 + 2 * 7, 1}, {}, Status::malformed, "recent callee 1");
   attempt(1, {4}, {}, Status::malformed, "more escaped addresses than nodeAddressEscapes holds");
   attempt(1, {5}, {9}, Status::malformed, "nodeAddressEscapes holds unused addresses");
-  attempt(2, {5}, {}, Status::unsupported, "unknown address coding 2");
+  // IR revision 2 stores addressCoding 1 only (0 was a pre-release coding).
+  attempt(0, {5}, {}, Status::malformed, "addressCoding 0 is not the coding IR revision 2 stores");
+  attempt(2, {5}, {}, Status::malformed, "addressCoding 2 is not the coding IR revision 2 stores");
 }
 
 TEST(corrupt_tree_in_ppk_is_rejected) {
-  // treeCoding 0: node 2's parent would be node 2 itself.
-  expectStacksRejected({0, 3}, {1, 2}, {}, {2}, 0, Status::malformed,
-                       "node 2 names parent 2, not an earlier node");
-  // treeCoding 1: one nodeParent value per record that adds nodes, naming an older node.
+  // One nodeParent value per record that adds nodes, naming an older node.
   const std::vector<uint64_t> addr{5, 0, 5 + 2};  // node 3 is a second callee of the root
   auto attempt = [&](std::vector<uint64_t> branch, std::vector<uint64_t> node,
                      const std::string& needle, uint8_t tree = 1,
@@ -639,7 +640,9 @@ TEST(corrupt_tree_in_ppk_is_rejected) {
   attempt({0, 0, 0}, {2, 0}, "nodeParent holds 1 values no record uses");
   attempt({0, 3}, {2, 0}, "record 1 adds nodes below node 3, which no earlier record created");
   attempt({0}, {2}, "1 nodes that no record adds");
-  attempt({0, 0}, {2, 0}, "unknown tree coding 2", 2, Status::unsupported);
+  // IR revision 2 stores treeCoding 1 only (0 was a pre-release coding).
+  attempt({0, 0}, {2, 0}, "treeCoding 0 is not the coding IR revision 2 stores", 0);
+  attempt({0, 0}, {2, 0}, "treeCoding 2 is not the coding IR revision 2 stores", 2);
 }
 
 TEST(tree_coding_one_values) {
@@ -734,3 +737,43 @@ TEST(corrupt_sorted_tail_in_ppk_is_rejected) {
 }
 
 TEST_MAIN()
+
+namespace {
+// Stacks of one chain of `depth` nodes (pcs 1, 2, ..., each the caller of the next), added by
+// the first record; `repeats` more records name its innermost node.
+Profile deepChain(uint64_t depth, uint64_t repeats) {
+  auto message = newMessage();
+  auto root = message->getRoot<ir::Profile>();
+  root.setFormat(ir::Format::GPERFTOOLS);
+  auto st = root.initStacks();
+  st.setSlotBytes(8);
+  st.setAddressCoding(1);
+  st.setTreeCoding(1);
+  // Every node misses its call site's (empty) list: 5 + zigzag(pc - pc(parent)) = 5 + 2.
+  std::vector<uint64_t> address(depth, 7), node{2 * (depth - 1)};
+  node.resize(repeats + 1, 2 * depth + 1);
+  const std::vector<uint64_t> parent{0}, none, count(node.size(), 1);
+  encodeColumn(st.initNodeParent(), parent);
+  encodeColumn(st.initNodeAddress(), address);
+  encodeColumn(st.initNodeAddressEscapes(), none);
+  encodeColumn(st.initSampleCount(), count);
+  encodeColumn(st.initSampleNode(), node);
+  st.initHeaderSlots(5).set(1, 3);
+  st.initTrailerSlots(3).set(1, 1);
+  return Profile(std::move(message));
+}
+}  // namespace
+
+// What two fuzz inputs of the pre-release tree coding found, in today's: a chain 200,000
+// frames deep builds its call graph in one pass over the tree (it was quadratic in depth), and
+// 100,000 records naming a node 2,000 deep (1.6 GB of output from a few hundred bytes of
+// columns) are refused before anything is allocated for them.
+TEST(deep_chains_stay_linear_and_huge_outputs_are_refused) {
+  Profile deep = deepChain(200000, 0);
+  auto model = buildModel(deep, {});
+  CHECK_EQ(model->functions(), 200000u);
+  CHECK_EQ(model->edges().size(), 199999u);
+  CHECK_EQ(model->total(0), 1u);
+  CHECK_EQ(model->inclusive(0, 0) + model->inclusive(199999, 0), 2u);  // outermost, innermost
+  expectWriteRejected(deepChain(2000, 100000), Status::limit, "");
+}

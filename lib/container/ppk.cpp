@@ -159,8 +159,11 @@ std::unique_ptr<Profile> decodePpk(std::span<const uint8_t> data, uint64_t maxMe
   uint32_t version = le32(h + 8);
   if (version != kPpkVersion)
     throw Error(Status::unsupported, "ppk",
-                "container version " + std::to_string(version) + " is not supported (expected " +
-                    std::to_string(kPpkVersion) + ")",
+                "this .ppk holds IR revision " + std::to_string(version) + ", written by " +
+                    (version < kPpkVersion ? std::string("a pre-release profpack")
+                                           : std::string("a newer profpack")) +
+                    "; this build reads IR revision " + std::to_string(kPpkVersion) +
+                    (version < kPpkVersion ? ": convert the original profile again" : ""),
                 8);
   uint64_t msgBytes = le64(h + 16);
   uint64_t frameBytes = le64(h + 24);

@@ -2,7 +2,12 @@
 // message of an ir::Profile.
 //
 //   bytes  0-7   magic "\x89PPK\r\n\x1a\n"
-//   bytes  8-11  container version (u32 little-endian), currently 1
+//   bytes  8-11  IR revision (u32 little-endian), currently 2: the revision of the codings the
+//                message uses. The schema only grows (lib/ir/profile.capnp); the revision goes up
+//                when a stored coding changes meaning, and a reader refuses revisions other than
+//                its own with Status::unsupported. Revision 1 was profpack's pre-release
+//                (0.1.0) IR, whose older gperftools and cost-table codings this build no
+//                longer reads.
 //   bytes 12-15  flags (u32), 0
 //   bytes 16-23  size of the decompressed message in bytes (u64), a multiple of 8
 //   bytes 24-31  size of the zstd frame that follows (u64)
@@ -18,7 +23,7 @@
 
 namespace profpack {
 
-inline constexpr uint32_t kPpkVersion = 1;
+inline constexpr uint32_t kPpkVersion = 2;  // the IR revision
 inline constexpr size_t kPpkHeaderSize = 32;
 inline constexpr uint64_t kDefaultMaxPpkMessage = uint64_t{4} << 30;  // 4 GiB
 

@@ -10,6 +10,12 @@
 # the schema (marked obsolete) so that old `.ppk` files keep their meaning. Readers must accept
 # messages in which newly added fields are absent (they read as their defaults).
 #
+# IR REVISION: the `.ppk` header records the revision of the codings a message uses (see
+# lib/container/ppk.h). It goes up when a stored coding changes meaning; a reader refuses other
+# revisions. This schema describes revision 2, which requires CostTable.predicted true (for
+# tables with rows), StackSamples.treeCoding 1 and addressCoding 1, and no stored mappings;
+# revision 1 was the pre-release IR, which also allowed the values marked "revision 1" below.
+#
 # CONVENTIONS
 # - String references: a UInt64 index into Profile.strings. Index 0 is reserved and means "none"
 #   (for example: no `ob=` in effect). Every other string is stored exactly once.
@@ -132,8 +138,9 @@ struct CostTable {
   targetPositions @8 :List(Column); # per association: target subpositions, one column per kind
   count @9 :Column;            # per association: call count / jump count / executed count
   jumped @10 :Column;          # per condJump row: how many times the jump was taken
-  predicted @11 :Bool;         # false: costCount, target, targetPositions, count and jumped hold
-                               # the values described above. true: they hold residuals against
+  predicted @11 :Bool;         # false (revision 1 only): costCount, target, targetPositions,
+                               # count and jumped hold the values described above. true (always
+                               # in revision 2, for a table with rows): they hold residuals against
                                # what the rows before predict (they compress far better; all
                                # arithmetic wraps modulo 2^64, z(d) = zigzag of the difference):
     # - costCount: z(costCount - e), e = the costCount of the last cost or call row before it
@@ -179,12 +186,12 @@ struct StackSamples {
   nodeParent @4 :Column;       # as treeCoding says. treeCoding 1: one per record that adds
                                # nodes, in stored order: the parent of the first node it adds
                                # (a node it does not add, or 0); each further node it adds is
-                               # the child of the one before. treeCoding 0 (older files): one
+                               # the child of the one before. treeCoding 0 (revision 1 only): one
                                # per node n: 0 if parent(n) = n - 1, else parent(n) + 1
   nodeAddress @5 :Column;      # one per node n, as addressCoding says. Both codings use the
                                # reference r(n) = pc(s) for s the newest earlier child of the
                                # same parent, or, if there is none, pc(parent(n)) (pc(root) = 0).
-                               # addressCoding 0: zigzag(pc(n) - r(n)).
+                               # addressCoding 0 (revision 1 only): zigzag(pc(n) - r(n)).
                                # addressCoding 1 (recent callees): the nodes whose parents have
                                # the same pc P (a call site) share a list of the up to 4 most
                                # recent distinct pcs of such nodes, newest first. The value is
@@ -200,14 +207,14 @@ struct StackSamples {
                                # 2 (m - M - 1) (nodes the record added), m <= M as 2 m + 1
   trailerSlots @8 :List(UInt64); # the binary trailer as written (0, 1, 0)
   mapsText @9 :Data;           # the mapped-objects text, byte for byte
-  mappings @10 :List(Mapping); # older files only: the lines of mapsText that parse as mappings.
-                               # Readers derive them from mapsText (the same lines), so files
-                               # since treeCoding 1 leave this empty.
-  addressCoding @11 :UInt8;    # of nodeAddress: 0 (pre-release files) or 1
+  mappings @10 :List(Mapping); # revision 1 only: the lines of mapsText that parse as mappings.
+                               # Readers derive them from mapsText (the same lines); revision 2
+                               # leaves this empty.
+  addressCoding @11 :UInt8;    # of nodeAddress: 1 (0 in revision 1 only)
   nodeAddressEscapes @12 :Column; # addressCoding 1: pc(n) of each node n stored as 4, in order
-  treeCoding @13 :UInt8;       # of nodeParent: 0 (pre-release files) or 1. With
-                               # 1, every node is one a record adds, so nodeAddress has as many
-                               # values as the records add nodes.
+  treeCoding @13 :UInt8;       # of nodeParent: 1 (0 in revision 1 only). With 1, every node is
+                               # one a record adds, so nodeAddress has as many values as the
+                               # records add nodes.
   sortedTail @14 :UInt64;      # 0, or: the last sortedTail records (at most 4096) are stored
                                # (sampleCount, sampleNode, and the tree nodes they add) in an
                                # order of the reader's choosing, not in file order. The profiler writes its

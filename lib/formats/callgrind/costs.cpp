@@ -362,8 +362,11 @@ CostTableBatches::CostTableBatches(ir::CostTable::Reader t, size_t npos, size_t 
       npos_(npos),
       events_(events),
       contexts_(contexts),
-      jumpedCount_(t.getJumped().getCount()),
-      predicted_(t.getPredicted()) {
+      jumpedCount_(t.getJumped().getCount()) {
+  // IR revision 2 stores every table with the residuals of `predicted`; plain columns were a
+  // pre-release coding.
+  if (!t.getPredicted() && left_ > 0)
+    corrupt("cost table is not stored predicted (predicted false)");
   if (t.getPositions().size() != npos || t.getTargetPositions().size() != npos)
     corrupt("cost table has a position column count that differs from positionKinds");
   if (npos > kMaxPositions) corrupt("cost table has more than 3 position kinds");
@@ -402,13 +405,11 @@ bool CostTableBatches::next() {
   context_.read(context.data(), rows);
   sourceFile_.read(sourceFile.data(), rows);
   costCount_.read(costCount.data(), rows);
-  if (predicted_) {
-    for (size_t r = 0; r < rows; ++r) {
-      if (isCostOrCall(kind[r]))
-        lastCount_ = costCount[r] = unzigzag(costCount[r], lastCount_);
-      else
-        costCount[r] = unzigzag(costCount[r], 0);
-    }
+  for (size_t r = 0; r < rows; ++r) {
+    if (isCostOrCall(kind[r]))
+      lastCount_ = costCount[r] = unzigzag(costCount[r], lastCount_);
+    else
+      costCount[r] = unzigzag(costCount[r], 0);
   }
   // Branch-free reductions (the compiler vectorises them); the checks follow on the results.
   uint64_t assoc = 0, ncost = 0, conds = 0, maxKind = 0, maxContext = 0, maxCount = 0;
@@ -448,7 +449,7 @@ bool CostTableBatches::next() {
     jumped.resize(conds);
     jumped_[0].read(jumped.data(), conds);
   }
-  if (predicted_) {
+  {  // the residuals of CostTable.predicted undone
     for (size_t r = 0, ci = 0, a = 0, j = 0; r < rows; ci += costCount[r], ++r) {
       const uint64_t k = kind[r];
       if (k == static_cast<uint64_t>(ir::RecordKind::COST)) {

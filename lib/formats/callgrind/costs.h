@@ -15,8 +15,8 @@
 #include <unordered_map>
 #include <vector>
 
-#include "util/pairmap.h"
 #include "ir/column.h"
+#include "util/pairmap.h"
 
 namespace profpack {
 
@@ -225,7 +225,6 @@ class CostTableBatches {
   uint64_t left_, conds_ = 0;
   size_t npos_, events_, contexts_;
   uint64_t jumpedCount_;
-  bool predicted_;
   uint64_t lastCount_ = 0, lastCost_ = 0;  // the predictions' state across batches
   LastCallTargets lastCallTarget_;
 };

@@ -714,18 +714,6 @@ std::unique_ptr<Profile> readGperftools(std::span<const uint8_t> data) {
 
 namespace {
 
-// Resolves treeCoding 0 parents (one stored value per node) in place.
-void resolveParentsPerNode(std::vector<uint64_t>& parent) {
-  for (size_t i = 0; i < parent.size(); ++i) {
-    const uint64_t id = i + 1;
-    if (parent[i] > id)
-      throw Error(Status::malformed, "ppk",
-                  "stack tree: node " + std::to_string(id) + " names parent " +
-                      std::to_string(parent[i] - 1) + ", not an earlier node");
-    parent[i] = parent[i] == 0 ? id - 1 : parent[i] - 1;
-  }
-}
-
 // Puts the records of a sorted tail (see sortedTail in profile.capnp) back in file order.
 void restoreFileOrder(ir::StackSamples::Reader stacks, DecodedStacks& d) {
   auto bad = [](const std::string& what) { throw Error(Status::malformed, "ppk", what); };
@@ -775,30 +763,25 @@ void restoreFileOrder(ir::StackSamples::Reader stacks, DecodedStacks& d) {
 DecodedStacks decodeStacks(ir::StackSamples::Reader stacks, bool fileOrder) {
   auto bad = [](const std::string& what) { throw Error(Status::malformed, "ppk", what); };
   DecodedStacks d;
+  // IR revision 2 writes treeCoding 1 and addressCoding 1 (the pre-release 0s are not read).
   const unsigned tree = stacks.getTreeCoding();
   const unsigned coding = stacks.getAddressCoding();
-  if (tree > 1 || coding > 1)
-    throw Error(Status::unsupported, "ppk",
-                std::string("stack tree: unknown ") + (tree > 1 ? "tree" : "address") + " coding " +
-                    std::to_string(tree > 1 ? tree : coding) + " (written by a newer profpack?)");
+  if (tree != 1 || coding != 1)
+    bad(std::string("stack tree: ") + (tree != 1 ? "treeCoding " : "addressCoding ") +
+        std::to_string(tree != 1 ? tree : coding) + " is not the coding IR revision 2 stores (1)");
+  if (stacks.getMappings().size() != 0)
+    bad("stack samples: mappings are stored (IR revision 2 derives them from mapsText)");
   std::vector<uint64_t> branch = decodeColumn(stacks.getNodeParent());
   d.address = decodeColumn(stacks.getNodeAddress());
   d.count = decodeColumn(stacks.getSampleCount());
   d.node = decodeColumn(stacks.getSampleNode());
-  if (tree == 0 && branch.size() != d.address.size())
-    bad("stack tree: nodeParent and nodeAddress differ in length");
   if (d.count.size() != d.node.size())
     bad("stack samples: sampleCount and sampleNode differ in length");
   const size_t nodes = d.address.size();
   if (nodes >= UINT32_MAX) bad("stack tree: more than 2^32 nodes");
 
-  // Records and, with treeCoding 1, the parents of the nodes they add.
-  if (tree == 0) {
-    d.parent = std::move(branch);
-    resolveParentsPerNode(d.parent);
-  } else {
-    d.parent.resize(nodes);
-  }
+  // Records and the parents of the nodes they add.
+  d.parent.resize(nodes);
   size_t branches = 0;
   uint64_t newest = 0;
   for (size_t r = 0; r < d.node.size(); ++r) {
@@ -814,28 +797,25 @@ DecodedStacks decodeStacks(ir::StackSamples::Reader stacks, bool fileOrder) {
       bad("stack samples: record " + std::to_string(r) + " names a node past the last of " +
           std::to_string(nodes));
     const uint64_t added = (v >> 1) + 1;
-    if (tree == 1) {
-      if (branches == branch.size())
-        bad("stack tree: record " + std::to_string(r) +
-            " adds nodes but nodeParent has no value left");
-      const uint64_t par = branch[branches++];
-      if (par > newest)
-        bad("stack tree: record " + std::to_string(r) + " adds nodes below node " +
-            std::to_string(par) + ", which no earlier record created");
-      d.parent[newest] = par;
-      for (uint64_t k = 1; k < added; ++k) d.parent[newest + k] = newest + k;
-    }
+    if (branches == branch.size())
+      bad("stack tree: record " + std::to_string(r) +
+          " adds nodes but nodeParent has no value left");
+    const uint64_t par = branch[branches++];
+    if (par > newest)
+      bad("stack tree: record " + std::to_string(r) + " adds nodes below node " +
+          std::to_string(par) + ", which no earlier record created");
+    d.parent[newest] = par;
+    for (uint64_t k = 1; k < added; ++k) d.parent[newest + k] = newest + k;
     newest = d.node[r] = newest + added;
   }
-  if (tree == 1 && branches != branch.size())
+  if (branches != branch.size())
     bad("stack tree: nodeParent holds " + std::to_string(branch.size() - branches) +
         " values no record uses");
-  if (tree == 1 && newest != nodes)
+  if (newest != nodes)
     bad("stack tree: " + std::to_string(nodes - newest) + " nodes that no record adds");
 
   // Addresses, given every node's parent.
-  std::vector<uint64_t> escapes;
-  if (coding == 1) escapes = decodeColumn(stacks.getNodeAddressEscapes());
+  const std::vector<uint64_t> escapes = decodeColumn(stacks.getNodeAddressEscapes());
   size_t escaped = 0;
   RecentCallees callees;
   std::vector<uint32_t> lastChild(nodes + 1, 0);
@@ -846,16 +826,12 @@ DecodedStacks decodeStacks(ir::StackSamples::Reader stacks, bool fileOrder) {
     const uint64_t v = d.address[i];
     const uint64_t parentPc = par ? d.address[par - 1] : 0;
     const uint64_t ref = sib ? d.address[sib - 1] : parentPc;
-    if (coding == 0) {
-      d.address[i] = ref + ((v >> 1) ^ (0 - (v & 1)));
-    } else {
-      if (v == RecentCallees::kEscape && escaped == escapes.size())
-        bad("stack tree: more escaped addresses than nodeAddressEscapes holds");
-      const uint64_t e = v == RecentCallees::kEscape ? escapes[escaped++] : 0;
-      if (!callees.decode(parentPc, v, ref, e, d.address[i]))
-        bad("stack tree: node " + std::to_string(id) + " names recent callee " + std::to_string(v) +
-            " of a call site with fewer");
-    }
+    if (v == RecentCallees::kEscape && escaped == escapes.size())
+      bad("stack tree: more escaped addresses than nodeAddressEscapes holds");
+    const uint64_t e = v == RecentCallees::kEscape ? escapes[escaped++] : 0;
+    if (!callees.decode(parentPc, v, ref, e, d.address[i]))
+      bad("stack tree: node " + std::to_string(id) + " names recent callee " + std::to_string(v) +
+          " of a call site with fewer");
     lastChild[par] = static_cast<uint32_t>(id);
   }
   if (escaped != escapes.size()) bad("stack tree: nodeAddressEscapes holds unused addresses");
@@ -864,11 +840,6 @@ DecodedStacks decodeStacks(ir::StackSamples::Reader stacks, bool fileOrder) {
         " is more than the " + std::to_string(kTailMax) + " records a reader sorts");
   if (fileOrder && stacks.getSortedTail() != 0) restoreFileOrder(stacks, d);
   return d;
-}
-
-bool olderStacksCoding(ir::StackSamples::Reader stacks) {
-  return stacks.getAddressCoding() == 0 || stacks.getTreeCoding() == 0 ||
-         stacks.getMappings().size() != 0;
 }
 
 std::string writeGperftools(const Profile& profile, const GperfWriteOptions& options) {

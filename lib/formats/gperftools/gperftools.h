@@ -61,8 +61,4 @@ std::vector<GperfMapping> parseMappings(ir::StackSamples::Reader stacks);
 // sorted: enough for queries, which only add records up, and cheaper).
 DecodedStacks decodeStacks(ir::StackSamples::Reader stacks, bool fileOrder = true);
 
-// True if the stacks are stored as an older profpack stored them (addressCoding 0, treeCoding
-// 0, stored mappings): equalIR then compares the file they write, read afresh.
-bool olderStacksCoding(ir::StackSamples::Reader stacks);
-
 }  // namespace profpack
