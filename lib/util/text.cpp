@@ -77,4 +77,17 @@ void appendHex(std::string& out, uint64_t v) {
   out.append(buf, p);
 }
 
+std::string hexDigits(uint64_t v) {
+  char buf[24];
+  auto [p, ec] = std::to_chars(buf, buf + sizeof buf, v, 16);
+  (void)ec;
+  return std::string(buf, p);
+}
+
+std::string hexString(uint64_t v) {
+  std::string s;
+  appendHex(s, v);
+  return s;
+}
+
 }  // namespace profpack

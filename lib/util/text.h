@@ -87,5 +87,7 @@ inline void endLine(std::string& out) {
 // Appends the decimal digits of v.
 void appendDecimal(std::string& out, uint64_t v);
 void appendHex(std::string& out, uint64_t v);  // with "0x" prefix
+std::string hexString(uint64_t v);             // the same as a string
+std::string hexDigits(uint64_t v);             // lowercase hex digits, no prefix
 
 }  // namespace profpack

@@ -4,8 +4,8 @@
 #include <cstring>
 
 #include "error.h"
-#include "util/bytes.h"
 #include "formats/xray/xray.h"
+#include "util/bytes.h"
 
 namespace profpack {
 

@@ -12,8 +12,6 @@
 // a prefix tree (outermost frame nearest the root); a record names the node of its innermost
 // PC.
 
-#include "formats/gperftools/gperftools.h"
-
 #include <sys/mman.h>
 
 #include <algorithm>
@@ -24,10 +22,17 @@
 #include <vector>
 
 #include "error.h"
+#include "formats/gperftools/gperftools.h"
+#include "formats/gperftools/storage.h"
 #include "util/pairmap.h"
 #include "util/text.h"
 
 namespace profpack {
+
+using gperf::AddressColumn;
+using gperf::Body;
+using gperf::kTailMax;
+using gperf::TableHash;
 
 namespace {
 
@@ -53,12 +58,6 @@ inline uint64_t load(const uint8_t* p) {
 uint64_t loadSlot(const uint8_t* p, unsigned w, bool be) {
   if (w == 4) return be ? load<4, true>(p) : load<4, false>(p);
   return be ? load<8, true>(p) : load<8, false>(p);
-}
-
-std::string hex(uint64_t v) {
-  std::string s;
-  appendHex(s, v);
-  return s;
 }
 
 inline uint64_t mix(uint64_t h) {
@@ -170,153 +169,6 @@ class NodeTable {
   Slots slots_;
 };
 
-// The profiler's own hash of a chain, fed innermost pc first, in slot-wide arithmetic, and the
-// bucket of its 1024-bucket table (see sortedTail in profile.capnp).
-class TableHash {
- public:
-  explicit TableHash(unsigned slotBytes) : wide_(slotBytes == 8) {}
-  void add(uint64_t pc) {
-    if (wide_)
-      h_ = std::rotl(h_, 8) + pc * 41;
-    else
-      h_ = static_cast<uint32_t>(std::rotl(static_cast<uint32_t>(h_), 8) +
-                                 static_cast<uint32_t>(pc) * 41u);
-  }
-  uint32_t bucket() const { return static_cast<uint32_t>(h_ % 1024); }
-
- private:
-  bool wide_;
-  uint64_t h_ = 0;
-};
-
-// StackSamples.addressCoding 1: the pcs called from one call site (the nodes whose parents
-// have the same pc), as a list of the 4 most recent, newest first. A call site calls the same
-// few functions again and again from different stacks: on a real profile (python3, 38,000
-// nodes) the address column went from 49 to 39 KB (zstd -3).
-class RecentCallees {
- public:
-  static constexpr uint64_t kEscape = 4;  // the pc is in nodeAddressEscapes
-  // The stored value of a node at `pc` whose parent is at `parentPc`; `ref` is r(n).
-  uint64_t encode(uint64_t parentPc, uint64_t pc, uint64_t ref) {
-    List& l = list(parentPc);
-    for (uint32_t k = 0; k < l.n; ++k)
-      if (l.pc[k] == pc) {
-        toFront(l, k, pc);
-        return k;
-      }
-    const uint64_t d = pc - (l.n ? l.pc[0] : ref);
-    const uint64_t z = (d << 1) ^ (0 - (d >> 63));
-    toFront(l, l.n < kSize ? l.n++ : kSize - 1, pc);
-    return z <= UINT64_MAX - 5 ? z + 5 : kEscape;
-  }
-  // The pc of a node stored as `v` (kEscape: `escaped`); false if v names a list entry that
-  // does not exist.
-  bool decode(uint64_t parentPc, uint64_t v, uint64_t ref, uint64_t escaped, uint64_t& pc) {
-    List& l = list(parentPc);
-    if (v < kEscape) {
-      if (v >= l.n) return false;
-      pc = l.pc[v];
-      toFront(l, static_cast<uint32_t>(v), pc);
-      return true;
-    }
-    if (v == kEscape) {
-      pc = escaped;
-    } else {
-      const uint64_t z = v - 5;
-      pc = (l.n ? l.pc[0] : ref) + ((z >> 1) ^ (0 - (z & 1)));
-    }
-    toFront(l, l.n < kSize ? l.n++ : kSize - 1, pc);
-    return true;
-  }
-
- private:
-  static constexpr uint32_t kSize = 4;
-  struct List {
-    uint64_t pc[kSize];
-    uint32_t n = 0;
-  };
-  List& list(uint64_t parentPc) {
-    bool inserted;
-    const uint64_t i = index_.findOrInsert(parentPc, 0, lists_.size(), inserted);
-    if (inserted) lists_.emplace_back();
-    return lists_[i];
-  }
-  // Moves entry k (or, for k == n - 1 of a list just grown, the new slot) to the front as pc.
-  static void toFront(List& l, uint32_t k, uint64_t pc) {
-    for (; k > 0; --k) l.pc[k] = l.pc[k - 1];
-    l.pc[0] = pc;
-  }
-  PairMap index_;
-  std::vector<List> lists_;
-};
-
-constexpr auto kAdaptive = ir::Column::Encoding::ADAPTIVE;
-
-// The tree's addresses as addressCoding 1 stores them (nodeAddress, nodeAddressEscapes),
-// given node by node in id order with their parents.
-class AddressColumn {
- public:
-  void add(uint64_t parent, uint64_t pc) {
-    const uint32_t sib = lastChild_[parent];
-    const uint64_t v = callees_.encode(pcs_[parent], pc, pcs_[sib ? sib : parent]);
-    address_.push(v);
-    if (v == RecentCallees::kEscape) escapes_.push(pc);
-    lastChild_[parent] = static_cast<uint32_t>(pcs_.size());
-    pcs_.push_back(pc);
-    lastChild_.push_back(0);
-  }
-  void build(ir::StackSamples::Builder out) {
-    address_.build(out.initNodeAddress());
-    out.setAddressCoding(1);
-    escapes_.build(out.initNodeAddressEscapes());
-  }
-
- private:
-  RecentCallees callees_;
-  ColumnWriter address_{kAdaptive}, escapes_{kAdaptive};
-  std::vector<uint64_t> pcs_{0};        // by node id; [0] = the root
-  std::vector<uint32_t> lastChild_{0};  // by node id: newest child, 0 = none
-};
-
-// The tree and the records as the IR codes them (see StackSamples in profile.capnp, treeCoding
-// 1): for each record that adds nodes, the node its new nodes branch from; addresses by
-// RecentCallees; a record's node as the number of nodes it added or as an earlier node's id.
-struct Body {
-  ColumnWriter branch{kAdaptive}, count{kAdaptive}, node{kAdaptive};
-  AddressColumn address;
-  uint64_t newest = 0;  // the largest node id a record named so far
-  size_t end = 0;       // byte offset just past the trailer
-
-  // A record adds nodes below `par`: call before adding them with addNode.
-  void addBranch(uint64_t par) { branch.push(par); }
-  void addNode(uint64_t par, uint64_t addr) { address.add(par, addr); }
-  void addRecord(uint64_t c, uint64_t n) {
-    count.push(c);
-    if (n > newest) {
-      node.push(2 * (n - newest - 1));
-      newest = n;
-    } else {
-      node.push(2 * n + 1);
-    }
-  }
-  // The last sortedTail records were added in an order of the reader's choosing (see
-  // sortedTail in profile.capnp); `ranks` restores file order.
-  uint64_t sortedTail = 0;
-  ColumnWriter ranks{kAdaptive};
-
-  void build(ir::StackSamples::Builder st) {
-    branch.build(st.initNodeParent());
-    st.setTreeCoding(1);
-    if (sortedTail) {
-      st.setSortedTail(sortedTail);
-      ranks.build(st.initTailRanks());
-    }
-    address.build(st);
-    count.build(st.initSampleCount());
-    node.build(st.initSampleNode());
-  }
-};
-
 // Hashes of every suffix of a chain: out[j] covers pcs[j .. n-1], computed from the outer end.
 template <unsigned W, bool BE>
 inline void suffixHashes(const uint8_t* pcs, size_t n, uint64_t* out) {
@@ -346,7 +198,6 @@ struct Tail {
   std::vector<uint64_t> offset;  // of each record, in file order
   std::vector<uint32_t> bucket;
 };
-constexpr size_t kTailMax = 4096;
 
 template <unsigned W, bool BE>
 Tail sortableTail(const uint8_t* base, size_t slotsEnd, size_t pos) {
@@ -555,84 +406,7 @@ void parseRecords(std::span<const uint8_t> data, size_t pos, Body& body) {
   }
 }
 
-// Parses "start-end perms offset dev inode [path]"; false if the line is not such a line.
-bool parseMapping(std::string_view s, GperfMapping& m) {
-  auto hexNum = [&](size_t& i, uint64_t& v) {
-    size_t b = i;
-    v = 0;
-    while (i < s.size()) {
-      char c = s[i];
-      unsigned d;
-      if (c >= '0' && c <= '9')
-        d = c - '0';
-      else if (c >= 'a' && c <= 'f')
-        d = c - 'a' + 10;
-      else if (c >= 'A' && c <= 'F')
-        d = c - 'A' + 10;
-      else
-        break;
-      if (v >> 60) return false;
-      v = v << 4 | d;
-      ++i;
-    }
-    return i > b;
-  };
-  auto blanks = [&](size_t& i) {
-    size_t b = i;
-    while (i < s.size() && isSpace(s[i])) ++i;
-    return i > b;
-  };
-  auto token = [&](size_t& i, std::string_view& t) {
-    size_t b = i;
-    while (i < s.size() && !isSpace(s[i])) ++i;
-    t = s.substr(b, i - b);
-    return i > b;
-  };
-  size_t i = 0;
-  uint64_t start, limit, offset, inode = 0;
-  std::string_view perms, dev;
-  if (!hexNum(i, start) || i >= s.size() || s[i++] != '-' || !hexNum(i, limit)) return false;
-  if (!blanks(i) || !token(i, perms) || !blanks(i) || !hexNum(i, offset) || !blanks(i) ||
-      !token(i, dev) || !blanks(i))
-    return false;
-  size_t b = i;
-  while (i < s.size() && s[i] >= '0' && s[i] <= '9') {
-    if (inode > (UINT64_MAX - 9) / 10) return false;
-    inode = inode * 10 + static_cast<uint64_t>(s[i] - '0');
-    ++i;
-  }
-  if (i == b || (i < s.size() && !isSpace(s[i]))) return false;
-  blanks(i);
-  m.start = start;
-  m.limit = limit;
-  m.offset = offset;
-  m.inode = inode;
-  m.permissions = perms;
-  m.device = dev;
-  m.path = s.substr(i);
-  return true;
-}
-
 }  // namespace
-
-std::vector<GperfMapping> parseMappings(std::string_view text) {
-  std::vector<GperfMapping> maps;
-  size_t pos = 0;
-  for (uint32_t line = 0; pos < text.size(); ++line) {
-    const size_t eol = text.find('\n', pos);
-    const size_t end = eol == text.npos ? text.size() : eol;
-    GperfMapping m;
-    m.line = line;
-    if (parseMapping(text.substr(pos, end - pos), m)) maps.push_back(m);
-    pos = eol == text.npos ? text.size() : eol + 1;
-  }
-  return maps;
-}
-
-std::vector<GperfMapping> parseMappings(ir::StackSamples::Reader stacks) {
-  auto t = stacks.getMapsText();
-  return parseMappings(std::string_view(reinterpret_cast<const char*>(t.begin()), t.size()));
-}
 
 std::unique_ptr<Profile> readGperftools(std::span<const uint8_t> data) {
   const size_t size = data.size();
@@ -643,7 +417,7 @@ std::unique_ptr<Profile> readGperftools(std::span<const uint8_t> data) {
          "file too short for a header: expected at least 20 bytes, found " + std::to_string(size));
   if (load<4, false>(p) != 0)
     fail(kFmt, 0, kUnknown,
-         "header count slot must be 0, found " + hex(load<4, false>(p)) +
+         "header count slot must be 0, found " + hexString(load<4, false>(p)) +
              " (not a gperftools CPU profile)");
   // Slot 1 (>= 3) decides: its upper half is 0 in 64-bit files, so a non-zero second 4-byte
   // word means 4-byte slots; of the two byte orders the smaller value is the real one.
@@ -711,229 +485,6 @@ std::unique_ptr<Profile> readGperftools(std::span<const uint8_t> data) {
 
   return std::make_unique<Profile>(std::move(message));
 }
-
-namespace {
-
-// Puts the records of a sorted tail (see sortedTail in profile.capnp) back in file order.
-void restoreFileOrder(ir::StackSamples::Reader stacks, DecodedStacks& d) {
-  auto bad = [](const std::string& what) { throw Error(Status::malformed, "ppk", what); };
-  const uint64_t records = d.node.size(), t = stacks.getSortedTail();
-  if (t > records)
-    bad("stack samples: sortedTail " + std::to_string(t) + " is more than the " +
-        std::to_string(records) + " records");
-  const size_t first = records - t;
-  std::vector<std::pair<uint32_t, uint32_t>> byBucket(t);  // bucket, stored index
-  for (size_t i = 0; i < t; ++i) {
-    TableHash h(stacks.getSlotBytes());
-    for (uint64_t n = d.node[first + i]; n != 0; n = d.parentOf(n)) h.add(d.addressOf(n));
-    byBucket[i] = {h.bucket(), static_cast<uint32_t>(i)};
-  }
-  std::sort(byBucket.begin(), byBucket.end());  // stable: ties keep stored order
-  const std::vector<uint64_t> ranks = decodeColumn(stacks.getTailRanks());
-  size_t used = 0;
-  std::vector<uint64_t> count(t), node(t);
-  std::vector<uint32_t> left;
-  for (size_t s = 0, e, f = 0; s < t; s = e) {
-    for (e = s + 1; e < t && byBucket[e].first == byBucket[s].first;) ++e;
-    left.clear();
-    for (size_t k = s; k < e; ++k) left.push_back(byBucket[k].second);
-    while (!left.empty()) {
-      uint64_t v = 0;
-      if (left.size() > 1) {
-        if (used == ranks.size()) bad("stack samples: tailRanks has too few values");
-        v = ranks[used++];
-        if (v >= left.size())
-          bad("stack samples: tail rank " + std::to_string(v) + " in a run of " +
-              std::to_string(left.size()) + " records left");
-      }
-      const uint32_t i = left[v];
-      left.erase(left.begin() + static_cast<ptrdiff_t>(v));
-      count[f] = d.count[first + i];
-      node[f] = d.node[first + i];
-      ++f;
-    }
-  }
-  if (used != ranks.size()) bad("stack samples: tailRanks holds unused values");
-  std::copy(count.begin(), count.end(), d.count.begin() + static_cast<ptrdiff_t>(first));
-  std::copy(node.begin(), node.end(), d.node.begin() + static_cast<ptrdiff_t>(first));
-}
-
-}  // namespace
-
-DecodedStacks decodeStacks(ir::StackSamples::Reader stacks, bool fileOrder) {
-  auto bad = [](const std::string& what) { throw Error(Status::malformed, "ppk", what); };
-  DecodedStacks d;
-  // IR revision 2 writes treeCoding 1 and addressCoding 1 (the pre-release 0s are not read).
-  const unsigned tree = stacks.getTreeCoding();
-  const unsigned coding = stacks.getAddressCoding();
-  if (tree != 1 || coding != 1)
-    bad(std::string("stack tree: ") + (tree != 1 ? "treeCoding " : "addressCoding ") +
-        std::to_string(tree != 1 ? tree : coding) + " is not the coding IR revision 2 stores (1)");
-  if (stacks.getMappings().size() != 0)
-    bad("stack samples: mappings are stored (IR revision 2 derives them from mapsText)");
-  std::vector<uint64_t> branch = decodeColumn(stacks.getNodeParent());
-  d.address = decodeColumn(stacks.getNodeAddress());
-  d.count = decodeColumn(stacks.getSampleCount());
-  d.node = decodeColumn(stacks.getSampleNode());
-  if (d.count.size() != d.node.size())
-    bad("stack samples: sampleCount and sampleNode differ in length");
-  const size_t nodes = d.address.size();
-  if (nodes >= UINT32_MAX) bad("stack tree: more than 2^32 nodes");
-
-  // Records and the parents of the nodes they add.
-  d.parent.resize(nodes);
-  size_t branches = 0;
-  uint64_t newest = 0;
-  for (size_t r = 0; r < d.node.size(); ++r) {
-    const uint64_t v = d.node[r];
-    if (v & 1) {
-      if ((v >> 1) == 0 || (v >> 1) > newest)
-        bad("stack samples: record " + std::to_string(r) + " names node " + std::to_string(v >> 1) +
-            " before it was created");
-      d.node[r] = v >> 1;
-      continue;
-    }
-    if ((v >> 1) >= nodes - newest)
-      bad("stack samples: record " + std::to_string(r) + " names a node past the last of " +
-          std::to_string(nodes));
-    const uint64_t added = (v >> 1) + 1;
-    if (branches == branch.size())
-      bad("stack tree: record " + std::to_string(r) +
-          " adds nodes but nodeParent has no value left");
-    const uint64_t par = branch[branches++];
-    if (par > newest)
-      bad("stack tree: record " + std::to_string(r) + " adds nodes below node " +
-          std::to_string(par) + ", which no earlier record created");
-    d.parent[newest] = par;
-    for (uint64_t k = 1; k < added; ++k) d.parent[newest + k] = newest + k;
-    newest = d.node[r] = newest + added;
-  }
-  if (branches != branch.size())
-    bad("stack tree: nodeParent holds " + std::to_string(branch.size() - branches) +
-        " values no record uses");
-  if (newest != nodes)
-    bad("stack tree: " + std::to_string(nodes - newest) + " nodes that no record adds");
-
-  // Addresses, given every node's parent.
-  const std::vector<uint64_t> escapes = decodeColumn(stacks.getNodeAddressEscapes());
-  size_t escaped = 0;
-  RecentCallees callees;
-  std::vector<uint32_t> lastChild(nodes + 1, 0);
-  for (size_t i = 0; i < nodes; ++i) {
-    const uint64_t id = i + 1;
-    const uint64_t par = d.parent[i];
-    const uint32_t sib = lastChild[par];
-    const uint64_t v = d.address[i];
-    const uint64_t parentPc = par ? d.address[par - 1] : 0;
-    const uint64_t ref = sib ? d.address[sib - 1] : parentPc;
-    if (v == RecentCallees::kEscape && escaped == escapes.size())
-      bad("stack tree: more escaped addresses than nodeAddressEscapes holds");
-    const uint64_t e = v == RecentCallees::kEscape ? escapes[escaped++] : 0;
-    if (!callees.decode(parentPc, v, ref, e, d.address[i]))
-      bad("stack tree: node " + std::to_string(id) + " names recent callee " + std::to_string(v) +
-          " of a call site with fewer");
-    lastChild[par] = static_cast<uint32_t>(id);
-  }
-  if (escaped != escapes.size()) bad("stack tree: nodeAddressEscapes holds unused addresses");
-  if (stacks.getSortedTail() > kTailMax)
-    bad("stack samples: sortedTail " + std::to_string(stacks.getSortedTail()) +
-        " is more than the " + std::to_string(kTailMax) + " records a reader sorts");
-  if (fileOrder && stacks.getSortedTail() != 0) restoreFileOrder(stacks, d);
-  return d;
-}
-
-std::string writeGperftools(const Profile& profile, const GperfWriteOptions& options) {
-  auto root = profile.root();
-  if (root.getFormat() != ir::Format::GPERFTOOLS)
-    throw Error(Status::unsupported, kFmt,
-                "the profile holds no stack samples, so it cannot be written as a gperftools "
-                "CPU profile");
-  auto st = root.getStacks();
-  unsigned w = options.slotBytes ? options.slotBytes : st.getSlotBytes();
-  if (w != 4 && w != 8)
-    throw Error(Status::invalidArgument, kFmt,
-                "slot width must be 4 or 8 bytes, not " + std::to_string(w));
-  bool be = options.byteOrder == GperfWriteOptions::ByteOrder::asRead
-                ? st.getBigEndian()
-                : options.byteOrder == GperfWriteOptions::ByteOrder::big;
-  DecodedStacks d = decodeStacks(st);
-  auto hdr = st.getHeaderSlots();
-  auto trailer = st.getTrailerSlots();
-  auto text = st.getMapsText();
-  if (hdr.size() < 5) throw Error(Status::malformed, "ppk", "gperftools header has < 5 slots");
-  if (trailer.size() != 3)
-    throw Error(Status::malformed, "ppk", "gperftools trailer is not 3 slots");
-
-  // Depth of every node (its chain length) and the total size.
-  std::vector<uint32_t> depth(d.nodes() + 1, 0);
-  for (size_t n = 1; n <= d.nodes(); ++n) depth[n] = depth[d.parentOf(n)] + 1;
-  // A few hundred bytes of IR can describe gigabytes of file (many records naming a deep
-  // node). Real profiles write 40-70 bytes of file per byte of these columns, so outputs beyond
-  // 4096 times them (and 256 MiB) are refused, not left to the allocator (or to the kernel's
-  // out-of-memory killer after an overcommitted allocation).
-  uint64_t irBytes = text.size();
-  for (auto column : {st.getNodeParent(), st.getNodeAddress(), st.getNodeAddressEscapes(),
-                      st.getSampleCount(), st.getSampleNode(), st.getTailRanks()})
-    for (auto chunk : column.getChunks()) irBytes += chunk.size();
-  uint64_t maxBytes = std::max<uint64_t>(uint64_t{256} << 20, irBytes * 4096);
-#ifdef FUZZING_BUILD_MODE_UNSAFE_FOR_PRODUCTION
-  maxBytes = uint64_t{256} << 20;  // the fuzzers' memory limit
-#endif
-  if (options.maxBytes) maxBytes = std::min(maxBytes, options.maxBytes);
-  uint64_t bytes = (hdr.size() + 3) * w + text.size();
-  for (uint64_t n : d.node) {
-    bytes += (2 + depth[n]) * w;
-    if (bytes > maxBytes)
-      throw Error(Status::limit, kFmt,
-                  "the profile would be larger than " + std::to_string(maxBytes) +
-                      " bytes as a file (the limit for " + std::to_string(irBytes) +
-                      " bytes of stack columns)");
-  }
-
-  if (w == 4) {
-    auto check = [](uint64_t v, const std::string& what) {
-      if (v > UINT32_MAX)
-        throw Error(Status::unsupported, kFmt,
-                    what + " " + hex(v) +
-                        " does not fit a 4-byte slot; cannot write a 32-bit "
-                        "profile");
-    };
-    for (unsigned i = 0; i < hdr.size(); ++i) check(hdr[i], "header slot " + std::to_string(i));
-    for (unsigned i = 0; i < 3; ++i) check(trailer[i], "trailer slot " + std::to_string(i));
-    for (size_t r = 0; r < d.count.size(); ++r)
-      check(d.count[r], "sample count of record " + std::to_string(r));
-    for (size_t n = 0; n < d.address.size(); ++n) check(d.address[n], "address");
-  }
-
-  std::string out;
-  out.resize(bytes);
-  char* o = out.data();
-  auto put = [&](uint64_t v) {
-    if (w == 4) {
-      uint32_t x = static_cast<uint32_t>(v);
-      if (be != (std::endian::native == std::endian::big)) x = __builtin_bswap32(x);
-      std::memcpy(o, &x, 4);
-    } else {
-      if (be != (std::endian::native == std::endian::big)) v = __builtin_bswap64(v);
-      std::memcpy(o, &v, 8);
-    }
-    o += w;
-  };
-  for (unsigned i = 0; i < hdr.size(); ++i) put(hdr[i]);
-  for (size_t r = 0; r < d.count.size(); ++r) {
-    uint64_t n = d.node[r];
-    put(d.count[r]);
-    put(depth[n]);
-    for (; n != 0; n = d.parentOf(n)) put(d.addressOf(n));
-  }
-  for (unsigned i = 0; i < 3; ++i) put(trailer[i]);
-  if (text.size()) std::memcpy(o, text.begin(), text.size());
-  return out;
-}
-
-}  // namespace profpack
-
-namespace profpack {
 
 bool isGperftools(std::span<const uint8_t> data) {
   // Header slot 0 is 0 and slot 1 is >= 3, in any width and byte order.

@@ -14,8 +14,6 @@
 // varint-encoded without branches into scratch blobs, footer figures summed; the blobs are then
 // copied into the message.
 
-#include "formats/dcpi/dcpi.h"
-
 #include <algorithm>
 #include <array>
 #include <bit>
@@ -25,14 +23,16 @@
 #include <string_view>
 
 #include "error.h"
+#include "formats/dcpi/common.h"
 #include "ir/column.h"
 #include "util/text.h"
 
 namespace profpack {
 
+using namespace dcpi;
+
 namespace {
 
-constexpr const char* kFmt = "dcpi";
 using Enc = ir::Column::Encoding;
 
 enum ValueKind { kAny, kHex, kDigits, kEpoch, kVersion };
@@ -57,20 +57,7 @@ inline uint32_t le32(const uint8_t* p) {
   if constexpr (std::endian::native == std::endian::big) v = __builtin_bswap32(v);
   return v;
 }
-inline void putLe32(char* p, uint32_t v) {
-  if constexpr (std::endian::native == std::endian::big) v = __builtin_bswap32(v);
-  std::memcpy(p, &v, 4);
-}
-
 bool isHex(char c) { return hexDigitValue(c) < 16; }
-bool isDigit(char c) { return c >= '0' && c <= '9'; }
-bool allOf(std::string_view s, bool (*pred)(char)) {
-  if (s.empty()) return false;
-  for (char c : s)
-    if (!pred(c)) return false;
-  return true;
-}
-
 std::string quoted(std::string_view s) {
   constexpr size_t kMax = 60;
   std::string out = "'";
@@ -88,35 +75,7 @@ std::string quoted(std::string_view s) {
   return out + "'";
 }
 
-std::string hexString(uint64_t v) {
-  static const char* digits = "0123456789abcdef";
-  char buf[16];
-  int n = 0;
-  do {
-    buf[n++] = digits[v & 15];
-    v >>= 4;
-  } while (v);
-  std::string s;
-  while (n) s += buf[--n];
-  return s;
-}
-
 // Parses "pdb-<major>.<minor>"; returns false if the value does not have that form.
-bool parseVersion(std::string_view v, uint64_t& major) {
-  if (!v.starts_with("pdb-")) return false;
-  v.remove_prefix(4);
-  size_t dot = v.find('.');
-  if (dot == v.npos) return false;
-  std::string_view ma = v.substr(0, dot), mi = v.substr(dot + 1);
-  if (!allOf(ma, isDigit) || !allOf(mi, isDigit)) return false;
-  major = 0;
-  for (char c : ma) {
-    if (major > (~uint64_t{0} - 9) / 10) return false;
-    major = major * 10 + static_cast<uint64_t>(c - '0');
-  }
-  return true;
-}
-
 struct HeaderLine {
   std::string_view text, key, value;
 };
@@ -150,20 +109,6 @@ inline uint8_t* putVarintFast(uint8_t* w, uint32_t v) {
 }
 
 // Text of exactly these bytes (a NUL inside a header line is kept too).
-struct TextOf {
-  explicit TextOf(std::string_view v) : s(v) {}
-  operator capnp::Text::Reader() const { return capnp::Text::Reader(s.c_str(), s.size()); }
-  std::string s;
-};
-
-void setHeaderLine(ir::HeaderLine::Builder b, std::string_view text, std::string_view key,
-                   std::string_view value) {
-  b.setText(TextOf(text));
-  b.setKey(TextOf(key));
-  b.setValue(TextOf(value));
-  b.setPlacement(ir::HeaderLine::Placement::HEADER);
-}
-
 }  // namespace
 
 std::unique_ptr<Profile> readDcpi(std::span<const uint8_t> data) {
@@ -344,18 +289,18 @@ std::unique_ptr<Profile> readDcpi(std::span<const uint8_t> data) {
     const uint32_t offset = le32(p), number = le32(p + 4);
     if (number == 0)
       fail(kFmt, at + 4, kUnknown,
-           "chunk at offset 0x" + hexString(offset) +
+           "chunk at offset 0x" + hexDigits(offset) +
                " has number 0 (expected at least one count per chunk)");
     if (offset < nextFree)
       fail(kFmt, at, kUnknown,
            "chunk offset overlaps or precedes the previous chunk: expected an offset of at "
            "least 0x" +
-               hexString(nextFree) + " (where the previous chunk's addresses end), found 0x" +
-               hexString(offset));
+               hexDigits(nextFree) + " (where the previous chunk's addresses end), found 0x" +
+               hexDigits(offset));
     const uint64_t bytes = uint64_t{number} * 4;
     if (bytes > static_cast<uint64_t>(footer - (p + 8)))
       fail(kFmt, at + 4, kUnknown,
-           "chunk at offset 0x" + hexString(offset) + " has " + std::to_string(number) +
+           "chunk at offset 0x" + hexDigits(offset) + " has " + std::to_string(number) +
                " counts: expected " + std::to_string(bytes) + " bytes of counts before the " +
                "8-byte footer, found " + std::to_string(footer - (p + 8)));
     offsets.push(offset);
@@ -407,293 +352,6 @@ std::unique_ptr<Profile> readDcpi(std::span<const uint8_t> data) {
   img.setFooterSamples(footSamples);
   return std::make_unique<Profile>(std::move(message));
 }
-
-// ---------------------------------------------------------------------------------------------
-
-namespace {
-[[noreturn]] void corruptImage(const std::string& what) {
-  throw Error(Status::malformed, "ppk", "DCPI image: " + what);
-}
-
-// Decodes and checks the chunk columns (not the counts); returns the number of counts.
-uint64_t decodeChunks(ir::ImageHistogram::Reader image, DcpiImage& d) {
-  d.textStart = image.getTextStart();
-  d.offset = decodeColumn(image.getChunkOffset());
-  d.number = decodeColumn(image.getChunkLength());
-  d.footerAddresses = image.getFooterAddresses();
-  d.footerSamples = image.getFooterSamples();
-  if (d.offset.size() != d.number.size())
-    corruptImage("chunk offset and length columns have different lengths");
-  d.firstCount.reserve(d.offset.size());
-  uint64_t total = 0, nextFree = 0;
-  for (size_t k = 0; k < d.offset.size(); ++k) {
-    const uint64_t o = d.offset[k], n = d.number[k];
-    if (o > 0xffffffffu || n == 0 || n > 0xffffffffu)
-      corruptImage("chunk " + std::to_string(k) + " has an offset or count number outside 32 bits");
-    if (k > 0 && o < nextFree)
-      corruptImage("chunk " + std::to_string(k) + " overlaps or precedes the chunk before it");
-    d.firstCount.push_back(total);
-    total += n;
-    nextFree = o + 4 * n;
-  }
-  if (total != image.getCounts().getCount())
-    corruptImage("chunk lengths disagree with the number of counts");
-  return total;
-}
-
-}  // namespace
-
-DcpiImage decodeDcpiImage(ir::ImageHistogram::Reader image) {
-  DcpiImage d;
-  decodeChunks(image, d);
-  d.counts = decodeColumn(image.getCounts());
-  for (uint64_t c : d.counts)
-    if (c > 0xffffffffu) corruptImage("a count does not fit in 32 bits");
-  for (auto l : image.getHeaderLines()) {
-    if (l.getKey() == "event" && d.event.empty()) d.event = l.getValue().cStr();
-    if (l.getKey() == "path" && d.path.empty()) d.path = l.getValue().cStr();
-  }
-  return d;
-}
-
-namespace {
-
-// Serialises one image exactly as stored. The counts are decoded straight into the output.
-std::string writeImage(ir::ImageHistogram::Reader image) {
-  DcpiImage d;
-  const uint64_t counts = decodeChunks(image, d);
-  size_t headerBytes = image.getTerminator().size() + 1;
-  for (auto l : image.getHeaderLines()) headerBytes += l.getText().size() + 1;
-  // Each stored count takes at least one byte: a count not backed by the message is refused
-  // before the output is sized from it.
-  uint64_t stored = 0;
-  for (auto c : image.getCounts().getChunks()) stored += c.size();
-  if (counts > stored) corruptImage("counts column declares more values than it has bytes");
-  std::string out;
-  out.resize(headerBytes + 8 * d.offset.size() + 4 * counts + 8);
-  char* w = out.data();
-  auto put = [&](kj::StringPtr s) {
-    std::memcpy(w, s.cStr(), s.size());
-    w += s.size();
-    *w++ = '\n';
-  };
-  for (auto l : image.getHeaderLines()) {
-    if (l.getText().findFirst('\n') != nullptr) corruptImage("a header line contains a newline");
-    put(l.getText());
-  }
-  {
-    std::string_view t(image.getTerminator().cStr(), image.getTerminator().size());
-    if (!t.starts_with("samples") || t.find_first_not_of(" \t", 7) != t.npos)
-      corruptImage("the terminator is not a samples line");
-  }
-  put(image.getTerminator());
-  ColumnCursor values(image.getCounts());
-  uint64_t batch[4096];
-  for (size_t k = 0; k < d.offset.size(); ++k) {
-    putLe32(w, static_cast<uint32_t>(d.offset[k]));
-    putLe32(w + 4, static_cast<uint32_t>(d.number[k]));
-    w += 8;
-    for (uint64_t left = d.number[k]; left > 0;) {
-      const size_t n = static_cast<size_t>(std::min<uint64_t>(left, std::size(batch)));
-      values.read(batch, n);
-      for (size_t i = 0; i < n; ++i, w += 4) {
-        if (batch[i] > 0xffffffffu) corruptImage("a count does not fit in 32 bits");
-        putLe32(w, static_cast<uint32_t>(batch[i]));
-      }
-      left -= n;
-    }
-  }
-  values.finish();
-  putLe32(w, d.footerAddresses);
-  putLe32(w + 4, d.footerSamples);
-  return out;
-}
-
-std::string imagePath(ir::ImageHistogram::Reader image) {
-  for (auto l : image.getHeaderLines())
-    if (l.getKey() == "path") return l.getValue().cStr();
-  return "";
-}
-
-uint64_t fnv1a(std::string_view s) {
-  uint64_t h = 0xcbf29ce484222325ull;
-  for (unsigned char c : s) {
-    h ^= c;
-    h *= 0x100000001b3ull;
-  }
-  return h;
-}
-
-}  // namespace
-
-std::unique_ptr<Profile> dcpiFromModel(const Model& model, const DcpiConvertOptions& o) {
-  if (!model.has(kCapAddresses) || model.events() == 0)
-    throw Error(Status::unsupported, kFmt,
-                "DCPI holds per-instruction sample counts: the profile has no instruction "
-                "addresses with cost events to take them from");
-  size_t event = 0;
-  if (!o.event.empty()) {
-    const long e = model.eventIndex(o.event);
-    if (e < 0) {
-      std::string names;
-      for (const std::string& n : model.eventNames()) names += (names.empty() ? "" : ", ") + n;
-      throw Error(Status::invalidArgument, kFmt,
-                  "no event named '" + o.event + "' in the profile (its events: " + names + ")");
-    }
-    event = static_cast<size_t>(e);
-  }
-  uint64_t major = 0;
-  if (!parseVersion(o.version, major) || major != 0)
-    throw Error(
-        Status::invalidArgument, kFmt,
-        "DCPI version must be pdb-0.<minor> (the documented layout), not '" + o.version + "'");
-  if (!allOf(o.epoch, isDigit) || (o.epoch.size() != 10 && o.epoch.size() != 14))
-    throw Error(Status::invalidArgument, kFmt,
-                "DCPI epoch must be YYMMDDHHMM or YYYYMMDDHHMMSS, not '" + o.epoch + "'");
-  auto oneLine = [](const std::string& s) {
-    return !s.empty() && !isSpace(s[0]) && s.find('\n') == s.npos;
-  };
-  if (!oneLine(o.platform))
-    throw Error(Status::invalidArgument, kFmt, "DCPI platform must be one non-blank line");
-  const std::string& eventName = model.eventNames()[event];
-  if (!oneLine(eventName))
-    throw Error(Status::unsupported, kFmt, "event name '" + eventName + "' cannot be a DCPI event");
-
-  const LocationLayer& layer = model.locations();
-  // Objects ranked by name (locations in no mapping: the object ""): the rank of each mapping.
-  std::vector<std::string_view> objects{""};
-  for (const Mapping& m : layer.mappings) objects.push_back(m.path);
-  std::sort(objects.begin(), objects.end());
-  objects.erase(std::unique(objects.begin(), objects.end()), objects.end());
-  auto rankOf = [&](int64_t mapping) {
-    const std::string_view path =
-        mapping < 0 ? std::string_view() : std::string_view(layer.mappings[mapping].path);
-    return static_cast<uint64_t>(std::lower_bound(objects.begin(), objects.end(), path) -
-                                 objects.begin());
-  };
-  // (object rank, slot address, cost) of every location.
-  struct Row {
-    uint64_t object, slot, cost;
-  };
-  std::vector<Row> rows;
-  rows.reserve(layer.locations.size());
-  const size_t ne = model.events();
-  for (size_t l = 0; l < layer.locations.size(); ++l)
-    rows.push_back({rankOf(layer.locations[l].mapping), layer.locations[l].address & ~uint64_t{3},
-                    layer.self[l * ne + event]});
-  // Objects in name order, addresses ascending.
-  std::sort(rows.begin(), rows.end(), [](const Row& a, const Row& b) {
-    return a.object != b.object ? a.object < b.object : a.slot < b.slot;
-  });
-
-  auto message = newMessage(rows.size() * 8);
-  auto out = message->getRoot<ir::Profile>();
-  out.setFormat(ir::Format::DCPI);
-  out.setFormatVersion(o.version);
-  StringInterner none;
-  none.build(out.initStrings());
-  size_t nimages = 0;
-  for (size_t i = 0; i < rows.size(); ++i)
-    if (i == 0 || rows[i].object != rows[i - 1].object) ++nimages;
-  auto images = out.initImages(static_cast<unsigned>(nimages));
-  size_t img = 0;
-  for (size_t i = 0; i < rows.size();) {
-    size_t j = i;
-    const std::string_view object = objects[rows[i].object];
-    while (j < rows.size() && rows[j].object == rows[i].object) ++j;
-    const uint64_t tstart = rows[i].slot;
-    if (rows[j - 1].slot - tstart > 0xfffffffbull)
-      throw Error(Status::limit, kFmt,
-                  "object '" + std::string(object) + "' spans more than 4 GiB of addresses, " +
-                      "beyond DCPI's 32-bit chunk offsets");
-    ColumnWriter offsets(Enc::ZIGZAG_DELTA), numbers, counts;
-    uint64_t nonzero = 0, sum = 0, chunkStart = 0, chunkLen = 0;
-    for (size_t r = i; r < j;) {
-      uint64_t slot = rows[r].slot, cost = 0;
-      for (; r < j && rows[r].slot == slot; ++r) {
-        cost += rows[r].cost;
-        if (cost < rows[r].cost || cost > 0xffffffffu)
-          throw Error(Status::limit, kFmt,
-                      "object '" + std::string(object) + "', address 0x" + hexString(slot) + ": " +
-                          eventName + " cost exceeds DCPI's 32-bit sample count");
-      }
-      if (chunkLen > 0 && slot != chunkStart + 4 * chunkLen) {
-        offsets.push(chunkStart - tstart);
-        numbers.push(chunkLen);
-        chunkLen = 0;
-      }
-      if (chunkLen == 0) chunkStart = slot;
-      ++chunkLen;
-      counts.push(cost);
-      nonzero += cost != 0;
-      sum += cost;
-    }
-    offsets.push(chunkStart - tstart);
-    numbers.push(chunkLen);
-
-    std::vector<std::pair<std::string, std::string>> kv = {
-        {"version", o.version},
-        {"image", hexString(fnv1a(object))},
-        {"epoch", o.epoch},
-        {"platform", o.platform},
-        {"event", eventName},
-        {"period", std::to_string(o.period)},
-        {"tstart", hexString(tstart)},
-        {"tsize", std::to_string(rows[j - 1].slot + 4 - tstart)},
-        {"cpuspeed", std::to_string(o.cpuspeed)},
-    };
-    if (oneLine(std::string(object))) kv.emplace_back("path", std::string(object));
-    size_t headerBytes = std::string_view("samples\n").size();
-    for (auto& [k, v] : kv) headerBytes += k.size() + 1 + v.size() + 1;
-    auto image = images[static_cast<unsigned>(img++)];
-    auto hl = image.initHeaderLines(static_cast<unsigned>(kv.size()));
-    for (size_t k = 0; k < kv.size(); ++k) {
-      std::string line = kv[k].first + " " + kv[k].second;
-      if (k + 1 == kv.size()) line.append((4 - headerBytes % 4) % 4, ' ');  // align the binary
-      setHeaderLine(hl[static_cast<unsigned>(k)], line, kv[k].first, kv[k].second);
-    }
-    image.setTerminator("samples");
-    image.setTextStart(tstart);
-    offsets.build(image.initChunkOffset());
-    numbers.build(image.initChunkLength());
-    counts.build(image.initCounts());
-    image.setFooterAddresses(static_cast<uint32_t>(nonzero));
-    image.setFooterSamples(static_cast<uint32_t>(sum));
-    i = j;
-  }
-  return std::make_unique<Profile>(std::move(message));
-}
-
-std::string writeDcpi(const Profile& profile, const std::string& select) {
-  auto images = profile.root().getImages();
-  if (images.size() == 1 && select.empty()) return writeImage(images[0]);
-  for (unsigned i = 0; i < images.size(); ++i)
-    if (!select.empty() && (select == std::to_string(i) || select == imagePath(images[i])))
-      return writeImage(images[i]);
-  std::string list;
-  for (unsigned i = 0; i < images.size(); ++i) {
-    std::string path = imagePath(images[i]);
-    list += "\n  " + std::to_string(i) + ": " + (path.empty() ? "(no path)" : path);
-  }
-  throw Error(Status::invalidArgument, kFmt,
-              (select.empty() ? "the profile has " + std::to_string(images.size()) +
-                                    " images and a DCPI file holds one: select one by path or "
-                                    "index. Images:"
-                              : "no image with path or index '" + select + "'. Images:") +
-                  list);
-}
-
-std::string writeDcpi(const Model& model, const std::string& image) {
-  auto converted = dcpiFromModel(model, DcpiConvertOptions{});
-  if (converted->root().getImages().size() == 0)
-    throw Error(Status::unsupported, kFmt,
-                "the profile has no instruction costs, so there is no DCPI image to write");
-  return writeDcpi(*converted, image);
-}
-
-}  // namespace profpack
-
-namespace profpack {
 
 bool isDcpi(std::span<const uint8_t> data) {
   // An ASCII header of "key value" lines, one of which is "version pdb-...".

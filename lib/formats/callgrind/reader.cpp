@@ -42,8 +42,6 @@
 // Speed: cost lines take a one-pass fast path over the mapped bytes (no per-line allocation, no
 // hashing); compressed ids index vectors; strings are hashed only on name definitions.
 
-#include "formats/callgrind/callgrind.h"
-
 #include <algorithm>
 #include <cstring>
 #include <memory>
@@ -53,6 +51,7 @@
 #include <vector>
 
 #include "error.h"
+#include "formats/callgrind/callgrind.h"
 #include "formats/callgrind/costs.h"
 #include "formats/callgrind/text_end.h"
 #include "util/pages.h"
@@ -1056,236 +1055,6 @@ std::unique_ptr<Profile> Reader::run() {
   return std::make_unique<Profile>(std::move(message));
 }
 
-// ---------------------------------------------------------------------------------------------
-// Writer
-
-class Writer {
- public:
-  Writer(const Profile& profile, Sink& sink)
-      : profile_(profile), strings_(profile.strings()), sink_(sink) {}
-  void run();
-
- private:
-  void name(const char* spec, IdSpace space, uint64_t s) {
-    out_ += spec;
-    if (s == 0) {  // "none": an empty name
-      endLine(out_);
-      return;
-    }
-    std::string_view text = strings_.get(s);
-    if (!text.empty() && isSpace(text[0])) {
-      // A compressed definition would lose leading blanks; such a name cannot start with
-      // "(digit" either, so it is written out in full.
-      out_ += text;
-      endLine(out_);
-      return;
-    }
-    out_ += '(';
-    appendDecimal(out_, s);
-    out_ += ')';
-    if (!defined_[space][s]) {
-      defined_[space][s] = true;
-      out_ += ' ';
-      out_ += text;
-    }
-    endLine(out_);
-  }
-  void positions(const uint64_t* pos) {
-    for (size_t k = 0; k < npos_; ++k) {
-      if (k) out_ += ' ';
-      const uint64_t v = pos[k];
-      if (!baseKnown_) {
-        absolute(k, v);
-        continue;
-      }
-      const uint64_t b = last_[k];
-      if (v == b) {
-        out_ += '*';
-        continue;
-      }
-      uint64_t d = v > b ? v - b : b - v;
-      // Relative when it is no longer than the absolute form.
-      if (digits(d, 10) + 1 <= (isInstr_[k] ? 2 + digits(v, 16) : digits(v, 10))) {
-        out_ += v > b ? '+' : '-';
-        appendDecimal(out_, d);
-      } else {
-        absolute(k, v);
-      }
-    }
-  }
-  static unsigned digits(uint64_t v, unsigned base) {
-    unsigned n = 1;
-    while (v >= base) v /= base, ++n;
-    return n;
-  }
-  void absolute(size_t k, uint64_t v) {
-    if (isInstr_[k])
-      appendHex(out_, v);
-    else
-      appendDecimal(out_, v);
-  }
-
-  const Profile& profile_;
-  const StringTableReader& strings_;
-  std::string out_;  // handed to sink_ by flushIfFull
-  Sink& sink_;
-  std::vector<bool> defined_[3];
-  size_t npos_ = 0;
-  bool isInstr_[kMaxPositions] = {false, false, false};
-  uint64_t last_[kMaxPositions] = {0, 0, 0};
-  bool baseKnown_ = false;
-};
-
-void Writer::run() {
-  auto root = profile_.root();
-  auto events = root.getEvents();
-  auto kinds = root.getPositionKinds();
-  if (events.size() == 0)
-    throw Error(Status::unsupported, kFmt,
-                "the profile has no cost events, so it cannot be written as Callgrind");
-  npos_ = kinds.size();
-  if (npos_ == 0 || npos_ > kMaxPositions)
-    throw Error(Status::unsupported, kFmt, "the profile has no or too many position kinds");
-  for (size_t k = 0; k < npos_; ++k) {
-    isInstr_[k] = kinds[static_cast<unsigned>(k)] == ir::PositionKind::INSTR;
-  }
-  DecodedContexts contexts(root.getContexts(), strings_.size());
-  const bool own = root.getFormat() == ir::Format::CALLGRIND;
-  std::vector<uint64_t> totals(events.size(), 0);
-  bool first = true;
-  for (unsigned pi = 0; pi < root.getParts().size(); ++pi) {
-    auto part = root.getParts()[pi];
-    // A batch of rows at a time: a part of hundreds of millions of rows never sits decoded.
-    CostTableBatches t(part.getCosts(), npos_, events.size(), contexts.size(),
-                       /*withPositions=*/true);
-    std::vector<std::string> trailer;
-    if (own) {
-      trailer = writeHeaderLines(part, out_);
-    } else if (first) {
-      // From another format of the family: a fresh header with what Callgrind has a place for.
-      out_ += "# callgrind format\nversion: 1\ncreator: profpack\n";
-      for (auto l : part.getHeaderLines())
-        if (l.getKey() == "desc" || l.getKey() == "cmd") {
-          out_ += l.getKey().cStr();
-          out_ += ": ";
-          out_ += l.getValue().cStr();
-          endLine(out_);
-        }
-      out_ += "positions:";
-      for (auto k : kinds)
-        out_ += k == ir::PositionKind::INSTR ? " instr"
-                : k == ir::PositionKind::BB  ? " bb"
-                                             : " line";
-      out_ += "\nevents:";
-      for (auto e : events) (out_ += ' ') += e.getName().cStr();
-      endLine(out_);
-      for (auto e : events)
-        if (e.getLongName().size())
-          endLine(((out_ += "event: ") += e.getName().cStr()) +=
-                  " : " + std::string(e.getLongName().cStr()));
-      for (auto e : root.getDerivedEvents()) {
-        ((out_ += "event: ") += e.getName().cStr()) += " = ";
-        out_ += e.getFormula().cStr();
-        if (e.getLongName().size()) (out_ += " : ") += e.getLongName().cStr();
-        endLine(out_);
-      }
-    }
-    if (!own && first) endLine(out_);
-    first = false;
-    for (auto& d : defined_) d.assign(strings_.size(), false);
-    baseKnown_ = false;
-    uint64_t curOb = 0, curFile = 0, curCtx = kUndef;
-    uint64_t pos[kMaxPositions], tpos[kMaxPositions];
-    bool anyRows = false;
-    while (t.next()) {
-      anyRows = true;
-      size_t ci = 0, ai = 0, ji = 0;
-      for (size_t r = 0; r < t.rows; ++r) {
-        const size_t n = t.costCount[r];
-        const uint64_t* c = t.costs.data() + ci;
-        ci += n;
-        const uint64_t ctx = t.context[r];
-        const uint64_t o = contexts.object[ctx], f = contexts.file[ctx],
-                       fn = contexts.function[ctx];
-        if (ctx != curCtx) {
-          if (curCtx != kUndef) endLine(out_);
-          if (o != curOb) name("ob=", kObjects, o), curOb = o;
-          if (f != curFile) name("fl=", kFiles, f), curFile = f;
-          name("fn=", kFunctions, fn);
-          curCtx = ctx;
-        }
-        const uint64_t eff = t.sourceFile[r] ? t.sourceFile[r] : f;
-        if (eff != curFile) {
-          name(eff == f ? "fe=" : "fi=", kFiles, eff);
-          curFile = eff;
-        }
-        for (size_t k = 0; k < npos_; ++k) pos[k] = t.positions[k][r];
-        const auto kind = static_cast<Kind>(t.kind[r]);
-        if (kind != Kind::COST) {
-          const uint64_t tc = t.target[ai];
-          for (size_t k = 0; k < npos_; ++k) tpos[k] = t.targetPositions[k][ai];
-          const uint64_t count = t.count[ai];
-          ++ai;
-          const uint64_t to = contexts.object[tc], tf = contexts.file[tc],
-                         tn = contexts.function[tc];
-          if (kind == Kind::CALL) {
-            if (to != o) name("cob=", kObjects, to);
-            if (tf != curFile) name("cfi=", kFiles, tf);
-            name("cfn=", kFunctions, tn);
-            out_ += "calls=";
-            appendDecimal(out_, count);
-          } else {
-            if (to != o)
-              throw Error(Status::unsupported, kFmt,
-                          "a jump leaves its object, which Callgrind cannot express");
-            if (tf != curFile) name("jfi=", kFiles, tf);
-            if (tn != fn) name("jfn=", kFunctions, tn);
-            if (kind == Kind::JUMP) {
-              out_ += "jump=";
-            } else {
-              out_ += "jcnd=";
-              appendDecimal(out_, t.jumped[ji++]);
-              out_ += '/';
-            }
-            appendDecimal(out_, count);
-          }
-          out_ += ' ';
-          positions(tpos);
-          endLine(out_);
-        }
-        positions(pos);
-        std::copy(pos, pos + npos_, last_);
-        baseKnown_ = true;
-        for (size_t i = 0; i < n; ++i) {
-          out_ += ' ';
-          appendDecimal(out_, c[i]);
-          if (kind == Kind::COST) totals[i] += c[i];
-        }
-        endLine(out_);
-      }
-      flushIfFull(out_, sink_);
-    }
-    if (own) {
-      // A part without cost lines still needs a body line, or its trailer would read back as
-      // header lines and the next part's header would run on into this one. "fl=" with an
-      // empty name changes no IR (names are interned only when a row uses them; the next
-      // part starts from a clean state).
-      if (!anyRows && (!trailer.empty() || pi + 1 < root.getParts().size())) endLine(out_ += "fl=");
-      for (auto& l : trailer) endLine(out_ += l);
-    }
-  }
-  if (!own) {
-    out_ += "\ntotals:";
-    for (uint64_t v : totals) {
-      out_ += ' ';
-      appendDecimal(out_, v);
-    }
-    endLine(out_);
-  }
-  sink_.write(out_);
-  out_.clear();
-}
-
 }  // namespace
 
 namespace {
@@ -1325,14 +1094,6 @@ std::unique_ptr<Profile> readCallgrind(std::span<const uint8_t> all, const ReadO
   if (complete < all.size()) truncated(kFmt, all, complete, kCutLine, false, profile.get());
   if (noTotals) truncated(kFmt, all, all.size(), kNoTotals, false, profile.get());
   return profile;
-}
-
-void writeCallgrind(const Profile& profile, Sink& out) { Writer(profile, out).run(); }
-
-std::string writeCallgrind(const Profile& profile) {
-  StringSink out;
-  writeCallgrind(profile, out);
-  return std::move(out.out);
 }
 
 }  // namespace profpack

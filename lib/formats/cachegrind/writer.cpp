@@ -1,0 +1,124 @@
+// Cachegrind text format (cachegrind-manual.xml, "Cachegrind Output File Format"): the writer.
+// A Cachegrind profile is written back as read; a Callgrind profile as its self costs per line
+// (cost rows only: call rows hold inclusive costs), with the summary of those costs.
+
+#include <string>
+#include <vector>
+
+#include "error.h"
+#include "formats/cachegrind/cachegrind.h"
+#include "formats/callgrind/costs.h"
+#include "util/text.h"
+
+namespace profpack {
+
+namespace {
+constexpr const char* kFmt = "cachegrind";
+}  // namespace
+
+std::string writeCachegrind(const Profile& profile) {
+  StringSink out;
+  writeCachegrind(profile, out);
+  return std::move(out.out);
+}
+
+void writeCachegrind(const Profile& profile, Sink& sink) {
+  auto root = profile.root();
+  const StringTableReader& strings = profile.strings();
+  auto events = root.getEvents();
+  auto kinds = root.getPositionKinds();
+  if (events.size() == 0)
+    throw Error(Status::unsupported, kFmt,
+                "the profile has no cost events, so it cannot be written as Cachegrind");
+  int linePos = -1;
+  for (unsigned i = 0; i < kinds.size(); ++i)
+    if (kinds[i] == ir::PositionKind::LINE) linePos = static_cast<int>(i);
+  DecodedContexts contexts(root.getContexts(), strings.size());
+
+  std::string out;  // handed to `sink` by flushIfFull
+  const bool own = root.getFormat() == ir::Format::CACHEGRIND;
+  std::vector<uint64_t> totals(events.size(), 0);
+  std::vector<std::string> trailer;
+  bool wroteHeader = false;
+  for (auto part : root.getParts()) {
+    CostTableBatches t(part.getCosts(), kinds.size(), events.size(), contexts.size(),
+                       /*withPositions=*/true);
+    if (!wroteHeader) {
+      wroteHeader = true;
+      bool haveEvents = false;
+      if (own) {
+        trailer = writeHeaderLines(part, out);
+        for (auto l : part.getHeaderLines())
+          haveEvents |=
+              l.getPlacement() == ir::HeaderLine::Placement::HEADER && l.getKey() == "events";
+      } else {
+        // From another format: keep what Cachegrind has a place for, in its order (desc:
+        // lines, then one cmd:; cg_annotate rejects other orders).
+        bool haveCmd = false;
+        for (const char* key : {"desc", "cmd"})
+          for (auto l : part.getHeaderLines())
+            if (l.getKey() == key && !(l.getKey() == "cmd" && haveCmd)) {
+              haveCmd |= l.getKey() == "cmd";
+              out += key;
+              out += ": ";
+              out += l.getValue().cStr();
+              endLine(out);
+            }
+      }
+      if (!haveEvents) {
+        out += "events:";
+        for (auto e : events) (out += ' ') += e.getName().cStr();
+        endLine(out);
+      }
+    }
+    // 0 is "no fl= yet": a file whose first count lines precede any fl= keeps that shape.
+    uint64_t curFile = 0, curFn = ~uint64_t{0};
+    while (t.next()) {
+      size_t ci = 0;
+      for (size_t r = 0; r < t.rows; ++r) {
+        size_t n = t.costCount[r];
+        const uint64_t* c = t.costs.data() + ci;
+        ci += n;
+        if (t.kind[r] != static_cast<uint64_t>(ir::RecordKind::COST)) continue;  // no calls here
+        uint64_t ctx = t.context[r];
+        uint64_t file = t.sourceFile[r] ? t.sourceFile[r] : contexts.file[ctx];
+        uint64_t fn = contexts.function[ctx];
+        if (file != curFile) {
+          out += "fl=";
+          out += strings.get(file);
+          endLine(out);
+          curFile = file;
+          curFn = ~uint64_t{0};
+        }
+        if (fn != curFn) {
+          out += "fn=";
+          out += strings.get(fn);
+          endLine(out);
+          curFn = fn;
+        }
+        appendDecimal(out, linePos >= 0 ? t.positions[static_cast<size_t>(linePos)][r] : 0);
+        for (size_t i = 0; i < n; ++i) {
+          out += ' ';
+          appendDecimal(out, c[i]);
+          totals[i] += c[i];
+        }
+        endLine(out);
+      }
+      flushIfFull(out, sink);
+    }
+  }
+  if (own) {
+    // Exactly the trailer the file had (a file without summary: stays without one).
+    for (auto& l : trailer) endLine(out += l);
+  } else {
+    out += "summary:";
+    for (uint64_t v : totals) {
+      out += ' ';
+      appendDecimal(out, v);
+    }
+    endLine(out);
+  }
+  sink.write(out);
+}
+
+}  // namespace profpack

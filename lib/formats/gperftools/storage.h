@@ -1,0 +1,163 @@
+// How the IR stores a gperftools profile's stacks (StackSamples in lib/ir/profile.capnp):
+// the coders the reader uses to store them, shared with the decoder in storage.cpp.
+#pragma once
+
+#include <bit>
+#include <cstdint>
+#include <vector>
+
+#include "ir/column.h"
+#include "util/pairmap.h"
+
+namespace profpack::gperf {
+
+// The profiler's own hash of a chain, fed innermost pc first, in slot-wide arithmetic, and the
+// bucket of its 1024-bucket table (see sortedTail in profile.capnp).
+class TableHash {
+ public:
+  explicit TableHash(unsigned slotBytes) : wide_(slotBytes == 8) {}
+  void add(uint64_t pc) {
+    if (wide_)
+      h_ = std::rotl(h_, 8) + pc * 41;
+    else
+      h_ = static_cast<uint32_t>(std::rotl(static_cast<uint32_t>(h_), 8) +
+                                 static_cast<uint32_t>(pc) * 41u);
+  }
+  uint32_t bucket() const { return static_cast<uint32_t>(h_ % 1024); }
+
+ private:
+  bool wide_;
+  uint64_t h_ = 0;
+};
+
+// StackSamples.addressCoding 1: the pcs called from one call site (the nodes whose parents
+// have the same pc), as a list of the 4 most recent, newest first. A call site calls the same
+// few functions again and again from different stacks: on a real profile (python3, 38,000
+// nodes) the address column went from 49 to 39 KB (zstd -3).
+class RecentCallees {
+ public:
+  static constexpr uint64_t kEscape = 4;  // the pc is in nodeAddressEscapes
+  // The stored value of a node at `pc` whose parent is at `parentPc`; `ref` is r(n).
+  uint64_t encode(uint64_t parentPc, uint64_t pc, uint64_t ref) {
+    List& l = list(parentPc);
+    for (uint32_t k = 0; k < l.n; ++k)
+      if (l.pc[k] == pc) {
+        toFront(l, k, pc);
+        return k;
+      }
+    const uint64_t d = pc - (l.n ? l.pc[0] : ref);
+    const uint64_t z = (d << 1) ^ (0 - (d >> 63));
+    toFront(l, l.n < kSize ? l.n++ : kSize - 1, pc);
+    return z <= UINT64_MAX - 5 ? z + 5 : kEscape;
+  }
+  // The pc of a node stored as `v` (kEscape: `escaped`); false if v names a list entry that
+  // does not exist.
+  bool decode(uint64_t parentPc, uint64_t v, uint64_t ref, uint64_t escaped, uint64_t& pc) {
+    List& l = list(parentPc);
+    if (v < kEscape) {
+      if (v >= l.n) return false;
+      pc = l.pc[v];
+      toFront(l, static_cast<uint32_t>(v), pc);
+      return true;
+    }
+    if (v == kEscape) {
+      pc = escaped;
+    } else {
+      const uint64_t z = v - 5;
+      pc = (l.n ? l.pc[0] : ref) + ((z >> 1) ^ (0 - (z & 1)));
+    }
+    toFront(l, l.n < kSize ? l.n++ : kSize - 1, pc);
+    return true;
+  }
+
+ private:
+  static constexpr uint32_t kSize = 4;
+  struct List {
+    uint64_t pc[kSize];
+    uint32_t n = 0;
+  };
+  List& list(uint64_t parentPc) {
+    bool inserted;
+    const uint64_t i = index_.findOrInsert(parentPc, 0, lists_.size(), inserted);
+    if (inserted) lists_.emplace_back();
+    return lists_[i];
+  }
+  // Moves entry k (or, for k == n - 1 of a list just grown, the new slot) to the front as pc.
+  static void toFront(List& l, uint32_t k, uint64_t pc) {
+    for (; k > 0; --k) l.pc[k] = l.pc[k - 1];
+    l.pc[0] = pc;
+  }
+  PairMap index_;
+  std::vector<List> lists_;
+};
+
+constexpr auto kAdaptive = ir::Column::Encoding::ADAPTIVE;
+
+// The tree's addresses as addressCoding 1 stores them (nodeAddress, nodeAddressEscapes),
+// given node by node in id order with their parents.
+class AddressColumn {
+ public:
+  void add(uint64_t parent, uint64_t pc) {
+    const uint32_t sib = lastChild_[parent];
+    const uint64_t v = callees_.encode(pcs_[parent], pc, pcs_[sib ? sib : parent]);
+    address_.push(v);
+    if (v == RecentCallees::kEscape) escapes_.push(pc);
+    lastChild_[parent] = static_cast<uint32_t>(pcs_.size());
+    pcs_.push_back(pc);
+    lastChild_.push_back(0);
+  }
+  void build(ir::StackSamples::Builder out) {
+    address_.build(out.initNodeAddress());
+    out.setAddressCoding(1);
+    escapes_.build(out.initNodeAddressEscapes());
+  }
+
+ private:
+  RecentCallees callees_;
+  ColumnWriter address_{kAdaptive}, escapes_{kAdaptive};
+  std::vector<uint64_t> pcs_{0};        // by node id; [0] = the root
+  std::vector<uint32_t> lastChild_{0};  // by node id: newest child, 0 = none
+};
+
+// The tree and the records as the IR codes them (see StackSamples in profile.capnp, treeCoding
+// 1): for each record that adds nodes, the node its new nodes branch from; addresses by
+// RecentCallees; a record's node as the number of nodes it added or as an earlier node's id.
+struct Body {
+  ColumnWriter branch{kAdaptive}, count{kAdaptive}, node{kAdaptive};
+  AddressColumn address;
+  uint64_t newest = 0;  // the largest node id a record named so far
+  size_t end = 0;       // byte offset just past the trailer
+
+  // A record adds nodes below `par`: call before adding them with addNode.
+  void addBranch(uint64_t par) { branch.push(par); }
+  void addNode(uint64_t par, uint64_t addr) { address.add(par, addr); }
+  void addRecord(uint64_t c, uint64_t n) {
+    count.push(c);
+    if (n > newest) {
+      node.push(2 * (n - newest - 1));
+      newest = n;
+    } else {
+      node.push(2 * n + 1);
+    }
+  }
+  // The last sortedTail records were added in an order of the reader's choosing (see
+  // sortedTail in profile.capnp); `ranks` restores file order.
+  uint64_t sortedTail = 0;
+  ColumnWriter ranks{kAdaptive};
+
+  void build(ir::StackSamples::Builder st) {
+    branch.build(st.initNodeParent());
+    st.setTreeCoding(1);
+    if (sortedTail) {
+      st.setSortedTail(sortedTail);
+      ranks.build(st.initTailRanks());
+    }
+    address.build(st);
+    count.build(st.initSampleCount());
+    node.build(st.initSampleNode());
+  }
+};
+
+constexpr size_t kTailMax = 4096;
+
+}  // namespace profpack::gperf
