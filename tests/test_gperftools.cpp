@@ -2,6 +2,7 @@
 // width / byte order conversions, queries, summary, and every bad-input error with its offset.
 #include <algorithm>
 #include <map>
+#include <set>
 #include <span>
 #include <string>
 #include <vector>
@@ -776,4 +777,30 @@ TEST(deep_chains_stay_linear_and_huge_outputs_are_refused) {
   CHECK_EQ(model->total(0), 1u);
   CHECK_EQ(model->inclusive(0, 0) + model->inclusive(199999, 0), 2u);  // outermost, innermost
   expectWriteRejected(deepChain(2000, 100000), Status::limit, "");
+}
+
+// The stacks layer: one entry per distinct chain, outermost frame first, its samples summed;
+// the stacks ending in a PC add up to its self samples.
+TEST(stacks_layer_sums_the_records_per_chain) {
+  auto p = readGperftools(bytes(testlib::slurp(testlib::data("gperftools/workload.64le.prof"))));
+  auto m = buildModel(*p, {});
+  const StackLayer& st = m->stacks();
+  std::vector<uint64_t> self(m->functions(), 0);
+  uint64_t sum = 0;
+  std::set<std::vector<uint64_t>> distinct;
+  for (size_t s = 0; s < st.stacks(); ++s) {
+    std::vector<uint64_t> frames(st.frames.begin() + static_cast<long>(st.start[s]),
+                                 st.frames.begin() + static_cast<long>(st.start[s + 1]));
+    CHECK(!frames.empty());
+    distinct.insert(frames);
+    self[frames.back()] += st.values[s];
+    sum += st.values[s];
+  }
+  CHECK_EQ(distinct.size(), st.stacks());
+  CHECK_EQ(sum, 97u);
+  for (size_t f = 0; f < m->functions(); ++f) CHECK_EQ(self[f], m->self(f, 0));
+  // Outermost first: every stack starts with a PC that no record has outside the root's level.
+  CHECK(m->has(kCapStacks));
+  CHECK(!m->has(kCapTimeline));
+  CHECK(m->timeline().spans.empty());
 }

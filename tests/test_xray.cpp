@@ -422,4 +422,55 @@ TEST(corrupt_ppk_trace_is_an_error) {
   }
 }
 
+// The model's stacks and timeline against its function figures: the self ticks of the stacks
+// ending in a function are its self ticks; its spans are its completed calls, their durations
+// (outermost calls only) its inclusive ticks; a thread's spans nest. (In the trace cut short, a
+// call that never returned has no span: there the spans below it have no enclosing span.)
+TEST(stacks_and_timeline_agree_with_the_function_figures) {
+  for (const char* f : {"xray/fdr-v5-st.xray", "xray/fdr-v5-mt-manybuf.xray",
+                        "xray/basic-v3-st.xray", "xray/fdr-v5-typed-truncated.xray"}) {
+    const bool cut = std::strstr(f, "truncated") != nullptr;
+    auto p = readProfile(bytes(slurp(f)), opts());
+    const long threads = static_cast<long>(buildModel(*p, {})->threads().size());
+    for (long thread = -1; thread < std::min(threads, 3L); ++thread) {
+      ModelOptions o;
+      o.thread = thread;
+      auto m = buildModel(*p, o);
+      const StackLayer& st = m->stacks();
+      std::vector<uint64_t> self(m->functions(), 0);
+      uint64_t sum = 0;
+      for (size_t s = 0; s < st.stacks(); ++s) {
+        CHECK(st.start[s + 1] > st.start[s]);
+        self[st.frames[st.start[s + 1] - 1]] += st.values[s];
+        sum += st.values[s];
+      }
+      CHECK_EQ(sum, m->total(0));
+      for (size_t fn = 0; fn < m->functions(); ++fn) CHECK_EQ(self[fn], m->self(fn, 0));
+      const TimelineLayer& tl = m->timeline();
+      std::vector<uint64_t> calls(m->functions(), 0), inclusive(m->functions(), 0);
+      std::vector<const Span*> open;  // the enclosing spans of the current one
+      for (size_t k = 0; k < tl.spans.size(); ++k) {
+        const Span& sp = tl.spans[k];
+        CHECK(sp.begin >= tl.origin && sp.end >= sp.begin);
+        if (thread >= 0) CHECK_EQ(sp.thread, static_cast<uint32_t>(thread));
+        if (k > 0 && tl.spans[k - 1].thread != sp.thread) open.clear();
+        while (!open.empty() && (open.back()->depth >= sp.depth || open.back()->end < sp.begin))
+          open.pop_back();
+        if (!cut) CHECK_EQ(open.size(), size_t{sp.depth});  // every enclosing call is a span
+        if (!open.empty() && open.back()->depth + 1 == sp.depth)
+          CHECK(open.back()->begin <= sp.begin && sp.end <= open.back()->end);
+        ++calls[sp.function];
+        bool outermost = true;
+        for (const Span* o2 : open) outermost &= o2->function != sp.function;
+        if (outermost) inclusive[sp.function] += sp.end - sp.begin;
+        open.push_back(&sp);
+      }
+      for (size_t fn = 0; fn < m->functions(); ++fn) {
+        CHECK_EQ(calls[fn], m->calls(fn));
+        if (!cut) CHECK_EQ(inclusive[fn], m->inclusive(fn, 0));
+      }
+    }
+  }
+}
+
 TEST_MAIN()

@@ -127,6 +127,23 @@ const LocationLayer& Model::locations() const {
   return locations_;
 }
 
+const StackLayer& Model::stacks() const {
+  std::call_once(stacksOnce_, [&] {
+    std::lock_guard<std::mutex> lock(sourceMutex_);
+    source_->stacks(stacks_);
+    stacks_.values.resize(stacks_.stacks() * events(), 0);
+  });
+  return stacks_;
+}
+
+const TimelineLayer& Model::timeline() const {
+  std::call_once(timelineOnce_, [&] {
+    std::lock_guard<std::mutex> lock(sourceMutex_);
+    source_->timeline(timeline_);
+  });
+  return timeline_;
+}
+
 const Summary& Model::summary() const {
   std::call_once(summaryOnce_, [&] {
     std::lock_guard<std::mutex> lock(sourceMutex_);

@@ -7,7 +7,10 @@
 //   completed-call counts, call arcs with call counts and inclusive cost;
 // - lines: self cost per source line, per file;
 // - locations: instruction addresses with their mapping (object), function, line and self
-//   cost per event.
+//   cost per event;
+// - stacks: whole call stacks (functions, outermost first) with the cost spent with that stack
+//   innermost, one entry per distinct stack;
+// - timeline: per thread, every completed call as a span of time, in order of entry.
 // A profile's capabilities say which of these it holds at all.
 #pragma once
 
@@ -112,6 +115,29 @@ struct LocationLayer {
   std::vector<uint64_t> self;  // locations x events, row-major
 };
 
+// The stacks layer: one entry per distinct stack.
+struct StackLayer {
+  std::vector<uint64_t> frames;    // function indexes, each stack outermost first, concatenated
+  std::vector<uint64_t> start{0};  // stack s is frames[start[s], start[s + 1]): stacks + 1
+  std::vector<uint64_t> values;    // stacks x events: the cost spent with this stack innermost
+  size_t stacks() const { return start.size() - 1; }
+};
+
+// One completed call.
+struct Span {
+  uint32_t thread = 0;          // index into threads()
+  uint32_t depth = 0;           // 0 for a call at the bottom of its thread's stack
+  uint64_t function = 0;        // index into the function layer
+  uint64_t begin = 0, end = 0;  // in event units (begin <= end)
+};
+
+// The timeline layer: spans ordered by thread, then begin, then depth (a caller before the
+// calls it makes), so each thread's spans nest.
+struct TimelineLayer {
+  uint64_t origin = 0;  // the earliest time in the profile, in event units
+  std::vector<Span> spans;
+};
+
 // A format's view of one profile; the model asks it for each layer once.
 class ModelSource {
  public:
@@ -122,6 +148,8 @@ class ModelSource {
   // file name -> its lines with self cost, ascending by line. Sources without lines add none.
   virtual void lines(std::unordered_map<std::string, std::vector<LineCost>>& out) { (void)out; }
   virtual void locations(LocationLayer& out) { (void)out; }
+  virtual void stacks(StackLayer& out) { (void)out; }
+  virtual void timeline(TimelineLayer& out) { (void)out; }
 };
 
 class Model {
@@ -160,6 +188,8 @@ class Model {
   // else the names sharing the most trailing path components with it (at least the base name).
   std::vector<LineCost> lines(std::string_view file) const;
   const LocationLayer& locations() const;
+  const StackLayer& stacks() const;
+  const TimelineLayer& timeline() const;
   const Summary& summary() const;
 
  private:
@@ -170,9 +200,11 @@ class Model {
   FunctionLayer f_;
   std::vector<uint64_t> totals_;
   mutable std::mutex sourceMutex_;  // a source is not thread-safe: one layer built at a time
-  mutable std::once_flag linesOnce_, locationsOnce_, summaryOnce_;
+  mutable std::once_flag linesOnce_, locationsOnce_, stacksOnce_, timelineOnce_, summaryOnce_;
   mutable std::unordered_map<std::string, std::vector<LineCost>> lines_;
   mutable LocationLayer locations_;
+  mutable StackLayer stacks_;
+  mutable TimelineLayer timeline_;
   mutable Summary summary_;
 };
 

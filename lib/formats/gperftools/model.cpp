@@ -49,6 +49,16 @@ class StackSource : public ModelSource {
     }
   }
 
+  void stacks(StackLayer& out) override {
+    ChainSamples c = chainSamples(profile_);
+    std::unordered_map<uint64_t, uint64_t> function;  // address -> function
+    for (const Address& a : addresses_) function.emplace(a.address, a.function);
+    out.frames.reserve(c.addresses.size());
+    for (uint64_t a : c.addresses) out.frames.push_back(function.at(a));
+    out.start = std::move(c.start);
+    out.values = std::move(c.samples);
+  }
+
   Summary summary() override {
     auto root = profile_.root();
     auto st = root.getStacks();

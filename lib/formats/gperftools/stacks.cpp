@@ -149,6 +149,21 @@ std::vector<CallEdgeSamples> callEdges(const Profile& profile) {
   return out;
 }
 
+ChainSamples chainSamples(const Profile& profile) {
+  Tree t(stacksOf(profile));
+  ChainSamples out;
+  std::vector<uint64_t> chain;
+  for (size_t n = 1; n <= t.d.nodes(); ++n) {
+    if (t.here[n] == 0) continue;
+    chain.clear();
+    for (uint64_t k = n; k != 0; k = t.d.parentOf(k)) chain.push_back(t.d.addressOf(k));
+    out.addresses.insert(out.addresses.end(), chain.rbegin(), chain.rend());
+    out.start.push_back(out.addresses.size());
+    out.samples.push_back(t.here[n]);
+  }
+  return out;
+}
+
 std::vector<AddressSamples> samplesByAddress(const Profile& profile) {
   auto st = stacksOf(profile);
   Tree t(st);

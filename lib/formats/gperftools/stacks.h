@@ -35,4 +35,12 @@ struct CallEdgeSamples {
 // Every call edge with samples, in order of first appearance in the tree. Linear in the tree.
 std::vector<CallEdgeSamples> callEdges(const Profile& profile);
 
+// Every distinct chain that records end with, and their samples summed: `addresses` holds the
+// chains one after another, each outermost frame first; chain c is
+// addresses[start[c], start[c + 1]).
+struct ChainSamples {
+  std::vector<uint64_t> addresses, start{0}, samples;
+};
+ChainSamples chainSamples(const Profile& profile);
+
 }  // namespace profpack

@@ -61,7 +61,7 @@ void record(Acc& a, uint32_t fid, uint32_t caller, uint64_t d, uint64_t self, bo
 
 }  // namespace
 
-XrayAccount accountXray(const XrayTrace& x) {
+XrayAccount accountXray(const XrayTrace& x, XrayCallVisitor* visitor) {
   XrayAccount out;
   out.cycleFrequency = static_cast<double>(x.cycleFrequency);
   // Record indices per thread, in time order.
@@ -87,6 +87,7 @@ XrayAccount accountXray(const XrayTrace& x) {
     t.pid = key.first;
     t.threadId = key.second;
     std::vector<Frame> stack;
+    std::vector<uint32_t> fids;  // the function ids on `stack`, for the visitor
     std::unordered_map<uint32_t, uint32_t> depth;
     for (auto [from, to] : rs) {
       for (uint64_t i = from; i < to; ++i) {
@@ -94,6 +95,7 @@ XrayAccount accountXray(const XrayTrace& x) {
         if (!xrayIsFunction(r.type)) continue;
         if (r.type == kXrayEnter || r.type == kXrayEnterArg) {
           stack.push_back({r.functionId, r.tsc, 0});
+          if (visitor) fids.push_back(r.functionId);
           ++depth[r.functionId];
           continue;
         }
@@ -108,11 +110,16 @@ XrayAccount accountXray(const XrayTrace& x) {
           stack.pop_back();
           ++t.unfinishedEntries;
         }
+        if (visitor) fids.resize(stack.size());
         Frame f = stack.back();
-        stack.pop_back();
         bool outermost = --depth[f.fid] == 0;
         uint64_t d = r.tsc - f.entry;
         uint64_t self = d >= f.childTicks ? d - f.childTicks : 0;
+        if (visitor) {
+          visitor->call({static_cast<uint32_t>(out.threads.size()), &fids, f.entry, r.tsc, self});
+          fids.pop_back();
+        }
+        stack.pop_back();
         uint32_t caller = stack.empty() ? 0 : stack.back().fid;
         if (!stack.empty()) stack.back().childTicks += d;
         record(th, f.fid, caller, d, self, outermost);
@@ -129,6 +136,8 @@ XrayAccount accountXray(const XrayTrace& x) {
   return out;
 }
 
-XrayAccount accountXray(const Profile& profile) { return accountXray(decodeXray(profile)); }
+XrayAccount accountXray(const Profile& profile, XrayCallVisitor* visitor) {
+  return accountXray(decodeXray(profile), visitor);
+}
 
 }  // namespace profpack

@@ -50,7 +50,21 @@ struct XrayAccount {
   double seconds(uint64_t ticks) const { return cycleFrequency > 0 ? ticks / cycleFrequency : 0; }
 };
 
-XrayAccount accountXray(const XrayTrace& trace);
-XrayAccount accountXray(const Profile& profile);
+// One completed call, as the accounting matches it: its thread (index into
+// XrayAccount::threads), the function ids on the stack from the outermost to it, its entry and
+// exit TSC and its self ticks (its duration less the durations of the calls it made).
+struct XrayCall {
+  uint32_t thread = 0;
+  const std::vector<uint32_t>* stack = nullptr;  // outermost first; the callee last
+  uint64_t entry = 0, exit = 0, selfTicks = 0;
+};
+class XrayCallVisitor {
+ public:
+  virtual ~XrayCallVisitor() = default;
+  virtual void call(const XrayCall& call) = 0;
+};
+
+XrayAccount accountXray(const XrayTrace& trace, XrayCallVisitor* visitor = nullptr);
+XrayAccount accountXray(const Profile& profile, XrayCallVisitor* visitor = nullptr);
 
 }  // namespace profpack

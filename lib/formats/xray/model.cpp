@@ -5,7 +5,10 @@
 
 #include "formats/xray/model.h"
 
+#include <algorithm>
 #include <cstdio>
+#include <map>
+#include <set>
 #include <unordered_map>
 #include <unordered_set>
 
@@ -24,12 +27,23 @@ class XraySource : public ModelSource {
   }
 
   uint32_t capabilities() const override {
-    return kCapCallArcs | kCapCallCounts | kCapTimeline | kCapThreads |
+    return kCapCallArcs | kCapCallCounts | kCapStacks | kCapTimeline | kCapThreads |
            (names_.empty() ? 0u : static_cast<uint32_t>(kCapNames));
   }
 
   void functions(FunctionLayer& out) override {
-    XrayAccount account = accountXray(profile_);
+    // Functions on a stack that never returned (a trace cut short) have no figures, but the
+    // stacks and the timeline name them: collect them too.
+    struct OnStack : XrayCallVisitor {
+      long thread;
+      std::set<uint32_t> ids;
+      void call(const XrayCall& c) override {
+        if (thread < 0 || c.thread == static_cast<uint32_t>(thread))
+          ids.insert(c.stack->begin(), c.stack->end());
+      }
+    } onStack;
+    onStack.thread = thread_;
+    XrayAccount account = accountXray(profile_, &onStack);
     for (const XrayThreadAccount& t : account.threads) out.threads.push_back({t.pid, t.threadId});
     if (thread_ >= static_cast<long>(account.threads.size()))
       throw Error(Status::invalidArgument, "",
@@ -46,9 +60,8 @@ class XraySource : public ModelSource {
     char hz[64];
     std::snprintf(hz, sizeof hz, "%.0f", account.cycleFrequency);
     out.eventLongNames = {std::string("TSC ticks (") + hz + " per second)"};
-    std::unordered_map<uint32_t, uint64_t> index;
     auto fn = [&](uint32_t id) {
-      auto [it, inserted] = index.try_emplace(id, out.functions.size());
+      auto [it, inserted] = index_.try_emplace(id, out.functions.size());
       if (inserted) {
         std::string name = id < names_.size() && !names_[id].empty()
                                ? names_[id]
@@ -70,6 +83,52 @@ class XraySource : public ModelSource {
       const uint64_t caller = fn(e.caller), callee = fn(e.callee);
       out.edgeCost(out.addEdge(caller, callee, e.calls))[0] = e.ticks;
     }
+    for (uint32_t id : onStack.ids) fn(id);
+  }
+
+  // Each distinct stack of function ids, with the self ticks of the calls made with it.
+  void stacks(StackLayer& out) override {
+    struct Collect : XrayCallVisitor {
+      long thread;
+      std::map<std::vector<uint32_t>, uint64_t> self;
+      void call(const XrayCall& c) override {
+        if (thread < 0 || c.thread == static_cast<uint32_t>(thread)) self[*c.stack] += c.selfTicks;
+      }
+    } collect;
+    collect.thread = thread_;
+    accountXray(profile_, &collect);
+    for (auto& [stack, ticks] : collect.self) {
+      for (uint32_t id : stack) out.frames.push_back(index_.at(id));
+      out.start.push_back(out.frames.size());
+      out.values.push_back(ticks);
+    }
+  }
+
+  void timeline(TimelineLayer& out) override {
+    struct Collect : XrayCallVisitor {
+      long thread;
+      const std::unordered_map<uint32_t, uint64_t>* index;
+      TimelineLayer* out;
+      bool first = true;
+      void call(const XrayCall& c) override {
+        if (first || c.entry < out->origin) out->origin = c.entry;
+        first = false;
+        if (thread >= 0 && c.thread != static_cast<uint32_t>(thread)) return;
+        const uint32_t depth = static_cast<uint32_t>(c.stack->size() - 1);
+        out->spans.push_back(
+            {c.thread, depth, index->at(c.stack->back()), c.entry, std::max(c.entry, c.exit)});
+      }
+    } collect;
+    collect.thread = thread_;
+    collect.index = &index_;
+    collect.out = &out;
+    out.spans.clear();
+    accountXray(profile_, &collect);
+    std::sort(out.spans.begin(), out.spans.end(), [](const Span& a, const Span& b) {
+      if (a.thread != b.thread) return a.thread < b.thread;
+      if (a.begin != b.begin) return a.begin < b.begin;
+      return a.depth < b.depth;
+    });
   }
 
   Summary summary() override {
@@ -93,6 +152,7 @@ class XraySource : public ModelSource {
   const Profile& profile_;
   long thread_;
   std::vector<std::string> names_;
+  std::unordered_map<uint32_t, uint64_t> index_;  // function id -> function
 };
 
 }  // namespace
