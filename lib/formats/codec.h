@@ -24,6 +24,8 @@ enum class FormatId : int {
   gperftools = 4,
   xray = 5,
   dcpi = 6,
+  folded = 7,      // written only: collapsed stacks
+  traceEvent = 8,  // written only: Chrome Trace Event JSON
 };
 
 struct ReadOptions {

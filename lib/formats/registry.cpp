@@ -7,8 +7,10 @@
 #include "formats/callgrind/model.h"
 #include "formats/dcpi/dcpi.h"
 #include "formats/dcpi/model.h"
+#include "formats/folded/folded.h"
 #include "formats/gperftools/gperftools.h"
 #include "formats/gperftools/model.h"
+#include "formats/trace_event/trace_event.h"
 #include "formats/xray/model.h"
 #include "formats/xray/xray.h"
 
@@ -29,7 +31,8 @@ struct Codec {
   // Writes an IR of the family; for another IR, refuses with what the profile lacks, unless
   // `writeModel` is given.
   void (*write)(const Profile& profile, const WriteOptions& options, Sink& out);
-  // Writes a profile of another family from its model (null: none).
+  // Writes a profile of another family from its model (null: none). Formats that are only
+  // written (folded stacks, trace events) have this alone.
   void (*writeModel)(const Model& model, const WriteOptions& options, Sink& out);
   std::unique_ptr<ModelSource> (*model)(const Profile& profile, const ModelOptions& options);
   bool namesFromBinary;  // ModelOptions::binary names its functions
@@ -83,6 +86,13 @@ constexpr Codec kCodecs[] = {
      readCachegrind,
      [](const Profile& p, const WriteOptions&, Sink& out) { writeCachegrind(p, out); }, nullptr,
      costTableModel, false},
+    {FormatId::folded, "folded", ir::Format::UNKNOWN, FormatId::folded, nullptr, nullptr, nullptr,
+     [](const Model& m, const WriteOptions&, Sink& out) { writeFolded(m, 0, out); }, nullptr,
+     false},
+    {FormatId::traceEvent, "trace-event", ir::Format::UNKNOWN, FormatId::traceEvent, nullptr,
+     nullptr, nullptr,
+     [](const Model& m, const WriteOptions&, Sink& out) { writeTraceEvents(m, out); }, nullptr,
+     false},
 };
 
 // The C header's values and the IR's enumerants are fixed; FormatId names both.
@@ -90,16 +100,18 @@ static_assert(static_cast<int>(FormatId::unknown) == 0 && static_cast<int>(Forma
                   static_cast<int>(FormatId::callgrind) == 2 &&
                   static_cast<int>(FormatId::cachegrind) == 3 &&
                   static_cast<int>(FormatId::gperftools) == 4 &&
-                  static_cast<int>(FormatId::xray) == 5 && static_cast<int>(FormatId::dcpi) == 6,
+                  static_cast<int>(FormatId::xray) == 5 && static_cast<int>(FormatId::dcpi) == 6 &&
+                  static_cast<int>(FormatId::folded) == 7 &&
+                  static_cast<int>(FormatId::traceEvent) == 8,
               "FormatId must keep profpack_format's values (include/profpack/profpack.h)");
 constexpr bool irFormatsDistinct() {
   for (const Codec& a : kCodecs)
     for (const Codec& b : kCodecs)
-      if (&a != &b && a.ir == b.ir) return false;
+      if (&a != &b && a.read && b.read && a.ir == b.ir) return false;
   return true;
 }
-static_assert(irFormatsDistinct(), "each format has its own ir::Format");
-static_assert(std::size(kCodecs) == 6, "every FormatId but unknown has one codec");
+static_assert(irFormatsDistinct(), "each format read has its own ir::Format");
+static_assert(std::size(kCodecs) == 8, "every FormatId but unknown has one codec");
 
 const Codec* codecFor(FormatId f) {
   for (const Codec& c : kCodecs)
@@ -125,7 +137,7 @@ namespace {
 const Codec& codecOf(const Profile& profile) {
   const ir::Format f = profile.root().getFormat();
   for (const Codec& c : kCodecs)
-    if (c.id != FormatId::ppk && c.ir == f) return c;
+    if (c.model && c.ir == f) return c;
   throw Error(Status::malformed, "ppk",
               "the IR names no format it was read from (format " +
                   std::to_string(static_cast<unsigned>(f)) + ")");
@@ -135,7 +147,7 @@ const Codec& codecOf(const Profile& profile) {
 FormatId formatOf(const Profile& profile) {
   const ir::Format f = profile.root().getFormat();
   for (const Codec& c : kCodecs)
-    if (c.id != FormatId::ppk && c.ir == f) return c.id;
+    if (c.model && c.ir == f) return c.id;
   return FormatId::unknown;
 }
 
@@ -148,7 +160,7 @@ std::unique_ptr<Model> buildModel(const Profile& profile, const ModelOptions& op
     throw Error(Status::unsupported, "",
                 "only these formats take function names from a binary: " + which);
   }
-  auto model = std::make_unique<Model>(c.model(profile, options));
+  auto model = std::make_unique<Model>(c.model(profile, options), c.name);
   if (options.thread >= 0 && static_cast<size_t>(options.thread) >= model->threads().size())
     throw Error(Status::invalidArgument, "",
                 "thread index " + std::to_string(options.thread) +
@@ -159,7 +171,7 @@ std::unique_ptr<Model> buildModel(const Profile& profile, const ModelOptions& op
 
 FormatId detectFormat(std::span<const uint8_t> data) {
   for (const Codec& c : kCodecs)
-    if (c.detect(data)) return c.id;
+    if (c.detect && c.detect(data)) return c.id;
   return FormatId::unknown;
 }
 
@@ -169,7 +181,12 @@ std::unique_ptr<Profile> readProfile(std::span<const uint8_t> data, const ReadOp
   static const uint8_t kNothing[1] = {0};
   if (data.empty()) data = std::span<const uint8_t>(kNothing, 0);
   const FormatId f = options.format == FormatId::unknown ? detectFormat(data) : options.format;
-  if (const Codec* c = codecFor(f)) return c->read(data, options);
+  if (const Codec* c = codecFor(f)) {
+    if (!c->read)
+      throw Error(Status::unsupported, c->name,
+                  std::string(c->name) + " is written by profpack, not read");
+    return c->read(data, options);
+  }
   if (data.empty()) throw Error(Status::malformed, "", "empty input: no profile to read", 0);
   throw Error(Status::malformed, "",
               "unrecognised input: not a .ppk, Callgrind, Cachegrind, gperftools, XRay or DCPI "
@@ -180,7 +197,7 @@ std::unique_ptr<Profile> readProfile(std::span<const uint8_t> data, const ReadOp
 void writeProfile(const Profile& profile, FormatId format, const WriteOptions& options, Sink& out) {
   const Codec* c = codecFor(format);
   if (!c) throw Error(Status::invalidArgument, "", "no output format given");
-  if (c->writeModel && codecOf(profile).family != c->family)
+  if (c->writeModel && (!c->write || codecOf(profile).family != c->family))
     return c->writeModel(*buildModel(profile, {}), options, out);
   c->write(profile, options, out);
 }

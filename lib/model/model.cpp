@@ -18,7 +18,8 @@ size_t FunctionLayer::addEdge(uint64_t caller, uint64_t callee, uint64_t count) 
   return edges.size() - 1;
 }
 
-Model::Model(std::unique_ptr<ModelSource> source) : source_(std::move(source)) {
+Model::Model(std::unique_ptr<ModelSource> source, std::string sourceFormat)
+    : source_(std::move(source)), sourceFormat_(std::move(sourceFormat)) {
   capabilities_ = source_->capabilities();
   source_->functions(f_);
   f_.eventLongNames.resize(f_.eventNames.size());

@@ -154,10 +154,12 @@ class ModelSource {
 
 class Model {
  public:
-  explicit Model(std::unique_ptr<ModelSource> source);
+  // `sourceFormat`: the name of the format the profile was read from, for messages.
+  Model(std::unique_ptr<ModelSource> source, std::string sourceFormat);
   Model(const Model&) = delete;  // edges point into the function layer
   Model& operator=(const Model&) = delete;
 
+  const std::string& sourceFormat() const { return sourceFormat_; }
   uint32_t capabilities() const { return capabilities_; }
   bool has(Capability c) const { return (capabilities_ & c) != 0; }
 
@@ -196,6 +198,7 @@ class Model {
   const std::unordered_map<std::string, std::vector<LineCost>>& lineIndex() const;
 
   std::unique_ptr<ModelSource> source_;
+  std::string sourceFormat_;
   uint32_t capabilities_ = 0;
   FunctionLayer f_;
   std::vector<uint64_t> totals_;

@@ -30,6 +30,9 @@ const (
 	FormatGperftools Format = C.PROFPACK_FORMAT_GPERFTOOLS
 	FormatXRay       Format = C.PROFPACK_FORMAT_XRAY
 	FormatDCPI       Format = C.PROFPACK_FORMAT_DCPI
+	// Written only: collapsed stacks and Chrome Trace Event JSON.
+	FormatFolded     Format = C.PROFPACK_FORMAT_FOLDED
+	FormatTraceEvent Format = C.PROFPACK_FORMAT_TRACE_EVENT
 )
 
 // String returns the format's name as the CLI spells it ("ppk", "callgrind", ...).

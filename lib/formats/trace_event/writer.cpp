@@ -1,0 +1,89 @@
+#include <cstdio>
+#include <string>
+
+#include "error.h"
+#include "formats/trace_event/trace_event.h"
+#include "util/text.h"
+
+namespace profpack {
+
+namespace {
+
+// A JSON string literal of `s` (bytes that are not valid UTF-8 are passed through; names come
+// from symbol tables and files, which are).
+void appendJsonString(std::string& out, std::string_view s) {
+  out += '"';
+  for (unsigned char c : s) {
+    if (c == '"' || c == '\\') {
+      out += '\\';
+      out += static_cast<char>(c);
+    } else if (c < 0x20) {
+      char buf[8];
+      std::snprintf(buf, sizeof buf, "\\u%04x", c);
+      out += buf;
+    } else {
+      out += static_cast<char>(c);
+    }
+  }
+  out += '"';
+}
+
+// `units` event units as microseconds, to the nanosecond.
+void appendMicroseconds(std::string& out, uint64_t units, double perSecond) {
+  const long double us = static_cast<long double>(units) * 1e6L / perSecond;
+  char buf[64];
+  std::snprintf(buf, sizeof buf, "%.3Lf", us);
+  out += buf;
+}
+
+}  // namespace
+
+void writeTraceEvents(const Model& model, Sink& out) {
+  if (!model.has(kCapTimeline))
+    throw Error(Status::unsupported, "trace-event",
+                model.sourceFormat() + " holds no timeline (when each call began and ended)");
+  const double perSecond = model.unitsPerSecond();
+  if (!(perSecond > 0))
+    throw Error(Status::unsupported, "trace-event",
+                "the profile's time unit is unknown (no cycle frequency), so it has no "
+                "microseconds to give");
+  const TimelineLayer& tl = model.timeline();
+  const std::vector<ThreadRow>& threads = model.threads();
+  std::vector<std::string> names(model.functions());
+  for (size_t f = 0; f < names.size(); ++f) appendJsonString(names[f], model.function(f).name);
+  std::string text = "{\"traceEvents\":[";
+  bool first = true;
+  auto ids = [&](uint32_t thread) {
+    const ThreadRow t = thread < threads.size() ? threads[thread] : ThreadRow{};
+    text += ",\"pid\":";
+    appendDecimal(text, t.pid);
+    text += ",\"tid\":";
+    appendDecimal(text, t.threadId);
+  };
+  for (size_t t = 0; t < threads.size(); ++t) {
+    text += first ? "\n" : ",\n";
+    first = false;
+    text += "{\"name\":\"thread_name\",\"ph\":\"M\"";
+    ids(static_cast<uint32_t>(t));
+    text += ",\"args\":{\"name\":\"thread ";
+    appendDecimal(text, threads[t].threadId);
+    text += "\"}}";
+  }
+  for (const Span& s : tl.spans) {
+    text += first ? "\n" : ",\n";
+    first = false;
+    text += "{\"name\":";
+    text += names[s.function];
+    text += ",\"ph\":\"X\",\"ts\":";
+    appendMicroseconds(text, s.begin - tl.origin, perSecond);
+    text += ",\"dur\":";
+    appendMicroseconds(text, s.end - s.begin, perSecond);
+    ids(s.thread);
+    text += '}';
+    flushIfFull(text, out);
+  }
+  text += "\n],\"displayTimeUnit\":\"ns\"}\n";
+  out.write(text);
+}
+
+}  // namespace profpack
