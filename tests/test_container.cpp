@@ -88,6 +88,23 @@ TEST(wrong_magic_and_version) {
   expectFail(bad, Status::unsupported, "IR revision 3, written by a newer profpack");
 }
 
+// .ppk files of the pre-release IR (revision 1: one whose cost tables have plain columns, one
+// with gperftools addresses as plain deltas) are refused, saying what to do.
+TEST(pre_release_ppk_is_refused) {
+  for (const char* f : {"ppk/callgrind.workload.instr-jumps.before-predicted.ppk",
+                        "ppk/gperftools.workload.64le.before-address-model.ppk"}) {
+    try {
+      readProfile(bytes(testlib::slurp(testlib::data(f))), {});
+      CHECK(false);
+    } catch (const Error& e) {
+      CHECK(e.status() == Status::unsupported);
+      CHECK_EQ(e.offset(), uint64_t{8});
+      CHECK_CONTAINS(e.what(), "IR revision 1, written by a pre-release profpack");
+      CHECK_CONTAINS(e.what(), "convert the original profile again");
+    }
+  }
+}
+
 TEST(corrupt_checksum_and_data) {
   std::string img = samplePpk();
   std::string bad = img;

@@ -500,21 +500,6 @@ TEST(corrupt_record_node_in_ppk_is_rejected) {
   throw testlib::Failure{"a record naming a missing node was written"};
 }
 
-// A .ppk of the pre-release IR (revision 1; this one with addresses as plain deltas,
-// addressCoding 0) is refused with what to do.
-TEST(pre_release_ppk_is_refused) {
-  try {
-    readProfile(bytes(testlib::slurp(
-                    testlib::data("ppk/gperftools.workload.64le.before-address-model.ppk"))),
-                opts());
-    CHECK(false);
-  } catch (const Error& e) {
-    CHECK(e.status() == Status::unsupported);
-    CHECK_EQ(e.offset(), uint64_t{8});
-    CHECK_CONTAINS(e.what(), "IR revision 1, written by a pre-release profpack");
-  }
-}
-
 // The recent-callees coding with what it must not lose: more than four callees of one call
 // site (entries dropping off the list), call sites reached from different stacks, pc 0 (the
 // root's key), and differences that do not fit its 5 + zigzag form (escapes).

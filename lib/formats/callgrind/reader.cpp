@@ -52,6 +52,7 @@
 
 #include "error.h"
 #include "formats/callgrind/callgrind.h"
+#include "formats/callgrind/common.h"
 #include "formats/callgrind/costs.h"
 #include "formats/callgrind/text_end.h"
 #include "util/pages.h"
@@ -59,13 +60,9 @@
 
 namespace profpack {
 
+using namespace callgrind;
+
 namespace {
-
-constexpr const char* kFmt = "callgrind";
-constexpr uint64_t kUndef = ~uint64_t{0};
-using Kind = ir::RecordKind;
-
-enum IdSpace { kObjects = 0, kFiles = 1, kFunctions = 2 };
 
 // Compressed id -> string index, one per id space. Small ids index a vector; huge ids (which
 // valgrind never writes) go to a hash map so an id cannot make us allocate much.

@@ -10,17 +10,15 @@
 
 #include "error.h"
 #include "formats/callgrind/callgrind.h"
+#include "formats/callgrind/common.h"
 #include "formats/callgrind/costs.h"
 #include "util/text.h"
 
 namespace profpack {
 
-namespace {
+using namespace callgrind;
 
-constexpr const char* kFmt = "callgrind";
-constexpr uint64_t kUndef = ~uint64_t{0};
-using Kind = ir::RecordKind;
-enum IdSpace { kObjects = 0, kFiles = 1, kFunctions = 2 };
+namespace {
 
 class Writer {
  public:
