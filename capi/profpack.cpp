@@ -111,7 +111,7 @@ profpack::ReadOptions readOptions(const profpack_read_options* o) {
   }
   require((d.flags & ~PROFPACK_READ_STRICT) == 0, "unknown bits in profpack_read_options.flags");
   require(formatValue(d.format) >= PROFPACK_FORMAT_UNKNOWN &&
-              formatValue(d.format) <= PROFPACK_FORMAT_TRACE_EVENT,
+              formatValue(d.format) <= PROFPACK_FORMAT_PPROF,
           "unknown format in profpack_read_options.format");
   profpack::ReadOptions r;
   r.maxPpkMessage = d.max_ppk_size;
@@ -149,7 +149,7 @@ profpack::WriteOptions writeOptions(const profpack_write_options* o) {
 }
 
 profpack::FormatId outputFormat(const profpack_format& f) {
-  require(formatValue(f) >= PROFPACK_FORMAT_PPK && formatValue(f) <= PROFPACK_FORMAT_TRACE_EVENT,
+  require(formatValue(f) >= PROFPACK_FORMAT_PPK && formatValue(f) <= PROFPACK_FORMAT_PPROF,
           "unknown output format");
   return static_cast<profpack::FormatId>(formatValue(f));
 }

@@ -57,7 +57,7 @@ inline int roundTrip(const uint8_t* data, size_t size, profpack_format format,
   if (alsoWriteSourceFormat && profpack_profile_format(first) != PROFPACK_FORMAT_UNKNOWN) {
     // Every format the profile can be written as (its own and the cross-format writers): an
     // error is fine, a crash or an internal error is not.
-    for (int f = PROFPACK_FORMAT_CALLGRIND; f <= PROFPACK_FORMAT_TRACE_EVENT; ++f) {
+    for (int f = PROFPACK_FORMAT_CALLGRIND; f <= PROFPACK_FORMAT_PPROF; ++f) {
       s = profpack_write_memory(first, static_cast<profpack_format>(f), &wo, &out, &outSize);
       findingIf(s == PROFPACK_ERROR_INTERNAL, "internal error writing another format");
       profpack_free(out);

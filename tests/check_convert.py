@@ -6,6 +6,13 @@
 - trace-event: parses as JSON; per thread, the complete events nest; per function, the
   summed durations of its outermost calls equal its inclusive ticks (`top --thread N`) in
   microseconds at the trace's cycle frequency, its event count its completed calls.
+- callgrind (from gperftools, XRay, DCPI): callgrind_annotate's PROGRAM TOTALS equal the
+  source's total and its per-function self costs top's; read back by profpack, every
+  function's self and inclusive cost equal the source's; XRay call counts equal the source's;
+  gprof2dot (PyPI, in a virtual environment made for the test) reads every one.
+- pprof (every format): `go tool pprof -raw` reads it with sample totals per type equal to
+  the source's totals, `-top` reads it; for gperftools the flat top by address
+  (-symbolize=none) equals pprof's on the original file.
 - every pair the source cannot fill is refused with one line naming what it lacks.
 """
 import json, os, subprocess, sys, tempfile
@@ -139,7 +146,150 @@ for rel in ["xray/fdr-v5-st.xray", "xray/fdr-v5-mt-manybuf.xray", "xray/basic-v3
                 print(f"     {name}: durations {durations.get(name, 0.0):.3f} us, top {want:.3f} us")
         check(ok, f"{rel} thread {t}: per-function outermost durations equal top's inclusive")
 
+
+
+def gprof2dot():
+    """The gprof2dot command of a test-only virtual environment (made once, in the build)."""
+    venv = os.path.join(os.getcwd(), "test-venv")
+    exe = os.path.join(venv, "bin", "gprof2dot")
+    if not os.path.exists(exe):
+        subprocess.run([sys.executable, "-m", "venv", venv], check=True)
+        subprocess.run([os.path.join(venv, "bin", "pip"), "install", "-q", "gprof2dot"],
+                       check=True)
+    return exe
+
+
+def annotate_self(path):
+    """callgrind_annotate's PROGRAM TOTALS and self cost per function name (first event)."""
+    out = subprocess.run(["callgrind_annotate", "--threshold=100", "--auto=no", path],
+                         capture_output=True, text=True).stdout.splitlines()
+    total, rows, body = None, defaultdict(int), False
+    for l in out:
+        if "PROGRAM TOTALS" in l:
+            total = int(l.split()[0].replace(",", ""))
+        elif "file:function" in l:
+            body = True
+        elif body and l.strip() and not l.startswith("-"):
+            cost, _, rest = l.strip().partition(" ")
+            name = rest.split(")", 1)[1].strip() if ")" in rest else rest
+            name = name.rsplit(" [", 1)[0]
+            name = name.split(":", 1)[1] if name.startswith("???:") else name
+            rows[name] += int(cost.replace(",", ""))
+    return total, rows
+
+
+def calls_per_function(path):
+    """`top`'s completed calls per function of a timed profile (XRay)."""
+    calls = {}
+    for l in run("top", path, "-n", "100000").stdout.splitlines()[2:]:
+        left, _, name = l.partition(" calls  ")
+        calls[name.strip()] = int(left.split()[-1].replace(",", ""))
+    return calls
+
+
+dot = gprof2dot()
+for rel in ["gperftools/workload.64le.prof", "gperftools/perl-words.prof", "xray/fdr-v5-st.xray",
+            "xray/fdr-v5-mt-manybuf.xray", "xray/basic-v3-st.xray", "dcpi/medium.dcpi",
+            "dcpi/small.dcpi"]:
+    src = os.path.join(data, rel)
+    out = os.path.join(tmp, "out.callgrind")
+    r = run("convert", src, "-o", out, "--to", "callgrind")
+    check(r.returncode == 0, f"{rel} -> callgrind ({r.stderr.strip()})")
+    if r.returncode:
+        continue
+    totals, _, _ = info(src)
+    first = next(iter(totals.values()))
+    total, selfs = annotate_self(out)
+    check(total == first, f"{rel}: callgrind_annotate PROGRAM TOTALS {total} = {first}")
+    want = top_tsv(src)
+    check(all(selfs.get(n, 0) == s for n, (s, _) in want.items() if s),
+          f"{rel}: callgrind_annotate's self cost per function equals top's")
+    back = top_tsv(out)
+    if rel.startswith("gperftools"):
+        # Callgrind's inclusive cost of a function is what its calls cost its callers, a sampled
+        # profile's the samples with the function anywhere on the stack: only self carries over.
+        check({n: s for n, (s, _) in back.items()} == {n: s for n, (s, _) in want.items()},
+              f"{rel}: read back, every function's self cost is the source's")
+    else:
+        check(back == want,
+              f"{rel}: read back, every function's self and inclusive cost is the source's")
+    if rel.startswith("xray"):
+        calls = defaultdict(int)
+        callee = None
+        for l in open(out):
+            if l.startswith("cfn="):
+                callee = l[4:].strip()
+            elif l.startswith("calls="):
+                calls[callee] += int(l[6:].split()[0])
+        src_calls = calls_per_function(src)
+        # A call at the bottom of a stack has no caller, so no calls= line: the calls= to a
+        # function are its completed calls but those, so at most the source's, and at most
+        # one fewer per thread for the functions the workload calls in a loop.
+        nthreads = len(info(src)[1])
+        check(all(c - nthreads <= calls[n] <= c for n, c in src_calls.items() if c > nthreads),
+              f"{rel}: calls= counts are the source's completed calls")
+    g = subprocess.run([dot, "-f", "callgrind", out], capture_output=True, text=True)
+    check(g.returncode == 0 and "digraph" in g.stdout, f"{rel}: gprof2dot reads it ({g.stderr[-200:]})")
+
+
+
+def pprof_raw_totals(path):
+    """go tool pprof -raw: the sample types and the sum of each over all samples."""
+    out = subprocess.run(["go", "tool", "pprof", "-raw", path], capture_output=True,
+                         text=True).stdout.splitlines()
+    types, sums = None, None
+    for l in out:
+        if types is None and "/" in l and ":" not in l:
+            types = [t.split("/")[0] for t in l.split()]
+            sums = [0] * len(types)
+        elif types is not None and ":" in l and l.strip()[0].isdigit():
+            values = l.split(":")[0].split()
+            if len(values) == len(types):
+                sums = [a + int(b) for a, b in zip(sums, values)]
+        elif types is not None and l.startswith("Locations"):
+            break
+    return dict(zip(types or [], sums or []))
+
+
+def pprof_top(path):
+    r = subprocess.run(["go", "tool", "pprof", "-top", "-symbolize=none", "-addresses",
+                        "-nodecount=100000", "-nodefraction=0", path], capture_output=True,
+                       text=True)
+    lines = r.stdout.splitlines()
+    start = next((i for i, l in enumerate(lines) if l.strip().startswith("flat")), len(lines))
+    return r.returncode, lines[start + 1:]
+
+
+for rel in ["gperftools/workload.64le.prof", "gperftools/workload.32be.prof",
+            "gperftools/perl-words.prof", "xray/fdr-v5-st.xray", "xray/fdr-v5-mt-manybuf.xray",
+            "callgrind/callgrind.workload.out", "callgrind/callgrind.workload.instr-jumps.out",
+            "callgrind/callgrind.workload.cachesim.out", "cachegrind/cachegrind.workload.out",
+            "dcpi/medium.dcpi"]:
+    src = os.path.join(data, rel)
+    out = os.path.join(tmp, "out.pb.gz")
+    r = run("convert", src, "-o", out, "--to", "pprof")
+    check(r.returncode == 0, f"{rel} -> pprof ({r.stderr.strip()})")
+    if r.returncode:
+        continue
+    totals, _, _ = info(src)
+    got = pprof_raw_totals(out)
+    check(all(got.get(e) == t for e, t in totals.items()),
+          f"{rel}: go tool pprof -raw sample totals per type equal the source's")
+    rc, top = pprof_top(out)
+    check(rc == 0 and top, f"{rel}: go tool pprof -top reads it")
+    if rel.startswith("gperftools"):
+        raw = subprocess.run(["go", "tool", "pprof", "-raw", src], capture_output=True,
+                             text=True).stdout
+        period = int(next(l for l in raw.splitlines() if l.startswith("Period:")).split()[1])
+        check(got.get("cpu") == got.get("samples", 0) * period,
+              f"{rel}: cpu nanoseconds are the samples times pprof's period ({period} ns)")
+        rc0, top0 = pprof_top(src)
+        check(rc0 == 0 and top == top0,
+              f"{rel}: the flat top by address equals go tool pprof's on the original")
+
 refusals = [
+    ("xray/fdr-v5-st.xray", "cachegrind", "xray holds no source lines"),
+    ("gperftools/workload.64le.prof", "cachegrind", "gperftools holds no source lines"),
     ("callgrind/callgrind.workload.out", "folded", "callgrind holds no call stacks"),
     ("callgrind/callgrind.workload.out", "trace-event", "callgrind holds no timeline"),
     ("cachegrind/cachegrind.workload.out", "folded", "cachegrind holds no call stacks"),

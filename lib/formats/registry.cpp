@@ -10,6 +10,7 @@
 #include "formats/folded/folded.h"
 #include "formats/gperftools/gperftools.h"
 #include "formats/gperftools/model.h"
+#include "formats/pprof/pprof.h"
 #include "formats/trace_event/trace_event.h"
 #include "formats/xray/model.h"
 #include "formats/xray/xray.h"
@@ -33,7 +34,8 @@ struct Codec {
   void (*write)(const Profile& profile, const WriteOptions& options, Sink& out);
   // Writes a profile of another family from its model (null: none). Formats that are only
   // written (folded stacks, trace events) have this alone.
-  void (*writeModel)(const Model& model, const WriteOptions& options, Sink& out);
+  void (*writeModel)(const Model& model, const ModelFor& perThread, const WriteOptions& options,
+                     Sink& out);
   std::unique_ptr<ModelSource> (*model)(const Profile& profile, const ModelOptions& options);
   bool namesFromBinary;  // ModelOptions::binary names its functions
 };
@@ -74,25 +76,42 @@ constexpr Codec kCodecs[] = {
      [](const Profile& p, const WriteOptions& o, Sink& out) {
        putString(out, writeDcpi(p, o.dcpiImage));
      },
-     [](const Model& m, const WriteOptions& o, Sink& out) {
+     [](const Model& m, const ModelFor&, const WriteOptions& o, Sink& out) {
        putString(out, writeDcpi(m, o.dcpiImage));
      },
      imageModel, false},
     {FormatId::callgrind, "callgrind", ir::Format::CALLGRIND, FormatId::callgrind, isCallgrind,
      readCallgrind,
-     [](const Profile& p, const WriteOptions&, Sink& out) { writeCallgrind(p, out); }, nullptr,
+     [](const Profile& p, const WriteOptions&, Sink& out) { writeCallgrind(p, out); },
+     [](const Model& m, const ModelFor& perThread, const WriteOptions&, Sink& out) {
+       writeCallgrindModel(m, perThread, out);
+     },
      costTableModel, false},
     {FormatId::cachegrind, "cachegrind", ir::Format::CACHEGRIND, FormatId::callgrind, isCachegrind,
      readCachegrind,
-     [](const Profile& p, const WriteOptions&, Sink& out) { writeCachegrind(p, out); }, nullptr,
+     [](const Profile& p, const WriteOptions&, Sink& out) { writeCachegrind(p, out); },
+     [](const Model& m, const ModelFor&, const WriteOptions&, Sink&) {
+       throw Error(
+           Status::unsupported, "cachegrind",
+           m.sourceFormat() + " holds no source lines, and Cachegrind's costs are per line");
+     },
      costTableModel, false},
     {FormatId::folded, "folded", ir::Format::UNKNOWN, FormatId::folded, nullptr, nullptr, nullptr,
-     [](const Model& m, const WriteOptions&, Sink& out) { writeFolded(m, 0, out); }, nullptr,
-     false},
+     [](const Model& m, const ModelFor&, const WriteOptions&, Sink& out) {
+       writeFolded(m, 0, out);
+     },
+     nullptr, false},
     {FormatId::traceEvent, "trace-event", ir::Format::UNKNOWN, FormatId::traceEvent, nullptr,
      nullptr, nullptr,
-     [](const Model& m, const WriteOptions&, Sink& out) { writeTraceEvents(m, out); }, nullptr,
-     false},
+     [](const Model& m, const ModelFor&, const WriteOptions&, Sink& out) {
+       writeTraceEvents(m, out);
+     },
+     nullptr, false},
+    {FormatId::pprof, "pprof", ir::Format::UNKNOWN, FormatId::pprof, nullptr, nullptr, nullptr,
+     [](const Model& m, const ModelFor&, const WriteOptions&, Sink& out) {
+       putString(out, writePprof(m));
+     },
+     nullptr, false},
 };
 
 // The C header's values and the IR's enumerants are fixed; FormatId names both.
@@ -102,7 +121,8 @@ static_assert(static_cast<int>(FormatId::unknown) == 0 && static_cast<int>(Forma
                   static_cast<int>(FormatId::gperftools) == 4 &&
                   static_cast<int>(FormatId::xray) == 5 && static_cast<int>(FormatId::dcpi) == 6 &&
                   static_cast<int>(FormatId::folded) == 7 &&
-                  static_cast<int>(FormatId::traceEvent) == 8,
+                  static_cast<int>(FormatId::traceEvent) == 8 &&
+                  static_cast<int>(FormatId::pprof) == 9,
               "FormatId must keep profpack_format's values (include/profpack/profpack.h)");
 constexpr bool irFormatsDistinct() {
   for (const Codec& a : kCodecs)
@@ -111,7 +131,7 @@ constexpr bool irFormatsDistinct() {
   return true;
 }
 static_assert(irFormatsDistinct(), "each format read has its own ir::Format");
-static_assert(std::size(kCodecs) == 8, "every FormatId but unknown has one codec");
+static_assert(std::size(kCodecs) == 9, "every FormatId but unknown has one codec");
 
 const Codec* codecFor(FormatId f) {
   for (const Codec& c : kCodecs)
@@ -197,8 +217,14 @@ std::unique_ptr<Profile> readProfile(std::span<const uint8_t> data, const ReadOp
 void writeProfile(const Profile& profile, FormatId format, const WriteOptions& options, Sink& out) {
   const Codec* c = codecFor(format);
   if (!c) throw Error(Status::invalidArgument, "", "no output format given");
-  if (c->writeModel && (!c->write || codecOf(profile).family != c->family))
-    return c->writeModel(*buildModel(profile, {}), options, out);
+  if (c->writeModel && (!c->write || codecOf(profile).family != c->family)) {
+    const ModelFor perThread = [&](long thread) {
+      ModelOptions o;
+      o.thread = thread;
+      return buildModel(profile, o);
+    };
+    return c->writeModel(*buildModel(profile, {}), perThread, options, out);
+  }
   c->write(profile, options, out);
 }
 

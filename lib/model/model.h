@@ -15,6 +15,7 @@
 #pragma once
 
 #include <cstdint>
+#include <functional>
 #include <memory>
 #include <mutex>
 #include <string>
@@ -79,7 +80,8 @@ struct Summary {
 // The function layer, as a source fills it.
 struct FunctionLayer {
   std::vector<std::string> eventNames, eventLongNames;
-  double unitsPerSecond = 0;  // event units per second where the event is time, else 0
+  double unitsPerSecond = 0;       // event units per second where the event is time, else 0
+  uint64_t samplePeriodNanos = 0;  // sampled profiles: the CPU time one sample stands for
   std::vector<ThreadRow> threads;
   std::vector<FunctionRow> functions;
   std::vector<uint64_t> self, inclusive;  // functions x events, row-major
@@ -152,6 +154,10 @@ class ModelSource {
   virtual void timeline(TimelineLayer& out) { (void)out; }
 };
 
+class Model;
+// The model of one thread of the same profile (index into threads()), built on demand.
+using ModelFor = std::function<std::unique_ptr<Model>(long thread)>;
+
 class Model {
  public:
   // `sourceFormat`: the name of the format the profile was read from, for messages.
@@ -170,6 +176,8 @@ class Model {
   // Index of an event by short name, or -1.
   long eventIndex(std::string_view name) const;
   double unitsPerSecond() const { return f_.unitsPerSecond; }
+  // Sampled profiles: the nanoseconds of CPU time one sample stands for; 0 otherwise.
+  uint64_t samplePeriodNanos() const { return f_.samplePeriodNanos; }
   uint64_t total(size_t e) const { return totals_[e]; }
 
   size_t functions() const { return f_.functions.size(); }

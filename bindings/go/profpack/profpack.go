@@ -30,9 +30,10 @@ const (
 	FormatGperftools Format = C.PROFPACK_FORMAT_GPERFTOOLS
 	FormatXRay       Format = C.PROFPACK_FORMAT_XRAY
 	FormatDCPI       Format = C.PROFPACK_FORMAT_DCPI
-	// Written only: collapsed stacks and Chrome Trace Event JSON.
+	// Written only: collapsed stacks, Chrome Trace Event JSON, pprof's profile.proto.
 	FormatFolded     Format = C.PROFPACK_FORMAT_FOLDED
 	FormatTraceEvent Format = C.PROFPACK_FORMAT_TRACE_EVENT
+	FormatPprof      Format = C.PROFPACK_FORMAT_PPROF
 )
 
 // String returns the format's name as the CLI spells it ("ppk", "callgrind", ...).

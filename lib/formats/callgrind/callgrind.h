@@ -7,6 +7,7 @@
 #include <string>
 
 #include "formats/codec.h"
+#include "model/model.h"
 
 namespace profpack {
 
@@ -20,5 +21,8 @@ std::unique_ptr<Profile> readCallgrind(std::span<const uint8_t> data,
 // Writes the profile's cost tables (a Callgrind or Cachegrind profile) as Callgrind text.
 std::string writeCallgrind(const Profile& profile);
 void writeCallgrind(const Profile& profile, Sink& out);
+// Writes a profile of another format from its model (from_model.cpp): one part per thread,
+// each from `perThread`'s model of it, where the model has more than one thread.
+void writeCallgrindModel(const Model& model, const ModelFor& perThread, Sink& out);
 
 }  // namespace profpack

@@ -24,6 +24,7 @@ class StackSource : public ModelSource {
 
   void functions(FunctionLayer& out) override {
     out.eventNames = {"samples"};
+    out.samplePeriodNanos = profile_.root().getStacks().getSamplingPeriodUs() * 1000;
     std::unordered_map<uint64_t, uint64_t> index;  // address -> function
     for (const AddressSamples& a : samplesByAddress(profile_)) {
       const uint64_t f = out.addFunction({a.location, "", a.object});

@@ -5,8 +5,8 @@ import CProfpack
 /// A profile format.
 public enum Format: Int32, CustomStringConvertible, Sendable {
   case unknown = 0, ppk, callgrind, cachegrind, gperftools, xray, dcpi
-  /// Written only: collapsed stacks and Chrome Trace Event JSON.
-  case folded, traceEvent
+  /// Written only: collapsed stacks, Chrome Trace Event JSON, pprof's profile.proto.
+  case folded, traceEvent, pprof
 
   var c: profpack_format { profpack_format(rawValue: UInt32(rawValue)) }
   init(_ c: profpack_format) { self = Format(rawValue: Int32(c.rawValue)) ?? .unknown }

@@ -1,0 +1,236 @@
+#include <zlib.h>
+
+#include <string>
+#include <unordered_map>
+#include <vector>
+
+#include "error.h"
+#include "formats/pprof/pprof.h"
+
+namespace profpack {
+
+namespace {
+
+// Protocol buffer wire format, the few pieces profile.proto needs.
+void varint(std::string& out, uint64_t v) {
+  while (v >= 0x80) {
+    out += static_cast<char>(v | 0x80);
+    v >>= 7;
+  }
+  out += static_cast<char>(v);
+}
+void tag(std::string& out, unsigned field, unsigned wire) { varint(out, field << 3 | wire); }
+void uintField(std::string& out, unsigned field, uint64_t v) {
+  if (v == 0) return;  // proto3: defaults are not written
+  tag(out, field, 0);
+  varint(out, v);
+}
+void bytesField(std::string& out, unsigned field, std::string_view bytes) {
+  tag(out, field, 2);
+  varint(out, bytes.size());
+  out.append(bytes);
+}
+void packed(std::string& out, unsigned field, const std::vector<uint64_t>& values) {
+  if (values.empty()) return;
+  std::string body;
+  for (uint64_t v : values) varint(body, v);
+  bytesField(out, field, body);
+}
+
+class Strings {
+ public:
+  Strings() { index(""); }
+  uint64_t index(const std::string& s) {
+    auto [it, added] = ids_.try_emplace(s, table_.size());
+    if (added) table_.push_back(s);
+    return it->second;
+  }
+  const std::vector<std::string>& table() const { return table_; }
+
+ private:
+  std::unordered_map<std::string, uint64_t> ids_;
+  std::vector<std::string> table_;
+};
+
+std::string gzip(const std::string& in) {
+  z_stream z{};
+  if (deflateInit2(&z, Z_DEFAULT_COMPRESSION, Z_DEFLATED, 15 + 16, 8, Z_DEFAULT_STRATEGY) != Z_OK)
+    throw Error(Status::internal, "pprof", "zlib: cannot start gzip compression");
+  std::string out(deflateBound(&z, in.size()) + 32, '\0');
+  z.next_in = reinterpret_cast<Bytef*>(const_cast<char*>(in.data()));
+  z.avail_in = static_cast<uInt>(in.size());
+  z.next_out = reinterpret_cast<Bytef*>(out.data());
+  z.avail_out = static_cast<uInt>(out.size());
+  const int rc = deflate(&z, Z_FINISH);
+  out.resize(z.total_out);
+  deflateEnd(&z);
+  if (rc != Z_STREAM_END) throw Error(Status::internal, "pprof", "zlib: gzip compression failed");
+  return out;
+}
+
+}  // namespace
+
+std::string writePprof(const Model& m) {
+  const size_t ne = m.events();
+  if (ne == 0)
+    throw Error(Status::unsupported, "pprof", m.sourceFormat() + " holds no cost events");
+  if (uint64_t{m.functions()} > (uint64_t{1} << 31) / 2)
+    throw Error(Status::limit, "pprof", "too many functions for one profile.proto");
+  Strings strings;
+  std::string msg;
+  // Sample types: every event; a sampled profile also its CPU time, a timed one its
+  // nanoseconds (pprof's conventions for gperftools' "samples"/"cpu").
+  const uint64_t period = m.samplePeriodNanos();
+  const double perSecond = m.unitsPerSecond();
+  const bool addTime = period > 0 || perSecond > 0;
+  auto valueType = [&](unsigned field, const std::string& type, const std::string& unit) {
+    std::string vt;
+    uintField(vt, 1, strings.index(type));
+    uintField(vt, 2, strings.index(unit));
+    bytesField(msg, field, vt);
+  };
+  for (size_t e = 0; e < ne; ++e)
+    valueType(1, m.eventNames()[e],
+              period > 0      ? "count"
+              : perSecond > 0 ? m.eventNames()[e]
+                              : "count");
+  if (addTime) valueType(1, period > 0 ? "cpu" : "time", "nanoseconds");
+  auto nanos = [&](uint64_t v) -> uint64_t {
+    if (period > 0) return v * period;
+    return static_cast<uint64_t>(static_cast<long double>(v) * 1e9L / perSecond + 0.5L);
+  };
+
+  // Mappings and locations.
+  const bool addresses = m.has(kCapAddresses);
+  std::vector<uint64_t> locationOfFunction(m.functions(), 0);  // location id per function
+  struct Loc {
+    uint64_t address = 0, mapping = 0, function = 0, line = 0;
+  };
+  std::vector<Loc> locations;
+  std::vector<uint64_t> locationSelf;  // per location, ne values: for one-frame samples
+  std::string mappings;
+  if (addresses) {
+    const LocationLayer& at = m.locations();
+    for (size_t i = 0; i < at.mappings.size(); ++i) {
+      const Mapping& map = at.mappings[i];
+      std::string mp;
+      uintField(mp, 1, i + 1);
+      uintField(mp, 2, map.start);
+      uintField(mp, 3, map.limit);
+      uintField(mp, 4, map.offset);
+      uintField(mp, 5, strings.index(map.path));
+      // What symbolization would not add: names (and lines) where the model has them.
+      uintField(mp, 7, m.has(kCapNames) ? 1 : 0);
+      uintField(mp, 8, m.has(kCapNames) ? 1 : 0);
+      uintField(mp, 9, m.has(kCapNames) && m.has(kCapLines) ? 1 : 0);
+      bytesField(mappings, 3, mp);
+    }
+    for (size_t l = 0; l < at.locations.size(); ++l) {
+      const Location& loc = at.locations[l];
+      locations.push_back({loc.address, static_cast<uint64_t>(loc.mapping + 1),
+                           loc.function >= 0 ? static_cast<uint64_t>(loc.function) + 1 : 0,
+                           loc.line});
+      if (loc.function >= 0 && locationOfFunction[loc.function] == 0)
+        locationOfFunction[loc.function] = locations.size();
+      locationSelf.insert(locationSelf.end(), at.self.begin() + l * ne,
+                          at.self.begin() + (l + 1) * ne);
+    }
+  }
+  // Functions not at an address get a location of their own (XRay, Callgrind without instr).
+  for (size_t f = 0; f < m.functions(); ++f) {
+    if (locationOfFunction[f] != 0) continue;
+    locations.push_back({0, 0, f + 1, 0});
+    locationOfFunction[f] = locations.size();
+    if (!m.has(kCapStacks) && !addresses)
+      for (size_t e = 0; e < ne; ++e) locationSelf.push_back(m.self(f, e));
+  }
+  // Names are functions only where the model has them (not bare addresses).
+  const bool named = m.has(kCapNames) || !addresses;
+
+  // Samples.
+  auto sample = [&](const std::vector<uint64_t>& leafFirst, const uint64_t* values) {
+    bool any = false;
+    for (size_t e = 0; e < ne; ++e) any |= values[e] != 0;
+    if (!any) return;
+    std::string s;
+    packed(s, 1, leafFirst);
+    std::vector<uint64_t> v(values, values + ne);
+    if (addTime) v.push_back(nanos(values[0]));
+    packed(s, 2, v);
+    bytesField(msg, 2, s);
+  };
+  std::vector<uint64_t> ids;
+  // Sampled stacks of return addresses (gperftools): a caller's frame is the address after its
+  // call instruction. pprof's own conversion of these files moves every frame but the leaf
+  // back by one byte, into the call instruction, so that symbolization names the calling line;
+  // the same is done here (a location of its own for each such address), so the two agree.
+  const bool returnAddresses = period > 0 && addresses;
+  std::unordered_map<uint64_t, uint64_t> callSite;  // location id -> id of its address - 1
+  auto caller = [&](uint64_t id) {
+    if (!returnAddresses) return id;
+    auto [it, added] = callSite.try_emplace(id, 0);
+    if (added) {
+      Loc adjusted = locations[id - 1];
+      adjusted.address -= 1;
+      adjusted.function = 0;
+      locations.push_back(adjusted);
+      it->second = locations.size();
+    }
+    return it->second;
+  };
+  if (m.has(kCapStacks)) {
+    const StackLayer& st = m.stacks();
+    for (size_t s = 0; s < st.stacks(); ++s) {
+      ids.clear();
+      for (uint64_t i = st.start[s + 1]; i > st.start[s]; --i) {
+        const uint64_t id = locationOfFunction[st.frames[i - 1]];
+        ids.push_back(i == st.start[s + 1] ? id : caller(id));
+      }
+      sample(ids, st.values.data() + s * ne);
+    }
+  } else {
+    for (size_t l = 0; l < locationSelf.size() / ne; ++l) {
+      ids.assign(1, l + 1);
+      sample(ids, locationSelf.data() + l * ne);
+    }
+  }
+  msg += mappings;
+  for (size_t l = 0; l < locations.size(); ++l) {
+    const Loc& loc = locations[l];
+    std::string lp;
+    uintField(lp, 1, l + 1);
+    uintField(lp, 2, loc.mapping);
+    uintField(lp, 3, loc.address);
+    if (named && loc.function != 0) {
+      std::string line;
+      uintField(line, 1, loc.function);
+      uintField(line, 2, loc.line);
+      bytesField(lp, 4, line);
+    }
+    bytesField(msg, 4, lp);
+  }
+  if (named)
+    for (size_t f = 0; f < m.functions(); ++f) {
+      const FunctionRow& row = m.function(f);
+      std::string fp;
+      uintField(fp, 1, f + 1);
+      uintField(fp, 2, strings.index(row.name));
+      uintField(fp, 3, strings.index(row.name));
+      uintField(fp, 4, strings.index(row.file));
+      bytesField(msg, 5, fp);
+    }
+  if (period > 0) {
+    std::string pt;
+    uintField(pt, 1, strings.index("cpu"));
+    uintField(pt, 2, strings.index("nanoseconds"));
+    bytesField(msg, 11, pt);
+    uintField(msg, 12, period);
+  }
+  // The type pprof shows by default: the time where there is one (its own default, the last
+  // type), else the first event.
+  if (!addTime) uintField(msg, 14, strings.index(m.eventNames()[0]));
+  for (const std::string& s : strings.table()) bytesField(msg, 6, s);
+  return gzip(msg);
+}
+
+}  // namespace profpack
