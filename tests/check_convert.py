@@ -296,6 +296,18 @@ refusals = [
     ("dcpi/small.dcpi", "folded", "dcpi holds no call stacks"),
     ("gperftools/workload.64le.prof", "trace-event", "gperftools holds no timeline"),
     ("dcpi/small.dcpi", "trace-event", "dcpi holds no timeline"),
+    ("callgrind/callgrind.workload.out", "xray", "callgrind holds no timeline"),
+    ("cachegrind/cachegrind.workload.out", "xray", "cachegrind holds no timeline"),
+    ("gperftools/workload.64le.prof", "xray", "gperftools holds no timeline"),
+    ("dcpi/small.dcpi", "xray", "dcpi holds no timeline"),
+    ("callgrind/callgrind.workload.out", "gperftools", "callgrind holds no stack samples"),
+    ("cachegrind/cachegrind.workload.out", "gperftools", "cachegrind holds no stack samples"),
+    ("xray/fdr-v5-st.xray", "gperftools", "xray holds no stack samples"),
+    ("dcpi/small.dcpi", "gperftools", "dcpi holds no stack samples"),
+    ("callgrind/callgrind.workload.out", "dcpi", "callgrind holds no costs per instruction"),
+    ("cachegrind/cachegrind.workload.out", "dcpi", "cachegrind holds no costs per instruction"),
+    ("xray/fdr-v5-st.xray", "dcpi", "xray holds no costs per instruction"),
+    ("dcpi/small.dcpi", "cachegrind", "dcpi holds no source lines"),
 ]
 for rel, to, needle in refusals:
     out = os.path.join(tmp, "refused")

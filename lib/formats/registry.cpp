@@ -38,6 +38,9 @@ struct Codec {
                      Sink& out);
   std::unique_ptr<ModelSource> (*model)(const Profile& profile, const ModelOptions& options);
   bool namesFromBinary;  // ModelOptions::binary names its functions
+  // What a profile of another family lacks for this format, where it cannot be written from a
+  // model ("stack samples": "callgrind holds no stack samples ...").
+  const char* needs = nullptr;
 };
 
 void putString(Sink& out, std::string s) { out.write(std::move(s)); }
@@ -64,13 +67,13 @@ constexpr Codec kCodecs[] = {
      [](const Profile& p, const WriteOptions& o, Sink& out) {
        putString(out, writeGperftools(p, gperfOptions(o)));
      },
-     nullptr, stackModel, false},
+     nullptr, stackModel, false, "stack samples of a CPU profiler"},
     {FormatId::xray, "xray", ir::Format::XRAY, FormatId::xray, isXray,
      [](std::span<const uint8_t> d, const ReadOptions& o) { return readXray(d, o.strict); },
      [](const Profile& p, const WriteOptions& o, Sink& out) {
        putString(out, writeXray(p, {o.xrayMode, o.xrayVersion}));
      },
-     nullptr, xrayModel, true},
+     nullptr, xrayModel, true, "timeline of function entries and exits"},
     {FormatId::dcpi, "dcpi", ir::Format::DCPI, FormatId::dcpi, isDcpi,
      [](std::span<const uint8_t> d, const ReadOptions&) { return readDcpi(d); },
      [](const Profile& p, const WriteOptions& o, Sink& out) {
@@ -217,7 +220,12 @@ std::unique_ptr<Profile> readProfile(std::span<const uint8_t> data, const ReadOp
 void writeProfile(const Profile& profile, FormatId format, const WriteOptions& options, Sink& out) {
   const Codec* c = codecFor(format);
   if (!c) throw Error(Status::invalidArgument, "", "no output format given");
-  if (c->writeModel && (!c->write || codecOf(profile).family != c->family)) {
+  const Codec& source = codecOf(profile);
+  if (!c->writeModel && c->needs && source.family != c->family)
+    throw Error(Status::unsupported, c->name,
+                std::string(source.name) + " holds no " + c->needs +
+                    ", so it cannot be written as " + c->name);
+  if (c->writeModel && (!c->write || source.family != c->family)) {
     const ModelFor perThread = [&](long thread) {
       ModelOptions o;
       o.thread = thread;

@@ -94,8 +94,9 @@ uint64_t fnv1a(std::string_view s) {
 std::unique_ptr<Profile> dcpiFromModel(const Model& model, const DcpiConvertOptions& o) {
   if (!model.has(kCapAddresses) || model.events() == 0)
     throw Error(Status::unsupported, kFmt,
-                "DCPI holds per-instruction sample counts: the profile has no instruction "
-                "addresses with cost events to take them from");
+                model.sourceFormat() +
+                    " holds no costs per instruction address, and DCPI's sample counts are per "
+                    "instruction");
   size_t event = 0;
   if (!o.event.empty()) {
     const long e = model.eventIndex(o.event);
