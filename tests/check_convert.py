@@ -11,7 +11,8 @@
   function's self and inclusive cost equal the source's; XRay call counts equal the source's;
   gprof2dot (PyPI, in a virtual environment made for the test) reads every one.
 - pprof (every format): `go tool pprof -raw` reads it with sample totals per type equal to
-  the source's totals, `-top` reads it; for gperftools the flat top by address
+  the source's totals, `-top` reads it; Callgrind and Cachegrind per-line figures under
+  `-lines` equal `profpack annotate`'s; for gperftools the flat top by address
   (-symbolize=none) equals pprof's on the original file.
 - every pair the source cannot fill is refused with one line naming what it lacks.
 """
@@ -277,6 +278,24 @@ for rel in ["gperftools/workload.64le.prof", "gperftools/workload.32be.prof",
           f"{rel}: go tool pprof -raw sample totals per type equal the source's")
     rc, top = pprof_top(out)
     check(rc == 0 and top, f"{rel}: go tool pprof -top reads it")
+    if rel.startswith("cachegrind") or rel == "callgrind/callgrind.workload.out":
+        # Lines: pprof's per-line flat figures of workload.c equal profpack annotate's.
+        event = next(iter(totals))
+        r = subprocess.run(["go", "tool", "pprof", "-top", "-lines", "-nodecount=100000",
+                            "-nodefraction=0", "-sample_index=" + event, out],
+                           capture_output=True, text=True)
+        per_line = defaultdict(int)
+        for l in r.stdout.splitlines():
+            f = l.split()
+            if len(f) >= 7 and f[-1].split(":")[0].endswith("/workload.c"):
+                per_line[int(f[-1].split(":")[1])] += int(f[0])
+        ann = {}
+        for l in run("annotate", src, "--source", "workload.c").stdout.splitlines()[1:]:
+            f = l.split()
+            if int(f[1].replace(",", "")):
+                ann[int(f[0])] = int(f[1].replace(",", ""))
+        check(r.returncode == 0 and ann and dict(per_line) == ann,
+              f"{rel}: go tool pprof -lines puts each line's {event} where annotate does")
     if rel.startswith("gperftools"):
         raw = subprocess.run(["go", "tool", "pprof", "-raw", src], capture_output=True,
                              text=True).stdout

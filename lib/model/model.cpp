@@ -119,6 +119,15 @@ std::vector<LineCost> Model::lines(std::string_view file) const {
   return out;
 }
 
+const FunctionLineLayer& Model::functionLines() const {
+  std::call_once(functionLinesOnce_, [&] {
+    std::lock_guard<std::mutex> lock(sourceMutex_);
+    source_->functionLines(functionLines_);
+    functionLines_.self.resize(functionLines_.rows.size() * events(), 0);
+  });
+  return functionLines_;
+}
+
 const LocationLayer& Model::locations() const {
   std::call_once(locationsOnce_, [&] {
     std::lock_guard<std::mutex> lock(sourceMutex_);

@@ -5,7 +5,8 @@
 // The model is built in layers, each on first use, so a query pays only for what it reads:
 // - functions (always): events, threads, functions with self and inclusive cost per event,
 //   completed-call counts, call arcs with call counts and inclusive cost;
-// - lines: self cost per source line, per file;
+// - lines: self cost per source line, per file; and per (function, line), for writers that
+//   keep lines apart by function;
 // - locations: instruction addresses with their mapping (object), function, line and self
 //   cost per event;
 // - stacks: whole call stacks (functions, outermost first) with the cost spent with that stack
@@ -117,6 +118,17 @@ struct LocationLayer {
   std::vector<uint64_t> self;  // locations x events, row-major
 };
 
+// Self cost per (function, source line), for sources with lines: rows ascending by function,
+// then line.
+struct FunctionLineLayer {
+  struct Row {
+    uint64_t function = 0;  // index into the function layer
+    uint64_t line = 0;
+  };
+  std::vector<Row> rows;
+  std::vector<uint64_t> self;  // rows x events, row-major
+};
+
 // The stacks layer: one entry per distinct stack.
 struct StackLayer {
   std::vector<uint64_t> frames;    // function indexes, each stack outermost first, concatenated
@@ -149,6 +161,7 @@ class ModelSource {
   virtual Summary summary() = 0;
   // file name -> its lines with self cost, ascending by line. Sources without lines add none.
   virtual void lines(std::unordered_map<std::string, std::vector<LineCost>>& out) { (void)out; }
+  virtual void functionLines(FunctionLineLayer& out) { (void)out; }
   virtual void locations(LocationLayer& out) { (void)out; }
   virtual void stacks(StackLayer& out) { (void)out; }
   virtual void timeline(TimelineLayer& out) { (void)out; }
@@ -197,6 +210,7 @@ class Model {
   // Per-line self cost of one source file, ascending by line. `file` matches a name exactly,
   // else the names sharing the most trailing path components with it (at least the base name).
   std::vector<LineCost> lines(std::string_view file) const;
+  const FunctionLineLayer& functionLines() const;
   const LocationLayer& locations() const;
   const StackLayer& stacks() const;
   const TimelineLayer& timeline() const;
@@ -211,8 +225,10 @@ class Model {
   FunctionLayer f_;
   std::vector<uint64_t> totals_;
   mutable std::mutex sourceMutex_;  // a source is not thread-safe: one layer built at a time
-  mutable std::once_flag linesOnce_, locationsOnce_, stacksOnce_, timelineOnce_, summaryOnce_;
+  mutable std::once_flag linesOnce_, functionLinesOnce_, locationsOnce_, stacksOnce_, timelineOnce_,
+      summaryOnce_;
   mutable std::unordered_map<std::string, std::vector<LineCost>> lines_;
+  mutable FunctionLineLayer functionLines_;
   mutable LocationLayer locations_;
   mutable StackLayer stacks_;
   mutable TimelineLayer timeline_;

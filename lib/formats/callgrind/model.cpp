@@ -85,6 +85,7 @@ class CostTableSource : public ModelSource {
 
   void functions(FunctionLayer& out) override;
   void lines(std::unordered_map<std::string, std::vector<LineCost>>& out) override;
+  void functionLines(FunctionLineLayer& out) override;
   void locations(LocationLayer& out) override;
   Summary summary() override;
 
@@ -247,6 +248,27 @@ void CostTableSource::lines(std::unordered_map<std::string, std::vector<LineCost
   for (auto& [file, byLine] : fileLines) {
     auto& lines = out[std::string(strings.get(file))];
     for (auto& [line, cost] : byLine) lines.push_back({line, std::move(cost)});
+  }
+}
+
+void CostTableSource::functionLines(FunctionLineLayer& out) {
+  if (linePos_ < 0) return;
+  std::map<std::pair<uint64_t, uint64_t>, std::vector<uint64_t>> byLine;
+  forEachCostRow([&](const CostTableBatches& t, size_t r, const uint64_t* c, size_t n) {
+    const uint64_t ctx = t.context[r];
+    const uint64_t file = t.sourceFile[r] ? t.sourceFile[r] : contexts_.file[ctx];
+    auto it = functionIds_.find({contexts_.object[ctx], file, contexts_.function[ctx]});
+    if (it == functionIds_.end()) return;  // every cost row's function is in the layer
+    std::vector<uint64_t>& cost =
+        byLine[{it->second, t.positions[static_cast<size_t>(linePos_)][r]}];
+    cost.resize(ne_, 0);
+    for (size_t i = 0; i < n; ++i) cost[i] += c[i];
+  });
+  out.rows.reserve(byLine.size());
+  out.self.reserve(byLine.size() * ne_);
+  for (auto& [key, cost] : byLine) {
+    out.rows.push_back({key.first, key.second});
+    out.self.insert(out.self.end(), cost.begin(), cost.end());
   }
 }
 

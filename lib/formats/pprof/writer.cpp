@@ -136,7 +136,20 @@ std::string writePprof(const Model& m) {
                           at.self.begin() + (l + 1) * ne);
     }
   }
-  // Functions not at an address get a location of their own (XRay, Callgrind without instr).
+  // Without addresses, sources with lines (Callgrind, Cachegrind) get a location per
+  // (function, line) with its self cost, so that pprof's -lines and -list see them.
+  if (!addresses && !m.has(kCapStacks) && m.has(kCapLines)) {
+    const FunctionLineLayer& fl = m.functionLines();
+    for (size_t r = 0; r < fl.rows.size(); ++r) {
+      locations.push_back({0, 0, fl.rows[r].function + 1, fl.rows[r].line});
+      if (locationOfFunction[fl.rows[r].function] == 0)
+        locationOfFunction[fl.rows[r].function] = locations.size();
+      locationSelf.insert(locationSelf.end(), fl.self.begin() + r * ne,
+                          fl.self.begin() + (r + 1) * ne);
+    }
+  }
+  // Functions at no address or line get a location of their own (XRay, Callgrind without
+  // instr or line).
   for (size_t f = 0; f < m.functions(); ++f) {
     if (locationOfFunction[f] != 0) continue;
     locations.push_back({0, 0, f + 1, 0});
