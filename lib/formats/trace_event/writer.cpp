@@ -1,3 +1,4 @@
+#include <cstdint>
 #include <cstdio>
 #include <string>
 
@@ -29,11 +30,16 @@ void appendJsonString(std::string& out, std::string_view s) {
 }
 
 // `units` event units as microseconds, to the nanosecond.
+// Integer arithmetic: printf's %f costs a quarter of a conversion's time.
 void appendMicroseconds(std::string& out, uint64_t units, double perSecond) {
-  const long double us = static_cast<long double>(units) * 1e6L / perSecond;
-  char buf[64];
-  std::snprintf(buf, sizeof buf, "%.3Lf", us);
-  out += buf;
+  const long double ns = static_cast<long double>(units) * 1e9L / perSecond;
+  const uint64_t thousandths = ns < 1.8e19L ? static_cast<uint64_t>(ns + 0.5L) : UINT64_MAX;
+  appendDecimal(out, thousandths / 1000);
+  const unsigned frac = static_cast<unsigned>(thousandths % 1000);
+  out += '.';
+  out += static_cast<char>('0' + frac / 100);
+  out += static_cast<char>('0' + frac / 10 % 10);
+  out += static_cast<char>('0' + frac % 10);
 }
 
 }  // namespace

@@ -5,6 +5,9 @@
 #include <map>
 #include <unordered_map>
 
+#include "error.h"
+#include "ir/column.h"
+
 namespace profpack {
 
 namespace {
@@ -16,6 +19,7 @@ struct Frame {
 };
 
 struct Acc {
+  bool keepDurations = true;
   std::map<uint32_t, std::vector<uint64_t>> durations;
   std::map<uint32_t, XrayFunctionStats> stats;
   std::map<std::pair<uint32_t, uint32_t>, XrayCallEdge> edges;
@@ -51,7 +55,7 @@ void record(Acc& a, uint32_t fid, uint32_t caller, uint64_t d, uint64_t self, bo
   s.sumTicks += d;
   s.selfTicks += self;
   if (outermost) s.inclusiveTicks += d;
-  a.durations[fid].push_back(d);
+  if (a.keepDurations) a.durations[fid].push_back(d);
   XrayCallEdge& e = a.edges[{caller, fid}];
   e.caller = caller;
   e.callee = fid;
@@ -59,30 +63,27 @@ void record(Acc& a, uint32_t fid, uint32_t caller, uint64_t d, uint64_t self, bo
   e.ticks += d;
 }
 
-}  // namespace
+// What the accounting reads of one record.
+struct CallRecord {
+  uint8_t type;  // an XrayRecordType; only function records (< 4) count
+  uint32_t functionId;
+  uint64_t tsc;
+};
 
-XrayAccount accountXray(const XrayTrace& x, XrayCallVisitor* visitor) {
+// Record index ranges per (pid, thread), each thread's in time order.
+using ThreadRanges =
+    std::map<std::pair<uint32_t, uint32_t>, std::vector<std::pair<uint64_t, uint64_t>>>;
+
+template <class Get>  // Get(i) -> CallRecord of record i
+XrayAccount account(const ThreadRanges& ranges, Get&& get, double cycleFrequency,
+                    XrayCallVisitor* visitor, bool orderStatistics) {
   XrayAccount out;
-  out.cycleFrequency = static_cast<double>(x.cycleFrequency);
-  // Record indices per thread, in time order.
-  std::map<std::pair<uint32_t, uint32_t>, std::vector<std::pair<uint64_t, uint64_t>>> ranges;
-  if (x.fdr) {
-    for (uint32_t bi : x.threadOrder) {
-      const XrayBuffer& b = x.buffers[bi];
-      ranges[{b.pid, b.threadId}].push_back({b.firstRecord, b.firstRecord + b.recordCount});
-    }
-  } else {
-    for (uint64_t i = 0; i < x.records.size(); ++i) {
-      auto& v = ranges[{x.records[i].pid, x.records[i].threadId}];
-      if (!v.empty() && v.back().second == i)
-        v.back().second = i + 1;
-      else
-        v.push_back({i, i + 1});
-    }
-  }
+  out.cycleFrequency = cycleFrequency;
   Acc all;
+  all.keepDurations = orderStatistics;
   for (auto& [key, rs] : ranges) {
     Acc th;
+    th.keepDurations = orderStatistics;
     XrayThreadAccount t;
     t.pid = key.first;
     t.threadId = key.second;
@@ -91,7 +92,7 @@ XrayAccount accountXray(const XrayTrace& x, XrayCallVisitor* visitor) {
     std::unordered_map<uint32_t, uint32_t> depth;
     for (auto [from, to] : rs) {
       for (uint64_t i = from; i < to; ++i) {
-        const XrayRecord& r = x.records[i];
+        const CallRecord r = get(i);
         if (!xrayIsFunction(r.type)) continue;
         if (r.type == kXrayEnter || r.type == kXrayEnterArg) {
           stack.push_back({r.functionId, r.tsc, 0});
@@ -136,8 +137,77 @@ XrayAccount accountXray(const XrayTrace& x, XrayCallVisitor* visitor) {
   return out;
 }
 
-XrayAccount accountXray(const Profile& profile, XrayCallVisitor* visitor) {
-  return accountXray(decodeXray(profile), visitor);
+[[noreturn]] void corrupt(const std::string& what) {
+  throw Error(Status::malformed, "ppk", "XRay trace: " + what);
+}
+
+}  // namespace
+
+XrayAccount accountXray(const XrayTrace& x, XrayCallVisitor* visitor, bool orderStatistics) {
+  ThreadRanges ranges;
+  if (x.fdr) {
+    for (uint32_t bi : x.threadOrder) {
+      const XrayBuffer& b = x.buffers[bi];
+      ranges[{b.pid, b.threadId}].push_back({b.firstRecord, b.firstRecord + b.recordCount});
+    }
+  } else {
+    for (uint64_t i = 0; i < x.records.size(); ++i) {
+      auto& v = ranges[{x.records[i].pid, x.records[i].threadId}];
+      if (!v.empty() && v.back().second == i)
+        v.back().second = i + 1;
+      else
+        v.push_back({i, i + 1});
+    }
+  }
+  return account(
+      ranges,
+      [&](uint64_t i) {
+        const XrayRecord& r = x.records[i];
+        return CallRecord{r.type, r.functionId, r.tsc};
+      },
+      static_cast<double>(x.cycleFrequency), visitor, orderStatistics);
+}
+
+XrayAccount accountXray(const Profile& profile, XrayCallVisitor* visitor, bool orderStatistics) {
+  auto root = profile.root();
+  if (root.getFormat() != ir::Format::XRAY || !root.hasTrace() ||
+      root.getTrace().getMode() != ir::Trace::Mode::FDR)
+    return accountXray(decodeXray(profile), visitor, orderStatistics);
+  // FDR: only the record codes, TSCs and buffers are read (16 bytes a record, where the whole
+  // decoded trace takes about 48).
+  auto t = root.getTrace();
+  auto recs = t.getRecords();
+  const uint64_t n = recs.getCount();
+  std::vector<uint64_t> code = decodeColumn(recs.getCode());
+  std::vector<uint64_t> tsc = decodeColumn(recs.getTsc());
+  if (code.size() != n || tsc.size() != n)
+    corrupt("the code and tsc columns do not have one value per record");
+  auto buffers = t.getBuffers();
+  uint64_t next = 0;
+  for (auto b : buffers) {
+    if (b.getFirstRecord() != next || b.getRecordCount() > n - next)
+      corrupt("buffers do not partition the records");
+    next += b.getRecordCount();
+  }
+  if (next != n) corrupt("buffers do not cover every record");
+  ThreadRanges ranges;
+  for (uint32_t bi : t.getThreadOrder()) {
+    if (bi >= buffers.size()) corrupt("thread order names a buffer that does not exist");
+    auto b = buffers[bi];
+    ranges[{b.getPid(), b.getThreadId()}].push_back(
+        {b.getFirstRecord(), b.getFirstRecord() + b.getRecordCount()});
+  }
+  return account(
+      ranges,
+      [&](uint64_t i) {
+        const uint64_t c = code[i];
+        // Function records have an even code (kind in bits 1-3, function id above); the rest
+        // are metadata, which the accounting skips.
+        if ((c & 1) || c > 0xffffffffu) return CallRecord{kXrayMetadata, 0, tsc[i]};
+        return CallRecord{static_cast<uint8_t>((c >> 1) & 7), static_cast<uint32_t>(c >> 4),
+                          tsc[i]};
+      },
+      static_cast<double>(t.getCycleFrequency()), visitor, orderStatistics);
 }
 
 }  // namespace profpack

@@ -64,7 +64,11 @@ class XrayCallVisitor {
   virtual void call(const XrayCall& call) = 0;
 };
 
-XrayAccount accountXray(const XrayTrace& trace, XrayCallVisitor* visitor = nullptr);
-XrayAccount accountXray(const Profile& profile, XrayCallVisitor* visitor = nullptr);
+// `orderStatistics` false leaves min/median/p90/p99/max at 0 and saves keeping every call's
+// duration (8 bytes a call, twice) and selecting from them.
+XrayAccount accountXray(const XrayTrace& trace, XrayCallVisitor* visitor = nullptr,
+                        bool orderStatistics = true);
+XrayAccount accountXray(const Profile& profile, XrayCallVisitor* visitor = nullptr,
+                        bool orderStatistics = true);
 
 }  // namespace profpack

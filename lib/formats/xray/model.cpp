@@ -43,7 +43,7 @@ class XraySource : public ModelSource {
       }
     } onStack;
     onStack.thread = thread_;
-    XrayAccount account = accountXray(profile_, &onStack);
+    XrayAccount account = accountXray(profile_, &onStack, /*orderStatistics=*/false);
     for (const XrayThreadAccount& t : account.threads) out.threads.push_back({t.pid, t.threadId});
     if (thread_ >= static_cast<long>(account.threads.size()))
       throw Error(Status::invalidArgument, "",
@@ -96,7 +96,7 @@ class XraySource : public ModelSource {
       }
     } collect;
     collect.thread = thread_;
-    accountXray(profile_, &collect);
+    accountXray(profile_, &collect, /*orderStatistics=*/false);
     for (auto& [stack, ticks] : collect.self) {
       for (uint32_t id : stack) out.frames.push_back(index_.at(id));
       out.start.push_back(out.frames.size());
@@ -123,7 +123,7 @@ class XraySource : public ModelSource {
     collect.index = &index_;
     collect.out = &out;
     out.spans.clear();
-    accountXray(profile_, &collect);
+    accountXray(profile_, &collect, /*orderStatistics=*/false);
     std::sort(out.spans.begin(), out.spans.end(), [](const Span& a, const Span& b) {
       if (a.thread != b.thread) return a.thread < b.thread;
       if (a.begin != b.begin) return a.begin < b.begin;
