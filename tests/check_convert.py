@@ -6,11 +6,11 @@
 - trace-event: parses as JSON; per thread, the complete events nest; per function, the
   summed durations of its outermost calls equal its inclusive ticks (`top --thread N`) in
   microseconds at the trace's cycle frequency, its event count its completed calls.
-- callgrind (from gperftools, XRay, DCPI): callgrind_annotate's PROGRAM TOTALS equal the
-  source's total and its per-function self costs top's; read back by profpack, every
-  function's self and inclusive cost equal the source's; XRay call counts equal the source's;
+- callgrind (every corpus file): callgrind_annotate's PROGRAM TOTALS equal the source's total
+  and its per-function self costs top's; read back by profpack, every function's self and
+  inclusive cost equal the source's; XRay calls= add up to the source's completed calls;
   gprof2dot (PyPI, in a virtual environment made for the test) reads every one.
-- pprof (every format): `go tool pprof -raw` reads it with sample totals per type equal to
+- pprof (every corpus file): `go tool pprof -raw` reads it with sample totals per type equal to
   the source's totals, `-top` reads it; Callgrind and Cachegrind per-line figures under
   `-lines` equal `profpack annotate`'s; for gperftools the flat top by address
   (-symbolize=none) equals pprof's on the original file.
@@ -167,7 +167,8 @@ def annotate_self(path):
     total, rows, body = None, defaultdict(int), False
     for l in out:
         if "PROGRAM TOTALS" in l:
-            total = int(l.split()[0].replace(",", ""))
+            f = l.split()[0]
+            total = 0 if f == "." else int(f.replace(",", ""))  # "." is zero
         elif "file:function" in l:
             body = True
         elif body and l.strip() and not l.startswith("-"):
@@ -175,7 +176,7 @@ def annotate_self(path):
             name = rest.split(")", 1)[1].strip() if ")" in rest else rest
             name = name.rsplit(" [", 1)[0]
             name = name.split(":", 1)[1] if name.startswith("???:") else name
-            rows[name] += int(cost.replace(",", ""))
+            rows[name] += 0 if cost == "." else int(cost.replace(",", ""))
     return total, rows
 
 
@@ -188,10 +189,16 @@ def calls_per_function(path):
     return calls
 
 
+def corpus():
+    """Every profile of tests/data (the shared corpus and the files made for the tests)."""
+    for d in ["callgrind", "cachegrind", "gperftools", "xray", "dcpi"]:
+        for f in sorted(os.listdir(os.path.join(data, d))):
+            if not f.endswith((".txt", ".bin")):
+                yield f"{d}/{f}"
+
+
 dot = gprof2dot()
-for rel in ["gperftools/workload.64le.prof", "gperftools/perl-words.prof", "xray/fdr-v5-st.xray",
-            "xray/fdr-v5-mt-manybuf.xray", "xray/basic-v3-st.xray", "dcpi/medium.dcpi",
-            "dcpi/small.dcpi"]:
+for rel in corpus():
     src = os.path.join(data, rel)
     out = os.path.join(tmp, "out.callgrind")
     r = run("convert", src, "-o", out, "--to", "callgrind")
@@ -200,19 +207,34 @@ for rel in ["gperftools/workload.64le.prof", "gperftools/perl-words.prof", "xray
         continue
     totals, _, _ = info(src)
     first = next(iter(totals.values()))
+    want = top_tsv(src)
+    if rel.startswith(("callgrind", "cachegrind")):
+        # The Callgrind family's own writers (their figures: check_callgrind/check_cachegrind);
+        # here: the whole file reads back with the source's figures.
+        check(info(out)[0] == totals, f"{rel}: read back, the totals are the source's")
+        check(top_tsv(out) == want, f"{rel}: read back, every function's figures are the source's")
+        g = subprocess.run([dot, "-f", "callgrind", out], capture_output=True, text=True)
+        check(g.returncode == 0 and "digraph" in g.stdout,
+              f"{rel}: gprof2dot reads it ({g.stderr[-200:]})")
+        continue
     total, selfs = annotate_self(out)
     check(total == first, f"{rel}: callgrind_annotate PROGRAM TOTALS {total} = {first}")
-    want = top_tsv(src)
     check(all(selfs.get(n, 0) == s for n, (s, _) in want.items() if s),
           f"{rel}: callgrind_annotate's self cost per function equals top's")
     back = top_tsv(out)
+    back.pop("(root)", None)  # the caller of the calls at the bottom of a stack (XRay)
     if rel.startswith("gperftools"):
         # Callgrind's inclusive cost of a function is what its calls cost its callers, a sampled
         # profile's the samples with the function anywhere on the stack: only self carries over.
         check({n: s for n, (s, _) in back.items()} == {n: s for n, (s, _) in want.items()},
               f"{rel}: read back, every function's self cost is the source's")
     else:
-        check(back == want,
+        # Where a trace cut short leaves a call's inner entry unmatched, llvm-xray's accounting
+        # (and profpack's) can give a function less inclusive time than self time, which a
+        # Callgrind file cannot hold: there only self time carries over.
+        sound = {n: v for n, v in want.items() if v[1] >= v[0]}
+        check({n: back.get(n, (0, 0))[0] for n in want} == {n: v[0] for n, v in want.items()}
+              and all(back.get(n) == v for n, v in sound.items()),
               f"{rel}: read back, every function's self and inclusive cost is the source's")
     if rel.startswith("xray"):
         calls = defaultdict(int)
@@ -222,13 +244,12 @@ for rel in ["gperftools/workload.64le.prof", "gperftools/perl-words.prof", "xray
                 callee = l[4:].strip()
             elif l.startswith("calls="):
                 calls[callee] += int(l[6:].split()[0])
+        # Every completed call has a calls= line (those at the bottom of a stack from
+        # "(root)"), so they add up to the source's calls, which are llvm-xray account's
+        # (llvm_xray test).
         src_calls = calls_per_function(src)
-        # A call at the bottom of a stack has no caller, so no calls= line: the calls= to a
-        # function are its completed calls but those, so at most the source's, and at most
-        # one fewer per thread for the functions the workload calls in a loop.
-        nthreads = len(info(src)[1])
-        check(all(c - nthreads <= calls[n] <= c for n, c in src_calls.items() if c > nthreads),
-              f"{rel}: calls= counts are the source's completed calls")
+        check(src_calls and all(calls[n] == c for n, c in src_calls.items()),
+              f"{rel}: calls= counts add up to the source's completed calls")
     g = subprocess.run([dot, "-f", "callgrind", out], capture_output=True, text=True)
     check(g.returncode == 0 and "digraph" in g.stdout, f"{rel}: gprof2dot reads it ({g.stderr[-200:]})")
 
@@ -261,11 +282,7 @@ def pprof_top(path):
     return r.returncode, lines[start + 1:]
 
 
-for rel in ["gperftools/workload.64le.prof", "gperftools/workload.32be.prof",
-            "gperftools/perl-words.prof", "xray/fdr-v5-st.xray", "xray/fdr-v5-mt-manybuf.xray",
-            "callgrind/callgrind.workload.out", "callgrind/callgrind.workload.instr-jumps.out",
-            "callgrind/callgrind.workload.cachesim.out", "cachegrind/cachegrind.workload.out",
-            "dcpi/medium.dcpi"]:
+for rel in corpus():
     src = os.path.join(data, rel)
     out = os.path.join(tmp, "out.pb.gz")
     r = run("convert", src, "-o", out, "--to", "pprof")
@@ -277,7 +294,7 @@ for rel in ["gperftools/workload.64le.prof", "gperftools/workload.32be.prof",
     check(all(got.get(e) == t for e, t in totals.items()),
           f"{rel}: go tool pprof -raw sample totals per type equal the source's")
     rc, top = pprof_top(out)
-    check(rc == 0 and top, f"{rel}: go tool pprof -top reads it")
+    check(rc == 0 and (top or not any(totals.values())), f"{rel}: go tool pprof -top reads it")
     if rel.startswith("cachegrind") or rel == "callgrind/callgrind.workload.out":
         # Lines: pprof's per-line flat figures of workload.c equal profpack annotate's.
         event = next(iter(totals))

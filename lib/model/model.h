@@ -89,6 +89,15 @@ struct FunctionLayer {
   std::vector<uint64_t> calls;            // per function; may be shorter (missing: 0)
   std::vector<CallEdge> edges;
   std::vector<uint64_t> edgeCosts;  // events values per edge, in edge order
+  // Calls made at the bottom of a stack, which have no caller (XRay: each thread's outermost
+  // calls): per function called so, how often and their inclusive cost per event. Empty where
+  // the source has no such calls or does not count calls.
+  struct RootCall {
+    uint64_t function = 0;
+    uint64_t calls = 0;
+    std::vector<uint64_t> inclusive;
+  };
+  std::vector<RootCall> rootCalls;
 
   size_t events() const { return eventNames.size(); }
   // Appends a function with zero costs; returns its index.
@@ -201,6 +210,8 @@ class Model {
   // Completed calls of function f; 0 where the format does not count calls.
   uint64_t calls(uint64_t f) const { return f < f_.calls.size() ? f_.calls[f] : 0; }
   const std::vector<CallEdge>& edges() const { return f_.edges; }
+  // Calls without a caller (the bottom of a stack), where the source counts them.
+  const std::vector<FunctionLayer::RootCall>& rootCalls() const { return f_.rootCalls; }
   std::vector<const CallEdge*> callers(uint64_t f) const;
   std::vector<const CallEdge*> callees(uint64_t f) const;
   // Functions sorted by descending cost of `event` (self or inclusive), ties by name, then file;

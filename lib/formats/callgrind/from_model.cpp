@@ -7,7 +7,9 @@
 // Call counts are the model's; where the source does not count calls (samples), calls= is the
 // number of samples with the arc on their stack (callgrind_annotate takes calls=0 for no call,
 // and adds the call's cost to the caller's own).
-// Multi-part files carry no totals:, so that readers which sum parts compute them.
+// Calls at the bottom of a stack (XRay) are written as calls from a function "(root)" with no
+// cost of its own. Multi-part files carry no totals:, so that readers which sum parts compute
+// them.
 
 #include <algorithm>
 #include <unordered_map>
@@ -93,6 +95,29 @@ class ModelWriter {
         costs(c->inclusive);
       }
       flushIfFull(out_, sink_);
+    }
+    if (!m.rootCalls().empty()) {
+      // The calls at the bottom of a stack, from a function of their own, so that calls=
+      // adds up to every completed call (valgrind names its own such caller "(below main)").
+      const FunctionRow root{"(root)", "", object_};
+      out_ += "fl=???\nfn=" + root.name + "\n";
+      std::fill(self.begin(), self.end(), 0);
+      position(UINT64_MAX);
+      costs(self.data());
+      for (const FunctionLayer::RootCall& c : m.rootCalls()) {
+        const FunctionRow& callee = m.function(c.function);
+        if (callee.object != root.object) out_ += "cob=" + callee.object + "\n";
+        if (!callee.file.empty()) out_ += "cfi=" + callee.file + "\n";
+        out_ += "cfn=" + callee.name + "\ncalls=";
+        appendDecimal(out_, c.calls);
+        out_ += ' ';
+        position(c.function);
+        out_ += '\n';
+        position(UINT64_MAX);
+        std::vector<uint64_t> inclusive(c.inclusive);
+        inclusive.resize(m.events(), 0);
+        costs(inclusive.data());
+      }
     }
     if (totals) {
       out_ += "totals:";

@@ -79,7 +79,10 @@ class XraySource : public ModelSource {
       out.calls[i] = f.calls;
     }
     for (const XrayCallEdge& e : calls) {
-      if (e.caller == 0) continue;  // a call at the bottom of a stack has no caller
+      if (e.caller == 0) {  // a call at the bottom of a stack has no caller
+        out.rootCalls.push_back({fn(e.callee), e.calls, {e.ticks}});
+        continue;
+      }
       const uint64_t caller = fn(e.caller), callee = fn(e.callee);
       out.edgeCost(out.addEdge(caller, callee, e.calls))[0] = e.ticks;
     }

@@ -1,0 +1,69 @@
+#!/usr/bin/env bash
+# Benchmark (not a test): cross-format conversions against the reference tools doing the same
+# conversion on the same file in the same run; wall time and peak RSS from /usr/bin/time -v.
+#   gperftools -> callgrind   profpack convert --to callgrind  vs  go tool pprof -callgrind
+#   gperftools -> pprof       profpack convert --to pprof      vs  go tool pprof -proto
+#   XRay -> trace events      profpack convert --to trace-event
+#                             vs  llvm-xray-14 convert --output-format=trace_event
+# Neither side symbolizes (pprof: -symbolize=none; llvm-xray: no --symbolize).
+# usage: bench/bench_convert.sh [BUILD_DIR] [GPERF_MB] [XRAY_ITERS]
+#   GPERF_MB (default 50): size of the synthetic gperftools profile (bench/gen_gperf_large.py,
+#   100000 distinct chains with Zipf popularity, from the real tests/data profile);
+#   XRAY_ITERS (default 3600, about 60 MB): ITERS of ../shared/tools/xray/make-traces.sh.
+# Aim: >= 20x faster and <= 0.1x the memory of the reference tool.
+set -euo pipefail
+here=$(cd "$(dirname "$0")/.." && pwd)
+build=${1:-$here/build}
+mb=${2:-50}
+iters=${3:-3600}
+cli=$build/tools/profpack
+[ -x "$cli" ] || { echo "build first: ninja -C $build"; exit 1; }
+command -v go >/dev/null || { echo "go not installed (go tool pprof)"; exit 1; }
+command -v llvm-xray-14 >/dev/null || { echo "llvm-xray-14 not installed"; exit 1; }
+tmp=$(mktemp -d); trap 'rm -rf "$tmp"' EXIT
+export HOME="$tmp/home" GOCACHE="$tmp/gocache" GOPATH="$tmp/gopath" PPROF_TMPDIR="$tmp/pprof"
+mkdir -p "$HOME" "$GOCACHE" "$GOPATH" "$PPROF_TMPDIR"
+
+measure() {  # command...: prints wall seconds and peak RSS in KB
+  /usr/bin/time -v "$@" 2>"$tmp/time" >/dev/null || { cat "$tmp/time" >&2; exit 1; }
+  local wall rss
+  wall=$(sed -n 's/.*Elapsed (wall clock) time (h:mm:ss or m:ss): //p' "$tmp/time" |
+         awk -F: '{ if (NF == 3) print $1*3600 + $2*60 + $3; else print $1*60 + $2 }')
+  rss=$(sed -n 's/.*Maximum resident set size (kbytes): //p' "$tmp/time")
+  echo "$wall $rss"
+}
+compare() {  # label size "ours..." -- "theirs...": one line with both figures and the ratios
+  local label=$1 size=$2; shift 2
+  local ours=() theirs=()
+  while [ "$1" != "--" ]; do ours+=("$1"); shift; done; shift
+  theirs=("$@")
+  read -r w1 r1 < <(measure "${ours[@]}")
+  read -r w2 r2 < <(measure "${theirs[@]}")
+  awk -v l="$label" -v s="$size" -v w1="$w1" -v r1="$r1" -v w2="$w2" -v r2="$r2" 'BEGIN {
+    printf "%-26s profpack %6.2f s %7.1f MB | reference %7.2f s %7.1f MB | %5.1fx faster, %.3fx the memory\n",
+      l, w1, r1 / 1024, w2, r2 / 1024, (w1 > 0 ? w2 / w1 : 0), r1 / r2 }'
+}
+
+echo "machine: $(nproc) cores, load average $(cut -d' ' -f1-3 /proc/loadavg)"
+python3 "$here/bench/gen_gperf_large.py" "$here/tests/data/gperftools/workload.64le.prof" \
+  "$tmp/zipf.prof" --mb "$mb" --distinct 100000 >/dev/null
+prof=$tmp/zipf.prof
+psize=$(stat -c %s "$prof")
+echo "gperftools profile: synthetic, $(awk -v s="$psize" 'BEGIN{printf "%.1f", s/1e6}') MB"
+compare "gperftools -> callgrind" "$psize" "$cli" convert "$prof" --to callgrind -o "$tmp/p.cg" \
+  -- go tool pprof -callgrind -symbolize=none -output "$tmp/g.cg" "$prof"
+compare "gperftools -> pprof" "$psize" "$cli" convert "$prof" --to pprof -o "$tmp/p.pb.gz" \
+  -- go tool pprof -proto -symbolize=none -output "$tmp/g.pb.gz" "$prof"
+echo "  sizes: callgrind $(stat -c %s "$tmp/p.cg") vs $(stat -c %s "$tmp/g.cg") bytes;" \
+  "pprof $(stat -c %s "$tmp/p.pb.gz") vs $(stat -c %s "$tmp/g.pb.gz") bytes"
+
+tools=${XRAY_TOOLS:-$here/../shared/tools/xray}
+[ -d "$tools" ] || tools=/work/shared/tools/xray
+ITERS=$iters "$tools/make-traces.sh" "$tmp/xray" >/dev/null 2>&1
+trace=$(ls "$tmp"/xray/fdr-big.* | head -1)
+tsize=$(stat -c %s "$trace")
+echo "XRay trace: FDR, $(awk -v s="$tsize" 'BEGIN{printf "%.1f", s/1e6}') MB"
+compare "xray -> trace-event" "$tsize" "$cli" convert "$trace" --to trace-event -o "$tmp/p.json" \
+  -- llvm-xray-14 convert --output-format=trace_event "$trace" -o "$tmp/l.json"
+echo "  sizes: $(stat -c %s "$tmp/p.json") vs $(stat -c %s "$tmp/l.json") bytes"
+echo "load average after: $(cut -d' ' -f1-3 /proc/loadavg)"
