@@ -63,6 +63,22 @@ void record(Acc& a, uint32_t fid, uint32_t caller, uint64_t d, uint64_t self, bo
   e.ticks += d;
 }
 
+// Calls of each function on the stack, by function id: ids are small in practice, but any
+// 28-bit value is possible, so the ones beyond a table go to a map.
+class DepthCounter {
+ public:
+  uint32_t& operator[](uint32_t id) {
+    if (id >= kTable) return large_[id];
+    if (id >= small_.size()) small_.resize(std::max<size_t>(id + 1, small_.size() * 2), 0);
+    return small_[id];
+  }
+
+ private:
+  static constexpr uint32_t kTable = 1u << 16;
+  std::vector<uint32_t> small_;
+  std::unordered_map<uint32_t, uint32_t> large_;
+};
+
 // What the accounting reads of one record.
 struct CallRecord {
   uint8_t type;  // an XrayRecordType; only function records (< 4) count
@@ -89,7 +105,7 @@ XrayAccount account(const ThreadRanges& ranges, Get&& get, double cycleFrequency
     t.threadId = key.second;
     std::vector<Frame> stack;
     std::vector<uint32_t> fids;  // the function ids on `stack`, for the visitor
-    std::unordered_map<uint32_t, uint32_t> depth;
+    DepthCounter depth;
     for (auto [from, to] : rs) {
       for (uint64_t i = from; i < to; ++i) {
         const CallRecord r = get(i);
@@ -108,6 +124,7 @@ XrayAccount account(const ThreadRanges& ranges, Get&& get, double cycleFrequency
         }
         while (stack.size() > k) {
           --depth[stack.back().fid];
+          t.unfinished.insert(stack.back().fid);
           stack.pop_back();
           ++t.unfinishedEntries;
         }
@@ -128,6 +145,7 @@ XrayAccount account(const ThreadRanges& ranges, Get&& get, double cycleFrequency
       }
     }
     t.unfinishedEntries += stack.size();
+    for (const Frame& f : stack) t.unfinished.insert(f.fid);
     emit(th, t.functions, t.edges);
     out.unmatchedExits += t.unmatchedExits;
     out.unfinishedEntries += t.unfinishedEntries;

@@ -12,6 +12,7 @@
 #pragma once
 
 #include <cstdint>
+#include <set>
 #include <vector>
 
 #include "formats/xray/xray.h"
@@ -39,6 +40,7 @@ struct XrayThreadAccount {
   std::vector<XrayFunctionStats> functions;  // by function id
   std::vector<XrayCallEdge> edges;           // by (caller, callee)
   uint64_t unmatchedExits = 0, unfinishedEntries = 0;
+  std::set<uint32_t> unfinished;  // ids of the functions of the entries that never returned
 };
 
 struct XrayAccount {

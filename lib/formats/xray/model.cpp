@@ -32,18 +32,7 @@ class XraySource : public ModelSource {
   }
 
   void functions(FunctionLayer& out) override {
-    // Functions on a stack that never returned (a trace cut short) have no figures, but the
-    // stacks and the timeline name them: collect them too.
-    struct OnStack : XrayCallVisitor {
-      long thread;
-      std::set<uint32_t> ids;
-      void call(const XrayCall& c) override {
-        if (thread < 0 || c.thread == static_cast<uint32_t>(thread))
-          ids.insert(c.stack->begin(), c.stack->end());
-      }
-    } onStack;
-    onStack.thread = thread_;
-    XrayAccount account = accountXray(profile_, &onStack, /*orderStatistics=*/false);
+    XrayAccount account = accountXray(profile_, nullptr, /*orderStatistics=*/false);
     for (const XrayThreadAccount& t : account.threads) out.threads.push_back({t.pid, t.threadId});
     if (thread_ >= static_cast<long>(account.threads.size()))
       throw Error(Status::invalidArgument, "",
@@ -86,7 +75,14 @@ class XraySource : public ModelSource {
       const uint64_t caller = fn(e.caller), callee = fn(e.callee);
       out.edgeCost(out.addEdge(caller, callee, e.calls))[0] = e.ticks;
     }
-    for (uint32_t id : onStack.ids) fn(id);
+    // Functions on a stack that never returned (a trace cut short) have no figures, but the
+    // stacks and the timeline name them: add them too.
+    std::set<uint32_t> unfinished;
+    for (size_t k = 0; k < account.threads.size(); ++k)
+      if (thread_ < 0 || k == t)
+        unfinished.insert(account.threads[k].unfinished.begin(),
+                          account.threads[k].unfinished.end());
+    for (uint32_t id : unfinished) fn(id);
   }
 
   // Each distinct stack of function ids, with the self ticks of the calls made with it.
