@@ -22,6 +22,7 @@
 #include <string>
 #include <string_view>
 #include <unordered_map>
+#include <utility>
 #include <vector>
 
 namespace profpack {
@@ -98,6 +99,9 @@ struct FunctionLayer {
     std::vector<uint64_t> inclusive;
   };
   std::vector<RootCall> rootCalls;
+  // What the source says of the run, as `key: value` lines (Cachegrind/Callgrind `desc:` and
+  // `cmd:`), in file order; writers of formats with such lines carry them over.
+  std::vector<std::pair<std::string, std::string>> description;
 
   size_t events() const { return eventNames.size(); }
   // Appends a function with zero costs; returns its index.
@@ -176,6 +180,26 @@ class ModelSource {
   virtual void timeline(TimelineLayer& out) { (void)out; }
 };
 
+// A source whose layers are already built (a merged profile's): it hands each one over.
+class MemorySource : public ModelSource {
+ public:
+  uint32_t caps = 0;
+  FunctionLayer functionLayer;
+  std::unordered_map<std::string, std::vector<LineCost>> lineLayer;
+  FunctionLineLayer functionLineLayer;
+  StackLayer stackLayer;
+  Summary summaryLayer;
+
+  uint32_t capabilities() const override { return caps; }
+  void functions(FunctionLayer& out) override { out = std::move(functionLayer); }
+  Summary summary() override { return summaryLayer; }
+  void lines(std::unordered_map<std::string, std::vector<LineCost>>& out) override {
+    out = std::move(lineLayer);
+  }
+  void functionLines(FunctionLineLayer& out) override { out = std::move(functionLineLayer); }
+  void stacks(StackLayer& out) override { out = std::move(stackLayer); }
+};
+
 class Model;
 // The model of one thread of the same profile (index into threads()), built on demand.
 using ModelFor = std::function<std::unique_ptr<Model>(long thread)>;
@@ -212,6 +236,9 @@ class Model {
   const std::vector<CallEdge>& edges() const { return f_.edges; }
   // Calls without a caller (the bottom of a stack), where the source counts them.
   const std::vector<FunctionLayer::RootCall>& rootCalls() const { return f_.rootCalls; }
+  const std::vector<std::pair<std::string, std::string>>& description() const {
+    return f_.description;
+  }
   std::vector<const CallEdge*> callers(uint64_t f) const;
   std::vector<const CallEdge*> callees(uint64_t f) const;
   // Functions sorted by descending cost of `event` (self or inclusive), ties by name, then file;

@@ -7,6 +7,7 @@
 #include <string>
 
 #include "formats/codec.h"
+#include "model/model.h"
 
 namespace profpack {
 
@@ -15,5 +16,8 @@ std::unique_ptr<Profile> readCachegrind(std::span<const uint8_t> data,
 // Writes the profile's cost tables (a Cachegrind or Callgrind profile) as Cachegrind text.
 std::string writeCachegrind(const Profile& profile);
 void writeCachegrind(const Profile& profile, Sink& out);
+// Cachegrind text from a profile's model: its per-(function, line) self costs, `desc:`/`cmd:`
+// from its description, a summary of its totals. Status::unsupported without lines.
+void writeCachegrindModel(const Model& model, Sink& out);
 
 }  // namespace profpack

@@ -122,3 +122,51 @@ void writeCachegrind(const Profile& profile, Sink& sink) {
 }
 
 }  // namespace profpack
+
+namespace profpack {
+
+void writeCachegrindModel(const Model& m, Sink& sink) {
+  if (!m.has(kCapLines))
+    throw Error(Status::unsupported, "cachegrind",
+                m.sourceFormat() + " holds no source lines, and Cachegrind's costs are per line");
+  if (m.events() == 0)
+    throw Error(Status::unsupported, "cachegrind", m.sourceFormat() + " holds no cost events");
+  std::string out;
+  for (const auto& [key, value] : m.description())
+    if (key == "desc" || key == "cmd") out += key + ": " + value + "\n";
+  out += "events:";
+  for (const std::string& e : m.eventNames()) out += ' ' + e;
+  out += '\n';
+  const FunctionLineLayer& fl = m.functionLines();
+  const size_t ne = m.events();
+  std::string file;
+  bool first = true;
+  uint64_t function = ~uint64_t{0};
+  for (size_t r = 0; r < fl.rows.size(); ++r) {
+    if (fl.rows[r].function != function) {
+      function = fl.rows[r].function;
+      const FunctionRow& fn = m.function(function);
+      const std::string& f = fn.file.empty() ? std::string("???") : fn.file;
+      if (first || f != file) out += "fl=" + f + "\n";
+      first = false;
+      file = f;
+      out += "fn=" + fn.name + "\n";
+    }
+    appendDecimal(out, fl.rows[r].line);
+    for (size_t e = 0; e < ne; ++e) {
+      out += ' ';
+      appendDecimal(out, fl.self[r * ne + e]);
+    }
+    out += '\n';
+    flushIfFull(out, sink);
+  }
+  out += "summary:";
+  for (size_t e = 0; e < ne; ++e) {
+    out += ' ';
+    appendDecimal(out, m.total(e));
+  }
+  out += '\n';
+  sink.write(std::move(out));
+}
+
+}  // namespace profpack

@@ -45,7 +45,19 @@ class ModelWriter {
       out_ += "pid: " + std::to_string(thread->pid) + "\npart: " + std::to_string(index + 1) +
               "\nthread: " + std::to_string(thread->threadId) + "\n";
     }
+    for (const auto& [key, value] : m.description())
+      if (key == "desc" || key == "cmd") out_ += key + ": " + value + "\n";
     out_ += instr ? "positions: instr\n" : "positions: line\n";
+    // Without addresses, each function's costs stand on its lines where the model has them.
+    const bool lines = !instr && m.has(kCapLines);
+    std::vector<size_t> firstLine;  // function -> its first row of functionLines()
+    if (lines) {
+      const FunctionLineLayer& fl = m.functionLines();
+      firstLine.assign(m.functions() + 1, fl.rows.size());
+      for (size_t r = fl.rows.size(); r-- > 0;) firstLine[fl.rows[r].function] = r;
+      for (size_t f = m.functions(); f-- > 0;)
+        firstLine[f] = std::min(firstLine[f], firstLine[f + 1]);
+    }
     for (size_t e = 0; e < m.events(); ++e)
       if (!m.eventLongNames()[e].empty())
         out_ += "event: " + m.eventNames()[e] + " : " + m.eventLongNames()[e] + "\n";
@@ -79,8 +91,16 @@ class ModelWriter {
       object_ = fn.object;
       first_ = false;
       out_ += "fl=" + (fn.file.empty() ? "???" : fn.file) + "\nfn=" + fn.name + "\n";
-      position(f);
-      costs(self.data());
+      if (lines) {
+        const FunctionLineLayer& fl = m.functionLines();
+        for (size_t r = firstLine[f]; r < firstLine[f + 1]; ++r) {
+          appendDecimal(out_, fl.rows[r].line);
+          costs(fl.self.data() + r * m.events());
+        }
+      } else {
+        position(f);
+        costs(self.data());
+      }
       for (const CallEdge* c : callees[f]) {
         const FunctionRow& callee = m.function(c->callee);
         if (callee.object != fn.object) out_ += "cob=" + callee.object + "\n";

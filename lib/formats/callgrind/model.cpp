@@ -133,6 +133,11 @@ void CostTableSource::functions(FunctionLayer& out) {
     out.eventLongNames.emplace_back(e.getLongName().cStr());
   }
   out.threads = threads_;
+  if (root_.getParts().size() > 0)
+    for (auto h : root_.getParts()[0].getHeaderLines()) {
+      std::string_view key = h.getKey().cStr();
+      if (key == "desc" || key == "cmd") out.description.emplace_back(key, h.getValue().cStr());
+    }
   const size_t ne = ne_;
   const DecodedContexts& contexts = contexts_;
 
