@@ -17,6 +17,7 @@
 #include "container/ppk.h"
 #include "error.h"
 #include "formats/registry.h"
+#include "merge/merge.h"
 #include "model/model.h"
 #include "util/io.h"
 #include "util/pages.h"
@@ -395,6 +396,21 @@ profpack_status profpack_profile_equal(const profpack_profile* a, const profpack
   return guard([&] {
     require(a && b && equal, "profpack_profile_equal: arguments must not be NULL");
     *equal = profpack::equalIR(*a->profile, *b->profile) ? 1 : 0;
+  });
+}
+
+profpack_status profpack_merge(const profpack_profile* const* profiles, const char* const* names,
+                               size_t count, profpack_profile** out) {
+  if (out) *out = nullptr;
+  return guard([&] {
+    require(out && (profiles || count == 0), "profpack_merge: profiles and out must not be NULL");
+    std::vector<profpack::MergeInput> inputs(count);
+    for (size_t i = 0; i < count; ++i) {
+      require(profiles[i] != nullptr, "profpack_merge: a profile is NULL");
+      inputs[i].profile = profiles[i]->profile.get();
+      if (names && names[i]) inputs[i].name = names[i];
+    }
+    *out = wrap(profpack::mergeProfiles(inputs));
   });
 }
 

@@ -28,11 +28,13 @@ class Error : public std::runtime_error {
       : std::runtime_error(compose(format, message, offset, line)),
         status_(status),
         format_(std::move(format)),
+        message_(std::move(message)),
         offset_(offset),
         line_(line) {}
 
   Status status() const { return status_; }
   const std::string& format() const { return format_; }
+  const std::string& message() const { return message_; }  // without format and position
   uint64_t offset() const { return offset_; }
   uint64_t line() const { return line_; }
 
@@ -50,6 +52,7 @@ class Error : public std::runtime_error {
   }
   Status status_;
   std::string format_;
+  std::string message_;
   uint64_t offset_;
   uint64_t line_;
 };

@@ -418,3 +418,43 @@ TEST(gperftools_width_and_byte_order_choice) {
 }
 
 TEST_MAIN()
+
+// profpack_merge: the merged totals are the sums; the result is a profile like any other;
+// zero inputs, a NULL input and different events are refused with the error channel.
+TEST(merge_sums_and_refuses) {
+  profpack_profile* a = readOk(testlib::data("merge/cachegrind.workload.run1.out"));
+  profpack_profile* b = readOk(testlib::data("merge/cachegrind.workload.run2.out"));
+  auto firstTotal = [](const profpack_profile* p) {
+    profpack_event ev[16];
+    size_t n = 0;
+    CHECK_EQ(profpack_profile_events(p, ev, 16, &n), PROFPACK_OK);
+    CHECK(n > 0);
+    return ev[0].total;
+  };
+  const profpack_profile* both[] = {a, b};
+  const char* names[] = {"run1", nullptr};
+  profpack_profile* m = nullptr;
+  CHECK_EQ(profpack_merge(both, names, 2, &m), PROFPACK_OK);
+  CHECK(m != nullptr);
+  CHECK_EQ(firstTotal(m), firstTotal(a) + firstTotal(b));
+  CHECK(profpack_profile_format(m) == PROFPACK_FORMAT_CACHEGRIND);
+  void* buf = nullptr;
+  size_t size = 0;
+  CHECK_EQ(profpack_write_memory(m, PROFPACK_FORMAT_PPK, nullptr, &buf, &size), PROFPACK_OK);
+  profpack_free(buf);
+  profpack_profile_free(m);
+
+  m = reinterpret_cast<profpack_profile*>(1);
+  CHECK_EQ(profpack_merge(both, nullptr, 0, &m), PROFPACK_ERROR_INVALID_ARGUMENT);
+  CHECK(m == nullptr);
+  const profpack_profile* withNull[] = {a, nullptr};
+  CHECK_EQ(profpack_merge(withNull, nullptr, 2, &m), PROFPACK_ERROR_INVALID_ARGUMENT);
+  profpack_profile* x = readOk(testlib::data("xray/fdr-v5-st.xray"));
+  const profpack_profile* mixed[] = {a, x};
+  const char* mixedNames[] = {"run1", "trace"};
+  CHECK_EQ(profpack_merge(mixed, mixedNames, 2, &m), PROFPACK_ERROR_INVALID_ARGUMENT);
+  CHECK(std::strstr(profpack_last_error()->message, "input 2 (trace) has ticks") != nullptr);
+  profpack_profile_free(x);
+  profpack_profile_free(a);
+  profpack_profile_free(b);
+}

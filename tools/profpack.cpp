@@ -41,6 +41,10 @@ const char* kUsage =
     "  calls FILE FUNCTION [--event E] [--binary BIN]\n"
     "      Callers and callees of every function named FUNCTION, with call counts and\n"
     "      inclusive costs.\n"
+    "  merge A B [C ...] -o OUT [--to FORMAT]\n"
+    "      Sum profiles (cg_merge, pprof -proto A B): per function, line, call arc and stack.\n"
+    "      The inputs need the same events. FORMAT as for convert (default ppk); Cachegrind\n"
+    "      inputs merge into a Cachegrind profile, others into Callgrind.\n"
     "  same A B\n"
     "      Exit 0 if A and B hold the same IR (e.g. an original and its round trip through\n"
     "      .ppk), 1 if not.\n"
@@ -74,8 +78,8 @@ struct OptionSpec {
   const char* commands;  // the commands that take it, space-separated
 };
 constexpr OptionSpec kOptions[] = {
-    {"--output", "-o", "a file name", "convert"},
-    {"--to", nullptr, "a format name", "convert"},
+    {"--output", "-o", "a file name", "convert merge"},
+    {"--to", nullptr, "a format name", "convert merge"},
     {"--level", nullptr, "a number from 1 to 22", "convert"},
     {"--xray-mode", nullptr, "basic or fdr", "convert"},
     {"--xray-version", nullptr, "1-5 (FDR) or 1-3 (basic)", "convert"},
@@ -451,6 +455,33 @@ int cmdCalls(const std::vector<std::string>& args) {
   return 0;
 }
 
+int cmdMerge(const std::vector<std::string>& argv) {
+  Args args;
+  if (int rc = parseArgs("merge", argv, args)) return rc;
+  const std::string out = args.get("--output"), to = args.get("--to", "ppk");
+  if (args.positional.empty()) return usageError("merge needs input files");
+  if (out.empty()) return usageError("merge needs -o OUT");
+  const profpack_format fmt = profpack_format_from_name(to.c_str());
+  if (fmt == PROFPACK_FORMAT_UNKNOWN) return usageError("unknown format '" + to + "'");
+  std::vector<Profile> in(args.positional.size());
+  std::vector<const profpack_profile*> profiles;
+  std::vector<const char*> names;
+  for (size_t i = 0; i < in.size(); ++i) {
+    const std::string& file = args.positional[i];
+    if (profpack_read_file(file.c_str(), nullptr, &in[i].p) != PROFPACK_OK)
+      return failWith(file.c_str());
+    printWarnings(in[i].p, file);
+    profiles.push_back(in[i].p);
+    names.push_back(file.c_str());
+  }
+  Profile merged;
+  if (profpack_merge(profiles.data(), names.data(), profiles.size(), &merged.p) != PROFPACK_OK)
+    return failWith("merge");
+  if (profpack_write_file(merged.p, fmt, out.c_str(), nullptr) != PROFPACK_OK)
+    return failWith(out.c_str());
+  return 0;
+}
+
 int cmdSame(const std::vector<std::string>& args) {
   if (args.size() != 2) return usageError("same takes two files");
   Profile a, b;
@@ -492,6 +523,7 @@ int main(int argc, char** argv) {
   if (cmd == "top") return cmdTop(args);
   if (cmd == "annotate") return cmdAnnotate(args);
   if (cmd == "calls") return cmdCalls(args);
+  if (cmd == "merge") return cmdMerge(args);
   if (cmd == "same") return cmdSame(args);
   return usageError("unknown command '" + cmd + "'");
 }

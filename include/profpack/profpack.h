@@ -266,6 +266,22 @@ PROFPACK_API const char* profpack_profile_warning(const profpack_profile* profil
 PROFPACK_API profpack_status profpack_profile_equal(const profpack_profile* a,
                                                     const profpack_profile* b, int* equal);
 
+/**
+ * Merges `count` profiles (at least one) into a new profile, as cg_merge does for Cachegrind
+ * files and `go tool pprof -proto A B` for pprof: costs summed per function, per source line
+ * and per call arc (with call counts), call stacks summed per identical stack. The inputs may
+ * be of any formats but must have the same events by name (in any order); otherwise
+ * PROFPACK_ERROR_INVALID_ARGUMENT names the events that differ. Merging Cachegrind files
+ * gives a Cachegrind profile with the merged summary; other merges are kept as Callgrind
+ * (per-function, per-line and per-arc figures; threads and XRay timelines are not merged).
+ * `names` (may be NULL, or hold NULLs) names each input in error messages, e.g. its file.
+ * On success `*out` is a new profile, queryable, writable and storable as .ppk like any
+ * other; free it with profpack_profile_free(). The inputs are not changed.
+ */
+PROFPACK_API profpack_status profpack_merge(const profpack_profile* const* profiles,
+                                            const char* const* names, size_t count,
+                                            profpack_profile** out);
+
 /* ------------------------------------------------------------------------------------------ */
 /* Queries: what an editor asks                                                                */
 /*

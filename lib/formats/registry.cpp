@@ -41,6 +41,10 @@ struct Codec {
   // What a profile of another family lacks for this format, where it cannot be written from a
   // model ("stack samples": "callgrind holds no stack samples ...").
   const char* needs = nullptr;
+  // The format a merge of this format's profiles is kept in (written from the merged model
+  // and read back), unless `merge` merges them itself.
+  FormatId mergeAs = FormatId::callgrind;
+  std::unique_ptr<Profile> (*merge)(std::span<const Profile* const> profiles) = nullptr;
 };
 
 void putString(Sink& out, std::string s) { out.write(std::move(s)); }
@@ -67,7 +71,8 @@ constexpr Codec kCodecs[] = {
      [](const Profile& p, const WriteOptions& o, Sink& out) {
        putString(out, writeGperftools(p, gperfOptions(o)));
      },
-     nullptr, stackModel, false, "stack samples of a CPU profiler"},
+     nullptr, stackModel, false, "stack samples of a CPU profiler", FormatId::gperftools,
+     mergeGperftools},
     {FormatId::xray, "xray", ir::Format::XRAY, FormatId::xray, isXray,
      [](std::span<const uint8_t> d, const ReadOptions& o) { return readXray(d, o.strict); },
      [](const Profile& p, const WriteOptions& o, Sink& out) {
@@ -93,12 +98,10 @@ constexpr Codec kCodecs[] = {
     {FormatId::cachegrind, "cachegrind", ir::Format::CACHEGRIND, FormatId::callgrind, isCachegrind,
      readCachegrind,
      [](const Profile& p, const WriteOptions&, Sink& out) { writeCachegrind(p, out); },
-     [](const Model& m, const ModelFor&, const WriteOptions&, Sink&) {
-       throw Error(
-           Status::unsupported, "cachegrind",
-           m.sourceFormat() + " holds no source lines, and Cachegrind's costs are per line");
+     [](const Model& m, const ModelFor&, const WriteOptions&, Sink& out) {
+       writeCachegrindModel(m, out);
      },
-     costTableModel, false},
+     costTableModel, false, nullptr, FormatId::cachegrind},
     {FormatId::folded, "folded", ir::Format::UNKNOWN, FormatId::folded, nullptr, nullptr, nullptr,
      [](const Model& m, const ModelFor&, const WriteOptions&, Sink& out) {
        writeFolded(m, 0, out);
@@ -240,6 +243,40 @@ std::string writeProfile(const Profile& profile, FormatId format, const WriteOpt
   StringSink out;
   writeProfile(profile, format, options, out);
   return std::move(out.out);
+}
+
+FormatId mergedFormat(std::span<const Profile* const> profiles) {
+  const Codec* common = nullptr;
+  for (const Profile* p : profiles) {
+    const Codec& c = codecOf(*p);
+    if (common && common->id != c.id) return FormatId::callgrind;
+    common = &c;
+  }
+  return common ? common->mergeAs : FormatId::callgrind;
+}
+
+std::unique_ptr<Profile> mergeInFormat(std::span<const Profile* const> profiles) {
+  const Codec* common = nullptr;
+  for (const Profile* p : profiles) {
+    const Codec& c = codecOf(*p);
+    if (common && common->id != c.id) return nullptr;
+    common = &c;
+  }
+  return common && common->merge ? common->merge(profiles) : nullptr;
+}
+
+std::unique_ptr<Profile> profileFromModel(const Model& model, FormatId format) {
+  const Codec* c = codecFor(format);
+  if (!c || !c->writeModel || !c->read)
+    throw Error(Status::unsupported, c ? c->name : "", "a profile cannot be kept in this format");
+  StringSink text;
+  const ModelFor noThreads = [](long) -> std::unique_ptr<Model> {
+    throw Error(Status::internal, "", "a model without threads was asked for a thread");
+  };
+  c->writeModel(model, noThreads, {}, text);
+  const std::span<const uint8_t> bytes(reinterpret_cast<const uint8_t*>(text.out.data()),
+                                       text.out.size());
+  return c->read(bytes, {});
 }
 
 }  // namespace profpack

@@ -35,4 +35,12 @@ std::string writeProfile(const Profile& profile, FormatId format, const WriteOpt
 // Callgrind and Cachegrind flush about every 1 MiB); the others pass their output in one piece.
 void writeProfile(const Profile& profile, FormatId format, const WriteOptions& options, Sink& out);
 
+// Merges (lib/merge/): the format a merge of `profiles` is kept in (the common format's
+// choice; Callgrind for a mix); the merge done by the format itself where it does its own
+// (null where it does not, or the formats differ); a profile of `format` holding `model`
+// (written as `format` and read back).
+FormatId mergedFormat(std::span<const Profile* const> profiles);
+std::unique_ptr<Profile> mergeInFormat(std::span<const Profile* const> profiles);
+std::unique_ptr<Profile> profileFromModel(const Model& model, FormatId format);
+
 }  // namespace profpack

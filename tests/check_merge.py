@@ -1,0 +1,188 @@
+#!/usr/bin/env python3
+"""`profpack merge` checked against the reference tools.
+
+- Cachegrind: cg_annotate prints the same for profpack's merge as for cg_merge's (but the
+  "Data file:" line), also after the merge went through .ppk.
+- gperftools: two runs of one PIE (loaded at different addresses): `go tool pprof -raw` of the
+  merged profile has the same samples per stack of addresses, and the same total, as pprof's
+  own merge of the two (`go tool pprof -proto BINARY A B`).
+- XRay: two traces of one program merged and written as Callgrind: every function's self and
+  inclusive ticks and its calls are the sums of each trace's (`profpack top`).
+- A mix of formats with the same events merges (into Callgrind), totals summed.
+- Refusals: different events (the message names them), no inputs, a bad input (the message
+  names the file).
+"""
+import os, re, subprocess, sys, tempfile
+from collections import Counter
+
+cli = os.environ["PROFPACK_CLI"]
+data = os.environ["PROFPACK_TEST_DATA"]
+tmp = tempfile.mkdtemp()
+passed = failed = 0
+
+
+def check(ok, what):
+    global passed, failed
+    if ok:
+        passed += 1
+        print("ok  ", what)
+    else:
+        failed += 1
+        print("FAIL", what)
+
+
+def run(*args):
+    return subprocess.run([cli, *args], capture_output=True, text=True)
+
+
+def d(rel):
+    return os.path.join(data, rel)
+
+
+def t(name):
+    return os.path.join(tmp, name)
+
+
+def cg_annotate(path):
+    out = subprocess.run(["cg_annotate", path], capture_output=True, text=True)
+    return out.returncode, [l for l in out.stdout.splitlines() if not l.startswith("Data file:")]
+
+
+def top(path, *extra):
+    """Per function: (self, inclusive, calls) of the first event, from `top --tsv` and `calls`."""
+    rows = {}
+    for l in run("top", path, "-n", "100000", "--tsv", *extra).stdout.splitlines():
+        self_, incl, _rec, _file, name, _obj = l.split("\t")
+        rows[name] = (int(self_), int(incl))
+    return rows
+
+
+def totals(path):
+    out, on = {}, False
+    for l in run("info", path).stdout.splitlines():
+        if l.startswith("events:"):
+            on = True
+        elif on and l.startswith("  "):
+            f = l.split()
+            out[f[0]] = int(f[1])
+        else:
+            on = False
+    return out
+
+
+# Cachegrind against cg_merge.
+a, b = d("merge/cachegrind.workload.run1.out"), d("merge/cachegrind.workload.run2.out")
+subprocess.run(["cg_merge", "-o", t("cg_merge.out"), a, b], check=True, capture_output=True)
+rc0, want = cg_annotate(t("cg_merge.out"))
+r = run("merge", a, b, "-o", t("merged.out"), "--to", "cachegrind")
+check(r.returncode == 0, f"merge of two Cachegrind files ({r.stderr.strip()})")
+rc, got = cg_annotate(t("merged.out"))
+check(rc0 == 0 and rc == 0 and got == want and len(want) > 20,
+      "cg_annotate prints the same for profpack merge as for cg_merge")
+r = run("merge", a, b, "-o", t("merged.ppk"))
+r2 = run("convert", t("merged.ppk"), "--to", "cachegrind", "-o", t("merged2.out"))
+rc, got = cg_annotate(t("merged2.out"))
+check(r.returncode == 0 and r2.returncode == 0 and got == want,
+      "the merge stored as .ppk writes the same Cachegrind file")
+check(run("merge", a, "-o", t("one.out"), "--to", "cachegrind").returncode == 0 and
+      cg_annotate(t("one.out"))[1] == cg_annotate(a)[1], "a merge of one file is that file")
+
+
+# gperftools against pprof's merge.
+def pprof_stacks(path, *sources):
+    out = subprocess.run(["go", "tool", "pprof", "-raw", "-symbolize=none", path, *sources],
+                         capture_output=True, text=True).stdout
+    sec, samples, locs = None, [], {}
+    for l in out.splitlines():
+        if l.startswith("Samples:"):
+            sec = "s"
+        elif l.startswith("Locations"):
+            sec = "l"
+        elif l.startswith("Mappings"):
+            sec = "m"
+        elif sec == "s":
+            m = re.match(r"\s+(\d+)\s+(\d+):((?:\s+\d+)+)\s*$", l)
+            if m:
+                samples.append((int(m.group(1)), [int(x) for x in m.group(3).split()]))
+        elif sec == "l":
+            m = re.match(r"\s+(\d+):\s+(0x[0-9a-f]+)", l)
+            if m:
+                locs[int(m.group(1))] = int(m.group(2), 16)
+    c = Counter()
+    for n, ids in samples:
+        c[tuple(locs[i] for i in ids)] += n
+    return c
+
+
+a, b = d("merge/workload.run1.prof"), d("merge/workload.run2.prof")
+# With two arguments pprof takes the first for the binary: name one, so both are sources.
+subprocess.run(["go", "tool", "pprof", "-proto", "-symbolize=none", "-output", t("pprof.pb.gz"),
+                "/bin/true", a, b], check=True, capture_output=True)
+want = pprof_stacks(t("pprof.pb.gz"))
+r = run("merge", a, b, "-o", t("merged.prof"), "--to", "gperftools")
+check(r.returncode == 0, f"merge of two gperftools profiles ({r.stderr.strip()})")
+got = pprof_stacks(t("merged.prof"))
+check(sum(got.values()) == sum(want.values()) == sum(pprof_stacks(a).values()) +
+      sum(pprof_stacks(b).values()), f"merged samples: {sum(got.values())} = pprof's")
+check(got == want and len(want) > 100,
+      f"per stack of addresses, the samples equal pprof's merge ({len(want)} stacks)")
+
+# XRay: sums per function, written as Callgrind.
+a, b = d("xray/fdr-v5-st.xray"), d("xray/fdr-v5-manybuf.xray")
+r = run("merge", a, b, "-o", t("xray.callgrind"), "--to", "callgrind")
+check(r.returncode == 0, f"merge of two XRay traces ({r.stderr.strip()})")
+ta, tb, tm = top(a), top(b), top(t("xray.callgrind"))
+tm.pop("(root)", None)
+want = {n: (ta.get(n, (0, 0))[0] + tb.get(n, (0, 0))[0], ta.get(n, (0, 0))[1] +
+            tb.get(n, (0, 0))[1]) for n in set(ta) | set(tb)}
+check(tm == want and len(want) > 3, "every function's self and inclusive ticks are the sums")
+
+
+def calls(path):
+    out = {}
+    for l in run("top", path, "-n", "100000").stdout.splitlines()[2:]:
+        left, _, name = l.partition(" calls  ")
+        out[name.strip()] = int(left.split()[-1].replace(",", ""))
+    return out
+
+
+calls_in, ids = Counter(), {}
+for l in open(t("xray.callgrind")):
+    m = re.match(r"(c?fn)=(?:\((\d+)\))? ?(.*)$", l.rstrip("\n"))
+    if m:  # compressed names: "(id) name" defines the id, "(id)" refers to it
+        name = m.group(3) or ids.get(m.group(2))
+        if m.group(2) and m.group(3):
+            ids[m.group(2)] = m.group(3)
+        if m.group(1) == "cfn":
+            callee = name
+    elif l.startswith("calls="):
+        calls_in[callee] += int(l[6:].split()[0])
+ca, cb = calls(a), calls(b)
+check(all(calls_in[n] == ca.get(n, 0) + cb.get(n, 0) for n in set(ca) | set(cb)) and ca,
+      "every function's calls are the sums")
+
+# A mix of formats with the same events.
+a, b = d("cachegrind/cachegrind.workload.ir-only.out"), d("callgrind/callgrind.workload.out")
+r = run("merge", a, b, "-o", t("mix.ppk"))
+check(r.returncode == 0 and totals(t("mix.ppk"))["Ir"] == totals(a)["Ir"] + totals(b)["Ir"],
+      f"Cachegrind + Callgrind: the Ir totals add up ({r.stderr.strip()})")
+
+# Refusals.
+a, b = d("callgrind/callgrind.workload.out"), d("callgrind/callgrind.workload.cachesim.out")
+r = run("merge", a, b, "-o", t("refused.ppk"))
+check(r.returncode == 1 and "different events" in r.stderr and "Bim" in r.stderr and
+      len(r.stderr.splitlines()) == 1 and not os.path.exists(t("refused.ppk")),
+      f"different events are refused, naming them: {r.stderr.strip()}")
+r = run("merge", "-o", t("refused.ppk"))
+check(r.returncode == 2 and "input" in r.stderr, f"no inputs: {r.stderr.strip()}")
+bad = t("bad.out")
+open(bad, "w").write("events: Ir\nfl=a.c\nfn=f\nx y\n")
+r = run("merge", d("cachegrind/cachegrind.workload.ir-only.out"), bad, "-o", t("refused.ppk"))
+check(r.returncode == 1 and "bad.out" in r.stderr and "line 4" in r.stderr,
+      f"a bad input is named: {r.stderr.strip()}")
+r = run("merge", d("merge/workload.run1.prof"), d("xray/fdr-v5-st.xray"), "-o", t("r.ppk"))
+check(r.returncode == 1 and "samples" in r.stderr and "ticks" in r.stderr,
+      f"gperftools + XRay: different events: {r.stderr.strip()}")
+
+print(f"{passed} passed, {failed} failed")
+sys.exit(1 if failed else 0)
