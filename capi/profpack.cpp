@@ -356,6 +356,8 @@ profpack_status profpack_profile_info(const profpack_profile* profile, profpack_
     info->strings = s.strings;
     if (info->struct_size >= offsetof(profpack_info, ir_bytes) + sizeof(uint64_t))
       info->ir_bytes = profile->profile->flatSize();
+    if (info->struct_size >= offsetof(profpack_info, signed_costs) + sizeof(int32_t))
+      info->signed_costs = g.has(profpack::kCapSigned) ? 1 : 0;
   });
 }
 
@@ -411,6 +413,44 @@ profpack_status profpack_merge(const profpack_profile* const* profiles, const ch
       if (names && names[i]) inputs[i].name = names[i];
     }
     *out = wrap(profpack::mergeProfiles(inputs));
+  });
+}
+
+void profpack_diff_options_init(profpack_diff_options* options) {
+  if (!options) return;
+  *options = profpack_diff_options{};
+  options->struct_size = sizeof *options;
+}
+
+profpack_status profpack_diff(const profpack_profile* base, const profpack_profile* current,
+                              const profpack_diff_options* options, profpack_profile** out) {
+  if (out) *out = nullptr;
+  return guard([&] {
+    require(base && current && out, "profpack_diff: base, current and out must not be NULL");
+    profpack_diff_options o;
+    profpack_diff_options_init(&o);
+    if (options) {
+      require(options->struct_size >=
+                  offsetof(profpack_diff_options, current_name) + sizeof(const char*),
+              "profpack_diff_options.struct_size is too small: initialise it with "
+              "profpack_diff_options_init()");
+      o = *options;
+    }
+    require((o.mod_filename || o.mod_filename_count == 0) &&
+                (o.mod_funcname || o.mod_funcname_count == 0),
+            "profpack_diff_options: a rewrite list is NULL but its count is not 0");
+    profpack::DiffOptions d;
+    for (size_t i = 0; i < o.mod_filename_count; ++i) {
+      require(o.mod_filename[i] != nullptr, "profpack_diff_options: a mod_filename is NULL");
+      d.modFilename.emplace_back(o.mod_filename[i]);
+    }
+    for (size_t i = 0; i < o.mod_funcname_count; ++i) {
+      require(o.mod_funcname[i] != nullptr, "profpack_diff_options: a mod_funcname is NULL");
+      d.modFuncname.emplace_back(o.mod_funcname[i]);
+    }
+    profpack::MergeInput b{base->profile.get(), o.base_name ? o.base_name : ""};
+    profpack::MergeInput c{current->profile.get(), o.current_name ? o.current_name : ""};
+    *out = wrap(profpack::diffProfiles(b, c, d));
   });
 }
 

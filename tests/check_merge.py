@@ -9,6 +9,9 @@
 - XRay: two traces of one program merged and written as Callgrind: every function's self and
   inclusive ticks and its calls are the sums of each trace's (`profpack top`).
 - A mix of formats with the same events merges (into Callgrind), totals summed.
+- diff: cg_annotate prints the same summary and function table as for cg_diff's output (with
+  and without --mod-filename); a difference keeps negative costs through .ppk and is refused
+  as gperftools; XRay differences per function.
 - Refusals: different events (the message names them), no inputs, a bad input (the message
   names the file).
 """
@@ -166,6 +169,53 @@ a, b = d("cachegrind/cachegrind.workload.ir-only.out"), d("callgrind/callgrind.w
 r = run("merge", a, b, "-o", t("mix.ppk"))
 check(r.returncode == 0 and totals(t("mix.ppk"))["Ir"] == totals(a)["Ir"] + totals(b)["Ir"],
       f"Cachegrind + Callgrind: the Ir totals add up ({r.stderr.strip()})")
+
+# diff against cg_diff: cg_annotate's summary and function table are the same (cg_diff 3.19
+# sums every function at line 0, so only profpack's difference has per-line figures for the
+# auto-annotated source that follows), both ways round and with --mod-filename.
+def annotate_tables(path):
+    rc, lines = cg_annotate(path)
+    end = next((i for i, l in enumerate(lines) if "Auto-annotated source" in l), len(lines))
+    return rc, lines[:end]
+
+
+a, b = d("merge/cachegrind.workload.run1.out"), d("merge/cachegrind.workload.run2.out")
+moved = t("run2.moved.out")
+# The recorded path of workload.c, whatever checkout the runs were made in.
+recorded = next(l[3:].strip() for l in open(b) if l.startswith("fl=") and
+                l.strip().endswith("/workload.c"))
+with open(b) as src, open(moved, "w") as dst:
+    for l in src:
+        dst.write("fl=/other/checkout/workload.c\n" if l.strip() == "fl=" + recorded else l)
+rewrite = "s/\\/other\\/checkout\\/workload\\.c/" + recorded.replace("/", "\\/") + "/"
+for base, new, extra in [(a, b, []), (b, a, []), (a, moved, []),
+                         (a, moved, ["--mod-filename", rewrite])]:
+    what = f"diff {os.path.basename(base)} {os.path.basename(new)} {' '.join(extra)}".strip()
+    cg = subprocess.run(["cg_diff", *[f"{x}={y}" for x, y in zip(extra[::2], extra[1::2])],
+                         base, new], capture_output=True, text=True)
+    open(t("cg_diff.out"), "w").write(cg.stdout)
+    r = run("diff", base, new, "-o", t("diff.out"), "--to", "cachegrind", *extra)
+    rc0, want = annotate_tables(t("cg_diff.out"))
+    rc, got = annotate_tables(t("diff.out"))
+    check(cg.returncode == 0 and r.returncode == 0 and rc0 == 0 and rc == 0 and got == want and
+          len(want) > 20, f"{what}: cg_annotate prints the same as for cg_diff's ({r.stderr.strip()})")
+r = run("diff", b, a, "-o", t("diff.ppk"))
+top_lines = run("top", t("diff.ppk"), "-n", "2").stdout.splitlines()
+check(r.returncode == 0 and top_lines[0].startswith("Ir total: -") and "-" in top_lines[2],
+      "a difference stored as .ppk answers top with negative costs, largest change first")
+i = totals(t("diff.ppk"))["Ir"]
+check(i == totals(a)["Ir"] - totals(b)["Ir"], f"its Ir total is the difference ({i})")
+r = run("convert", t("diff.ppk"), "--to", "gperftools", "-o", t("d.prof"))
+check(r.returncode == 1 and not os.path.exists(t("d.prof")),
+      f"a difference is not written as gperftools: {r.stderr.strip()}")
+x1, x2 = d("xray/fdr-v5-st.xray"), d("xray/fdr-v5-manybuf.xray")
+r = run("diff", x1, x2, "-o", t("xd.ppk"))
+tx1, tx2, txd = top(x1), top(x2), top(t("xd.ppk"))
+check(r.returncode == 0 and all(txd[n][0] == tx2[n][0] - tx1[n][0] for n in tx1),
+      "XRay: each function's self ticks are NEW - BASE")
+r = run("diff", a, b, "-o", t("bad.ppk"), "--mod-filename", "s/unclosed")
+check(r.returncode == 1 and "s/REGEX/REPLACEMENT/" in r.stderr,
+      f"a malformed rewrite is refused: {r.stderr.strip()}")
 
 # Refusals.
 a, b = d("callgrind/callgrind.workload.out"), d("callgrind/callgrind.workload.cachesim.out")

@@ -458,3 +458,39 @@ TEST(merge_sums_and_refuses) {
   profpack_profile_free(a);
   profpack_profile_free(b);
 }
+
+// profpack_diff: NEW - BASE with signed costs, reported by profpack_info; options checked.
+TEST(diff_is_signed) {
+  profpack_profile* a = readOk(testlib::data("merge/cachegrind.workload.run1.out"));
+  profpack_profile* b = readOk(testlib::data("merge/cachegrind.workload.run2.out"));
+  profpack_profile* d = nullptr;
+  CHECK_EQ(profpack_diff(b, a, nullptr, &d), PROFPACK_OK);
+  profpack_info info;
+  info.struct_size = sizeof info;
+  CHECK_EQ(profpack_profile_info(d, &info), PROFPACK_OK);
+  CHECK_EQ(info.signed_costs, 1);
+  profpack_event ev[16], ea[16], eb[16];
+  size_t n = 0;
+  CHECK_EQ(profpack_profile_events(d, ev, 16, &n), PROFPACK_OK);
+  profpack_profile_events(a, ea, 16, &n);
+  profpack_profile_events(b, eb, 16, &n);
+  CHECK(static_cast<int64_t>(ev[0].total) < 0);
+  CHECK_EQ(ev[0].total, ea[0].total - eb[0].total);
+  profpack_profile_free(d);
+  CHECK_EQ(profpack_profile_info(a, &info), PROFPACK_OK);
+  CHECK_EQ(info.signed_costs, 0);
+
+  profpack_diff_options o;
+  profpack_diff_options_init(&o);
+  const char* bad[] = {"s/(/x/"};
+  o.mod_filename = bad;
+  o.mod_filename_count = 1;
+  d = reinterpret_cast<profpack_profile*>(1);
+  CHECK_EQ(profpack_diff(a, b, &o, &d), PROFPACK_ERROR_INVALID_ARGUMENT);
+  CHECK(d == nullptr);
+  CHECK(std::strstr(profpack_last_error()->message, "bad regular expression") != nullptr);
+  o.mod_filename = nullptr;  // a count without a list
+  CHECK_EQ(profpack_diff(a, b, &o, &d), PROFPACK_ERROR_INVALID_ARGUMENT);
+  profpack_profile_free(a);
+  profpack_profile_free(b);
+}

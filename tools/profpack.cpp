@@ -45,6 +45,11 @@ const char* kUsage =
     "      Sum profiles (cg_merge, pprof -proto A B): per function, line, call arc and stack.\n"
     "      The inputs need the same events. FORMAT as for convert (default ppk); Cachegrind\n"
     "      inputs merge into a Cachegrind profile, others into Callgrind.\n"
+    "  diff BASE NEW -o OUT [--to FORMAT] [--mod-filename s/RE/REPL/[g]]...\n"
+    "       [--mod-funcname s/RE/REPL/[g]]...\n"
+    "      NEW - BASE (cg_diff): signed costs per function, line and call arc. The rewrites\n"
+    "      (repeatable, as cg_diff's) line up names from two build directories. Cachegrind\n"
+    "      inputs give a Cachegrind difference, others Callgrind.\n"
     "  same A B\n"
     "      Exit 0 if A and B hold the same IR (e.g. an original and its round trip through\n"
     "      .ppk), 1 if not.\n"
@@ -78,8 +83,10 @@ struct OptionSpec {
   const char* commands;  // the commands that take it, space-separated
 };
 constexpr OptionSpec kOptions[] = {
-    {"--output", "-o", "a file name", "convert merge"},
-    {"--to", nullptr, "a format name", "convert merge"},
+    {"--output", "-o", "a file name", "convert merge diff"},
+    {"--to", nullptr, "a format name", "convert merge diff"},
+    {"--mod-filename", nullptr, "an expression s/REGEX/REPLACEMENT/", "diff"},
+    {"--mod-funcname", nullptr, "an expression s/REGEX/REPLACEMENT/", "diff"},
     {"--level", nullptr, "a number from 1 to 22", "convert"},
     {"--xray-mode", nullptr, "basic or fdr", "convert"},
     {"--xray-version", nullptr, "1-5 (FDR) or 1-3 (basic)", "convert"},
@@ -107,7 +114,8 @@ bool takes(const OptionSpec& o, const std::string& cmd) {
 }
 
 struct Args {
-  std::map<std::string, std::string> options;  // by long name; flags map to ""
+  std::map<std::string, std::string> options;                 // by long name; flags map to ""
+  std::vector<std::pair<std::string, std::string>> repeated;  // every valued option, in order
   std::vector<std::string> positional;
   bool has(const char* name) const { return options.count(name) != 0; }
   std::string get(const char* name, const std::string& otherwise = "") const {
@@ -132,6 +140,7 @@ int parseArgs(const std::string& cmd, const std::vector<std::string>& argv, Args
       out.options[spec->name] = "";
     } else if (i + 1 < argv.size()) {
       out.options[spec->name] = argv[++i];
+      out.repeated.emplace_back(spec->name, argv[i]);
     } else {
       return usageError(a + " needs " + spec->value);
     }
@@ -231,7 +240,8 @@ int cmdInfo(const std::vector<std::string>& argv) {
     return failWith(args[0].c_str());
   std::printf("events: %zu\n", n);
   for (auto& e : ev) {
-    std::printf("  %-10s %20llu", e.name, (unsigned long long)e.total);
+    std::printf(info.signed_costs ? "  %-10s %20lld" : "  %-10s %20llu", e.name,
+                (unsigned long long)e.total);
     if (*e.long_name) std::printf("  %s", e.long_name);
     std::printf("\n");
   }
@@ -248,7 +258,25 @@ int cmdInfo(const std::vector<std::string>& argv) {
   return 0;
 }
 
+// Set once a profile is open: its costs are signed (a difference of profiles).
+bool gSigned = false;
+
+void noteSigned(profpack_profile* p) {
+  profpack_info info;
+  info.struct_size = sizeof info;
+  gSigned = profpack_profile_info(p, &info) == PROFPACK_OK && info.signed_costs;
+}
+
+// A cost as a number: signed where the profile's costs are.
+double value(uint64_t v) { return gSigned ? double(int64_t(v)) : double(v); }
+
 std::string commas(uint64_t v) {
+  if (gSigned && int64_t(v) < 0) {
+    gSigned = false;
+    std::string magnitude = commas(~v + 1);
+    gSigned = true;
+    return "-" + magnitude;
+  }
   std::string d = std::to_string(v), out;
   for (size_t i = 0; i < d.size(); ++i) {
     if (i && (d.size() - i) % 3 == 0) out += ',';
@@ -292,6 +320,7 @@ int openQuery(const QueryArgs& q, Profile& p, size_t& event, std::string& eventN
   if (profpack_read_file(q.file.c_str(), nullptr, &p.p) != PROFPACK_OK)
     return failWith(q.file.c_str());
   printWarnings(p.p, q.file);
+  noteSigned(p.p);
   if (!q.binary.empty() && profpack_profile_load_symbols(p.p, q.binary.c_str()) != PROFPACK_OK)
     return failWith(q.binary.c_str());
   if (q.thread >= 0 &&
@@ -349,8 +378,9 @@ int cmdTop(const std::vector<std::string>& args) {
       for (auto& c : callees) recursive |= c.function == ids[i];
       profpack_function f;
       profpack_profile_function(p.p, ids[i], &f);
-      std::printf("%llu\t%llu\t%d\t%s\t%s\t%s\n", (unsigned long long)self,
-                  (unsigned long long)incl, recursive ? 1 : 0, f.file, f.name, f.object);
+      std::printf(gSigned ? "%lld\t%lld\t%d\t%s\t%s\t%s\n" : "%llu\t%llu\t%d\t%s\t%s\t%s\n",
+                  (unsigned long long)self, (unsigned long long)incl, recursive ? 1 : 0, f.file,
+                  f.name, f.object);
     }
     return 0;
   }
@@ -365,13 +395,12 @@ int cmdTop(const std::vector<std::string>& args) {
     uint64_t c = q.inclusive ? incl : self;
     if (perSecond > 0) {  // time: seconds and calls, as llvm-xray account shows them
       std::printf("%15s (%6.2f%%) %12.6fs %10s calls  %s\n", commas(c).c_str(),
-                  total ? 100.0 * double(c) / double(total) : 0.0, double(c) / perSecond,
+                  total ? 100.0 * value(c) / value(total) : 0.0, value(c) / perSecond,
                   commas(calls).c_str(), functionLabel(p.p, ids[i]).c_str());
       continue;
     }
     std::printf("%15s (%6.2f%%)  %s\n", commas(c).c_str(),
-                total ? 100.0 * double(c) / double(total) : 0.0,
-                functionLabel(p.p, ids[i]).c_str());
+                total ? 100.0 * value(c) / value(total) : 0.0, functionLabel(p.p, ids[i]).c_str());
   }
   return 0;
 }
@@ -482,6 +511,41 @@ int cmdMerge(const std::vector<std::string>& argv) {
   return 0;
 }
 
+int cmdDiff(const std::vector<std::string>& argv) {
+  Args args;
+  if (int rc = parseArgs("diff", argv, args)) return rc;
+  const std::string out = args.get("--output"), to = args.get("--to", "ppk");
+  if (args.positional.size() != 2) return usageError("diff takes two files: BASE NEW");
+  if (out.empty()) return usageError("diff needs -o OUT");
+  const profpack_format fmt = profpack_format_from_name(to.c_str());
+  if (fmt == PROFPACK_FORMAT_UNKNOWN) return usageError("unknown format '" + to + "'");
+  Profile in[2];
+  for (size_t i = 0; i < 2; ++i) {
+    const std::string& file = args.positional[i];
+    if (profpack_read_file(file.c_str(), nullptr, &in[i].p) != PROFPACK_OK)
+      return failWith(file.c_str());
+    printWarnings(in[i].p, file);
+  }
+  std::vector<const char*> files, funcs;
+  for (const auto& [name, value] : args.repeated) {
+    if (name == "--mod-filename") files.push_back(value.c_str());
+    if (name == "--mod-funcname") funcs.push_back(value.c_str());
+  }
+  profpack_diff_options o;
+  profpack_diff_options_init(&o);
+  o.mod_filename = files.data();
+  o.mod_filename_count = files.size();
+  o.mod_funcname = funcs.data();
+  o.mod_funcname_count = funcs.size();
+  o.base_name = args.positional[0].c_str();
+  o.current_name = args.positional[1].c_str();
+  Profile d;
+  if (profpack_diff(in[0].p, in[1].p, &o, &d.p) != PROFPACK_OK) return failWith("diff");
+  if (profpack_write_file(d.p, fmt, out.c_str(), nullptr) != PROFPACK_OK)
+    return failWith(out.c_str());
+  return 0;
+}
+
 int cmdSame(const std::vector<std::string>& args) {
   if (args.size() != 2) return usageError("same takes two files");
   Profile a, b;
@@ -524,6 +588,7 @@ int main(int argc, char** argv) {
   if (cmd == "annotate") return cmdAnnotate(args);
   if (cmd == "calls") return cmdCalls(args);
   if (cmd == "merge") return cmdMerge(args);
+  if (cmd == "diff") return cmdDiff(args);
   if (cmd == "same") return cmdSame(args);
   return usageError("unknown command '" + cmd + "'");
 }

@@ -221,6 +221,10 @@ typedef struct profpack_info {
   /** Size of the uncompressed IR message in bytes (what a .ppk compresses). Filled only when
    *  struct_size covers it, so callers built against older headers keep working. */
   uint64_t ir_bytes;
+  /** 1 if the profile is a difference of profiles (profpack_diff, cg_diff's output): then
+   *  every cost, total and call count this API returns as uint64_t holds a two's-complement
+   *  int64_t and may be negative; 0 otherwise. Filled only when struct_size covers it. */
+  int32_t signed_costs;
 } profpack_info;
 
 /** Fills `*info` (whose struct_size the caller sets) with whole-profile figures. */
@@ -281,6 +285,40 @@ PROFPACK_API profpack_status profpack_profile_equal(const profpack_profile* a,
 PROFPACK_API profpack_status profpack_merge(const profpack_profile* const* profiles,
                                             const char* const* names, size_t count,
                                             profpack_profile** out);
+
+typedef struct profpack_diff_options {
+  uint32_t struct_size; /**< sizeof(profpack_diff_options), set by the init function */
+  /** Rewrites of file names and of function names applied to both profiles before they are
+   *  matched, as cg_diff's --mod-filename/--mod-funcname: each "s/REGEX/REPLACEMENT/" (any
+   *  delimiter after the s, an optional trailing g; ECMAScript regular expressions, $1..$9 in
+   *  the replacement). Arrays of `*_count` strings; NULL with a count of 0 (default) for none.
+   *  Not retained after the call. */
+  const char* const* mod_filename;
+  size_t mod_filename_count;
+  const char* const* mod_funcname;
+  size_t mod_funcname_count;
+  /** Names of the two profiles (e.g. their files), for error messages and the "Files
+   *  compared:" line of a Cachegrind difference; NULL (default) for none. */
+  const char* base_name;
+  const char* current_name;
+} profpack_diff_options;
+
+PROFPACK_API void profpack_diff_options_init(profpack_diff_options* options);
+
+/**
+ * The difference `current` - `base`, as cg_diff computes it for Cachegrind files and
+ * `go tool pprof -diff_base` shows it: every cost, per-line cost, call count and arc of
+ * `current` less `base`'s, functions matched by object, file and name (after the rewrites).
+ * The profiles need the same events, as for profpack_merge(). The result's costs are signed
+ * (profpack_info.signed_costs is 1): a Cachegrind profile if both inputs are Cachegrind (as
+ * cg_diff writes it), else Callgrind; writing it as gperftools or DCPI, which cannot hold
+ * negative counts, is PROFPACK_ERROR_UNSUPPORTED. `options` may be NULL. On success `*out` is
+ * a new profile; free it with profpack_profile_free().
+ */
+PROFPACK_API profpack_status profpack_diff(const profpack_profile* base,
+                                           const profpack_profile* current,
+                                           const profpack_diff_options* options,
+                                           profpack_profile** out);
 
 /* ------------------------------------------------------------------------------------------ */
 /* Queries: what an editor asks                                                                */

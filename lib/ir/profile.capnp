@@ -339,4 +339,7 @@ struct Profile {
   trace @9 :Trace;             # XRay
   images @10 :List(ImageHistogram); # DCPI
   creator @11 :Text;           # "profpack x.y.z" of the writer of the .ppk
+  signedCosts @12 :Bool;       # costs and call counts are two's-complement int64 values held in
+                               # the unsigned columns: a difference of profiles (cg_diff's
+                               # output, profpack diff)
 }

@@ -2,12 +2,14 @@
 
 #include <algorithm>
 #include <map>
+#include <regex>
 #include <set>
 #include <tuple>
 #include <vector>
 
 #include "error.h"
 #include "formats/registry.h"
+#include "util/text.h"
 
 namespace profpack {
 
@@ -62,15 +64,23 @@ class Merger {
     return map;
   }
 
-  void add(const Model& m, const std::vector<size_t>& ev) {
-    src_.caps &= m.capabilities();
+  // Adds m's figures (with `negate`, subtracts them), its names rewritten by `rewrites`.
+  void add(const Model& m, const std::vector<size_t>& ev, bool negate = false,
+           const DiffOptions* rewrites = nullptr) {
+    src_.caps &= m.capabilities() | kCapSigned;
+    signed_ |= negate || m.has(kCapSigned);
+    auto sgn = [negate](uint64_t v) { return negate ? ~v + 1 : v; };
     FunctionLayer& f = src_.functionLayer;
     const size_t ne = events_.size();
     if (f.unitsPerSecond != m.unitsPerSecond()) f.unitsPerSecond = 0;
     if (f.samplePeriodNanos != m.samplePeriodNanos()) f.samplePeriodNanos = 0;
     std::vector<uint64_t> fn(m.functions());
     for (size_t i = 0; i < m.functions(); ++i) {
-      const FunctionRow& row = m.function(i);
+      FunctionRow row = m.function(i);
+      if (rewrites) {
+        for (const NameRewrite& r : rewrites->modFilename) row.file = r.apply(row.file);
+        for (const NameRewrite& r : rewrites->modFuncname) row.name = r.apply(row.name);
+      }
       auto [it, added] = functions_.try_emplace({row.object, row.file, row.name}, 0);
       if (added) {
         it->second = f.addFunction(row);
@@ -78,34 +88,34 @@ class Merger {
       }
       fn[i] = it->second;
       for (size_t e = 0; e < m.events(); ++e) {
-        f.self[fn[i] * ne + ev[e]] += m.self(i, e);
-        f.inclusive[fn[i] * ne + ev[e]] += m.inclusive(i, e);
+        f.self[fn[i] * ne + ev[e]] += sgn(m.self(i, e));
+        f.inclusive[fn[i] * ne + ev[e]] += sgn(m.inclusive(i, e));
       }
-      f.calls[fn[i]] += m.calls(i);
+      f.calls[fn[i]] += sgn(m.calls(i));
     }
     for (const CallEdge& e : m.edges()) {
       auto [it, added] = edges_.try_emplace({fn[e.caller], fn[e.callee]}, f.edges.size());
       if (added) f.addEdge(fn[e.caller], fn[e.callee], 0);
-      f.edges[it->second].calls += e.calls;
-      for (size_t k = 0; k < m.events(); ++k) f.edgeCost(it->second)[ev[k]] += e.inclusive[k];
+      f.edges[it->second].calls += sgn(e.calls);
+      for (size_t k = 0; k < m.events(); ++k) f.edgeCost(it->second)[ev[k]] += sgn(e.inclusive[k]);
     }
     for (const FunctionLayer::RootCall& r : m.rootCalls()) {
       auto [it, added] = roots_.try_emplace(fn[r.function], f.rootCalls.size());
       if (added) f.rootCalls.push_back({fn[r.function], 0, std::vector<uint64_t>(ne, 0)});
-      f.rootCalls[it->second].calls += r.calls;
+      f.rootCalls[it->second].calls += sgn(r.calls);
       for (size_t k = 0; k < r.inclusive.size() && k < m.events(); ++k)
-        f.rootCalls[it->second].inclusive[ev[k]] += r.inclusive[k];
+        f.rootCalls[it->second].inclusive[ev[k]] += sgn(r.inclusive[k]);
     }
     if (src_.caps & kCapLines) {
       const FunctionLineLayer& fl = m.functionLines();
       for (size_t r = 0; r < fl.rows.size(); ++r) {
         std::vector<uint64_t>& cost = functionLines_[{fn[fl.rows[r].function], fl.rows[r].line}];
         cost.resize(ne, 0);
-        for (size_t k = 0; k < m.events(); ++k) cost[ev[k]] += fl.self[r * m.events() + k];
+        for (size_t k = 0; k < m.events(); ++k) cost[ev[k]] += sgn(fl.self[r * m.events() + k]);
         const FunctionRow& row = f.functions[fn[fl.rows[r].function]];
         std::vector<uint64_t>& line = lines_[row.file][fl.rows[r].line];
         line.resize(ne, 0);
-        for (size_t k = 0; k < m.events(); ++k) line[ev[k]] += fl.self[r * m.events() + k];
+        for (size_t k = 0; k < m.events(); ++k) line[ev[k]] += sgn(fl.self[r * m.events() + k]);
       }
     }
     if (src_.caps & kCapStacks) {
@@ -116,7 +126,7 @@ class Merger {
         for (uint64_t i = st.start[s]; i < st.start[s + 1]; ++i) key.push_back(fn[st.frames[i]]);
         std::vector<uint64_t>& v = stacks_[key];
         v.resize(ne, 0);
-        for (size_t k = 0; k < m.events(); ++k) v[ev[k]] += st.values[s * m.events() + k];
+        for (size_t k = 0; k < m.events(); ++k) v[ev[k]] += sgn(st.values[s * m.events() + k]);
       }
     }
     const Summary& sum = m.summary();
@@ -125,7 +135,12 @@ class Merger {
     ++inputs_;
   }
 
+  void describe(std::vector<std::pair<std::string, std::string>> description) {
+    src_.functionLayer.description = std::move(description);
+  }
+
   std::unique_ptr<Model> finish(const std::string& sourceFormat) {
+    if (signed_) src_.caps |= kCapSigned;
     FunctionLayer& f = src_.functionLayer;
     const size_t ne = events_.size();
     if (src_.caps & kCapLines) {
@@ -170,6 +185,7 @@ class Merger {
   std::map<std::string, std::map<uint64_t, std::vector<uint64_t>>> lines_;
   std::map<std::vector<uint64_t>, std::vector<uint64_t>> stacks_;
   size_t inputs_ = 0;
+  bool signed_ = false;
 };
 
 // Runs f, naming input i in any error it raises.
@@ -215,6 +231,99 @@ std::unique_ptr<Profile> mergeProfiles(std::span<const MergeInput> inputs) {
   }
   if (std::unique_ptr<Profile> merged = mergeInFormat(profiles)) return merged;
   return profileFromModel(*mergeModels(inputs), mergedFormat(profiles));
+}
+
+NameRewrite::NameRewrite(const std::string& e) {
+  auto bad = [&](const std::string& why) {
+    return Error(
+        Status::invalidArgument, "",
+        "a name rewrite is s/REGEX/REPLACEMENT/ (optionally ending in g): '" + e + "' " + why);
+  };
+  if (e.size() < 4 || e[0] != 's') throw bad("does not start with s and a delimiter");
+  const char d = e[1];
+  // The two fields, up to unescaped delimiters; "\<delimiter>" stands for the delimiter, as
+  // in Perl (cg_diff's expressions are Perl's).
+  std::string field[2];
+  size_t at = 2;
+  for (std::string& f : field) {
+    for (;; ++at) {
+      if (at >= e.size()) throw bad("lacks its closing delimiter");
+      if (e[at] == '\\' && at + 1 < e.size() && e[at + 1] == d) {
+        f += d;
+        ++at;
+      } else if (e[at] == d) {
+        ++at;
+        break;
+      } else {
+        f += e[at];
+      }
+    }
+  }
+  const std::string flags = e.substr(at);
+  if (flags != "" && flags != "g") throw bad("has flags other than g");
+  try {
+    regex_ = std::make_shared<std::regex>(field[0]);
+  } catch (const std::regex_error& x) {
+    throw bad("has a bad regular expression: " + std::string(x.what()));
+  }
+  replacement_ = field[1];
+  global_ = flags == "g";
+}
+
+std::string NameRewrite::apply(const std::string& name) const {
+  const auto& re = *static_cast<const std::regex*>(regex_.get());
+  return std::regex_replace(
+      name, re, replacement_,
+      global_ ? std::regex_constants::format_default : std::regex_constants::format_first_only);
+}
+
+namespace {
+
+std::unique_ptr<Model> diffOf(const MergeInput& base, const MergeInput& current,
+                              const DiffOptions& options, bool cgDiffDescription) {
+  const MergeInput in[2] = {base, current};
+  std::unique_ptr<Model> models[2];
+  for (size_t i = 0; i < 2; ++i) {
+    if (!in[i].profile) throw Error(Status::invalidArgument, "", inputName(in[i], i) + " is null");
+    models[i] = forInput(in[i], i, [&] { return buildModel(*in[i].profile, {}); });
+  }
+  Merger merger(*models[1]);
+  const std::vector<size_t> same =
+      merger.eventMap(*models[1], inputName(in[1], 1), inputName(in[1], 1));
+  const std::vector<size_t> ev =
+      merger.eventMap(*models[0], inputName(in[0], 0), inputName(in[1], 1));
+  merger.add(*models[1], same, false, &options);
+  merger.add(*models[0], ev, true, &options);
+  if (cgDiffDescription) {
+    // What cg_diff writes, which cg_annotate shows: both files, both commands.
+    std::string cmd[2];
+    for (size_t i = 0; i < 2; ++i)
+      for (const auto& [key, value] : models[i]->description())
+        if (key == "cmd") cmd[i] = std::string(trim(value));
+    merger.describe({{"desc", "Files compared:   " + in[0].name + "; " + in[1].name},
+                     {"cmd", cmd[0] + "; " + cmd[1]}});
+  }
+  return merger.finish(models[0]->sourceFormat() == models[1]->sourceFormat()
+                           ? models[1]->sourceFormat()
+                           : "a difference of two formats");
+}
+
+}  // namespace
+
+std::unique_ptr<Model> diffModels(const MergeInput& base, const MergeInput& current,
+                                  const DiffOptions& options) {
+  return diffOf(base, current, options, false);
+}
+
+std::unique_ptr<Profile> diffProfiles(const MergeInput& base, const MergeInput& current,
+                                      const DiffOptions& options) {
+  if (!base.profile || !current.profile)
+    throw Error(Status::invalidArgument, "", "diff needs two profiles");
+  const Profile* both[2] = {base.profile, current.profile};
+  FormatId kept = mergedFormat(both);
+  // Formats that keep merges of their own cannot hold negative costs: those go to Callgrind.
+  if (kept != FormatId::cachegrind) kept = FormatId::callgrind;
+  return profileFromModel(*diffOf(base, current, options, kept == FormatId::cachegrind), kept);
 }
 
 }  // namespace profpack

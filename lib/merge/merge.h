@@ -6,6 +6,7 @@
 #include <memory>
 #include <span>
 #include <string>
+#include <vector>
 
 #include "model/model.h"
 #include "profile.h"
@@ -24,6 +25,35 @@ struct MergeInput {
 // must have the same events (by short name, in any order): Status::invalidArgument names the
 // ones that differ. Zero inputs: Status::invalidArgument.
 std::unique_ptr<Model> mergeModels(std::span<const MergeInput> inputs);
+
+// A rewrite of names, as cg_diff's --mod-filename/--mod-funcname: "s/REGEX/REPLACEMENT/" with
+// any delimiter after the s and an optional g (every match, else the first); ECMAScript
+// regular expressions, $1 .. $9 in the replacement.
+class NameRewrite {
+ public:
+  // Status::invalidArgument for a malformed expression.
+  explicit NameRewrite(const std::string& expression);
+  std::string apply(const std::string& name) const;
+
+ private:
+  std::shared_ptr<const void> regex_;  // std::regex, kept out of this header
+  std::string replacement_;
+  bool global_ = false;
+};
+
+struct DiffOptions {
+  std::vector<NameRewrite> modFilename, modFuncname;  // applied to both profiles, in order
+};
+
+// NEW - BASE on the models, every figure of `current` less `base`'s (functions matched by
+// object, file and name after the rewrites): the result's costs and call counts are signed
+// (kCapSigned). Events as for mergeModels.
+std::unique_ptr<Model> diffModels(const MergeInput& base, const MergeInput& current,
+                                  const DiffOptions& options = {});
+// The difference as a profile: Cachegrind if both are Cachegrind (as cg_diff writes it:
+// "Files compared:" and both commands), else Callgrind; signed costs.
+std::unique_ptr<Profile> diffProfiles(const MergeInput& base, const MergeInput& current,
+                                      const DiffOptions& options = {});
 
 // The merge as a profile of its own, stored in the format the registry keeps merges of the
 // inputs' format in (Cachegrind files: Cachegrind with a merged summary; others: Callgrind,

@@ -56,7 +56,13 @@ std::vector<const CallEdge*> Model::callees(uint64_t f) const {
 std::vector<uint64_t> Model::top(size_t event, bool incl, size_t n) const {
   std::vector<uint64_t> order(functions());
   std::iota(order.begin(), order.end(), 0);
-  auto cost = [&](uint64_t f) { return incl ? inclusive(f, event) : self(f, event); };
+  // Signed costs (a difference) sort by magnitude, as cg_annotate does: the largest change
+  // first, whichever its direction.
+  const bool isSigned = has(kCapSigned);
+  auto cost = [&](uint64_t f) {
+    const uint64_t v = incl ? inclusive(f, event) : self(f, event);
+    return isSigned && static_cast<int64_t>(v) < 0 ? ~v + 1 : v;
+  };
   n = std::min(n, order.size());
   std::partial_sort(order.begin(), order.begin() + static_cast<long>(n), order.end(),
                     [&](uint64_t a, uint64_t b) {

@@ -37,6 +37,7 @@ enum Capability : uint32_t {
   kCapTimeline = 1u << 5,    // when each call began and ended, per thread
   kCapThreads = 1u << 6,     // figures per thread
   kCapNames = 1u << 7,       // functions have names (not only addresses or ids)
+  kCapSigned = 1u << 8,      // costs and call counts are two's-complement int64 (a difference)
 };
 
 // What to build the model for.

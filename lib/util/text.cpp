@@ -69,6 +69,14 @@ void appendDecimal(std::string& out, uint64_t v) {
   out.append(buf, p);
 }
 
+void appendCost(std::string& out, uint64_t v, bool isSigned) {
+  if (isSigned && static_cast<int64_t>(v) < 0) {
+    out += '-';
+    v = ~v + 1;  // the magnitude, also of INT64_MIN
+  }
+  appendDecimal(out, v);
+}
+
 void appendHex(std::string& out, uint64_t v) {
   char buf[24];
   auto [p, ec] = std::to_chars(buf, buf + sizeof buf, v, 16);

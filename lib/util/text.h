@@ -86,6 +86,9 @@ inline void endLine(std::string& out) {
 
 // Appends the decimal digits of v.
 void appendDecimal(std::string& out, uint64_t v);
+// A cost: `v` as is, or where costs are signed (a difference of profiles) as the
+// two's-complement int64 it holds ("-12").
+void appendCost(std::string& out, uint64_t v, bool isSigned);
 void appendHex(std::string& out, uint64_t v);  // with "0x" prefix
 std::string hexString(uint64_t v);             // the same as a string
 std::string hexDigits(uint64_t v);             // lowercase hex digits, no prefix

@@ -25,9 +25,10 @@ constexpr const char* kFmt = "cachegrind";
 
 using Line = HeaderLineText;
 
-// Parses counts ("." = 0) from s[pos..] into out; returns how many.
+// Parses counts ("." = 0) from s[pos..] into out; returns how many. A count may be negative
+// (cg_diff writes differences): it is kept as its two's complement and `negative` is set.
 size_t parseCounts(std::string_view s, size_t pos, size_t maxCounts, std::vector<uint64_t>& out,
-                   const LineCursor& cur, const char* what) {
+                   const LineCursor& cur, const char* what, bool& negative) {
   size_t n = 0;
   for (;;) {
     while (pos < s.size() && isSpace(s[pos])) ++pos;
@@ -41,7 +42,17 @@ size_t parseCounts(std::string_view s, size_t pos, size_t maxCounts, std::vector
       ++pos;
     } else {
       size_t start = pos;
+      const bool minus =
+          s[pos] == '-' && pos + 1 < s.size() && s[pos + 1] >= '0' && s[pos + 1] <= '9';
+      if (minus) ++pos;
       NumResult r = parseNumber(s, pos, v);
+      if (minus && r == NumResult::ok) {
+        if (v > uint64_t{1} << 63)
+          fail(kFmt, cur.lineOffset() + start, cur.lineNumber(),
+               "count does not fit in 64 bits: '" + std::string(words(s.substr(start))[0]) + "'");
+        v = ~v + 1;
+        negative = true;
+      }
       if (r == NumResult::overflow)
         fail(kFmt, cur.lineOffset() + start, cur.lineNumber(),
              "count does not fit in 64 bits: '" + std::string(words(s.substr(start))[0]) + "'");
@@ -53,6 +64,12 @@ size_t parseCounts(std::string_view s, size_t pos, size_t maxCounts, std::vector
     out[n++] = v;
   }
   return n;
+}
+
+std::string costText(uint64_t v, bool isSigned) {
+  std::string out;
+  appendCost(out, v, isSigned);
+  return out;
 }
 
 }  // namespace
@@ -67,6 +84,7 @@ std::unique_ptr<Profile> readCachegrind(std::span<const uint8_t> all, const Read
   LineCursor cur(data);
   std::string_view line;
   std::vector<Line> lines;
+  bool negative = false;  // a count below zero: the file is a difference (cg_diff)
   std::vector<std::string_view> events;
   bool haveEvents = false, haveSummary = false, inBody = false;
   uint64_t summaryLine = 0, summaryOffset = 0;
@@ -117,7 +135,7 @@ std::unique_ptr<Profile> readCachegrind(std::span<const uint8_t> all, const Read
       if (r != NumResult::ok || (pos < line.size() && !isSpace(line[pos])))
         fail(kFmt, cur.lineOffset(), cur.lineNumber(),
              "expected a line number followed by counts, found '" + std::string(line) + "'");
-      size_t n = parseCounts(line, pos, events.size(), counts, cur, "count line");
+      size_t n = parseCounts(line, pos, events.size(), counts, cur, "count line", negative);
       if (!ctxValid) {
         ctx = contexts.get(0, file, fn);
         ctxValid = true;
@@ -147,7 +165,7 @@ std::unique_ptr<Profile> readCachegrind(std::span<const uint8_t> all, const Read
       summaryOffset = cur.lineOffset();
       summary.assign(events.size(), 0);
       size_t n = parseCounts(line, static_cast<size_t>(value.data() - line.data()), events.size(),
-                             summary, cur, "summary: line");
+                             summary, cur, "summary: line", negative);
       (void)n;
       lines.push_back({std::string(line), std::string(key), std::string(value),
                        ir::HeaderLine::Placement::TRAILER});
@@ -183,14 +201,16 @@ std::unique_ptr<Profile> readCachegrind(std::span<const uint8_t> all, const Read
     for (size_t i = 0; i < events.size(); ++i)
       if (summary[i] != totals[i])
         fail(kFmt, summaryOffset, summaryLine,
-             "summary for event " + std::string(events[i]) + " is " + std::to_string(summary[i]) +
-                 " but the counts add up to " + std::to_string(totals[i]));
+             "summary for event " + std::string(events[i]) + " is " +
+                 costText(summary[i], negative) + " but the counts add up to " +
+                 costText(totals[i], negative));
   }
 
   // Build the message.
   auto message = newMessage(data.size());
   auto root = message->getRoot<ir::Profile>();
   root.setFormat(ir::Format::CACHEGRIND);
+  root.setSignedCosts(negative);
   std::vector<bool> used(strings.size(), false);
   contexts.markUsed(used);
   table.markUsed(used);

@@ -37,6 +37,7 @@ void writeCachegrind(const Profile& profile, Sink& sink) {
 
   std::string out;  // handed to `sink` by flushIfFull
   const bool own = root.getFormat() == ir::Format::CACHEGRIND;
+  const bool isSigned = root.getSignedCosts();
   std::vector<uint64_t> totals(events.size(), 0);
   std::vector<std::string> trailer;
   bool wroteHeader = false;
@@ -99,7 +100,7 @@ void writeCachegrind(const Profile& profile, Sink& sink) {
         appendDecimal(out, linePos >= 0 ? t.positions[static_cast<size_t>(linePos)][r] : 0);
         for (size_t i = 0; i < n; ++i) {
           out += ' ';
-          appendDecimal(out, c[i]);
+          appendCost(out, c[i], isSigned);
           totals[i] += c[i];
         }
         endLine(out);
@@ -114,7 +115,7 @@ void writeCachegrind(const Profile& profile, Sink& sink) {
     out += "summary:";
     for (uint64_t v : totals) {
       out += ' ';
-      appendDecimal(out, v);
+      appendCost(out, v, isSigned);
     }
     endLine(out);
   }
@@ -139,6 +140,7 @@ void writeCachegrindModel(const Model& m, Sink& sink) {
   out += '\n';
   const FunctionLineLayer& fl = m.functionLines();
   const size_t ne = m.events();
+  const bool isSigned = m.has(kCapSigned);
   std::string file;
   bool first = true;
   uint64_t function = ~uint64_t{0};
@@ -155,7 +157,7 @@ void writeCachegrindModel(const Model& m, Sink& sink) {
     appendDecimal(out, fl.rows[r].line);
     for (size_t e = 0; e < ne; ++e) {
       out += ' ';
-      appendDecimal(out, fl.self[r * ne + e]);
+      appendCost(out, fl.self[r * ne + e], isSigned);
     }
     out += '\n';
     flushIfFull(out, sink);
@@ -163,7 +165,7 @@ void writeCachegrindModel(const Model& m, Sink& sink) {
   out += "summary:";
   for (size_t e = 0; e < ne; ++e) {
     out += ' ';
-    appendDecimal(out, m.total(e));
+    appendCost(out, m.total(e), isSigned);
   }
   out += '\n';
   sink.write(std::move(out));

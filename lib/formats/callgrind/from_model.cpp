@@ -32,6 +32,7 @@ class ModelWriter {
       throw Error(Status::unsupported, callgrind::kFmt,
                   m.sourceFormat() + " holds no cost events to write as Callgrind");
     const bool instr = m.has(kCapAddresses);
+    const bool isSigned = m.has(kCapSigned);
     const bool counted = m.has(kCapCallCounts);
     std::unordered_map<uint64_t, uint64_t> address;  // function -> its address
     if (instr) {
@@ -75,7 +76,7 @@ class ModelWriter {
     auto costs = [&](const uint64_t* values) {
       for (size_t e = 0; e < m.events(); ++e) {
         out_ += ' ';
-        appendDecimal(out_, values[e]);
+        appendCost(out_, values[e], isSigned);
       }
       out_ += '\n';
     };
@@ -107,7 +108,7 @@ class ModelWriter {
         if (callee.file != fn.file)
           out_ += "cfi=" + (callee.file.empty() ? "???" : callee.file) + "\n";
         out_ += "cfn=" + callee.name + "\ncalls=";
-        appendDecimal(out_, counted ? c->calls : std::max<uint64_t>(1, c->inclusive[0]));
+        appendCost(out_, counted ? c->calls : std::max<uint64_t>(1, c->inclusive[0]), isSigned);
         out_ += ' ';
         position(c->callee);
         out_ += '\n';
@@ -129,7 +130,7 @@ class ModelWriter {
         if (callee.object != root.object) out_ += "cob=" + callee.object + "\n";
         if (!callee.file.empty()) out_ += "cfi=" + callee.file + "\n";
         out_ += "cfn=" + callee.name + "\ncalls=";
-        appendDecimal(out_, c.calls);
+        appendCost(out_, c.calls, isSigned);
         out_ += ' ';
         position(c.function);
         out_ += '\n';
@@ -143,7 +144,7 @@ class ModelWriter {
       out_ += "totals:";
       for (size_t e = 0; e < m.events(); ++e) {
         out_ += ' ';
-        appendDecimal(out_, m.total(e));
+        appendCost(out_, m.total(e), isSigned);
       }
       out_ += '\n';
     }

@@ -77,6 +77,7 @@ class CostTableSource : public ModelSource {
 
   uint32_t capabilities() const override {
     uint32_t c = kCapCallArcs | kCapCallCounts | kCapNames;
+    if (root_.getSignedCosts()) c |= kCapSigned;
     if (linePos_ >= 0) c |= kCapLines;
     if (instrPos_ >= 0) c |= kCapAddresses;
     if (!threads_.empty()) c |= kCapThreads;

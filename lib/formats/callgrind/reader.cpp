@@ -157,6 +157,12 @@ class Reader {
   }
   // Parses an unsigned decimal or 0x-hex number at p; returns the end. Errors name `what`.
   const char* number(const char* p, const char* e, uint64_t& out, const char* what) const;
+  // -v as a two's-complement cost (the text at p read "-v"); notes that costs are signed.
+  uint64_t negated(const char* p, const char* e, uint64_t v) {
+    if (v > uint64_t{1} << 63) error(p, "a negative value below -2^63: " + firstWord(p, e));
+    negative_ = true;
+    return ~v + 1;
+  }
   const char* positions(const char* p, const char* e, const uint64_t* base, uint64_t* out,
                         const char* what) const;
   size_t costs(const char* p, const char* e);
@@ -251,6 +257,7 @@ class Reader {
   uint64_t assocLine_ = 0, assocTarget_ = 0, assocCount_ = 0, assocJumped_ = 0;
   uint64_t assocPos_[kMaxPositions] = {0, 0, 0};
   std::vector<uint64_t> costBuf_;
+  bool negative_ = false;  // a negative cost or call count was read: costs are signed
   struct Slot {
     uint64_t object, file, ctx;
     uint32_t next;  // 1 + index of the next slot of the same function, 0 = none
@@ -369,11 +376,16 @@ size_t Reader::costs(const char* p, const char* e) {
     if (p == e) break;
     if (n == nev)
       error(p, "more costs than the " + std::to_string(nev) + " events declared by events:");
+    // A negative cost (a difference of profiles) is kept as its two's complement.
+    const bool minus = *p == '-' && e - p > 1 && isDigit(p[1]);
+    const char* sign = p;
+    p += minus;
     // Fast path: short decimal numbers.
     uint64_t v = 0;
     const char* b = p;
     while (p < e && isDigit(*p) && p - b < 19) v = v * 10 + static_cast<uint64_t>(*p++ - '0');
     if (p == b || (p < e && !isSpace(*p))) p = number(b, e, v, "a cost");
+    if (minus) v = negated(sign, e, v);
     costBuf_[n++] = v;
   }
   return n;
@@ -778,10 +790,13 @@ void Reader::body(std::string_view line) {
       number(b, q, assocJumped_, "the jump count of jcnd=");
       ++q;
     }
-    q = number(q, end, assocCount_,
+    const bool minus = kind == Kind::CALL && *q == '-' && end - q > 1 && isDigit(q[1]);
+    const char* sign = q;
+    q = number(q + minus, end, assocCount_,
                kind == Kind::CALL   ? "the call count of calls="
                : kind == Kind::JUMP ? "the count of jump="
                                     : "the execution count of jcnd=");
+    if (minus) assocCount_ = negated(sign, end, assocCount_);
     q = positions(q, end, last_, assocPos_, "the target position");
     while (q < end && isSpace(*q)) ++q;
     if (q < end) error(q, "unexpected text after the target position: " + firstWord(q, end));
@@ -951,7 +966,7 @@ std::unique_ptr<Profile> Reader::run() {
         fail(kFmt, c.offset + static_cast<uint64_t>(w.data() - c.value.data()), c.line,
              std::string(c.key) + " has more costs than the " + std::to_string(events_.size()) +
                  " events declared by events:");
-      size_t pos = 0;
+      size_t pos = w.size() > 1 && w[0] == '-' ? 1 : 0;  // a difference's negative total
       uint64_t v;
       NumResult r = parseNumber(w, pos, v);
       if (r != NumResult::ok || pos != w.size())
@@ -975,6 +990,7 @@ std::unique_ptr<Profile> Reader::run() {
   auto message = newMessage(estimate + estimate / 8);
   auto root = message->getRoot<ir::Profile>();
   root.setFormat(ir::Format::CALLGRIND);
+  root.setSignedCosts(negative_);
   root.setFormatVersion(version_);
   std::vector<bool> used(strings_.size(), false);
   contexts_.markUsed(used);

@@ -88,7 +88,8 @@ class Writer {
 
   const Profile& profile_;
   const StringTableReader& strings_;
-  std::string out_;  // handed to sink_ by flushIfFull
+  std::string out_;      // handed to sink_ by flushIfFull
+  bool signed_ = false;  // costs are two's-complement int64 (a difference)
   Sink& sink_;
   std::vector<bool> defined_[3];
   size_t npos_ = 0;
@@ -112,6 +113,7 @@ void Writer::run() {
   }
   DecodedContexts contexts(root.getContexts(), strings_.size());
   const bool own = root.getFormat() == ir::Format::CALLGRIND;
+  signed_ = root.getSignedCosts();
   std::vector<uint64_t> totals(events.size(), 0);
   bool first = true;
   for (unsigned pi = 0; pi < root.getParts().size(); ++pi) {
@@ -194,7 +196,7 @@ void Writer::run() {
             if (tf != curFile) name("cfi=", kFiles, tf);
             name("cfn=", kFunctions, tn);
             out_ += "calls=";
-            appendDecimal(out_, count);
+            appendCost(out_, count, signed_);
           } else {
             if (to != o)
               throw Error(Status::unsupported, kFmt,
@@ -219,7 +221,7 @@ void Writer::run() {
         baseKnown_ = true;
         for (size_t i = 0; i < n; ++i) {
           out_ += ' ';
-          appendDecimal(out_, c[i]);
+          appendCost(out_, c[i], signed_);
           if (kind == Kind::COST) totals[i] += c[i];
         }
         endLine(out_);
@@ -239,7 +241,7 @@ void Writer::run() {
     out_ += "\ntotals:";
     for (uint64_t v : totals) {
       out_ += ' ';
-      appendDecimal(out_, v);
+      appendCost(out_, v, signed_);
     }
     endLine(out_);
   }

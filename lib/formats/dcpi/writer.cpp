@@ -97,6 +97,10 @@ std::unique_ptr<Profile> dcpiFromModel(const Model& model, const DcpiConvertOpti
                 model.sourceFormat() +
                     " holds no costs per instruction address, and DCPI's sample counts are per "
                     "instruction");
+  if (model.has(kCapSigned))
+    throw Error(Status::unsupported, kFmt,
+                "the profile is a difference of profiles, whose costs can be negative, and DCPI's "
+                "sample counts cannot");
   size_t event = 0;
   if (!o.event.empty()) {
     const long e = model.eventIndex(o.event);
