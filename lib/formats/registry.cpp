@@ -44,7 +44,7 @@ struct Codec {
   // The format a merge of this format's profiles is kept in (written from the merged model
   // and read back), unless `merge` merges them itself.
   FormatId mergeAs = FormatId::callgrind;
-  std::unique_ptr<Profile> (*merge)(std::span<const Profile* const> profiles) = nullptr;
+  std::unique_ptr<FormatMerge> (*merge)() = nullptr;
 };
 
 void putString(Sink& out, std::string s) { out.write(std::move(s)); }
@@ -72,7 +72,7 @@ constexpr Codec kCodecs[] = {
        putString(out, writeGperftools(p, gperfOptions(o)));
      },
      nullptr, stackModel, false, "stack samples of a CPU profiler", FormatId::gperftools,
-     mergeGperftools},
+     gperftoolsMerge},
     {FormatId::xray, "xray", ir::Format::XRAY, FormatId::xray, isXray,
      [](std::span<const uint8_t> d, const ReadOptions& o) { return readXray(d, o.strict); },
      [](const Profile& p, const WriteOptions& o, Sink& out) {
@@ -223,20 +223,23 @@ std::unique_ptr<Profile> readProfile(std::span<const uint8_t> data, const ReadOp
 void writeProfile(const Profile& profile, FormatId format, const WriteOptions& options, Sink& out) {
   const Codec* c = codecFor(format);
   if (!c) throw Error(Status::invalidArgument, "", "no output format given");
-  const Codec& source = codecOf(profile);
-  if (!c->writeModel && c->needs && source.family != c->family)
-    throw Error(Status::unsupported, c->name,
-                std::string(source.name) + " holds no " + c->needs +
-                    ", so it cannot be written as " + c->name);
-  if (c->writeModel && (!c->write || source.family != c->family)) {
-    const ModelFor perThread = [&](long thread) {
-      ModelOptions o;
-      o.thread = thread;
-      return buildModel(profile, o);
-    };
-    return c->writeModel(*buildModel(profile, {}), perThread, options, out);
+  // The source's codec; null for an IR that names no format (a .ppk can hold one, and is
+  // still written back as .ppk).
+  const Codec* source = codecFor(formatOf(profile));
+  const bool sameFamily = c->family == FormatId::unknown || (source && source->family == c->family);
+  if (c->write && (sameFamily || !c->writeModel)) {
+    if (!sameFamily && c->needs && source)
+      throw Error(Status::unsupported, c->name,
+                  std::string(source->name) + " holds no " + c->needs +
+                      ", so it cannot be written as " + c->name);
+    return c->write(profile, options, out);
   }
-  c->write(profile, options, out);
+  const ModelFor perThread = [&](long thread) {
+    ModelOptions o;
+    o.thread = thread;
+    return buildModel(profile, o);
+  };
+  c->writeModel(*buildModel(profile, {}), perThread, options, out);
 }
 
 std::string writeProfile(const Profile& profile, FormatId format, const WriteOptions& options) {
@@ -245,24 +248,11 @@ std::string writeProfile(const Profile& profile, FormatId format, const WriteOpt
   return std::move(out.out);
 }
 
-FormatId mergedFormat(std::span<const Profile* const> profiles) {
-  const Codec* common = nullptr;
-  for (const Profile* p : profiles) {
-    const Codec& c = codecOf(*p);
-    if (common && common->id != c.id) return FormatId::callgrind;
-    common = &c;
-  }
-  return common ? common->mergeAs : FormatId::callgrind;
-}
+FormatId mergedFormat(const Profile& profile) { return codecOf(profile).mergeAs; }
 
-std::unique_ptr<Profile> mergeInFormat(std::span<const Profile* const> profiles) {
-  const Codec* common = nullptr;
-  for (const Profile* p : profiles) {
-    const Codec& c = codecOf(*p);
-    if (common && common->id != c.id) return nullptr;
-    common = &c;
-  }
-  return common && common->merge ? common->merge(profiles) : nullptr;
+std::unique_ptr<FormatMerge> formatMerge(const Profile& profile) {
+  const Codec& c = codecOf(profile);
+  return c.merge ? c.merge() : nullptr;
 }
 
 std::unique_ptr<Profile> profileFromModel(const Model& model, FormatId format) {
