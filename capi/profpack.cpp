@@ -401,6 +401,42 @@ profpack_status profpack_profile_equal(const profpack_profile* a, const profpack
   });
 }
 
+struct profpack_merger {
+  profpack::MergeStream stream;
+  size_t inputs = 0;
+  bool finished = false;
+};
+
+profpack_status profpack_merger_new(profpack_merger** out) {
+  if (out) *out = nullptr;
+  return guard([&] {
+    require(out != nullptr, "profpack_merger_new: out must not be NULL");
+    *out = new profpack_merger;
+  });
+}
+
+profpack_status profpack_merger_add(profpack_merger* merger, const profpack_profile* profile,
+                                    const char* name) {
+  return guard([&] {
+    require(merger && profile, "profpack_merger_add: merger and profile must not be NULL");
+    require(!merger->finished, "profpack_merger_add: the merger is finished");
+    merger->stream.add({profile->profile.get(), name ? name : ""});
+    ++merger->inputs;
+  });
+}
+
+profpack_status profpack_merger_finish(profpack_merger* merger, profpack_profile** out) {
+  if (out) *out = nullptr;
+  return guard([&] {
+    require(merger && out, "profpack_merger_finish: merger and out must not be NULL");
+    require(!merger->finished, "profpack_merger_finish: the merger is finished");
+    merger->finished = true;
+    *out = wrap(merger->stream.finish());
+  });
+}
+
+void profpack_merger_free(profpack_merger* merger) { delete merger; }
+
 profpack_status profpack_merge(const profpack_profile* const* profiles, const char* const* names,
                                size_t count, profpack_profile** out) {
   if (out) *out = nullptr;

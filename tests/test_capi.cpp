@@ -494,3 +494,34 @@ TEST(diff_is_signed) {
   profpack_profile_free(a);
   profpack_profile_free(b);
 }
+
+// The streaming merger: inputs freed as they are added; errors name the input; one finish.
+TEST(merger_streams) {
+  profpack_merger* m = nullptr;
+  CHECK_EQ(profpack_merger_new(&m), PROFPACK_OK);
+  uint64_t want = 0;
+  for (const char* f : {"merge/cachegrind.workload.run1.out", "merge/cachegrind.workload.run2.out",
+                        "merge/cachegrind.workload.run1.out"}) {
+    profpack_profile* p = readOk(testlib::data(f));
+    profpack_event ev[16];
+    size_t n = 0;
+    profpack_profile_events(p, ev, 16, &n);
+    want += ev[0].total;
+    CHECK_EQ(profpack_merger_add(m, p, f), PROFPACK_OK);
+    profpack_profile_free(p);
+  }
+  profpack_profile* x = readOk(testlib::data("xray/fdr-v5-st.xray"));
+  CHECK_EQ(profpack_merger_add(m, x, "trace.xray"), PROFPACK_ERROR_INVALID_ARGUMENT);
+  CHECK(std::strstr(profpack_last_error()->message, "input 4 (trace.xray)") != nullptr);
+  profpack_profile_free(x);
+  profpack_profile* out = nullptr;
+  CHECK_EQ(profpack_merger_finish(m, &out), PROFPACK_OK);
+  profpack_event ev[16];
+  size_t n = 0;
+  profpack_profile_events(out, ev, 16, &n);
+  CHECK_EQ(ev[0].total, want);
+  profpack_profile_free(out);
+  CHECK_EQ(profpack_merger_finish(m, &out), PROFPACK_ERROR_INVALID_ARGUMENT);
+  CHECK(out == nullptr);
+  profpack_merger_free(m);
+}

@@ -492,20 +492,21 @@ int cmdMerge(const std::vector<std::string>& argv) {
   if (out.empty()) return usageError("merge needs -o OUT");
   const profpack_format fmt = profpack_format_from_name(to.c_str());
   if (fmt == PROFPACK_FORMAT_UNKNOWN) return usageError("unknown format '" + to + "'");
-  std::vector<Profile> in(args.positional.size());
-  std::vector<const profpack_profile*> profiles;
-  std::vector<const char*> names;
-  for (size_t i = 0; i < in.size(); ++i) {
-    const std::string& file = args.positional[i];
-    if (profpack_read_file(file.c_str(), nullptr, &in[i].p) != PROFPACK_OK)
+  // One input at a time: each is freed once added, so memory stays that of the result.
+  struct Merger {
+    profpack_merger* m = nullptr;
+    ~Merger() { profpack_merger_free(m); }
+  } merger;
+  if (profpack_merger_new(&merger.m) != PROFPACK_OK) return failWith("merge");
+  for (const std::string& file : args.positional) {
+    Profile in;
+    if (profpack_read_file(file.c_str(), nullptr, &in.p) != PROFPACK_OK)
       return failWith(file.c_str());
-    printWarnings(in[i].p, file);
-    profiles.push_back(in[i].p);
-    names.push_back(file.c_str());
+    printWarnings(in.p, file);
+    if (profpack_merger_add(merger.m, in.p, file.c_str()) != PROFPACK_OK) return failWith("merge");
   }
   Profile merged;
-  if (profpack_merge(profiles.data(), names.data(), profiles.size(), &merged.p) != PROFPACK_OK)
-    return failWith("merge");
+  if (profpack_merger_finish(merger.m, &merged.p) != PROFPACK_OK) return failWith("merge");
   if (profpack_write_file(merged.p, fmt, out.c_str(), nullptr) != PROFPACK_OK)
     return failWith(out.c_str());
   return 0;

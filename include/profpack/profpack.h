@@ -286,6 +286,24 @@ PROFPACK_API profpack_status profpack_merge(const profpack_profile* const* profi
                                             const char* const* names, size_t count,
                                             profpack_profile** out);
 
+/**
+ * The same merge one profile at a time, for many inputs: add each profile (which may be freed
+ * right after), then finish. Memory is bounded by the merged result, not by the sum of the
+ * inputs. A merger whose first profile is gperftools takes only gperftools profiles. An error
+ * from profpack_merger_add names the input (`name`, may be NULL); after a refusal for
+ * different events or formats the merger holds the inputs before it and can go on, after any
+ * other error it may hold part of that input. Free the merger with profpack_merger_free() in
+ * every case.
+ */
+typedef struct profpack_merger profpack_merger;
+PROFPACK_API profpack_status profpack_merger_new(profpack_merger** out);
+PROFPACK_API profpack_status profpack_merger_add(profpack_merger* merger,
+                                                 const profpack_profile* profile, const char* name);
+/** The merged profile (a new one, for profpack_profile_free()); at most once per merger. */
+PROFPACK_API profpack_status profpack_merger_finish(profpack_merger* merger,
+                                                    profpack_profile** out);
+PROFPACK_API void profpack_merger_free(profpack_merger* merger);
+
 typedef struct profpack_diff_options {
   uint32_t struct_size; /**< sizeof(profpack_diff_options), set by the init function */
   /** Rewrites of file names and of function names applied to both profiles before they are

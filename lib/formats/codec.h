@@ -46,4 +46,13 @@ struct WriteOptions {
   int gperfByteOrder = 0;       // gperftools: 0 as read, 1 little-endian, 2 big-endian
 };
 
+// A merge a format does itself (gperftools: samples per identical stack), one profile at a
+// time: memory grows with the merged result, not with the inputs.
+class FormatMerge {
+ public:
+  virtual ~FormatMerge() = default;
+  virtual void add(const Profile& profile) = 0;
+  virtual std::unique_ptr<Profile> finish() = 0;
+};
+
 }  // namespace profpack

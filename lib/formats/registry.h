@@ -35,12 +35,11 @@ std::string writeProfile(const Profile& profile, FormatId format, const WriteOpt
 // Callgrind and Cachegrind flush about every 1 MiB); the others pass their output in one piece.
 void writeProfile(const Profile& profile, FormatId format, const WriteOptions& options, Sink& out);
 
-// Merges (lib/merge/): the format a merge of `profiles` is kept in (the common format's
-// choice; Callgrind for a mix); the merge done by the format itself where it does its own
-// (null where it does not, or the formats differ); a profile of `format` holding `model`
-// (written as `format` and read back).
-FormatId mergedFormat(std::span<const Profile* const> profiles);
-std::unique_ptr<Profile> mergeInFormat(std::span<const Profile* const> profiles);
+// Merges (lib/merge/): the format merges of profiles of `profile`'s format are kept in (a mix
+// of formats is kept as Callgrind); the format's own merge, where it does one (null where
+// not); a profile of `format` holding `model` (written as `format` and read back).
+FormatId mergedFormat(const Profile& profile);
+std::unique_ptr<FormatMerge> formatMerge(const Profile& profile);
 std::unique_ptr<Profile> profileFromModel(const Model& model, FormatId format);
 
 }  // namespace profpack

@@ -221,16 +221,68 @@ std::unique_ptr<Model> mergeModels(std::span<const MergeInput> inputs) {
   return merger->finish(sourceFormat);
 }
 
-std::unique_ptr<Profile> mergeProfiles(std::span<const MergeInput> inputs) {
-  if (inputs.empty()) throw Error(Status::invalidArgument, "", "merge needs at least one profile");
-  std::vector<const Profile*> profiles;
-  for (size_t i = 0; i < inputs.size(); ++i) {
-    if (!inputs[i].profile)
-      throw Error(Status::invalidArgument, "", inputName(inputs[i], i) + " is null");
-    profiles.push_back(inputs[i].profile);
+struct MergeStream::State {
+  size_t inputs = 0;
+  std::string firstName;
+  FormatId firstFormat = FormatId::unknown;
+  FormatId keptAs = FormatId::callgrind;
+  std::unique_ptr<FormatMerge> native;  // the format's own merge, where it has one
+  std::unique_ptr<Merger> merger;       // else the model's
+  std::string sourceFormat;
+};
+
+MergeStream::MergeStream() : s_(std::make_unique<State>()) {}
+MergeStream::~MergeStream() = default;
+
+void MergeStream::add(const MergeInput& in) {
+  State& s = *s_;
+  const size_t i = s.inputs;
+  if (!in.profile) throw Error(Status::invalidArgument, "", inputName(in, i) + " is null");
+  const Profile& p = *in.profile;
+  bool mixed = false;
+  if (i == 0) {
+    s.firstName = inputName(in, 0);
+    s.firstFormat = formatOf(p);
+    s.keptAs = mergedFormat(p);
+    s.native = formatMerge(p);
+  } else if (formatOf(p) != s.firstFormat) {
+    if (s.native)
+      throw Error(Status::invalidArgument, "",
+                  "cannot merge profiles of different events: " + inputName(in, i) + " is " +
+                      formatName(formatOf(p)) + ", " + s.firstName + " " +
+                      formatName(s.firstFormat) + ", whose merge takes " +
+                      formatName(s.firstFormat) + " profiles only");
+    mixed = true;
   }
-  if (std::unique_ptr<Profile> merged = mergeInFormat(profiles)) return merged;
-  return profileFromModel(*mergeModels(inputs), mergedFormat(profiles));
+  if (s.native) {
+    forInput(in, i, [&] { s.native->add(p); });
+    ++s.inputs;
+    return;
+  }
+  std::unique_ptr<Model> m = forInput(in, i, [&] { return buildModel(p, {}); });
+  if (!s.merger) {
+    s.merger = std::make_unique<Merger>(*m);
+    s.sourceFormat = m->sourceFormat();
+  } else if (s.sourceFormat != m->sourceFormat()) {
+    s.sourceFormat = "a merge of several formats";
+  }
+  const std::vector<size_t> ev = s.merger->eventMap(*m, inputName(in, i), s.firstName);
+  forInput(in, i, [&] { s.merger->add(*m, ev); });
+  if (mixed) s.keptAs = FormatId::callgrind;  // a mix is kept as Callgrind
+  ++s.inputs;
+}
+
+std::unique_ptr<Profile> MergeStream::finish() {
+  State& s = *s_;
+  if (s.inputs == 0) throw Error(Status::invalidArgument, "", "merge needs at least one profile");
+  if (s.native) return s.native->finish();
+  return profileFromModel(*s.merger->finish(s.sourceFormat), s.keptAs);
+}
+
+std::unique_ptr<Profile> mergeProfiles(std::span<const MergeInput> inputs) {
+  MergeStream stream;
+  for (const MergeInput& in : inputs) stream.add(in);
+  return stream.finish();
 }
 
 NameRewrite::NameRewrite(const std::string& e) {
@@ -319,8 +371,9 @@ std::unique_ptr<Profile> diffProfiles(const MergeInput& base, const MergeInput& 
                                       const DiffOptions& options) {
   if (!base.profile || !current.profile)
     throw Error(Status::invalidArgument, "", "diff needs two profiles");
-  const Profile* both[2] = {base.profile, current.profile};
-  FormatId kept = mergedFormat(both);
+  FormatId kept = formatOf(*base.profile) == formatOf(*current.profile)
+                      ? mergedFormat(*base.profile)
+                      : FormatId::callgrind;
   // Formats that keep merges of their own cannot hold negative costs: those go to Callgrind.
   if (kept != FormatId::cachegrind) kept = FormatId::callgrind;
   return profileFromModel(*diffOf(base, current, options, kept == FormatId::cachegrind), kept);

@@ -61,4 +61,19 @@ std::unique_ptr<Profile> diffProfiles(const MergeInput& base, const MergeInput& 
 // format itself where it can keep more (gperftools: samples per identical stack).
 std::unique_ptr<Profile> mergeProfiles(std::span<const MergeInput> inputs);
 
+// The same, one profile at a time: each input can be freed once added, so memory is bounded
+// by the merged result, not by the sum of the inputs. A stream whose first profile's format
+// merges itself (gperftools) takes only profiles of that format.
+class MergeStream {
+ public:
+  MergeStream();
+  ~MergeStream();
+  void add(const MergeInput& input);  // throws profpack::Error naming the input
+  std::unique_ptr<Profile> finish();  // at most once
+
+ private:
+  struct State;
+  std::unique_ptr<State> s_;
+};
+
 }  // namespace profpack

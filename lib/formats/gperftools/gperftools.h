@@ -9,6 +9,7 @@
 #include <string_view>
 #include <vector>
 
+#include "formats/codec.h"
 #include "profile.h"
 
 namespace profpack {
@@ -31,11 +32,11 @@ struct GperfWriteOptions {
 // slot) does not fit the requested slot width, or if the profile is not a gperftools profile.
 std::string writeGperftools(const Profile& profile, const GperfWriteOptions& options = {});
 
-// Merges gperftools profiles (at least one) as pprof does: samples summed per identical chain,
+// Merges gperftools profiles as pprof does, one at a time: samples summed per identical chain,
 // the addresses of later profiles moved to the first one's mappings of the same objects; the
 // header, trailer and mapped-objects text are the first's (plus the lines of objects only
 // later profiles loaded). Status::invalidArgument for different sampling periods.
-std::unique_ptr<Profile> mergeGperftools(std::span<const Profile* const> profiles);
+std::unique_ptr<FormatMerge> gperftoolsMerge();
 
 // StackSamples with its columns decoded and checked: every parent precedes its child and every
 // record names an existing node, so walking a chain always ends at the root.
