@@ -95,9 +95,16 @@ std::string writePprof(const Model& m) {
               : perSecond > 0 ? m.eventNames()[e]
                               : "count");
   if (addTime) valueType(1, period > 0 ? "cpu" : "time", "nanoseconds");
+  // pprof's values are int64: a time beyond that (or a corrupt .ppk's) is capped; a
+  // difference's negative costs give negative times.
+  const bool isSigned = m.has(kCapSigned);
   auto nanos = [&](uint64_t v) -> uint64_t {
-    if (period > 0) return v * period;
-    return static_cast<uint64_t>(static_cast<long double>(v) * 1e9L / perSecond + 0.5L);
+    const bool negative = isSigned && static_cast<int64_t>(v) < 0;
+    const uint64_t magnitude = negative ? ~v + 1 : v;
+    const long double x = period > 0 ? static_cast<long double>(magnitude) * period
+                                     : static_cast<long double>(magnitude) * 1e9L / perSecond;
+    const uint64_t r = x >= 9.2e18L ? INT64_MAX : static_cast<uint64_t>(x + 0.5L);
+    return negative ? ~r + 1 : r;
   };
 
   // Mappings and locations.
