@@ -213,6 +213,10 @@ std::unique_ptr<Profile> decodePpk(std::span<const uint8_t> data, uint64_t maxMe
       once.traversalLimitInWords = words.size() + 1024;
       capnp::FlatArrayMessageReader check(words.asPtr(), once);
       validate(capnp::DynamicStruct::Reader(check.getRoot<ir::Profile>()));
+      // And every pointer the schema walk does not follow (a deep copy, as equalIR and the
+      // writers make, follows them all): the size computation bounds-checks each one.
+      capnp::FlatArrayMessageReader sizes(words.asPtr(), once);  // a budget of its own
+      sizes.getRoot<capnp::AnyPointer>().targetSize();
     }
     return std::make_unique<Profile>(std::move(words), options);
   } catch (const kj::Exception& e) {
