@@ -91,6 +91,14 @@ check(run("merge", a, "-o", t("one.out"), "--to", "cachegrind").returncode == 0 
       cg_annotate(t("one.out"))[1] == cg_annotate(a)[1], "a merge of one file is that file")
 
 
+# cg_merge's output (padded counts) goes through .ppk byte for byte.
+r = run("convert", t("cg_merge.out"), "-o", t("cg_merge.ppk"))
+r2 = run("convert", t("cg_merge.ppk"), "--to", "cachegrind", "-o", t("cg_merge.back"))
+check(r.returncode == 0 and r2.returncode == 0 and
+      open(t("cg_merge.out"), "rb").read() == open(t("cg_merge.back"), "rb").read(),
+      "cg_merge's output is rewritten byte for byte from .ppk")
+
+
 # gperftools against pprof's merge.
 def pprof_stacks(path, *sources):
     out = subprocess.run(["go", "tool", "pprof", "-raw", "-symbolize=none", path, *sources],
@@ -199,6 +207,11 @@ for base, new, extra in [(a, b, []), (b, a, []), (a, moved, []),
     rc, got = annotate_tables(t("diff.out"))
     check(cg.returncode == 0 and r.returncode == 0 and rc0 == 0 and rc == 0 and got == want and
           len(want) > 20, f"{what}: cg_annotate prints the same as for cg_diff's ({r.stderr.strip()})")
+    r = run("convert", t("cg_diff.out"), "-o", t("cg_diff.ppk"))
+    r2 = run("convert", t("cg_diff.ppk"), "--to", "cachegrind", "-o", t("cg_diff.back"))
+    check(r.returncode == 0 and r2.returncode == 0 and
+          open(t("cg_diff.out"), "rb").read() == open(t("cg_diff.back"), "rb").read(),
+          f"{what}: cg_diff's output (negative counts, repeated fl=) round-trips byte for byte")
 r = run("diff", b, a, "-o", t("diff.ppk"))
 top_lines = run("top", t("diff.ppk"), "-n", "2").stdout.splitlines()
 check(r.returncode == 0 and top_lines[0].startswith("Ir total: -") and "-" in top_lines[2],

@@ -158,6 +158,14 @@ struct Part {
   # One dump or thread of a Callgrind file; the single part of a Cachegrind file.
   headerLines @0 :List(HeaderLine);
   costs @1 :CostTable;
+  # Cachegrind: the body text the writer would not reproduce, for files written by tools other
+  # than cachegrind (cg_merge pads counts, cg_diff repeats fl= lines) and hand-edited ones.
+  # verbatimRows: row indexes, ascending (zigzagDelta); an index equal to the row count stands
+  # for the text after the last row. verbatimText: one per index, the bytes from the end of the
+  # previous row's line (row 0: the first body line) to the end of this row's line, exactly as
+  # written; for the row count, to the first trailer line.
+  verbatimRows @2 :Column;
+  verbatimText @3 :List(Data);
 }
 
 struct Mapping {

@@ -31,6 +31,7 @@ class LineCursor {
   }
   uint64_t lineNumber() const { return lineNo_; }
   uint64_t lineOffset() const { return lineStart_; }
+  uint64_t nextOffset() const { return pos_; }  // where the next line starts
   bool atEnd() const { return pos_ >= text_.size(); }
 
  private:

@@ -28,7 +28,8 @@ using Line = HeaderLineText;
 // Parses counts ("." = 0) from s[pos..] into out; returns how many. A count may be negative
 // (cg_diff writes differences): it is kept as its two's complement and `negative` is set.
 size_t parseCounts(std::string_view s, size_t pos, size_t maxCounts, std::vector<uint64_t>& out,
-                   const LineCursor& cur, const char* what, bool& negative) {
+                   const LineCursor& cur, const char* what, bool& negative,
+                   bool* unusual = nullptr) {
   size_t n = 0;
   for (;;) {
     while (pos < s.size() && isSpace(s[pos])) ++pos;
@@ -40,12 +41,15 @@ size_t parseCounts(std::string_view s, size_t pos, size_t maxCounts, std::vector
     uint64_t v = 0;
     if (s[pos] == '.' && (pos + 1 == s.size() || isSpace(s[pos + 1]))) {
       ++pos;
+      if (unusual) *unusual = true;  // written back as 0
     } else {
       size_t start = pos;
       const bool minus =
           s[pos] == '-' && pos + 1 < s.size() && s[pos + 1] >= '0' && s[pos + 1] <= '9';
       if (minus) ++pos;
       NumResult r = parseNumber(s, pos, v);
+      // A positive count from 2^63 up prints as negative once the file is signed.
+      if (unusual && !minus && r == NumResult::ok && v >= uint64_t{1} << 63) *unusual = true;
       if (minus && r == NumResult::ok) {
         if (v > uint64_t{1} << 63)
           fail(kFmt, cur.lineOffset() + start, cur.lineNumber(),
@@ -98,16 +102,30 @@ std::unique_ptr<Profile> readCachegrind(std::span<const uint8_t> all, const Read
   uint64_t ctx = 0;
   bool ctxValid = false;
   std::vector<uint64_t> counts, totals;
+  // The body as the writer would write it, row by row; where the file says it otherwise, the
+  // file's bytes are kept (Part.verbatimRows/verbatimText).
+  std::string_view fileName, fnName;
+  uint64_t wFile = 0, wFn = ~uint64_t{0};  // the writer's fl=/fn= in effect
+  uint64_t spanStart = 0, rows = 0;
+  std::vector<uint64_t> verbatimRows;
+  std::vector<std::string_view> verbatimText;
+  const std::string_view text(reinterpret_cast<const char*>(data.data()), data.size());
+  std::string canonical;
 
   while (cur.next(line)) {
     if (haveSummary && !trim(line).empty() && line[0] != '#')
       fail(kFmt, cur.lineOffset(), cur.lineNumber(),
            "unexpected line after the summary: line (the summary must be last)");
+    if (!inBody && !haveSummary &&
+        (line.starts_with("fl=") || line.starts_with("fn=") ||
+         (!line.empty() && line[0] >= '0' && line[0] <= '9')))
+      spanStart = cur.lineOffset();  // the body starts here
     if (line.starts_with("fl=")) {
       if (!haveEvents)
         fail(kFmt, cur.lineOffset(), cur.lineNumber(), "missing events: line before the data");
       inBody = true;
-      file = strings.intern(line.substr(3));
+      fileName = line.substr(3);
+      file = strings.intern(fileName);
       ctxValid = false;
       continue;
     }
@@ -115,7 +133,8 @@ std::unique_ptr<Profile> readCachegrind(std::span<const uint8_t> all, const Read
       if (!haveEvents)
         fail(kFmt, cur.lineOffset(), cur.lineNumber(), "missing events: line before the data");
       inBody = true;
-      fn = strings.intern(line.substr(3));
+      fnName = line.substr(3);
+      fn = strings.intern(fnName);
       haveFn = true;
       ctxValid = false;
       continue;
@@ -135,13 +154,37 @@ std::unique_ptr<Profile> readCachegrind(std::span<const uint8_t> all, const Read
       if (r != NumResult::ok || (pos < line.size() && !isSpace(line[pos])))
         fail(kFmt, cur.lineOffset(), cur.lineNumber(),
              "expected a line number followed by counts, found '" + std::string(line) + "'");
-      size_t n = parseCounts(line, pos, events.size(), counts, cur, "count line", negative);
+      bool unusual = false;
+      size_t n =
+          parseCounts(line, pos, events.size(), counts, cur, "count line", negative, &unusual);
       if (!ctxValid) {
         ctx = contexts.get(0, file, fn);
         ctxValid = true;
       }
       table.row(ir::RecordKind::COST, ctx, 0, &lineNo, counts.data(), n);
       for (size_t i = 0; i < n; ++i) totals[i] += counts[i];
+      // What the writer writes for this row; anything else is kept as written.
+      canonical.clear();
+      if (file != wFile) {
+        canonical.append("fl=").append(fileName) += '\n';
+        wFn = ~uint64_t{0};
+      }
+      if (fn != wFn) canonical.append("fn=").append(fnName) += '\n';
+      wFile = file;
+      wFn = fn;
+      appendDecimal(canonical, lineNo);
+      for (size_t i = 0; i < n; ++i) {
+        canonical += ' ';
+        appendCost(canonical, counts[i], true);
+      }
+      canonical += '\n';
+      const std::string_view written = text.substr(spanStart, cur.nextOffset() - spanStart);
+      if (unusual || written != canonical) {
+        verbatimRows.push_back(rows);
+        verbatimText.push_back(written);
+      }
+      ++rows;
+      spanStart = cur.nextOffset();
       continue;
     }
     std::string_view key, value;
@@ -160,6 +203,10 @@ std::unique_ptr<Profile> readCachegrind(std::span<const uint8_t> all, const Read
     if (key == "summary") {
       if (!haveEvents)
         fail(kFmt, cur.lineOffset(), cur.lineNumber(), "summary: line before the events: line");
+      if (inBody && cur.lineOffset() > spanStart) {  // lines after the last row
+        verbatimRows.push_back(rows);
+        verbatimText.push_back(text.substr(spanStart, cur.lineOffset() - spanStart));
+      }
       haveSummary = true;
       summaryLine = cur.lineNumber();
       summaryOffset = cur.lineOffset();
@@ -221,9 +268,24 @@ std::unique_ptr<Profile> readCachegrind(std::span<const uint8_t> all, const Read
     ev[static_cast<unsigned>(i)].setName(kj::StringPtr(std::string(events[i]).c_str()));
   root.initPositionKinds(1).set(0, ir::PositionKind::LINE);
   contexts.build(root.initContexts(), remap);
+  // A file without summary: ends with its body, whose text after the last row is kept too.
+  // (A cut summary line that was left out has had its text before it recorded already.)
+  if (!haveSummary && inBody && data.size() > spanStart &&
+      (verbatimRows.empty() || verbatimRows.back() != rows)) {
+    verbatimRows.push_back(rows);
+    verbatimText.push_back(text.substr(spanStart));
+  }
   auto part = root.initParts(1)[0];
   setHeaderLines(part, lines);
   table.build(part.initCosts(), remap);
+  if (!verbatimRows.empty()) {
+    encodeColumn(part.initVerbatimRows(), verbatimRows, ir::Column::Encoding::ZIGZAG_DELTA);
+    auto vt = part.initVerbatimText(static_cast<unsigned>(verbatimText.size()));
+    for (size_t i = 0; i < verbatimText.size(); ++i)
+      vt.set(static_cast<unsigned>(i),
+             capnp::Data::Reader(reinterpret_cast<const kj::byte*>(verbatimText[i].data()),
+                                 verbatimText[i].size()));
+  }
   auto profile = std::make_unique<Profile>(std::move(message));
   if (complete < all.size()) truncated(kFmt, all, complete, kCutLine, false, profile.get());
   if (!haveSummary) truncated(kFmt, all, data.size(), kNoSummary, false, profile.get());

@@ -74,6 +74,21 @@ void writeCachegrind(const Profile& profile, Sink& sink) {
     }
     // 0 is "no fl= yet": a file whose first count lines precede any fl= keeps that shape.
     uint64_t curFile = 0, curFn = ~uint64_t{0};
+    // Rows whose text the file had otherwise than this writer writes it (Part.verbatimRows).
+    std::vector<uint64_t> verbatimRows;
+    auto verbatimText = part.getVerbatimText();
+    if (own && part.hasVerbatimRows()) {
+      verbatimRows = decodeColumn(part.getVerbatimRows());
+      if (verbatimRows.size() != verbatimText.size())
+        throw Error(Status::malformed, "ppk",
+                    "Cachegrind verbatim rows and texts differ in number");
+      for (size_t i = 0; i < verbatimRows.size(); ++i)
+        if (verbatimRows[i] > part.getCosts().getRows() ||
+            (i > 0 && verbatimRows[i] <= verbatimRows[i - 1]))
+          throw Error(Status::malformed, "ppk", "Cachegrind verbatim rows out of order or range");
+    }
+    size_t nextVerbatim = 0;
+    uint64_t row = 0;
     while (t.next()) {
       size_t ci = 0;
       for (size_t r = 0; r < t.rows; ++r) {
@@ -84,6 +99,16 @@ void writeCachegrind(const Profile& profile, Sink& sink) {
         uint64_t ctx = t.context[r];
         uint64_t file = t.sourceFile[r] ? t.sourceFile[r] : contexts.file[ctx];
         uint64_t fn = contexts.function[ctx];
+        if (nextVerbatim < verbatimRows.size() && verbatimRows[nextVerbatim] == row) {
+          auto bytes = verbatimText[static_cast<unsigned>(nextVerbatim++)];
+          out.append(reinterpret_cast<const char*>(bytes.begin()), bytes.size());
+          for (size_t i = 0; i < n; ++i) totals[i] += c[i];
+          curFile = file;
+          curFn = fn;
+          ++row;
+          continue;
+        }
+        ++row;
         if (file != curFile) {
           out += "fl=";
           out += strings.get(file);
@@ -106,6 +131,10 @@ void writeCachegrind(const Profile& profile, Sink& sink) {
         endLine(out);
       }
       flushIfFull(out, sink);
+    }
+    if (nextVerbatim < verbatimRows.size()) {  // the text after the last row
+      auto bytes = verbatimText[static_cast<unsigned>(nextVerbatim)];
+      out.append(reinterpret_cast<const char*>(bytes.begin()), bytes.size());
     }
   }
   if (own) {
