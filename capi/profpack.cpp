@@ -402,8 +402,8 @@ profpack_status profpack_profile_equal(const profpack_profile* a, const profpack
 }
 
 struct profpack_merger {
-  profpack::MergeStream stream;
-  size_t inputs = 0;
+  profpack::EventRenames renames;
+  std::unique_ptr<profpack::MergeStream> stream;  // made at the first add, with the renames
   bool finished = false;
 };
 
@@ -420,8 +420,8 @@ profpack_status profpack_merger_add(profpack_merger* merger, const profpack_prof
   return guard([&] {
     require(merger && profile, "profpack_merger_add: merger and profile must not be NULL");
     require(!merger->finished, "profpack_merger_add: the merger is finished");
-    merger->stream.add({profile->profile.get(), name ? name : ""});
-    ++merger->inputs;
+    if (!merger->stream) merger->stream = std::make_unique<profpack::MergeStream>(merger->renames);
+    merger->stream->add({profile->profile.get(), name ? name : ""});
   });
 }
 
@@ -431,7 +431,17 @@ profpack_status profpack_merger_finish(profpack_merger* merger, profpack_profile
     require(merger && out, "profpack_merger_finish: merger and out must not be NULL");
     require(!merger->finished, "profpack_merger_finish: the merger is finished");
     merger->finished = true;
-    *out = wrap(merger->stream.finish());
+    if (!merger->stream) merger->stream = std::make_unique<profpack::MergeStream>(merger->renames);
+    *out = wrap(merger->stream->finish());
+  });
+}
+
+profpack_status profpack_merger_rename_event(profpack_merger* merger, const char* from,
+                                             const char* to) {
+  return guard([&] {
+    require(merger && from && to, "profpack_merger_rename_event: arguments must not be NULL");
+    require(!merger->stream, "profpack_merger_rename_event: profiles were added already");
+    merger->renames[from] = to;
   });
 }
 
@@ -467,7 +477,7 @@ profpack_status profpack_diff(const profpack_profile* base, const profpack_profi
     profpack_diff_options_init(&o);
     if (options) {
       require(options->struct_size >=
-                  offsetof(profpack_diff_options, current_name) + sizeof(const char*),
+                  offsetof(profpack_diff_options, event_renames_count) + sizeof(size_t),
               "profpack_diff_options.struct_size is too small: initialise it with "
               "profpack_diff_options_init()");
       o = *options;
@@ -483,6 +493,14 @@ profpack_status profpack_diff(const profpack_profile* base, const profpack_profi
     for (size_t i = 0; i < o.mod_funcname_count; ++i) {
       require(o.mod_funcname[i] != nullptr, "profpack_diff_options: a mod_funcname is NULL");
       d.modFuncname.emplace_back(o.mod_funcname[i]);
+    }
+    require(o.event_renames || o.event_renames_count == 0,
+            "profpack_diff_options: event_renames is NULL but its count is not 0");
+    for (size_t i = 0; i < o.event_renames_count; ++i) {
+      const char* r = o.event_renames[i];
+      const char* eq = r ? std::strchr(r, '=') : nullptr;
+      require(eq && eq != r && eq[1], "profpack_diff_options: an event rename is not FROM=TO");
+      d.eventRenames[std::string(r, eq)] = eq + 1;
     }
     profpack::MergeInput b{base->profile.get(), o.base_name ? o.base_name : ""};
     profpack::MergeInput c{current->profile.get(), o.current_name ? o.current_name : ""};

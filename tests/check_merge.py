@@ -8,7 +8,8 @@
   own merge of the two (`go tool pprof -proto BINARY A B`).
 - XRay: two traces of one program merged and written as Callgrind: every function's self and
   inclusive ticks and its calls are the sums of each trace's (`profpack top`).
-- A mix of formats with the same events merges (into Callgrind), totals summed.
+- A mix of formats with the same events merges (into Callgrind), totals summed; --event
+  renames events so that others do.
 - diff: cg_annotate prints the same summary and function table as for cg_diff's output (with
   and without --mod-filename); a difference keeps negative costs through .ppk and is refused
   as gperftools; XRay differences per function.
@@ -229,6 +230,17 @@ check(r.returncode == 0 and all(txd[n][0] == tx2[n][0] - tx1[n][0] for n in tx1)
 r = run("diff", a, b, "-o", t("bad.ppk"), "--mod-filename", "s/unclosed")
 check(r.returncode == 1 and "s/REGEX/REPLACEMENT/" in r.stderr,
       f"a malformed rewrite is refused: {r.stderr.strip()}")
+
+# --event renames an event in every input first.
+a, b = d("dcpi/small.dcpi"), d("callgrind/callgrind.workload.out")
+r = run("merge", a, b, "-o", t("renamed.ppk"), "--event", "cycles=Ir")
+check(r.returncode == 0 and
+      totals(t("renamed.ppk"))["Ir"] == totals(a)["cycles"] + totals(b)["Ir"],
+      f"--event cycles=Ir merges a DCPI profile with a Callgrind one ({r.stderr.strip()})")
+r = run("diff", a, b, "-o", t("renamed-diff.ppk"), "--event", "cycles=Ir")
+check(r.returncode == 0 and
+      totals(t("renamed-diff.ppk"))["Ir"] == totals(b)["Ir"] - totals(a)["cycles"],
+      f"--event cycles=Ir in diff ({r.stderr.strip()})")
 
 # Refusals.
 a, b = d("callgrind/callgrind.workload.out"), d("callgrind/callgrind.workload.cachesim.out")

@@ -41,12 +41,13 @@ const char* kUsage =
     "  calls FILE FUNCTION [--event E] [--binary BIN]\n"
     "      Callers and callees of every function named FUNCTION, with call counts and\n"
     "      inclusive costs.\n"
-    "  merge A B [C ...] -o OUT [--to FORMAT]\n"
+    "  merge A B [C ...] -o OUT [--to FORMAT] [--event FROM=TO]...\n"
     "      Sum profiles (cg_merge, pprof -proto A B): per function, line, call arc and stack.\n"
-    "      The inputs need the same events. FORMAT as for convert (default ppk); Cachegrind\n"
-    "      inputs merge into a Cachegrind profile, others into Callgrind.\n"
-    "  diff BASE NEW -o OUT [--to FORMAT] [--mod-filename s/RE/REPL/[g]]...\n"
-    "       [--mod-funcname s/RE/REPL/[g]]...\n"
+    "      The inputs need the same events; --event renames one in every input first.\n"
+    "      FORMAT as for convert (default ppk); Cachegrind inputs merge into a Cachegrind\n"
+    "      profile, gperftools into gperftools, others into Callgrind.\n"
+    "  diff BASE NEW -o OUT [--to FORMAT] [--event FROM=TO]...\n"
+    "       [--mod-filename s/RE/REPL/[g]]... [--mod-funcname s/RE/REPL/[g]]...\n"
     "      NEW - BASE (cg_diff): signed costs per function, line and call arc. The rewrites\n"
     "      (repeatable, as cg_diff's) line up names from two build directories. Cachegrind\n"
     "      inputs give a Cachegrind difference, others Callgrind.\n"
@@ -96,6 +97,7 @@ constexpr OptionSpec kOptions[] = {
     {"--binary", nullptr, "a binary's path", "info top annotate calls"},
     {"--thread", nullptr, "a thread index (see profpack info)", "top annotate calls"},
     {"--event", nullptr, "an event name", "top annotate calls"},
+    {"--event", nullptr, "FROM=TO (an event rename)", "merge diff"},
     {"--source", nullptr, "a source file's path", "annotate"},
     {"-n", nullptr, "a positive number", "top"},
     {"--inclusive", nullptr, nullptr, "top"},
@@ -134,7 +136,7 @@ int parseArgs(const std::string& cmd, const std::vector<std::string>& argv, Args
     }
     const OptionSpec* spec = nullptr;
     for (const OptionSpec& o : kOptions)
-      if (a == o.name || (o.alias && a == o.alias)) spec = &o;
+      if ((a == o.name || (o.alias && a == o.alias)) && (!spec || takes(o, cmd))) spec = &o;
     if (!spec || !takes(*spec, cmd)) return usageError("unknown option '" + a + "' for " + cmd);
     if (!spec->value) {
       out.options[spec->name] = "";
@@ -498,6 +500,15 @@ int cmdMerge(const std::vector<std::string>& argv) {
     ~Merger() { profpack_merger_free(m); }
   } merger;
   if (profpack_merger_new(&merger.m) != PROFPACK_OK) return failWith("merge");
+  for (const auto& [name, value] : args.repeated) {
+    if (name != "--event") continue;
+    const size_t eq = value.find('=');
+    if (eq == 0 || eq == std::string::npos || eq + 1 == value.size())
+      return usageError("--event takes FROM=TO");
+    if (profpack_merger_rename_event(merger.m, value.substr(0, eq).c_str(),
+                                     value.substr(eq + 1).c_str()) != PROFPACK_OK)
+      return failWith("merge");
+  }
   for (const std::string& file : args.positional) {
     Profile in;
     if (profpack_read_file(file.c_str(), nullptr, &in.p) != PROFPACK_OK)
@@ -528,9 +539,11 @@ int cmdDiff(const std::vector<std::string>& argv) {
     printWarnings(in[i].p, file);
   }
   std::vector<const char*> files, funcs;
+  std::vector<const char*> renames;
   for (const auto& [name, value] : args.repeated) {
     if (name == "--mod-filename") files.push_back(value.c_str());
     if (name == "--mod-funcname") funcs.push_back(value.c_str());
+    if (name == "--event") renames.push_back(value.c_str());
   }
   profpack_diff_options o;
   profpack_diff_options_init(&o);
@@ -538,6 +551,8 @@ int cmdDiff(const std::vector<std::string>& argv) {
   o.mod_filename_count = files.size();
   o.mod_funcname = funcs.data();
   o.mod_funcname_count = funcs.size();
+  o.event_renames = renames.data();
+  o.event_renames_count = renames.size();
   o.base_name = args.positional[0].c_str();
   o.current_name = args.positional[1].c_str();
   Profile d;

@@ -297,6 +297,10 @@ PROFPACK_API profpack_status profpack_merge(const profpack_profile* const* profi
  */
 typedef struct profpack_merger profpack_merger;
 PROFPACK_API profpack_status profpack_merger_new(profpack_merger** out);
+/** Before the first profpack_merger_add: inputs' event `from` counts as event `to` (e.g. a
+ *  DCPI profile's "cycles" merged with a Callgrind profile's "Ir"). Not retained: copied. */
+PROFPACK_API profpack_status profpack_merger_rename_event(profpack_merger* merger, const char* from,
+                                                          const char* to);
 PROFPACK_API profpack_status profpack_merger_add(profpack_merger* merger,
                                                  const profpack_profile* profile, const char* name);
 /** The merged profile (a new one, for profpack_profile_free()); at most once per merger. */
@@ -319,6 +323,10 @@ typedef struct profpack_diff_options {
    *  compared:" line of a Cachegrind difference; NULL (default) for none. */
   const char* base_name;
   const char* current_name;
+  /** Event renames applied to both profiles before their events are matched: each
+   *  "FROM=TO"; an array of `event_renames_count` strings, NULL with 0 (default) for none. */
+  const char* const* event_renames;
+  size_t event_renames_count;
 } profpack_diff_options;
 
 PROFPACK_API void profpack_diff_options_init(profpack_diff_options* options);

@@ -28,11 +28,12 @@ std::string joined(const std::vector<std::string>& names) {
 // Sums one model after another into the layers of a MemorySource.
 class Merger {
  public:
-  explicit Merger(const Model& first) : events_(first.eventNames()) {
+  Merger(const Model& first, const EventRenames& renames)
+      : renames_(renames), events_(renamed(first, "input 1")) {
     src_.caps =
         first.capabilities() & (kCapCallArcs | kCapCallCounts | kCapLines | kCapStacks | kCapNames);
     FunctionLayer& f = src_.functionLayer;
-    f.eventNames = first.eventNames();
+    f.eventNames = events_;
     f.eventLongNames = first.eventLongNames();
     f.unitsPerSecond = first.unitsPerSecond();
     f.samplePeriodNanos = first.samplePeriodNanos();
@@ -43,16 +44,17 @@ class Merger {
   std::vector<size_t> eventMap(const Model& m, const std::string& name,
                                const std::string& firstName) const {
     std::vector<std::string> missing, extra;
+    const std::vector<std::string> names = renamed(m, name);
     std::vector<size_t> map(m.events());
     for (size_t e = 0; e < m.events(); ++e) {
-      auto it = std::find(events_.begin(), events_.end(), m.eventNames()[e]);
+      auto it = std::find(events_.begin(), events_.end(), names[e]);
       if (it == events_.end())
-        extra.push_back(m.eventNames()[e]);
+        extra.push_back(names[e]);
       else
         map[e] = static_cast<size_t>(it - events_.begin());
     }
     for (const std::string& e : events_)
-      if (m.eventIndex(e) < 0) missing.push_back(e);
+      if (std::find(names.begin(), names.end(), e) == names.end()) missing.push_back(e);
     if (!missing.empty() || !extra.empty() || m.events() != events_.size())
       throw Error(
           Status::invalidArgument, "",
@@ -62,6 +64,20 @@ class Merger {
               (missing.empty() ? ""
                                : " lacks " + joined(missing) + ", which " + firstName + " has"));
     return map;
+  }
+
+  // m's event names after the renames; two that end up the same are refused.
+  std::vector<std::string> renamed(const Model& m, const std::string& name) const {
+    std::vector<std::string> out;
+    for (const std::string& e : m.eventNames()) {
+      auto it = renames_.find(e);
+      std::string n = it == renames_.end() ? e : it->second;
+      if (std::find(out.begin(), out.end(), n) != out.end())
+        throw Error(Status::invalidArgument, "",
+                    name + " would have two events named " + n + " after the event renames");
+      out.push_back(std::move(n));
+    }
+    return out;
   }
 
   // Adds m's figures (with `negate`, subtracts them), its names rewritten by `rewrites`.
@@ -176,6 +192,7 @@ class Merger {
   }
 
  private:
+  EventRenames renames_;
   std::vector<std::string> events_;
   MemorySource src_;
   std::map<std::tuple<std::string, std::string, std::string>, uint64_t> functions_;
@@ -201,7 +218,8 @@ auto forInput(const MergeInput& in, size_t i, F&& f) {
 
 }  // namespace
 
-std::unique_ptr<Model> mergeModels(std::span<const MergeInput> inputs) {
+std::unique_ptr<Model> mergeModels(std::span<const MergeInput> inputs,
+                                   const EventRenames& renames) {
   if (inputs.empty()) throw Error(Status::invalidArgument, "", "merge needs at least one profile");
   std::unique_ptr<Merger> merger;
   std::string sourceFormat;
@@ -210,7 +228,7 @@ std::unique_ptr<Model> mergeModels(std::span<const MergeInput> inputs) {
     if (!in.profile) throw Error(Status::invalidArgument, "", inputName(in, i) + " is null");
     std::unique_ptr<Model> m = forInput(in, i, [&] { return buildModel(*in.profile, {}); });
     if (!merger) {
-      merger = std::make_unique<Merger>(*m);
+      merger = std::make_unique<Merger>(*m, renames);
       sourceFormat = m->sourceFormat();
     } else if (sourceFormat != m->sourceFormat()) {
       sourceFormat = "a merge of several formats";
@@ -222,6 +240,7 @@ std::unique_ptr<Model> mergeModels(std::span<const MergeInput> inputs) {
 }
 
 struct MergeStream::State {
+  EventRenames renames;
   size_t inputs = 0;
   std::string firstName;
   FormatId firstFormat = FormatId::unknown;
@@ -231,7 +250,9 @@ struct MergeStream::State {
   std::string sourceFormat;
 };
 
-MergeStream::MergeStream() : s_(std::make_unique<State>()) {}
+MergeStream::MergeStream(EventRenames renames) : s_(std::make_unique<State>()) {
+  s_->renames = std::move(renames);
+}
 MergeStream::~MergeStream() = default;
 
 void MergeStream::add(const MergeInput& in) {
@@ -261,7 +282,7 @@ void MergeStream::add(const MergeInput& in) {
   }
   std::unique_ptr<Model> m = forInput(in, i, [&] { return buildModel(p, {}); });
   if (!s.merger) {
-    s.merger = std::make_unique<Merger>(*m);
+    s.merger = std::make_unique<Merger>(*m, s.renames);
     s.sourceFormat = m->sourceFormat();
   } else if (s.sourceFormat != m->sourceFormat()) {
     s.sourceFormat = "a merge of several formats";
@@ -279,8 +300,9 @@ std::unique_ptr<Profile> MergeStream::finish() {
   return profileFromModel(*s.merger->finish(s.sourceFormat), s.keptAs);
 }
 
-std::unique_ptr<Profile> mergeProfiles(std::span<const MergeInput> inputs) {
-  MergeStream stream;
+std::unique_ptr<Profile> mergeProfiles(std::span<const MergeInput> inputs,
+                                       const EventRenames& renames) {
+  MergeStream stream(renames);
   for (const MergeInput& in : inputs) stream.add(in);
   return stream.finish();
 }
@@ -339,7 +361,7 @@ std::unique_ptr<Model> diffOf(const MergeInput& base, const MergeInput& current,
     if (!in[i].profile) throw Error(Status::invalidArgument, "", inputName(in[i], i) + " is null");
     models[i] = forInput(in[i], i, [&] { return buildModel(*in[i].profile, {}); });
   }
-  Merger merger(*models[1]);
+  Merger merger(*models[1], options.eventRenames);
   const std::vector<size_t> same =
       merger.eventMap(*models[1], inputName(in[1], 1), inputName(in[1], 1));
   const std::vector<size_t> ev =

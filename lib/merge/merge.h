@@ -3,6 +3,7 @@
 // format: the registry says how a merge of a format's profiles is stored.
 #pragma once
 
+#include <map>
 #include <memory>
 #include <span>
 #include <string>
@@ -12,6 +13,10 @@
 #include "profile.h"
 
 namespace profpack {
+
+// Event renames applied to every input before events are matched (`--event cycles=Ir`):
+// inputs whose events differ only in name can then be merged.
+using EventRenames = std::map<std::string, std::string>;
 
 struct MergeInput {
   const Profile* profile = nullptr;
@@ -24,7 +29,8 @@ struct MergeInput {
 // sequence where every input has stacks. Threads and timelines are not merged. The inputs
 // must have the same events (by short name, in any order): Status::invalidArgument names the
 // ones that differ. Zero inputs: Status::invalidArgument.
-std::unique_ptr<Model> mergeModels(std::span<const MergeInput> inputs);
+std::unique_ptr<Model> mergeModels(std::span<const MergeInput> inputs,
+                                   const EventRenames& renames = {});
 
 // A rewrite of names, as cg_diff's --mod-filename/--mod-funcname: "s/REGEX/REPLACEMENT/" with
 // any delimiter after the s and an optional g (every match, else the first); ECMAScript
@@ -43,6 +49,7 @@ class NameRewrite {
 
 struct DiffOptions {
   std::vector<NameRewrite> modFilename, modFuncname;  // applied to both profiles, in order
+  EventRenames eventRenames;
 };
 
 // NEW - BASE on the models, every figure of `current` less `base`'s (functions matched by
@@ -59,14 +66,15 @@ std::unique_ptr<Profile> diffProfiles(const MergeInput& base, const MergeInput& 
 // inputs' format in (Cachegrind files: Cachegrind with a merged summary; others: Callgrind,
 // which holds per-function, per-line and per-arc figures and call counts), or merged by the
 // format itself where it can keep more (gperftools: samples per identical stack).
-std::unique_ptr<Profile> mergeProfiles(std::span<const MergeInput> inputs);
+std::unique_ptr<Profile> mergeProfiles(std::span<const MergeInput> inputs,
+                                       const EventRenames& renames = {});
 
 // The same, one profile at a time: each input can be freed once added, so memory is bounded
 // by the merged result, not by the sum of the inputs. A stream whose first profile's format
 // merges itself (gperftools) takes only profiles of that format.
 class MergeStream {
  public:
-  MergeStream();
+  explicit MergeStream(EventRenames renames = {});
   ~MergeStream();
   void add(const MergeInput& input);  // throws profpack::Error naming the input
   std::unique_ptr<Profile> finish();  // at most once
