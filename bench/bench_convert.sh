@@ -24,14 +24,7 @@ tmp=$(mktemp -d); trap 'rm -rf "$tmp"' EXIT
 export HOME="$tmp/home" GOCACHE="$tmp/gocache" GOPATH="$tmp/gopath" PPROF_TMPDIR="$tmp/pprof"
 mkdir -p "$HOME" "$GOCACHE" "$GOPATH" "$PPROF_TMPDIR"
 
-measure() {  # command...: prints wall seconds and peak RSS in KB
-  /usr/bin/time -v "$@" 2>"$tmp/time" >/dev/null || { cat "$tmp/time" >&2; exit 1; }
-  local wall rss
-  wall=$(sed -n 's/.*Elapsed (wall clock) time (h:mm:ss or m:ss): //p' "$tmp/time" |
-         awk -F: '{ if (NF == 3) print $1*3600 + $2*60 + $3; else print $1*60 + $2 }')
-  rss=$(sed -n 's/.*Maximum resident set size (kbytes): //p' "$tmp/time")
-  echo "$wall $rss"
-}
+. "$(dirname "$0")/lib.sh"  # measure
 compare() {  # label size "ours..." -- "theirs...": one line with both figures and the ratios
   local label=$1 size=$2; shift 2
   local ours=() theirs=()

@@ -17,14 +17,7 @@ tmp=$(mktemp -d); trap 'rm -rf "$tmp"' EXIT
 export HOME="$tmp/home" GOCACHE="$tmp/gocache" PPROF_TMPDIR="$tmp/pprof"
 mkdir -p "$HOME" "$GOCACHE" "$PPROF_TMPDIR"
 
-measure() {  # command...: prints wall seconds and peak RSS in KB
-  /usr/bin/time -v "$@" 2>"$tmp/time" >/dev/null || { cat "$tmp/time" >&2; exit 1; }
-  local wall rss
-  wall=$(sed -n 's/.*Elapsed (wall clock) time (h:mm:ss or m:ss): //p' "$tmp/time" |
-         awk -F: '{ if (NF == 3) print $1*3600 + $2*60 + $3; else print $1*60 + $2 }')
-  rss=$(sed -n 's/.*Maximum resident set size (kbytes): //p' "$tmp/time")
-  echo "$wall $rss"
-}
+. "$(dirname "$0")/lib.sh"  # measure
 report() {  # label inputs_bytes ours_wall ours_rss theirs_wall theirs_rss
   awk -v l="$1" -v b="$2" -v w1="$3" -v r1="$4" -v w2="$5" -v r2="$6" 'BEGIN {
     printf "%-22s inputs %6.1f MB | profpack %6.2f s %6.1f MB | reference %6.2f s %7.1f MB | %5.1fx faster, %.2fx the memory\n",

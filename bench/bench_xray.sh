@@ -14,14 +14,7 @@ if [ -z "$trace" ]; then
   trace=$(ls "$tmp"/gen/fdr-big.* | head -1)
 fi
 size=$(stat -c %s "$trace")
-measure() {  # label command...: prints seconds and peak KB
-  /usr/bin/time -v "$@" 2>"$tmp/time" >/dev/null || { cat "$tmp/time"; exit 1; }
-  local wall rss
-  wall=$(sed -n 's/.*Elapsed (wall clock) time (h:mm:ss or m:ss): //p' "$tmp/time" |
-         awk -F: '{ if (NF == 3) print $1*3600 + $2*60 + $3; else print $1*60 + $2 }')
-  rss=$(sed -n 's/.*Maximum resident set size (kbytes): //p' "$tmp/time")
-  echo "$wall $rss"
-}
+. "$(dirname "$0")/lib.sh"  # measure
 echo "trace: $trace ($size bytes)"
 for level in ${LEVELS:-6 3 1}; do
   read -r wall rss < <(measure "$cli" convert "$trace" -o "$tmp/out.ppk" --level "$level")

@@ -19,55 +19,7 @@
 import json, os, subprocess, sys, tempfile
 from collections import defaultdict
 
-cli = os.environ["PROFPACK_CLI"]
-data = os.environ["PROFPACK_TEST_DATA"]
-passed = failed = 0
-
-
-def check(ok, what):
-    global passed, failed
-    if ok:
-        passed += 1
-        print("ok  ", what)
-    else:
-        failed += 1
-        print("FAIL", what)
-
-
-def run(*args):
-    return subprocess.run([cli, *args], capture_output=True, text=True)
-
-
-def info(path):
-    out = run("info", path).stdout.splitlines()
-    totals, threads, freq = {}, [], 0.0
-    section = None
-    for l in out:
-        if l.startswith("events:"):
-            section = "events"
-            continue
-        if l.startswith("threads:"):
-            section = "threads"
-            continue
-        if l.startswith("  ") and section == "events":
-            f = l.split()
-            totals[f[0]] = int(f[1])
-            if "per second" in l:
-                freq = float(l.split("(")[1].split()[0])
-        elif l.startswith("  ") and section == "threads":
-            threads.append(l.split(":")[0].strip())
-        else:
-            section = None
-    return totals, threads, freq
-
-
-def top_tsv(path, *extra):
-    rows = {}
-    for l in run("top", path, "-n", "100000", "--tsv", *extra).stdout.splitlines():
-        self_, incl, _rec, _file, name, _obj = l.split("\t")
-        rows[name] = (int(self_), int(incl))
-    return rows
-
+from checklib import check, data, finish, info, run, top_tsv
 
 tmp = tempfile.mkdtemp()
 for rel in ["gperftools/workload.64le.prof", "gperftools/perl-words.prof",
@@ -355,5 +307,4 @@ r = run("convert", os.path.join(data, "gperftools/workload.64le.prof"), "-o",
 r2 = run("info", os.path.join(tmp, "x"))
 check(r2.returncode != 0, "a folded file is not read back as a profile")
 
-print(f"{passed} passed, {failed} failed")
-sys.exit(1 if failed else 0)
+finish()

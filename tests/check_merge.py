@@ -19,24 +19,9 @@
 import os, re, subprocess, sys, tempfile
 from collections import Counter
 
-cli = os.environ["PROFPACK_CLI"]
-data = os.environ["PROFPACK_TEST_DATA"]
+from checklib import check, data, finish, info, run, top_tsv
+
 tmp = tempfile.mkdtemp()
-passed = failed = 0
-
-
-def check(ok, what):
-    global passed, failed
-    if ok:
-        passed += 1
-        print("ok  ", what)
-    else:
-        failed += 1
-        print("FAIL", what)
-
-
-def run(*args):
-    return subprocess.run([cli, *args], capture_output=True, text=True)
 
 
 def d(rel):
@@ -53,25 +38,11 @@ def cg_annotate(path):
 
 
 def top(path, *extra):
-    """Per function: (self, inclusive, calls) of the first event, from `top --tsv` and `calls`."""
-    rows = {}
-    for l in run("top", path, "-n", "100000", "--tsv", *extra).stdout.splitlines():
-        self_, incl, _rec, _file, name, _obj = l.split("\t")
-        rows[name] = (int(self_), int(incl))
-    return rows
+    return top_tsv(path, *extra)
 
 
 def totals(path):
-    out, on = {}, False
-    for l in run("info", path).stdout.splitlines():
-        if l.startswith("events:"):
-            on = True
-        elif on and l.startswith("  "):
-            f = l.split()
-            out[f[0]] = int(f[1])
-        else:
-            on = False
-    return out
+    return info(path)[0]
 
 
 # Cachegrind against cg_merge.
@@ -260,5 +231,4 @@ check(r.returncode == 1 and "different events" in r.stderr and "xray" in r.stder
       "gperftools" in r.stderr and len(r.stderr.splitlines()) == 1,
       f"gperftools + XRay: different events: {r.stderr.strip()}")
 
-print(f"{passed} passed, {failed} failed")
-sys.exit(1 if failed else 0)
+finish()
