@@ -67,6 +67,10 @@ for rel in ["xray/fdr-v5-st.xray", "xray/fdr-v5-mt-manybuf.xray", "xray/basic-v3
             by_thread[(e["pid"], e["tid"])].append(e)
     check(set(by_thread) <= names and len(names) == len(threads),
           f"{rel}: one thread_name per thread, every event on a named thread")
+    # The events come as the calls ended (a callee before its caller); viewers order them by
+    # time, and so does this check: by begin, the longer (the caller) first.
+    for evs in by_thread.values():
+        evs.sort(key=lambda e: (e["ts"], -e["dur"]))
     nest = True
     for evs in by_thread.values():
         stack = []

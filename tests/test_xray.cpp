@@ -1,5 +1,6 @@
 // XRay reader/writer: corpus round trips, version conversion, truncation, every bad-input
 // error, function names from the instrumented binaries, accounting against llvm-xray-14.
+#include <algorithm>
 #include <cmath>
 #include <cstring>
 #include <span>
@@ -446,12 +447,28 @@ TEST(stacks_and_timeline_agree_with_the_function_figures) {
       }
       CHECK_EQ(sum, m->total(0));
       for (size_t fn = 0; fn < m->functions(); ++fn) CHECK_EQ(self[fn], m->self(fn, 0));
-      const TimelineLayer& tl = m->timeline();
+      // The streamed spans: threads one after another, each thread's calls as they end.
+      struct Collect : SpanSink {
+        std::vector<Span> spans;
+        void span(const Span& s) override { spans.push_back(s); }
+      } tl;
+      m->spans(tl);
+      const uint64_t origin = m->timelineOrigin();
+      for (size_t k = 1; k < tl.spans.size(); ++k) {
+        CHECK(tl.spans[k - 1].thread <= tl.spans[k].thread);
+        if (tl.spans[k - 1].thread == tl.spans[k].thread)
+          CHECK(tl.spans[k - 1].end <= tl.spans[k].end);
+      }
+      std::stable_sort(tl.spans.begin(), tl.spans.end(), [](const Span& a, const Span& b) {
+        if (a.thread != b.thread) return a.thread < b.thread;
+        if (a.begin != b.begin) return a.begin < b.begin;
+        return a.depth < b.depth;
+      });
       std::vector<uint64_t> calls(m->functions(), 0), inclusive(m->functions(), 0);
       std::vector<const Span*> open;  // the enclosing spans of the current one
       for (size_t k = 0; k < tl.spans.size(); ++k) {
         const Span& sp = tl.spans[k];
-        CHECK(sp.begin >= tl.origin && sp.end >= sp.begin);
+        CHECK(sp.begin >= origin && sp.end >= sp.begin);
         if (thread >= 0) CHECK_EQ(sp.thread, static_cast<uint32_t>(thread));
         if (k > 0 && tl.spans[k - 1].thread != sp.thread) open.clear();
         while (!open.empty() && (open.back()->depth >= sp.depth || open.back()->end < sp.begin))

@@ -152,12 +152,14 @@ const StackLayer& Model::stacks() const {
   return stacks_;
 }
 
-const TimelineLayer& Model::timeline() const {
-  std::call_once(timelineOnce_, [&] {
-    std::lock_guard<std::mutex> lock(sourceMutex_);
-    source_->timeline(timeline_);
-  });
-  return timeline_;
+uint64_t Model::timelineOrigin() const {
+  std::lock_guard<std::mutex> lock(sourceMutex_);
+  return source_->timelineOrigin();
+}
+
+void Model::spans(SpanSink& sink) const {
+  std::lock_guard<std::mutex> lock(sourceMutex_);
+  source_->spans(sink);
 }
 
 const Summary& Model::summary() const {

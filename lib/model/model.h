@@ -11,7 +11,8 @@
 //   cost per event;
 // - stacks: whole call stacks (functions, outermost first) with the cost spent with that stack
 //   innermost, one entry per distinct stack;
-// - timeline: per thread, every completed call as a span of time, in order of entry.
+// - timeline: per thread, every completed call as a span of time, streamed (never held whole:
+//   a long trace has millions).
 // A profile's capabilities say which of these it holds at all.
 #pragma once
 
@@ -159,11 +160,12 @@ struct Span {
   uint64_t begin = 0, end = 0;  // in event units (begin <= end)
 };
 
-// The timeline layer: spans ordered by thread, then begin, then depth (a caller before the
-// calls it makes), so each thread's spans nest.
-struct TimelineLayer {
-  uint64_t origin = 0;  // the earliest time in the profile, in event units
-  std::vector<Span> spans;
+// Receives the timeline's spans: each thread's together, threads in order, a thread's spans in
+// the order the calls ended (a callee before its caller).
+class SpanSink {
+ public:
+  virtual ~SpanSink() = default;
+  virtual void span(const Span& span) = 0;
 };
 
 // A format's view of one profile; the model asks it for each layer once.
@@ -178,7 +180,9 @@ class ModelSource {
   virtual void functionLines(FunctionLineLayer& out) { (void)out; }
   virtual void locations(LocationLayer& out) { (void)out; }
   virtual void stacks(StackLayer& out) { (void)out; }
-  virtual void timeline(TimelineLayer& out) { (void)out; }
+  // The earliest time in the profile (event units), and its spans (as SpanSink says).
+  virtual uint64_t timelineOrigin() { return 0; }
+  virtual void spans(SpanSink& sink) { (void)sink; }
 };
 
 // A source whose layers are already built (a merged profile's): it hands each one over.
@@ -252,7 +256,8 @@ class Model {
   const FunctionLineLayer& functionLines() const;
   const LocationLayer& locations() const;
   const StackLayer& stacks() const;
-  const TimelineLayer& timeline() const;
+  uint64_t timelineOrigin() const;
+  void spans(SpanSink& sink) const;  // one pass over the source per call
   const Summary& summary() const;
 
  private:
@@ -264,13 +269,11 @@ class Model {
   FunctionLayer f_;
   std::vector<uint64_t> totals_;
   mutable std::mutex sourceMutex_;  // a source is not thread-safe: one layer built at a time
-  mutable std::once_flag linesOnce_, functionLinesOnce_, locationsOnce_, stacksOnce_, timelineOnce_,
-      summaryOnce_;
+  mutable std::once_flag linesOnce_, functionLinesOnce_, locationsOnce_, stacksOnce_, summaryOnce_;
   mutable std::unordered_map<std::string, std::vector<LineCost>> lines_;
   mutable FunctionLineLayer functionLines_;
   mutable LocationLayer locations_;
   mutable StackLayer stacks_;
-  mutable TimelineLayer timeline_;
   mutable Summary summary_;
 };
 

@@ -1,5 +1,6 @@
 #include <cstdint>
 #include <cstdio>
+#include <functional>
 #include <string>
 
 #include "error.h"
@@ -53,7 +54,7 @@ void writeTraceEvents(const Model& model, Sink& out) {
     throw Error(Status::unsupported, "trace-event",
                 "the profile's time unit is unknown (no cycle frequency), so it has no "
                 "microseconds to give");
-  const TimelineLayer& tl = model.timeline();
+  const uint64_t origin = model.timelineOrigin();
   const std::vector<ThreadRow>& threads = model.threads();
   std::vector<std::string> names(model.functions());
   for (size_t f = 0; f < names.size(); ++f) appendJsonString(names[f], model.function(f).name);
@@ -75,19 +76,25 @@ void writeTraceEvents(const Model& model, Sink& out) {
     appendDecimal(text, threads[t].threadId);
     text += "\"}}";
   }
-  for (const Span& s : tl.spans) {
+  // The spans as the model streams them (never all in memory: a long trace has millions).
+  struct Writer : SpanSink {
+    std::function<void(const Span&)> f;
+    void span(const Span& s) override { f(s); }
+  } writer;
+  writer.f = [&](const Span& s) {
     text += first ? "\n" : ",\n";
     first = false;
     text += "{\"name\":";
     text += names[s.function];
     text += ",\"ph\":\"X\",\"ts\":";
-    appendMicroseconds(text, s.begin - tl.origin, perSecond);
+    appendMicroseconds(text, s.begin >= origin ? s.begin - origin : 0, perSecond);
     text += ",\"dur\":";
     appendMicroseconds(text, s.end - s.begin, perSecond);
     ids(s.thread);
     text += '}';
     flushIfFull(text, out);
-  }
+  };
+  model.spans(writer);
   text += "\n],\"displayTimeUnit\":\"ns\"}\n";
   out.write(text);
 }

@@ -97,6 +97,7 @@ XrayAccount account(const ThreadRanges& ranges, Get&& get, double cycleFrequency
   out.cycleFrequency = cycleFrequency;
   Acc all;
   all.keepDurations = orderStatistics;
+  bool anyCall = false;
   for (auto& [key, rs] : ranges) {
     Acc th;
     th.keepDurations = orderStatistics;
@@ -130,6 +131,8 @@ XrayAccount account(const ThreadRanges& ranges, Get&& get, double cycleFrequency
         }
         if (visitor) fids.resize(stack.size());
         Frame f = stack.back();
+        if (!anyCall || f.entry < out.firstEntry) out.firstEntry = f.entry;
+        anyCall = true;
         bool outermost = --depth[f.fid] == 0;
         uint64_t d = r.tsc - f.entry;
         uint64_t self = d >= f.childTicks ? d - f.childTicks : 0;

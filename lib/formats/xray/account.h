@@ -45,6 +45,7 @@ struct XrayThreadAccount {
 
 struct XrayAccount {
   double cycleFrequency = 0;                 // Hz; seconds = ticks / cycleFrequency
+  uint64_t firstEntry = 0;                   // the earliest entry TSC of a completed call
   std::vector<XrayFunctionStats> functions;  // over all threads, by function id
   std::vector<XrayCallEdge> edges;
   std::vector<XrayThreadAccount> threads;  // by (pid, thread)

@@ -33,6 +33,7 @@ class XraySource : public ModelSource {
 
   void functions(FunctionLayer& out) override {
     XrayAccount account = accountXray(profile_, nullptr, /*orderStatistics=*/false);
+    origin_ = account.firstEntry;  // of every thread's calls, also with a thread selected
     for (const XrayThreadAccount& t : account.threads) out.threads.push_back({t.pid, t.threadId});
     if (thread_ >= static_cast<long>(account.threads.size()))
       throw Error(Status::invalidArgument, "",
@@ -103,31 +104,25 @@ class XraySource : public ModelSource {
     }
   }
 
-  void timeline(TimelineLayer& out) override {
-    struct Collect : XrayCallVisitor {
+  uint64_t timelineOrigin() override { return origin_; }
+
+  // Each completed call as it ends; its depth is its stack's, less one.
+  void spans(SpanSink& sink) override {
+    struct Stream : XrayCallVisitor {
       long thread;
       const std::unordered_map<uint32_t, uint64_t>* index;
-      TimelineLayer* out;
-      bool first = true;
+      SpanSink* sink;
       void call(const XrayCall& c) override {
-        if (first || c.entry < out->origin) out->origin = c.entry;
-        first = false;
         if (thread >= 0 && c.thread != static_cast<uint32_t>(thread)) return;
         const uint32_t depth = static_cast<uint32_t>(c.stack->size() - 1);
-        out->spans.push_back(
+        sink->span(
             {c.thread, depth, index->at(c.stack->back()), c.entry, std::max(c.entry, c.exit)});
       }
-    } collect;
-    collect.thread = thread_;
-    collect.index = &index_;
-    collect.out = &out;
-    out.spans.clear();
-    accountXray(profile_, &collect, /*orderStatistics=*/false);
-    std::sort(out.spans.begin(), out.spans.end(), [](const Span& a, const Span& b) {
-      if (a.thread != b.thread) return a.thread < b.thread;
-      if (a.begin != b.begin) return a.begin < b.begin;
-      return a.depth < b.depth;
-    });
+    } stream;
+    stream.thread = thread_;
+    stream.index = &index_;
+    stream.sink = &sink;
+    accountXray(profile_, &stream, /*orderStatistics=*/false);
   }
 
   Summary summary() override {
@@ -152,6 +147,7 @@ class XraySource : public ModelSource {
   long thread_;
   std::vector<std::string> names_;
   std::unordered_map<uint32_t, uint64_t> index_;  // function id -> function
+  uint64_t origin_ = 0;                           // the earliest entry of a completed call
 };
 
 }  // namespace
