@@ -260,25 +260,30 @@ int cmdInfo(const std::vector<std::string>& argv) {
   return 0;
 }
 
-// Set once a profile is open: its costs are signed (a difference of profiles).
-bool gSigned = false;
+// The open profile, and whether its costs are signed (a difference of profiles). That is
+// asked only when a value could be negative (2^63 and up as unsigned): profpack_profile_info
+// computes whole-profile counts, which a query need not pay for.
+profpack_profile* gProfile = nullptr;
+int gSigned = -1;  // -1: not asked yet
 
-void noteSigned(profpack_profile* p) {
-  profpack_info info;
-  info.struct_size = sizeof info;
-  gSigned = profpack_profile_info(p, &info) == PROFPACK_OK && info.signed_costs;
+bool negative(uint64_t v) {
+  if (int64_t(v) >= 0 || !gProfile) return false;
+  if (gSigned < 0) {
+    profpack_info info;
+    info.struct_size = sizeof info;
+    gSigned = profpack_profile_info(gProfile, &info) == PROFPACK_OK && info.signed_costs;
+  }
+  return gSigned == 1;
 }
 
 // A cost as a number: signed where the profile's costs are.
-double value(uint64_t v) { return gSigned ? double(int64_t(v)) : double(v); }
+double value(uint64_t v) { return negative(v) ? double(int64_t(v)) : double(v); }
 
-std::string commas(uint64_t v) {
-  if (gSigned && int64_t(v) < 0) {
-    gSigned = false;
-    std::string magnitude = commas(~v + 1);
-    gSigned = true;
-    return "-" + magnitude;
-  }
+std::string digits(uint64_t v) {
+  return negative(v) ? "-" + std::to_string(~v + 1) : std::to_string(v);
+}
+
+std::string grouped(uint64_t v) {  // 1,234,567
   std::string d = std::to_string(v), out;
   for (size_t i = 0; i < d.size(); ++i) {
     if (i && (d.size() - i) % 3 == 0) out += ',';
@@ -286,6 +291,8 @@ std::string commas(uint64_t v) {
   }
   return out;
 }
+
+std::string commas(uint64_t v) { return negative(v) ? "-" + grouped(~v + 1) : grouped(v); }
 
 // The query commands' arguments: FILE [FUNCTION] and their options.
 struct QueryArgs {
@@ -322,7 +329,8 @@ int openQuery(const QueryArgs& q, Profile& p, size_t& event, std::string& eventN
   if (profpack_read_file(q.file.c_str(), nullptr, &p.p) != PROFPACK_OK)
     return failWith(q.file.c_str());
   printWarnings(p.p, q.file);
-  noteSigned(p.p);
+  gProfile = p.p;
+  gSigned = -1;
   if (!q.binary.empty() && profpack_profile_load_symbols(p.p, q.binary.c_str()) != PROFPACK_OK)
     return failWith(q.binary.c_str());
   if (q.thread >= 0 &&
@@ -380,9 +388,8 @@ int cmdTop(const std::vector<std::string>& args) {
       for (auto& c : callees) recursive |= c.function == ids[i];
       profpack_function f;
       profpack_profile_function(p.p, ids[i], &f);
-      std::printf(gSigned ? "%lld\t%lld\t%d\t%s\t%s\t%s\n" : "%llu\t%llu\t%d\t%s\t%s\t%s\n",
-                  (unsigned long long)self, (unsigned long long)incl, recursive ? 1 : 0, f.file,
-                  f.name, f.object);
+      std::printf("%s\t%s\t%d\t%s\t%s\t%s\n", digits(self).c_str(), digits(incl).c_str(),
+                  recursive ? 1 : 0, f.file, f.name, f.object);
     }
     return 0;
   }

@@ -160,8 +160,8 @@ struct Span {
   uint64_t begin = 0, end = 0;  // in event units (begin <= end)
 };
 
-// Receives the timeline's spans: each thread's together, threads in order, a thread's spans in
-// the order the calls ended (a callee before its caller).
+// Receives the timeline's spans: a thread's in the order its calls ended (a callee before its
+// caller); the threads' may interleave, as the source stores them.
 class SpanSink {
  public:
   virtual ~SpanSink() = default;

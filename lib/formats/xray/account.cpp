@@ -90,72 +90,95 @@ struct CallRecord {
 using ThreadRanges =
     std::map<std::pair<uint32_t, uint32_t>, std::vector<std::pair<uint64_t, uint64_t>>>;
 
+// One thread's accounting as its records come, in time order.
+struct ThreadState {
+  Acc acc;
+  XrayThreadAccount t;
+  std::vector<Frame> stack;
+  std::vector<uint32_t> fids;  // the function ids on `stack`, for the visitor
+  DepthCounter depth;
+};
+
+// What every thread adds to: the whole trace's figures.
+struct Totals {
+  XrayAccount out;
+  Acc all;
+  bool anyCall = false;
+  XrayCallVisitor* visitor;
+};
+
+inline void step(ThreadState& s, uint32_t threadIndex, const CallRecord& r, Totals& tot) {
+  if (!xrayIsFunction(r.type)) return;
+  XrayCallVisitor* visitor = tot.visitor;
+  if (r.type == kXrayEnter || r.type == kXrayEnterArg) {
+    s.stack.push_back({r.functionId, r.tsc, 0});
+    if (visitor) s.fids.push_back(r.functionId);
+    ++s.depth[r.functionId];
+    return;
+  }
+  size_t k = s.stack.size();
+  while (k > 0 && s.stack[k - 1].fid != r.functionId) --k;
+  if (k == 0) {
+    ++s.t.unmatchedExits;
+    return;
+  }
+  while (s.stack.size() > k) {
+    --s.depth[s.stack.back().fid];
+    s.t.unfinished.insert(s.stack.back().fid);
+    s.stack.pop_back();
+    ++s.t.unfinishedEntries;
+  }
+  if (visitor) s.fids.resize(s.stack.size());
+  Frame f = s.stack.back();
+  if (!tot.anyCall || f.entry < tot.out.firstEntry) tot.out.firstEntry = f.entry;
+  tot.anyCall = true;
+  bool outermost = --s.depth[f.fid] == 0;
+  uint64_t d = r.tsc - f.entry;
+  uint64_t self = d >= f.childTicks ? d - f.childTicks : 0;
+  if (visitor) {
+    visitor->call({threadIndex, &s.fids, f.entry, r.tsc, self});
+    s.fids.pop_back();
+  }
+  s.stack.pop_back();
+  uint32_t caller = s.stack.empty() ? 0 : s.stack.back().fid;
+  if (!s.stack.empty()) s.stack.back().childTicks += d;
+  record(s.acc, f.fid, caller, d, self, outermost);
+  record(tot.all, f.fid, caller, d, self, outermost);
+}
+
+inline void finishThread(ThreadState& s, Totals& tot) {
+  s.t.unfinishedEntries += s.stack.size();
+  for (const Frame& f : s.stack) s.t.unfinished.insert(f.fid);
+  emit(s.acc, s.t.functions, s.t.edges);
+  tot.out.unmatchedExits += s.t.unmatchedExits;
+  tot.out.unfinishedEntries += s.t.unfinishedEntries;
+  tot.out.threads.push_back(std::move(s.t));
+}
+
+Totals startTotals(double cycleFrequency, XrayCallVisitor* visitor, bool orderStatistics) {
+  Totals tot;
+  tot.out.cycleFrequency = cycleFrequency;
+  tot.all.keepDurations = orderStatistics;
+  tot.visitor = visitor;
+  return tot;
+}
+
 template <class Get>  // Get(i) -> CallRecord of record i
 XrayAccount account(const ThreadRanges& ranges, Get&& get, double cycleFrequency,
                     XrayCallVisitor* visitor, bool orderStatistics) {
-  XrayAccount out;
-  out.cycleFrequency = cycleFrequency;
-  Acc all;
-  all.keepDurations = orderStatistics;
-  bool anyCall = false;
+  Totals tot = startTotals(cycleFrequency, visitor, orderStatistics);
   for (auto& [key, rs] : ranges) {
-    Acc th;
-    th.keepDurations = orderStatistics;
-    XrayThreadAccount t;
-    t.pid = key.first;
-    t.threadId = key.second;
-    std::vector<Frame> stack;
-    std::vector<uint32_t> fids;  // the function ids on `stack`, for the visitor
-    DepthCounter depth;
-    for (auto [from, to] : rs) {
-      for (uint64_t i = from; i < to; ++i) {
-        const CallRecord r = get(i);
-        if (!xrayIsFunction(r.type)) continue;
-        if (r.type == kXrayEnter || r.type == kXrayEnterArg) {
-          stack.push_back({r.functionId, r.tsc, 0});
-          if (visitor) fids.push_back(r.functionId);
-          ++depth[r.functionId];
-          continue;
-        }
-        size_t k = stack.size();
-        while (k > 0 && stack[k - 1].fid != r.functionId) --k;
-        if (k == 0) {
-          ++t.unmatchedExits;
-          continue;
-        }
-        while (stack.size() > k) {
-          --depth[stack.back().fid];
-          t.unfinished.insert(stack.back().fid);
-          stack.pop_back();
-          ++t.unfinishedEntries;
-        }
-        if (visitor) fids.resize(stack.size());
-        Frame f = stack.back();
-        if (!anyCall || f.entry < out.firstEntry) out.firstEntry = f.entry;
-        anyCall = true;
-        bool outermost = --depth[f.fid] == 0;
-        uint64_t d = r.tsc - f.entry;
-        uint64_t self = d >= f.childTicks ? d - f.childTicks : 0;
-        if (visitor) {
-          visitor->call({static_cast<uint32_t>(out.threads.size()), &fids, f.entry, r.tsc, self});
-          fids.pop_back();
-        }
-        stack.pop_back();
-        uint32_t caller = stack.empty() ? 0 : stack.back().fid;
-        if (!stack.empty()) stack.back().childTicks += d;
-        record(th, f.fid, caller, d, self, outermost);
-        record(all, f.fid, caller, d, self, outermost);
-      }
-    }
-    t.unfinishedEntries += stack.size();
-    for (const Frame& f : stack) t.unfinished.insert(f.fid);
-    emit(th, t.functions, t.edges);
-    out.unmatchedExits += t.unmatchedExits;
-    out.unfinishedEntries += t.unfinishedEntries;
-    out.threads.push_back(std::move(t));
+    ThreadState s;
+    s.acc.keepDurations = orderStatistics;
+    s.t.pid = key.first;
+    s.t.threadId = key.second;
+    const uint32_t index = static_cast<uint32_t>(tot.out.threads.size());
+    for (auto [from, to] : rs)
+      for (uint64_t i = from; i < to; ++i) step(s, index, get(i), tot);
+    finishThread(s, tot);
   }
-  emit(all, out.functions, out.edges);
-  return out;
+  emit(tot.all, tot.out.functions, tot.out.edges);
+  return std::move(tot.out);
 }
 
 [[noreturn]] void corrupt(const std::string& what) {
@@ -194,15 +217,10 @@ XrayAccount accountXray(const Profile& profile, XrayCallVisitor* visitor, bool o
   if (root.getFormat() != ir::Format::XRAY || !root.hasTrace() ||
       root.getTrace().getMode() != ir::Trace::Mode::FDR)
     return accountXray(decodeXray(profile), visitor, orderStatistics);
-  // FDR: only the record codes, TSCs and buffers are read (16 bytes a record, where the whole
-  // decoded trace takes about 48).
+  // FDR: only the record codes, TSCs and buffers are read.
   auto t = root.getTrace();
   auto recs = t.getRecords();
   const uint64_t n = recs.getCount();
-  std::vector<uint64_t> code = decodeColumn(recs.getCode());
-  std::vector<uint64_t> tsc = decodeColumn(recs.getTsc());
-  if (code.size() != n || tsc.size() != n)
-    corrupt("the code and tsc columns do not have one value per record");
   auto buffers = t.getBuffers();
   uint64_t next = 0;
   for (auto b : buffers) {
@@ -212,23 +230,82 @@ XrayAccount accountXray(const Profile& profile, XrayCallVisitor* visitor, bool o
   }
   if (next != n) corrupt("buffers do not cover every record");
   ThreadRanges ranges;
-  for (uint32_t bi : t.getThreadOrder()) {
-    if (bi >= buffers.size()) corrupt("thread order names a buffer that does not exist");
-    auto b = buffers[bi];
-    ranges[{b.getPid(), b.getThreadId()}].push_back(
-        {b.getFirstRecord(), b.getFirstRecord() + b.getRecordCount()});
+  std::vector<int64_t> threadOf(buffers.size(), -1);  // buffer -> thread index (-1: not used)
+  bool inFileOrder = true;  // every thread's buffers come in the file in their time order
+  {
+    std::map<std::pair<uint32_t, uint32_t>, uint32_t> lastBuffer;
+    for (uint32_t bi : t.getThreadOrder()) {
+      if (bi >= buffers.size()) corrupt("thread order names a buffer that does not exist");
+      auto b = buffers[bi];
+      const std::pair<uint32_t, uint32_t> key{b.getPid(), b.getThreadId()};
+      ranges[key].push_back({b.getFirstRecord(), b.getFirstRecord() + b.getRecordCount()});
+      auto [it, added] = lastBuffer.try_emplace(key, bi);
+      if (!added) {
+        inFileOrder &= bi > it->second;
+        it->second = bi;
+      }
+      if (threadOf[bi] >= 0) inFileOrder = false;  // a buffer listed twice
+      threadOf[bi] = 0;
+    }
+    int64_t index = 0;
+    std::map<std::pair<uint32_t, uint32_t>, int64_t> indexOf;
+    for (auto& [key, rs] : ranges) indexOf[key] = index++;
+    for (uint32_t bi : t.getThreadOrder())
+      threadOf[bi] = indexOf[{buffers[bi].getPid(), buffers[bi].getThreadId()}];
   }
-  return account(
-      ranges,
-      [&](uint64_t i) {
-        const uint64_t c = code[i];
-        // Function records have an even code (kind in bits 1-3, function id above); the rest
-        // are metadata, which the accounting skips.
-        if ((c & 1) || c > 0xffffffffu) return CallRecord{kXrayMetadata, 0, tsc[i]};
-        return CallRecord{static_cast<uint8_t>((c >> 1) & 7), static_cast<uint32_t>(c >> 4),
-                          tsc[i]};
-      },
-      static_cast<double>(t.getCycleFrequency()), visitor, orderStatistics);
+  auto decode = [](uint64_t c, uint64_t tsc) {
+    // Function records have an even code (kind in bits 1-3, function id above); the rest are
+    // metadata, which the accounting skips.
+    if ((c & 1) || c > 0xffffffffu) return CallRecord{kXrayMetadata, 0, tsc};
+    return CallRecord{static_cast<uint8_t>((c >> 1) & 7), static_cast<uint32_t>(c >> 4), tsc};
+  };
+  const double frequency = static_cast<double>(t.getCycleFrequency());
+  if (!inFileOrder) {  // random access: the two columns whole (16 bytes a record)
+    std::vector<uint64_t> code = decodeColumn(recs.getCode());
+    std::vector<uint64_t> tsc = decodeColumn(recs.getTsc());
+    if (code.size() != n || tsc.size() != n)
+      corrupt("the code and tsc columns do not have one value per record");
+    return account(
+        ranges, [&](uint64_t i) { return decode(code[i], tsc[i]); }, frequency, visitor,
+        orderStatistics);
+  }
+  // One pass in file order, a window of the columns at a time, each buffer's records going to
+  // its thread's state: the columns are never whole in memory.
+  Totals tot = startTotals(frequency, visitor, orderStatistics);
+  std::vector<ThreadState> states(ranges.size());
+  {
+    size_t k = 0;
+    for (auto& [key, rs] : ranges) {
+      states[k].acc.keepDurations = orderStatistics;
+      states[k].t.pid = key.first;
+      states[k].t.threadId = key.second;
+      ++k;
+    }
+  }
+  ColumnCursor code(recs.getCode()), tsc(recs.getTsc());
+  if (code.size() != n || tsc.size() != n)
+    corrupt("the code and tsc columns do not have one value per record");
+  constexpr size_t kWindow = 4096;
+  uint64_t c[kWindow], ts[kWindow];
+  for (size_t bi = 0; bi < buffers.size(); ++bi) {
+    uint64_t left = buffers[static_cast<unsigned>(bi)].getRecordCount();
+    const int64_t thread = threadOf[bi];
+    while (left > 0) {
+      const size_t w = static_cast<size_t>(std::min<uint64_t>(left, kWindow));
+      code.read(c, w);
+      tsc.read(ts, w);
+      left -= w;
+      if (thread < 0) continue;
+      ThreadState& s = states[static_cast<size_t>(thread)];
+      for (size_t i = 0; i < w; ++i)
+        step(s, static_cast<uint32_t>(thread), decode(c[i], ts[i]), tot);
+    }
+  }
+  code.finish();
+  tsc.finish();
+  for (ThreadState& s : states) finishThread(s, tot);
+  emit(tot.all, tot.out.functions, tot.out.edges);
+  return std::move(tot.out);
 }
 
 }  // namespace profpack

@@ -14,6 +14,7 @@
 
 #include "error.h"
 #include "formats/xray/account.h"
+#include "ir/column.h"
 
 namespace profpack {
 
@@ -133,6 +134,26 @@ class XraySource : public ModelSource {
     s.strings = strings > 0 ? strings - 1 : 0;
     // Records: every record of the trace; functions: distinct function ids.
     if (!root.hasTrace()) return s;
+    if (root.getTrace().getMode() == ir::Trace::Mode::FDR) {
+      // The code column a window at a time: function records have an even code, the kind in
+      // bits 1-3 and the function id above.
+      auto recs = root.getTrace().getRecords();
+      ColumnCursor code(recs.getCode());
+      std::unordered_set<uint32_t> fns;
+      uint64_t window[4096];
+      for (uint64_t left = code.size(); left > 0;) {
+        const size_t w = static_cast<size_t>(std::min<uint64_t>(left, 4096));
+        code.read(window, w);
+        left -= w;
+        for (size_t i = 0; i < w; ++i)
+          if (!(window[i] & 1) && window[i] <= 0xffffffffu && ((window[i] >> 1) & 7) < 4)
+            fns.insert(static_cast<uint32_t>(window[i] >> 4));
+      }
+      code.finish();
+      s.records = code.size();
+      s.functions = fns.size();
+      return s;
+    }
     XrayTrace x = decodeXray(profile_);
     s.records = x.records.size();
     std::unordered_set<uint32_t> fns;
