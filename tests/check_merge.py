@@ -193,6 +193,9 @@ check(i == totals(a)["Ir"] - totals(b)["Ir"], f"its Ir total is the difference (
 r = run("convert", t("diff.ppk"), "--to", "gperftools", "-o", t("d.prof"))
 check(r.returncode == 1 and not os.path.exists(t("d.prof")),
       f"a difference is not written as gperftools: {r.stderr.strip()}")
+r = run("convert", t("diff.ppk"), "--to", "dcpi", "-o", t("d.dcpi"))
+check(r.returncode == 1 and not os.path.exists(t("d.dcpi")),
+      f"a difference is not written as DCPI: {r.stderr.strip()}")
 x1, x2 = d("xray/fdr-v5-st.xray"), d("xray/fdr-v5-manybuf.xray")
 r = run("diff", x1, x2, "-o", t("xd.ppk"))
 tx1, tx2, txd = top(x1), top(x2), top(t("xd.ppk"))
