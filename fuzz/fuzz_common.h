@@ -7,6 +7,7 @@
 
 #include <cstdio>
 #include <cstdlib>
+#include <initializer_list>
 
 namespace fuzz {
 
@@ -55,6 +56,23 @@ inline int roundTrip(const uint8_t* data, size_t size, profpack_format format,
   void* out = nullptr;
   size_t outSize = 0;
   if (alsoWriteSourceFormat && profpack_profile_format(first) != PROFPACK_FORMAT_UNKNOWN) {
+    // Merging the profile with itself and taking its difference with itself: an error is
+    // fine (a damaged IR), a crash or an internal error is not; a result must be writable.
+    const profpack_profile* twice[] = {first, first};
+    profpack_profile* merged = nullptr;
+    s = profpack_merge(twice, nullptr, 2, &merged);
+    findingIf(s == PROFPACK_ERROR_INTERNAL, "internal error merging a profile with itself");
+    profpack_profile* diff = nullptr;
+    s = profpack_diff(first, first, nullptr, &diff);
+    findingIf(s == PROFPACK_ERROR_INTERNAL, "internal error diffing a profile with itself");
+    for (profpack_profile* p : {merged, diff}) {
+      if (!p) continue;
+      s = profpack_write_memory(p, PROFPACK_FORMAT_PPK, &wo, &out, &outSize);
+      findingIf(s != PROFPACK_OK, "a merge or difference could not be stored as .ppk");
+      profpack_free(out);
+      out = nullptr;
+      profpack_profile_free(p);
+    }
     // Every format the profile can be written as (its own and the cross-format writers): an
     // error is fine, a crash or an internal error is not.
     for (int f = PROFPACK_FORMAT_CALLGRIND; f <= PROFPACK_FORMAT_PPROF; ++f) {
