@@ -55,7 +55,7 @@ size_t parseCounts(std::string_view s, size_t pos, size_t maxCounts, std::vector
           fail(kFmt, cur.lineOffset() + start, cur.lineNumber(),
                "count does not fit in 64 bits: '" + std::string(words(s.substr(start))[0]) + "'");
         v = ~v + 1;
-        negative = true;
+        negative |= v != 0;  // "-0" is 0, and makes no profile signed
       }
       if (r == NumResult::overflow)
         fail(kFmt, cur.lineOffset() + start, cur.lineNumber(),

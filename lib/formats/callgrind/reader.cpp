@@ -160,7 +160,7 @@ class Reader {
   // -v as a two's-complement cost (the text at p read "-v"); notes that costs are signed.
   uint64_t negated(const char* p, const char* e, uint64_t v) {
     if (v > uint64_t{1} << 63) error(p, "a negative value below -2^63: " + firstWord(p, e));
-    negative_ = true;
+    negative_ |= v != 0;  // "-0" is 0, and makes no profile signed
     return ~v + 1;
   }
   const char* positions(const char* p, const char* e, const uint64_t* base, uint64_t* out,
