@@ -19,6 +19,7 @@
 #include "formats/registry.h"
 #include "merge/merge.h"
 #include "model/model.h"
+#include "symbolize/symbolize.h"
 #include "util/io.h"
 #include "util/pages.h"
 
@@ -505,6 +506,38 @@ profpack_status profpack_diff(const profpack_profile* base, const profpack_profi
     profpack::MergeInput b{base->profile.get(), o.base_name ? o.base_name : ""};
     profpack::MergeInput c{current->profile.get(), o.current_name ? o.current_name : ""};
     *out = wrap(profpack::diffProfiles(b, c, d));
+  });
+}
+
+void profpack_symbolize_options_init(profpack_symbolize_options* options) {
+  if (!options) return;
+  *options = profpack_symbolize_options{};
+  options->struct_size = sizeof *options;
+}
+
+profpack_status profpack_profile_symbolize(const profpack_profile* profile,
+                                           const profpack_symbolize_options* options,
+                                           profpack_profile** out) {
+  if (out) *out = nullptr;
+  return guard([&] {
+    require(profile && out, "profpack_profile_symbolize: profile and out must not be NULL");
+    profpack_symbolize_options o;
+    profpack_symbolize_options_init(&o);
+    if (options) {
+      require(options->struct_size >=
+                  offsetof(profpack_symbolize_options, binary_path_count) + sizeof(size_t),
+              "profpack_symbolize_options.struct_size is too small: initialise it with "
+              "profpack_symbolize_options_init()");
+      o = *options;
+    }
+    require(o.binary_path || o.binary_path_count == 0,
+            "profpack_symbolize_options: binary_path is NULL but its count is not 0");
+    profpack::SymbolizeOptions so;
+    for (size_t i = 0; i < o.binary_path_count; ++i) {
+      require(o.binary_path[i] != nullptr, "profpack_symbolize_options: a binary_path is NULL");
+      so.binaryPath.emplace_back(o.binary_path[i]);
+    }
+    *out = wrap(profpack::symbolizeProfile(*profile->profile, so));
   });
 }
 

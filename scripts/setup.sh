@@ -5,7 +5,7 @@ set -euo pipefail
 
 PROFPACK_PACKAGES=(
   meson ninja-build pkg-config g++ python3
-  capnproto libcapnp-dev libzstd-dev zstd libelf-dev zlib1g-dev
+  capnproto libcapnp-dev libzstd-dev zstd libelf-dev libdw-dev zlib1g-dev
   valgrind abigail-tools golang-go google-perftools
   clang-14 libclang-rt-14-dev llvm-14
 )

@@ -51,6 +51,10 @@ const char* kUsage =
     "      NEW - BASE (cg_diff): signed costs per function, line and call arc. The rewrites\n"
     "      (repeatable, as cg_diff's) line up names from two build directories. Cachegrind\n"
     "      inputs give a Cachegrind difference, others Callgrind.\n"
+    "  symbolize IN -o OUT.ppk [--binary-path DIR]...\n"
+    "      Name the addresses of a gperftools or DCPI profile from the ELF binaries its\n"
+    "      mappings name (or DIR/<base name>, then the PROFPACK_BINARY_PATH directories):\n"
+    "      functions, files, lines and inline frames, kept in the .ppk for every later query.\n"
     "  same A B\n"
     "      Exit 0 if A and B hold the same IR (e.g. an original and its round trip through\n"
     "      .ppk), 1 if not.\n"
@@ -84,8 +88,9 @@ struct OptionSpec {
   const char* commands;  // the commands that take it, space-separated
 };
 constexpr OptionSpec kOptions[] = {
-    {"--output", "-o", "a file name", "convert merge diff"},
-    {"--to", nullptr, "a format name", "convert merge diff"},
+    {"--output", "-o", "a file name", "convert merge diff symbolize"},
+    {"--to", nullptr, "a format name", "convert merge diff symbolize"},
+    {"--binary-path", nullptr, "a directory", "symbolize"},
     {"--mod-filename", nullptr, "an expression s/REGEX/REPLACEMENT/", "diff"},
     {"--mod-funcname", nullptr, "an expression s/REGEX/REPLACEMENT/", "diff"},
     {"--level", nullptr, "a number from 1 to 22", "convert"},
@@ -569,6 +574,34 @@ int cmdDiff(const std::vector<std::string>& argv) {
   return 0;
 }
 
+int cmdSymbolize(const std::vector<std::string>& argv) {
+  Args args;
+  if (int rc = parseArgs("symbolize", argv, args)) return rc;
+  const std::string out = args.get("--output"), to = args.get("--to", "ppk");
+  if (args.positional.size() != 1) return usageError("symbolize takes one input file");
+  if (out.empty()) return usageError("symbolize needs -o OUT");
+  const profpack_format fmt = profpack_format_from_name(to.c_str());
+  if (fmt == PROFPACK_FORMAT_UNKNOWN) return usageError("unknown format '" + to + "'");
+  const std::string& file = args.positional[0];
+  Profile in;
+  if (profpack_read_file(file.c_str(), nullptr, &in.p) != PROFPACK_OK)
+    return failWith(file.c_str());
+  printWarnings(in.p, file);
+  std::vector<const char*> dirs;
+  for (const auto& [name, value] : args.repeated)
+    if (name == "--binary-path") dirs.push_back(value.c_str());
+  profpack_symbolize_options o;
+  profpack_symbolize_options_init(&o);
+  o.binary_path = dirs.data();
+  o.binary_path_count = dirs.size();
+  Profile s;
+  if (profpack_profile_symbolize(in.p, &o, &s.p) != PROFPACK_OK) return failWith("symbolize");
+  printWarnings(s.p, file);
+  if (profpack_write_file(s.p, fmt, out.c_str(), nullptr) != PROFPACK_OK)
+    return failWith(out.c_str());
+  return 0;
+}
+
 int cmdSame(const std::vector<std::string>& args) {
   if (args.size() != 2) return usageError("same takes two files");
   Profile a, b;
@@ -612,6 +645,7 @@ int main(int argc, char** argv) {
   if (cmd == "calls") return cmdCalls(args);
   if (cmd == "merge") return cmdMerge(args);
   if (cmd == "diff") return cmdDiff(args);
+  if (cmd == "symbolize") return cmdSymbolize(args);
   if (cmd == "same") return cmdSame(args);
   return usageError("unknown command '" + cmd + "'");
 }

@@ -347,6 +347,44 @@ PROFPACK_API profpack_status profpack_diff(const profpack_profile* base,
                                            profpack_profile** out);
 
 /* ------------------------------------------------------------------------------------------ */
+/* Symbolization                                                                               */
+
+typedef struct profpack_symbolize_options {
+  uint32_t struct_size; /**< sizeof(profpack_symbolize_options), set by the init function */
+  /** Directories searched for a mapping's binary by its base name, after the path the mapping
+   *  names and before the directories of the PROFPACK_BINARY_PATH environment variable
+   *  (':'-separated): an array of `binary_path_count` strings, NULL with 0 (default) for none.
+   *  Not retained after the call. */
+  const char* const* binary_path;
+  size_t binary_path_count;
+} profpack_symbolize_options;
+
+PROFPACK_API void profpack_symbolize_options_init(profpack_symbolize_options* options);
+
+/**
+ * Names the instruction addresses of an address-based profile (gperftools, DCPI) from the ELF
+ * binaries its mappings name, with elfutils: function names (symbol tables, then DWARF,
+ * demangled), source files and lines, and inline chains. Separate debug information is found
+ * through the build id and .gnu_debuglink under /usr/lib/debug; nothing is fetched from the
+ * network unless DEBUGINFOD_URLS is set. Callers' frames are looked up at their return address
+ * less one (the call instruction); the stored addresses do not change.
+ *
+ * `*out` is a new profile (free it with profpack_profile_free()): the same IR with a symbol
+ * section, so it answers every query by name (functions with all their addresses summed,
+ * per-line costs for profpack_profile_line_costs(), stacks with inline frames) and keeps the
+ * names when written as .ppk, after the binaries are gone. Its lossless rewrite to the original
+ * format is unchanged. Each mapping that could not be symbolized (binary missing, a directory,
+ * a device or FIFO, not ELF, no loadable segment at the mapping's offset, corrupt debug
+ * information) is a warning of `*out` (profpack_profile_warning()) naming the mapping and the
+ * reason; the rest is still symbolized. Callgrind and Cachegrind profiles carry names already:
+ * they come back unchanged, with a warning. XRay traces hold function ids, not addresses:
+ * PROFPACK_ERROR_UNSUPPORTED. `options` may be NULL.
+ */
+PROFPACK_API profpack_status profpack_profile_symbolize(const profpack_profile* profile,
+                                                        const profpack_symbolize_options* options,
+                                                        profpack_profile** out);
+
+/* ------------------------------------------------------------------------------------------ */
 /* Queries: what an editor asks                                                                */
 /*
  * Functions are numbered 0 .. count-1 in a fixed order per profile. A function is a name in

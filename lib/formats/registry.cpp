@@ -14,6 +14,7 @@
 #include "formats/trace_event/trace_event.h"
 #include "formats/xray/model.h"
 #include "formats/xray/xray.h"
+#include "symbolize/symbolize.h"
 
 namespace profpack {
 
@@ -186,7 +187,10 @@ std::unique_ptr<Model> buildModel(const Profile& profile, const ModelOptions& op
     throw Error(Status::unsupported, "",
                 "only these formats take function names from a binary: " + which);
   }
-  auto model = std::make_unique<Model>(c.model(profile, options), c.name);
+  std::unique_ptr<ModelSource> source = c.model(profile, options);
+  if (options.symbols && profile.root().hasSymbols())
+    source = symbolizedSource(std::move(source), profile);
+  auto model = std::make_unique<Model>(std::move(source), c.name);
   if (options.thread >= 0 && static_cast<size_t>(options.thread) >= model->threads().size())
     throw Error(Status::invalidArgument, "",
                 "thread index " + std::to_string(options.thread) +

@@ -350,4 +350,27 @@ struct Profile {
   signedCosts @12 :Bool;       # costs and call counts are two's-complement int64 values held in
                                # the unsigned columns: a difference of profiles (cg_diff's
                                # output, profpack diff)
+  symbols @13 :Symbols;        # names, files and lines of the profile's addresses, as
+                               # `profpack symbolize` found them in the binaries (absent if not
+                               # symbolized; a reader that ignores it loses only the names)
+}
+
+# Symbolization of an address-based profile (gperftools, DCPI): for every location of the
+# format-neutral model that a binary resolved, its inline chain. Format writers ignore it (a
+# lossless rewrite is the same with or without it); the model names functions from it.
+struct Symbols {
+  mappings @0 :List(Binary);   # one per mapping of the model's locations layer, in order
+  struct Binary {
+    path @0 :Text;             # the file symbolized from ("" if none was usable)
+    buildId @1 :Data;          # its GNU build id (empty if it has none)
+    warning @2 :Text;          # why the mapping went unsymbolized ("" if it did not)
+  }
+  mapping @1 :Column;          # per entry: index into mappings
+  address @2 :Column;          # per entry: the address as the profile stores it (zigzagDelta)
+  returnAddress @3 :Column;    # per entry: 1 if looked up at address - 1 (a caller's frame)
+  frameCount @4 :Column;       # per entry: frames of its inline chain, innermost first
+  function @5 :Column;         # per frame: index into names
+  file @6 :Column;             # per frame: index into names (0: unknown)
+  line @7 :Column;             # per frame: source line (0: unknown)
+  names @8 :List(Text);        # names[0] is ""
 }

@@ -43,8 +43,9 @@ enum Capability : uint32_t {
 
 // What to build the model for.
 struct ModelOptions {
-  long thread = -1;    // restrict every figure to thread `thread` of threads() (-1: all)
-  std::string binary;  // the program the profile was taken of, to name functions ("": none)
+  long thread = -1;     // restrict every figure to thread `thread` of threads() (-1: all)
+  std::string binary;   // the program the profile was taken of, to name functions ("": none)
+  bool symbols = true;  // name addresses from the profile's symbol section, where it has one
 };
 
 struct FunctionRow {
@@ -116,6 +117,7 @@ struct FunctionLayer {
 struct Mapping {
   uint64_t start = 0, limit = 0, offset = 0;  // all 0 where the source has no address range
   std::string path;                           // the object's file ("" if unknown)
+  bool linkTime = false;  // its addresses are the object's link-time addresses (no load bias)
 };
 
 struct Location {

@@ -44,7 +44,8 @@ class ImageSource : public ModelSource {
       uint64_t end = image.textStart;
       for (size_t k = 0; k < image.offset.size(); ++k)
         end = std::max(end, image.textStart + image.offset[k] + 4 * image.number[k]);
-      out.mappings.push_back({image.textStart, end, 0, image.path});
+      // DCPI records link-time addresses of the image's text.
+      out.mappings.push_back({image.textStart, end, 0, image.path, true});
     }
     // In image order, addresses ascending: the order the function layer made them in.
     for (const Address& a : addresses_) {

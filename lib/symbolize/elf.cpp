@@ -1,0 +1,257 @@
+// ELF symbolization through libdwfl (elfutils). The module is reported at its link-time
+// addresses (load bias 0), so a caller turns a profile's run-time address into a link-time one
+// with loadBias() and looks that up.
+
+#include "symbolize/elf.h"
+
+#include <cxxabi.h>
+#include <dwarf.h>
+#include <elfutils/libdw.h>
+#include <elfutils/libdwfl.h>
+#include <fcntl.h>
+#include <gelf.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include <cerrno>
+#include <cstdlib>
+#include <cstring>
+
+namespace profpack {
+
+namespace {
+
+char* gDebuginfoPath = nullptr;  // libdwfl's default: ":.debug:/usr/lib/debug"
+
+const Dwfl_Callbacks kCallbacks = {
+    .find_elf = dwfl_build_id_find_elf,
+    .find_debuginfo = dwfl_standard_find_debuginfo,
+    .section_address = dwfl_offline_section_address,
+    .debuginfo_path = &gDebuginfoPath,
+};
+
+std::string demangle(const char* name) {
+  if (name[0] != '_' || name[1] != 'Z') return name;
+  int status = 0;
+  char* d = abi::__cxa_demangle(name, nullptr, nullptr, &status);
+  if (status != 0 || !d) return name;
+  std::string s(d);
+  std::free(d);
+  return s;
+}
+
+// A function DIE's name: its linkage name demangled, else its DW_AT_name (both followed
+// through DW_AT_abstract_origin and DW_AT_specification).
+std::string dieName(Dwarf_Die* die) {
+  Dwarf_Attribute a;
+  if (dwarf_attr_integrate(die, DW_AT_linkage_name, &a) ||
+      dwarf_attr_integrate(die, DW_AT_MIPS_linkage_name, &a))
+    if (const char* n = dwarf_formstring(&a)) return demangle(n);
+  if (dwarf_attr_integrate(die, DW_AT_name, &a))
+    if (const char* n = dwarf_formstring(&a)) return n;
+  return "";
+}
+
+// Where an inlined copy was called from: DW_AT_call_file / DW_AT_call_line of its DIE.
+void callSite(Dwarf_Die* cu, Dwarf_Die* inlined, std::string& file, uint64_t& line) {
+  file.clear();
+  line = 0;
+  Dwarf_Attribute a;
+  Dwarf_Word v = 0;
+  if (dwarf_attr(inlined, DW_AT_call_line, &a) && dwarf_formudata(&a, &v) == 0) line = v;
+  if (!dwarf_attr(inlined, DW_AT_call_file, &a) || dwarf_formudata(&a, &v) != 0) return;
+  Dwarf_Files* files = nullptr;
+  size_t n = 0;
+  if (dwarf_getsrcfiles(cu, &files, &n) != 0 || v >= n) return;
+  if (const char* f = dwarf_filesrc(files, v, nullptr, nullptr)) file = f;
+}
+
+}  // namespace
+
+struct ElfBinary::Impl {
+  Dwfl* dwfl = nullptr;
+  Dwfl_Module* module = nullptr;
+  ~Impl() {
+    if (dwfl) dwfl_end(dwfl);
+  }
+};
+
+ElfBinary::~ElfBinary() = default;
+
+std::unique_ptr<ElfBinary> ElfBinary::open(const std::string& path, std::string& why) {
+  struct stat st;
+  if (::stat(path.c_str(), &st) != 0) {
+    why = std::strerror(errno);
+    return nullptr;
+  }
+  if (S_ISDIR(st.st_mode)) {
+    why = "is a directory";
+    return nullptr;
+  }
+  if (!S_ISREG(st.st_mode)) {
+    why = "is not a regular file (a device, FIFO or socket)";
+    return nullptr;
+  }
+  // O_NONBLOCK: should the path have become a FIFO since stat(), open does not wait.
+  int fd = ::open(path.c_str(), O_RDONLY | O_CLOEXEC | O_NONBLOCK);
+  if (fd < 0) {
+    why = std::strerror(errno);
+    return nullptr;
+  }
+  if (fstat(fd, &st) != 0 || !S_ISREG(st.st_mode)) {
+    ::close(fd);
+    why = "is not a regular file";
+    return nullptr;
+  }
+  std::unique_ptr<ElfBinary> b(new ElfBinary());
+  b->impl_ = std::make_unique<Impl>();
+  Impl& im = *b->impl_;
+  im.dwfl = dwfl_begin(&kCallbacks);
+  if (!im.dwfl) {
+    ::close(fd);
+    why = dwfl_errmsg(-1);
+    return nullptr;
+  }
+  dwfl_report_begin(im.dwfl);
+  const char* base = std::strrchr(path.c_str(), '/');
+  im.module = dwfl_report_elf(im.dwfl, base ? base + 1 : path.c_str(), path.c_str(), fd, 0, true);
+  if (!im.module) {
+    ::close(fd);  // consumed only on success
+    why = std::string("not a usable ELF file: ") + dwfl_errmsg(-1);
+    return nullptr;
+  }
+  dwfl_report_end(im.dwfl, nullptr, nullptr);
+
+  GElf_Addr elfBias = 0;
+  Elf* elf = dwfl_module_getelf(im.module, &elfBias);
+  GElf_Ehdr eh;
+  if (!elf || !gelf_getehdr(elf, &eh)) {
+    why = std::string("unreadable ELF header: ") + dwfl_errmsg(-1);
+    return nullptr;
+  }
+  b->positionDependent_ = eh.e_type == ET_EXEC;
+  // A cut file: its section headers or a segment's bytes end past the end of the file.
+  const uint64_t fileSize = static_cast<uint64_t>(st.st_size);
+  if (eh.e_shoff > fileSize || uint64_t{eh.e_shnum} * eh.e_shentsize > fileSize - eh.e_shoff) {
+    why = "truncated ELF file: its section headers end past its " + std::to_string(fileSize) +
+          " bytes";
+    return nullptr;
+  }
+  size_t phnum = 0;
+  if (elf_getphdrnum(elf, &phnum) != 0) {
+    why = "unreadable program headers";
+    return nullptr;
+  }
+  for (size_t i = 0; i < phnum; ++i) {
+    GElf_Phdr ph;
+    if (!gelf_getphdr(elf, static_cast<int>(i), &ph)) {
+      why = "unreadable program header " + std::to_string(i);
+      return nullptr;
+    }
+    if (ph.p_type == PT_LOAD && (ph.p_offset > fileSize || ph.p_filesz > fileSize - ph.p_offset)) {
+      why = "truncated ELF file: a loadable segment ends past its " + std::to_string(fileSize) +
+            " bytes";
+      return nullptr;
+    }
+    if (ph.p_type == PT_LOAD)
+      b->segments_.push_back({ph.p_offset, ph.p_vaddr, ph.p_filesz, ph.p_align});
+  }
+  if (b->segments_.empty()) {
+    why = "has no loadable segment";
+    return nullptr;
+  }
+  const unsigned char* bits = nullptr;
+  GElf_Addr idAddr = 0;
+  int idLen = dwfl_module_build_id(im.module, &bits, &idAddr);
+  if (idLen > 0)
+    b->buildId_.assign(reinterpret_cast<const char*>(bits), static_cast<size_t>(idLen));
+  return b;
+}
+
+bool ElfBinary::loadBias(uint64_t start, uint64_t offset, uint64_t& bias) const {
+  if (positionDependent_) {
+    bias = 0;
+    return true;
+  }
+  for (const Segment& s : segments_) {
+    // A mapping starts at a page boundary at or below the segment's offset.
+    const uint64_t align = s.align > 1 ? s.align : 1;
+    const uint64_t pageOffset = s.offset & ~(align - 1);
+    if (offset < pageOffset || offset >= s.offset + (s.filesz ? s.filesz : 1)) continue;
+    // File offset o is at link-time address s.vaddr + (o - s.offset), and at run time at
+    // start + (o - offset).
+    bias = start - offset + s.offset - s.vaddr;
+    return true;
+  }
+  return false;
+}
+
+const std::vector<SymbolFrame>& ElfBinary::lookup(uint64_t address) {
+  auto it = cache_.find(address);
+  if (it != cache_.end()) return it->second;
+  return cache_.emplace(address, resolve(address)).first->second;
+}
+
+std::vector<SymbolFrame> ElfBinary::resolve(uint64_t address) {
+  Dwfl_Module* mod = impl_->module;
+  std::vector<SymbolFrame> out;
+  std::string file;
+  uint64_t line = 0;
+  if (Dwfl_Line* l = dwfl_module_getsrc(mod, address)) {
+    int n = 0;
+    if (const char* f = dwfl_lineinfo(l, nullptr, &n, nullptr, nullptr, nullptr)) {
+      file = f;
+      line = n > 0 ? static_cast<uint64_t>(n) : 0;
+    }
+  }
+  Dwarf_Addr bias = 0;
+  if (Dwarf_Die* cu = dwfl_module_addrdie(mod, address, &bias)) {
+    auto isFunction = [](Dwarf_Die* d) {
+      const int tag = dwarf_tag(d);
+      return tag == DW_TAG_subprogram || tag == DW_TAG_inlined_subroutine;
+    };
+    // The innermost function scope holding the address. (Past an inlined subroutine,
+    // dwarf_getscopes continues with the scopes of its abstract definition, not with the
+    // function it was inlined into: the chain comes from dwarf_getscopes_die below.)
+    Dwarf_Die* scopes = nullptr;
+    int n = dwarf_getscopes(cu, address - bias, &scopes);
+    if (n < 0 && problem_.empty()) problem_ = std::string("DWARF: ") + dwarf_errmsg(-1);
+    Dwarf_Die inner;
+    bool found = false;
+    for (int i = 0; i < n && !found; ++i)
+      if (isFunction(&scopes[i])) {
+        inner = scopes[i];
+        found = true;
+      }
+    std::free(scopes);
+    // Its enclosing DIEs, innermost first: each inlined copy, then the function holding it.
+    Dwarf_Die* chain = nullptr;
+    n = found ? dwarf_getscopes_die(&inner, &chain) : 0;
+    for (int i = 0; i < n; ++i) {
+      if (!isFunction(&chain[i])) continue;
+      out.push_back({dieName(&chain[i]), file, line});
+      if (dwarf_tag(&chain[i]) == DW_TAG_subprogram) break;
+      callSite(cu, &chain[i], file, line);  // the next frame out is at the call
+    }
+    std::free(chain);
+  }
+  // No DWARF scope (or an unnamed one): the symbol table's name.
+  if (out.empty() || out.back().function.empty()) {
+    GElf_Off off = 0;
+    GElf_Sym sym;
+    const char* name = dwfl_module_addrinfo(mod, address, &off, &sym, nullptr, nullptr, nullptr);
+    if (name && *name) {
+      if (out.empty())
+        out.push_back({demangle(name), file, line});
+      else
+        out.back().function = demangle(name);
+    }
+  }
+  // A chain whose inner frames have no name keeps them under the outer function's name.
+  for (SymbolFrame& f : out)
+    if (f.function.empty()) f.function = out.back().function;
+  if (!out.empty() && out.back().function.empty()) out.clear();
+  return out;
+}
+
+}  // namespace profpack

@@ -1,0 +1,58 @@
+// One ELF binary opened for symbolization with elfutils' libdwfl: function names from the
+// symbol tables and DWARF, source lines from the line tables, inline chains from
+// DW_TAG_inlined_subroutine scopes (as elfutils' addr2line -i does), separate debug info found
+// through the build id and .gnu_debuglink under /usr/lib/debug.
+#pragma once
+
+#include <cstdint>
+#include <memory>
+#include <string>
+#include <unordered_map>
+#include <vector>
+
+namespace profpack {
+
+// One frame of an inline chain.
+struct SymbolFrame {
+  std::string function;  // demangled
+  std::string file;      // "" if unknown
+  uint64_t line = 0;     // 0 if unknown
+};
+
+class ElfBinary {
+ public:
+  // Opens `path` as an ELF file. Returns null with `why` set if it is missing, not a regular
+  // file (a directory, a device, a FIFO: never read or waited on), or not a usable ELF file.
+  static std::unique_ptr<ElfBinary> open(const std::string& path, std::string& why);
+  ~ElfBinary();
+  ElfBinary(const ElfBinary&) = delete;
+  ElfBinary& operator=(const ElfBinary&) = delete;
+
+  // The load bias of a mapping of this file at `start` that maps file offset `offset`: from
+  // the PT_LOAD segment holding that offset (0 for a position-dependent executable). False if
+  // no loadable segment holds it.
+  bool loadBias(uint64_t start, uint64_t offset, uint64_t& bias) const;
+  // The inline chain at link-time address `address`, innermost first; empty if no symbol
+  // covers it. Cached per address.
+  const std::vector<SymbolFrame>& lookup(uint64_t address);
+  const std::string& buildId() const { return buildId_; }  // raw bytes ("" if none)
+  // Problems met while reading debug information (e.g. corrupt DWARF), once each.
+  const std::string& problem() const { return problem_; }
+
+ private:
+  ElfBinary() = default;
+  std::vector<SymbolFrame> resolve(uint64_t address);
+
+  struct Segment {
+    uint64_t offset, vaddr, filesz, align;
+  };
+  struct Impl;
+  std::unique_ptr<Impl> impl_;
+  bool positionDependent_ = false;
+  std::vector<Segment> segments_;
+  std::string buildId_;
+  std::string problem_;
+  std::unordered_map<uint64_t, std::vector<SymbolFrame>> cache_;
+};
+
+}  // namespace profpack

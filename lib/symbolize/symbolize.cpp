@@ -1,0 +1,510 @@
+// Symbolization on the format-neutral model: which addresses to look up (every location with
+// self cost at its address; every caller's frame of a stack at address - 1, inside the call
+// instruction), which binary a mapping names, the symbol section of the IR, and the model a
+// symbolized profile gives.
+
+#include "symbolize/symbolize.h"
+
+#include <algorithm>
+#include <cstdlib>
+#include <map>
+#include <unordered_map>
+
+#include "error.h"
+#include "formats/registry.h"
+#include "ir/column.h"
+#include "symbolize/elf.h"
+#include "util/text.h"
+
+namespace profpack {
+
+namespace {
+
+constexpr const char* kFmt = "symbols";
+
+struct Key {
+  int64_t mapping;
+  uint64_t address;
+  bool returnAddress;
+  bool operator<(const Key& o) const {
+    if (mapping != o.mapping) return mapping < o.mapping;
+    if (address != o.address) return address < o.address;
+    return returnAddress < o.returnAddress;
+  }
+  bool operator==(const Key& o) const {
+    return mapping == o.mapping && address == o.address && returnAddress == o.returnAddress;
+  }
+};
+
+struct KeyHash {
+  size_t operator()(const Key& k) const {
+    uint64_t h = k.address * 0x9E3779B97F4A7C15ull;
+    h ^= static_cast<uint64_t>(k.mapping) * 0xC2B2AE3D27D4EB4Full + (k.returnAddress ? 1 : 0);
+    return static_cast<size_t>(h ^ (h >> 29));
+  }
+};
+
+std::string baseName(const std::string& path) {
+  size_t slash = path.rfind('/');
+  return slash == std::string::npos ? path : path.substr(slash + 1);
+}
+
+std::vector<std::string> searchPath(const SymbolizeOptions& options) {
+  std::vector<std::string> dirs = options.binaryPath;
+  if (const char* env = std::getenv("PROFPACK_BINARY_PATH")) {
+    std::string_view s(env);
+    while (!s.empty()) {
+      size_t colon = s.find(':');
+      std::string_view d = s.substr(0, colon);
+      if (!d.empty()) dirs.emplace_back(d);
+      if (colon == std::string_view::npos) break;
+      s.remove_prefix(colon + 1);
+    }
+  }
+  return dirs;
+}
+
+// Binaries opened so far, by path (a library's segments are several mappings of one file).
+class Binaries {
+ public:
+  ElfBinary* get(const std::string& path, std::string& why) {
+    auto it = open_.find(path);
+    if (it == open_.end()) {
+      std::string reason;
+      auto b = ElfBinary::open(path, reason);
+      it = open_.emplace(path, Entry{std::move(b), std::move(reason)}).first;
+    }
+    why = it->second.why;
+    return it->second.binary.get();
+  }
+
+ private:
+  struct Entry {
+    std::unique_ptr<ElfBinary> binary;
+    std::string why;
+  };
+  std::map<std::string, Entry> open_;
+};
+
+std::unique_ptr<capnp::MallocMessageBuilder> copyOf(const Profile& profile) {
+  auto msg = newMessage(profile.flatSize());
+  msg->setRoot(profile.root());
+  return msg;
+}
+
+}  // namespace
+
+std::unique_ptr<Profile> symbolizeProfile(const Profile& profile, const SymbolizeOptions& options) {
+  ModelOptions mo;
+  mo.symbols = false;
+  std::unique_ptr<Model> model = buildModel(profile, mo);
+  if (model->has(kCapNames) && !model->has(kCapAddresses)) {
+    auto out = std::make_unique<Profile>(copyOf(profile));
+    out->warnings().push_back(model->sourceFormat() +
+                              " profiles name their functions already: nothing to symbolize");
+    return out;
+  }
+  if (!model->has(kCapAddresses))
+    throw Error(Status::unsupported, model->sourceFormat(),
+                model->sourceFormat() +
+                    " profiles hold no instruction addresses to symbolize (XRay: name functions "
+                    "with --binary)");
+  if (model->has(kCapNames)) {
+    auto out = std::make_unique<Profile>(copyOf(profile));
+    out->warnings().push_back(model->sourceFormat() +
+                              " profiles name their functions already: nothing to symbolize");
+    return out;
+  }
+
+  // The addresses to look up.
+  const LocationLayer& layer = model->locations();
+  const size_t ne = model->events();
+  std::vector<Key> keys;
+  std::vector<int64_t> locationOf(model->functions(), -1);
+  for (size_t i = 0; i < layer.locations.size(); ++i) {
+    const Location& l = layer.locations[i];
+    if (l.function >= 0 && locationOf[static_cast<size_t>(l.function)] < 0)
+      locationOf[static_cast<size_t>(l.function)] = static_cast<int64_t>(i);
+    if (l.mapping < 0) continue;
+    bool self = !model->has(kCapStacks);
+    for (size_t e = 0; e < ne && !self; ++e) self = layer.self[i * ne + e] != 0;
+    if (self) keys.push_back({l.mapping, l.address, false});
+  }
+  if (model->has(kCapStacks)) {
+    const StackLayer& st = model->stacks();
+    for (size_t s = 0; s < st.stacks(); ++s)
+      for (uint64_t k = st.start[s]; k + 1 < st.start[s + 1]; ++k) {
+        const int64_t li = locationOf[st.frames[k]];
+        if (li < 0) continue;
+        const Location& l = layer.locations[static_cast<size_t>(li)];
+        if (l.mapping >= 0) keys.push_back({l.mapping, l.address, true});
+      }
+  }
+  std::sort(keys.begin(), keys.end());
+  keys.erase(std::unique(keys.begin(), keys.end()), keys.end());
+
+  auto msg = copyOf(profile);
+  auto sym = msg->getRoot<ir::Profile>().initSymbols();
+  auto binaries = sym.initMappings(static_cast<unsigned>(layer.mappings.size()));
+  std::vector<std::string> warnings;
+  const std::vector<std::string> dirs = searchPath(options);
+  Binaries open;
+  ColumnWriter mappingCol, addressCol(ir::Column::Encoding::ZIGZAG_DELTA), returnCol, countCol;
+  ColumnWriter functionCol, fileCol, lineCol;
+  std::vector<std::string> names{""};
+  std::unordered_map<std::string, uint64_t> nameIndex{{"", 0}};
+  auto intern = [&](const std::string& s) {
+    auto [it, added] = nameIndex.emplace(s, names.size());
+    if (added) names.push_back(s);
+    return it->second;
+  };
+
+  size_t k = 0;
+  while (k < keys.size()) {
+    const int64_t m = keys[k].mapping;
+    size_t end = k;
+    while (end < keys.size() && keys[end].mapping == m) ++end;
+    const Mapping& mapping = layer.mappings[static_cast<size_t>(m)];
+    auto binary = binaries[static_cast<unsigned>(m)];
+    const std::string label = "mapping " + std::to_string(m) + " (" +
+                              (mapping.path.empty() ? std::string("no file") : mapping.path) + ")";
+    // The binary: the path the mapping names, then the search path by base name.
+    ElfBinary* bin = nullptr;
+    std::string used, why;
+    if (mapping.path.empty() || mapping.path[0] == '[') {
+      why = "names no file";
+    } else {
+      std::vector<std::string> candidates;
+      if (mapping.path[0] == '/') candidates.push_back(mapping.path);
+      for (const std::string& d : dirs) candidates.push_back(d + "/" + baseName(mapping.path));
+      for (const std::string& c : candidates) {
+        std::string reason;
+        bin = open.get(c, reason);
+        if (bin) {
+          used = c;
+          break;
+        }
+        why += (why.empty() ? "" : "; ") + c + ": " + reason;
+      }
+      if (candidates.empty()) why = "a relative path, and no --binary-path directory holds it";
+    }
+    uint64_t bias = 0;
+    if (bin && !mapping.linkTime && !bin->loadBias(mapping.start, mapping.offset, bias)) {
+      why = used + ": no loadable segment holds file offset " + hexString(mapping.offset);
+      bin = nullptr;
+    }
+    if (!bin) {
+      binary.setWarning(label + ": " + why);
+      warnings.push_back(label + " not symbolized: " + why);
+      k = end;
+      continue;
+    }
+    binary.setPath(used);
+    const std::string& id = bin->buildId();
+    binary.setBuildId(kj::arrayPtr(reinterpret_cast<const kj::byte*>(id.data()), id.size()));
+    for (; k < end; ++k) {
+      const Key& key = keys[k];
+      const uint64_t at = key.address - bias - (key.returnAddress ? 1 : 0);
+      const std::vector<SymbolFrame>& frames = bin->lookup(at);
+      if (frames.empty()) continue;
+      mappingCol.push(static_cast<uint64_t>(m));
+      addressCol.push(key.address);
+      returnCol.push(key.returnAddress ? 1 : 0);
+      countCol.push(frames.size());
+      for (const SymbolFrame& f : frames) {
+        functionCol.push(intern(f.function));
+        fileCol.push(intern(f.file));
+        lineCol.push(f.line);
+      }
+    }
+    if (!bin->problem().empty()) warnings.push_back(label + ": " + used + ": " + bin->problem());
+  }
+  if (names.size() > (size_t{1} << 29) - 1)
+    throw Error(Status::limit, kFmt, "more than 2^29 - 1 distinct symbol names");
+  mappingCol.build(sym.initMapping());
+  addressCol.build(sym.initAddress());
+  returnCol.build(sym.initReturnAddress());
+  countCol.build(sym.initFrameCount());
+  functionCol.build(sym.initFunction());
+  fileCol.build(sym.initFile());
+  lineCol.build(sym.initLine());
+  auto list = sym.initNames(static_cast<unsigned>(names.size()));
+  for (size_t i = 0; i < names.size(); ++i) list.set(static_cast<unsigned>(i), names[i]);
+
+  auto out = std::make_unique<Profile>(std::move(msg));
+  out->warnings() = std::move(warnings);
+  return out;
+}
+
+namespace {
+
+// The symbol section, decoded and checked.
+struct SymbolTable {
+  struct Frame {
+    uint64_t function, file, line;
+  };
+  std::vector<std::string> names;
+  std::vector<Frame> frames;
+  std::unordered_map<Key, std::pair<uint64_t, uint64_t>, KeyHash> entries;  // -> first, count
+
+  explicit SymbolTable(ir::Symbols::Reader s) {
+    auto fail = [](const std::string& what) {
+      throw Error(Status::malformed, "ppk", "symbol section: " + what);
+    };
+    const uint64_t mappings = s.getMappings().size();
+    for (auto n : s.getNames()) names.emplace_back(n.cStr(), n.size());
+    if (names.empty()) names.emplace_back();
+    std::vector<uint64_t> mapping = decodeColumn(s.getMapping());
+    std::vector<uint64_t> address = decodeColumn(s.getAddress());
+    std::vector<uint64_t> ret = decodeColumn(s.getReturnAddress());
+    std::vector<uint64_t> count = decodeColumn(s.getFrameCount());
+    if (address.size() != mapping.size() || ret.size() != mapping.size() ||
+        count.size() != mapping.size())
+      fail("per-entry columns differ in length");
+    std::vector<uint64_t> function = decodeColumn(s.getFunction());
+    std::vector<uint64_t> file = decodeColumn(s.getFile());
+    std::vector<uint64_t> line = decodeColumn(s.getLine());
+    if (file.size() != function.size() || line.size() != function.size())
+      fail("per-frame columns differ in length");
+    uint64_t first = 0;
+    for (size_t i = 0; i < mapping.size(); ++i) {
+      if (mapping[i] >= mappings) fail("entry " + std::to_string(i) + " names no mapping");
+      if (count[i] == 0 || count[i] > function.size() - first)
+        fail("entry " + std::to_string(i) + " has frames beyond the frame columns");
+      entries[{static_cast<int64_t>(mapping[i]), address[i], ret[i] != 0}] = {first, count[i]};
+      first += count[i];
+    }
+    if (first != function.size()) fail("frames no entry holds");
+    frames.reserve(function.size());
+    for (size_t i = 0; i < function.size(); ++i) {
+      if (function[i] >= names.size() || file[i] >= names.size())
+        fail("frame " + std::to_string(i) + " names a string beyond the name list");
+      frames.push_back({function[i], file[i], line[i]});
+    }
+  }
+};
+
+class SymbolizedSource : public ModelSource {
+ public:
+  SymbolizedSource(std::unique_ptr<ModelSource> inner, const Profile& profile)
+      : inner_(std::move(inner)), table_(profile.root().getSymbols()) {}
+
+  uint32_t capabilities() const override { return inner_->capabilities() | kCapNames | kCapLines; }
+
+  void functions(FunctionLayer& out) override {
+    FunctionLayer in;
+    inner_->functions(in);
+    inner_->locations(locations_);
+    out.eventNames = in.eventNames;
+    out.eventLongNames = in.eventLongNames;
+    out.unitsPerSecond = in.unitsPerSecond;
+    out.samplePeriodNanos = in.samplePeriodNanos;
+    out.threads = in.threads;
+    out.description = in.description;
+    ne_ = out.events();
+    inner_ = releaseAfterStacks(std::move(inner_), in, out);
+  }
+
+  Summary summary() override {
+    Summary s = summary_;
+    s.functions = functionCount_;
+    s.files = files_;
+    return s;
+  }
+  void lines(std::unordered_map<std::string, std::vector<LineCost>>& out) override {
+    out = std::move(lines_);
+  }
+  void functionLines(FunctionLineLayer& out) override { out = std::move(functionLines_); }
+  void locations(LocationLayer& out) override { out = std::move(locations_); }
+  void stacks(StackLayer& out) override { out = std::move(stacks_); }
+
+ private:
+  // One chain of functions of this model, outermost first, and where the innermost is.
+  struct Chain {
+    std::vector<uint64_t> functions;
+    uint64_t file = 0, line = 0;  // name index, 0 if unknown
+  };
+
+  // Builds every layer from the inner source's (which is done with afterwards).
+  std::unique_ptr<ModelSource> releaseAfterStacks(std::unique_ptr<ModelSource> inner,
+                                                  const FunctionLayer& in, FunctionLayer& out) {
+    StackLayer innerStacks;
+    const bool stacks = (inner->capabilities() & kCapStacks) != 0;
+    if (stacks) inner->stacks(innerStacks);
+    summary_ = inner->summary();
+
+    std::unordered_map<std::string, uint64_t> functionIndex;  // name \0 object -> function
+    auto function = [&](const std::string& name, const std::string& file,
+                        const std::string& object) {
+      auto [it, added] = functionIndex.emplace(name + '\0' + object, out.functions.size());
+      if (added) out.addFunction({name, file, object});
+      return it->second;
+    };
+    const std::vector<Location>& locs = locations_.locations;
+    std::vector<int64_t> locationOf(in.functions.size(), -1);
+    for (size_t i = 0; i < locs.size(); ++i)
+      if (locs[i].function >= 0 && static_cast<size_t>(locs[i].function) < in.functions.size() &&
+          locationOf[static_cast<size_t>(locs[i].function)] < 0)
+        locationOf[static_cast<size_t>(locs[i].function)] = static_cast<int64_t>(i);
+
+    std::vector<Chain> chains;
+    std::vector<int64_t> memo[2];
+    memo[0].assign(in.functions.size(), -1);
+    memo[1].assign(in.functions.size(), -1);
+    // The chain of inner function f (its location's address; a caller's frame at address - 1).
+    auto chainOf = [&](uint64_t f, bool ret) -> const Chain& {
+      if (memo[ret][f] >= 0) return chains[static_cast<size_t>(memo[ret][f])];
+      Chain c;
+      const FunctionRow& row = in.functions[f];
+      const int64_t li = locationOf[f];
+      auto it = li < 0 ? table_.entries.end()
+                       : table_.entries.find({locs[static_cast<size_t>(li)].mapping,
+                                              locs[static_cast<size_t>(li)].address, ret});
+      if (it == table_.entries.end()) {
+        c.functions.push_back(function(row.name, row.file, row.object));
+      } else {
+        const auto [first, count] = it->second;
+        for (uint64_t i = first + count; i-- > first;) {  // outermost first
+          const SymbolTable::Frame& fr = table_.frames[i];
+          c.functions.push_back(
+              function(table_.names[fr.function], table_.names[fr.file], row.object));
+        }
+        c.file = table_.frames[first].file;
+        c.line = table_.frames[first].line;
+      }
+      memo[ret][f] = static_cast<int64_t>(chains.size());
+      chains.push_back(std::move(c));
+      return chains.back();
+    };
+
+    // Self cost, lines and locations: each location's own address.
+    std::map<std::pair<uint64_t, uint64_t>, std::vector<uint64_t>> lineCost;  // (file, line)
+    std::map<std::pair<uint64_t, uint64_t>, std::vector<uint64_t>> functionLine;
+    for (size_t i = 0; i < locs.size(); ++i) {
+      Location& l = locations_.locations[i];
+      if (l.function < 0 || static_cast<size_t>(l.function) >= in.functions.size()) continue;
+      const uint64_t* self = locations_.self.data() + i * ne_;
+      // An address only ever seen in callers' frames was looked up as a return address.
+      bool leaf = !stacks;
+      for (size_t e = 0; e < ne_ && !leaf; ++e) leaf = self[e] != 0;
+      const Chain& c = chainOf(static_cast<uint64_t>(l.function), !leaf);
+      l.function = static_cast<int64_t>(c.functions.back());
+      l.line = c.line;
+      bool cost = false;
+      for (size_t e = 0; e < ne_ && !cost; ++e) cost = self[e] != 0;
+      if (c.line != 0 && cost) {
+        auto& lc = lineCost[{c.file, c.line}];
+        auto& fc = functionLine[{c.functions.back(), c.line}];
+        lc.resize(ne_, 0);
+        fc.resize(ne_, 0);
+        for (size_t e = 0; e < ne_; ++e) {
+          lc[e] += self[e];
+          fc[e] += self[e];
+        }
+      }
+      if (!stacks) {  // no stacks: self on the innermost, inclusive on the whole chain
+        for (size_t e = 0; e < ne_; ++e) out.self[c.functions.back() * ne_ + e] += self[e];
+        std::vector<uint64_t> seen;
+        for (uint64_t f : c.functions) {
+          if (std::find(seen.begin(), seen.end(), f) != seen.end()) continue;
+          seen.push_back(f);
+          for (size_t e = 0; e < ne_; ++e) out.inclusive[f * ne_ + e] += self[e];
+        }
+      }
+    }
+    for (auto& [key, cost] : lineCost)
+      lines_[table_.names[key.first]].push_back({key.second, std::move(cost)});
+    for (auto& [key, cost] : functionLine) {
+      functionLines_.rows.push_back({key.first, key.second});
+      functionLines_.self.insert(functionLines_.self.end(), cost.begin(), cost.end());
+    }
+
+    if (stacks) {
+      // Every stack with each frame expanded into its inline chain; stacks that become equal
+      // are one.
+      std::unordered_map<std::string, uint64_t> stackIndex;
+      std::vector<uint64_t> frames;
+      for (size_t s = 0; s < innerStacks.stacks(); ++s) {
+        frames.clear();
+        const uint64_t b = innerStacks.start[s], e = innerStacks.start[s + 1];
+        for (uint64_t k = b; k < e; ++k) {
+          const uint64_t f = innerStacks.frames[k];
+          if (f >= in.functions.size())
+            throw Error(Status::internal, kFmt, "a stack names a function beyond the model");
+          const Chain& c = chainOf(f, k + 1 < e);
+          frames.insert(frames.end(), c.functions.begin(), c.functions.end());
+        }
+        std::string key(reinterpret_cast<const char*>(frames.data()), frames.size() * 8);
+        auto [it, added] = stackIndex.emplace(std::move(key), stacks_.stacks());
+        if (added) {
+          stacks_.frames.insert(stacks_.frames.end(), frames.begin(), frames.end());
+          stacks_.start.push_back(stacks_.frames.size());
+          stacks_.values.resize(stacks_.values.size() + ne_, 0);
+        }
+        for (size_t ev = 0; ev < ne_; ++ev)
+          stacks_.values[it->second * ne_ + ev] += innerStacks.values[s * ne_ + ev];
+      }
+      // Functions from the stacks: self innermost, inclusive and arcs once per stack.
+      std::vector<uint64_t> seen(out.functions.size(), ~uint64_t{0});
+      const uint64_t nf = out.functions.size();
+      std::unordered_map<uint64_t, size_t> edgeIndex;  // caller * nf + callee -> edge
+      std::vector<uint64_t> edgeSeen;
+      for (size_t s = 0; s < stacks_.stacks(); ++s) {
+        const uint64_t* v = stacks_.values.data() + s * ne_;
+        const uint64_t b = stacks_.start[s], e = stacks_.start[s + 1];
+        if (b == e) continue;
+        const uint64_t leaf = stacks_.frames[e - 1];
+        for (size_t ev = 0; ev < ne_; ++ev) out.self[leaf * ne_ + ev] += v[ev];
+        for (uint64_t k = b; k < e; ++k) {
+          const uint64_t f = stacks_.frames[k];
+          if (seen[f] != s) {
+            seen[f] = s;
+            for (size_t ev = 0; ev < ne_; ++ev) out.inclusive[f * ne_ + ev] += v[ev];
+          }
+          if (k == b) continue;
+          const uint64_t caller = stacks_.frames[k - 1];
+          auto [it, added] = edgeIndex.emplace(caller * nf + f, out.edges.size());
+          if (added) {
+            out.addEdge(caller, f, 0);
+            edgeSeen.push_back(~uint64_t{0});
+          }
+          if (edgeSeen[it->second] != s) {
+            edgeSeen[it->second] = s;
+            uint64_t* cost = out.edgeCost(it->second);
+            for (size_t ev = 0; ev < ne_; ++ev) cost[ev] += v[ev];
+          }
+        }
+      }
+    }
+    functionCount_ = out.functions.size();
+    files_ = 0;
+    {
+      std::vector<bool> file(table_.names.size(), false);
+      for (const SymbolTable::Frame& f : table_.frames)
+        if (f.file != 0 && !file[f.file]) {
+          file[f.file] = true;
+          ++files_;
+        }
+    }
+    return inner;
+  }
+
+  std::unique_ptr<ModelSource> inner_;
+  SymbolTable table_;
+  size_t ne_ = 0;
+  Summary summary_;
+  uint64_t functionCount_ = 0, files_ = 0;
+  LocationLayer locations_;
+  StackLayer stacks_;
+  std::unordered_map<std::string, std::vector<LineCost>> lines_;
+  FunctionLineLayer functionLines_;
+};
+
+}  // namespace
+
+std::unique_ptr<ModelSource> symbolizedSource(std::unique_ptr<ModelSource> inner,
+                                              const Profile& profile) {
+  return std::make_unique<SymbolizedSource>(std::move(inner), profile);
+}
+
+}  // namespace profpack

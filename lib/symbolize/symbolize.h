@@ -1,0 +1,37 @@
+// Symbolization (`profpack symbolize`, profpack_profile_symbolize): names, source files, lines
+// and inline chains for the instruction addresses of a profile's model, found in the binaries
+// its mappings name, stored in the IR's symbol section; and the model of a symbolized profile,
+// which groups addresses into the functions the section names. Format-neutral: it reads the
+// model's locations and stacks layers only.
+#pragma once
+
+#include <memory>
+#include <string>
+#include <vector>
+
+#include "model/model.h"
+#include "profile.h"
+
+namespace profpack {
+
+struct SymbolizeOptions {
+  // Directories searched (in order, after the path a mapping names) for a binary by its base
+  // name; then those of the PROFPACK_BINARY_PATH environment variable (':'-separated).
+  std::vector<std::string> binaryPath;
+};
+
+// A copy of `profile` with its symbol section (lib/ir/profile.capnp, Symbols), replacing any it
+// had. Mappings that cannot be symbolized (binary missing, not a
+// regular file, not ELF, no loadable segment at the mapping's offset) are warnings of the
+// result, naming the mapping and the reason. A profile whose functions are named already
+// (Callgrind, Cachegrind) comes back unchanged with a warning; one without addresses
+// (XRay) is Status::unsupported.
+std::unique_ptr<Profile> symbolizeProfile(const Profile& profile, const SymbolizeOptions& options);
+
+// The model source of a symbolized profile: `inner` (the format's own source) with functions,
+// lines and stacks regrouped by the names of the symbol section. Throws Status::malformed on a
+// section whose columns disagree.
+std::unique_ptr<ModelSource> symbolizedSource(std::unique_ptr<ModelSource> inner,
+                                              const Profile& profile);
+
+}  // namespace profpack

@@ -1,0 +1,213 @@
+#!/usr/bin/env python3
+"""profpack symbolize against the reference tools, on gperftools profiles of a real program
+(tests/data/symbolize/hot.c, built -O1 -g, profiled with libprofiler at 1000 Hz; the profiles
+name the binaries at a path that no longer exists, so they are found through --binary-path):
+
+- `hot` keeps its functions out of line: after `profpack symbolize`, `profpack top` has every
+  function `go tool pprof -top -symbolize=local` names, with the same flat and cumulative
+  sample counts, and `profpack annotate --source hot.c` the same flat samples per line as
+  `go tool pprof -list`.
+- `hot-inline` inlines `fold` into `work`. Go's pprof shows no inline frames for C binaries, so
+  the reference there is binutils' `addr2line -i -f`: each sample's leaf address gives its
+  inline chain, the innermost function gets the flat count, every function of every frame's
+  chain the cumulative count, once per sample.
+- The symbolized .ppk answers by name with no binary at hand, and its gperftools rewrite is
+  the original, byte for byte.
+- Bad binaries (truncated ELF, corrupt DWARF, a directory, a FIFO, /dev/zero, not ELF): a
+  warning naming the mapping and the reason, the rest symbolized, no crash and no hang.
+"""
+import collections, os, re, shutil, subprocess, tempfile
+
+from checklib import check, finish, run, top_tsv, data
+
+sym = os.path.join(data, "symbolize")
+tmp = tempfile.mkdtemp(prefix="profpack-symbolize-")
+
+
+def pprof(*args):
+    env = dict(os.environ, PPROF_BINARY_PATH=sym, PPROF_TMPDIR=tmp, HOME=tmp)
+    return subprocess.run(["go", "tool", "pprof", *args], capture_output=True, text=True,
+                          env=env, timeout=300).stdout
+
+
+def symbolize(name, *extra, binary_path=sym):
+    out = os.path.join(tmp, name + ".ppk")
+    r = run("symbolize", os.path.join(sym, name + ".prof"), "-o", out,
+            "--binary-path", binary_path, *extra)
+    return r, out
+
+
+# --- hot: pprof's top and list ----------------------------------------------------------------
+r, hot = symbolize("hot")
+check(r.returncode == 0, f"symbolize hot.prof (exit {r.returncode}: {r.stderr.strip()[:200]})")
+ours = top_tsv(hot)
+ref = {}
+for l in pprof("-top", "-symbolize=local", "-sample_index=samples", "-nodecount=100000",
+               os.path.join(sym, "hot"), os.path.join(sym, "hot.prof")).splitlines():
+    m = re.match(r"\s*(\d+)\s+[\d.]+%\s+[\d.]+%\s+(\d+)\s+[\d.]+%\s+(.+)$", l)
+    if m and not m.group(3).startswith("["):
+        ref[m.group(3).strip()] = (int(m.group(1)), int(m.group(2)))
+check(len(ref) >= 5, f"pprof names {len(ref)} functions of hot: {sorted(ref)}")
+for name, (flat, cum) in sorted(ref.items()):
+    check(ours.get(name) == (flat, cum),
+          f"hot: {name}: profpack self/inclusive {ours.get(name)}, pprof flat/cum {flat}/{cum}")
+hot_objects = {}
+for l in run("top", hot, "-n", "100000", "--tsv").stdout.splitlines():
+    f = l.split("\t")
+    hot_objects[f[4]] = f[5]
+extra = [n for n, (s, _) in ours.items()
+         if s and hot_objects.get(n, "").endswith("/hot") and n not in ref]
+check(not extra, f"hot: no function with samples that pprof does not name ({extra})")
+
+# Per-line flat samples: pprof -list of every function, summed per line of hot.c.
+ref_lines = collections.Counter()
+in_hot_c = False
+for l in pprof("-list", ".", "-symbolize=local", "-sample_index=samples",
+               os.path.join(sym, "hot"), os.path.join(sym, "hot.prof")).splitlines():
+    if l.startswith("ROUTINE"):
+        in_hot_c = l.rstrip().endswith("/hot.c")
+        continue
+    m = re.match(r"\s*(\S+)\s+(\S+)\s+(\d+):", l)
+    if in_hot_c and m and m.group(1) != ".":
+        ref_lines[int(m.group(3))] += int(m.group(1))
+our_lines = {}
+for l in run("annotate", hot, "--source", "hot.c").stdout.splitlines()[1:]:
+    m = re.match(r"\s*(\d+)\s+(\d+)\s*$", l)  # no readable source: line, samples
+    if m and int(m.group(2)):
+        our_lines[int(m.group(1))] = int(m.group(2))
+check(ref_lines and our_lines == dict(ref_lines),
+      f"hot.c per-line samples: profpack {our_lines}, pprof -list {dict(ref_lines)}")
+
+# --- hot-inline: inline chains against addr2line -i ------------------------------------------
+r, inl = symbolize("hot-inline")
+check(r.returncode == 0, f"symbolize hot-inline.prof (exit {r.returncode})")
+raw = pprof("-raw", "-symbolize=none", os.path.join(sym, "hot-inline.prof"))
+samples, locs, maps = [], {}, {}
+section = None
+for l in raw.splitlines():
+    if l in ("Samples:", "Locations", "Mappings"):
+        section = l
+        continue
+    if section == "Samples:" and ":" in l and l.strip()[0].isdigit():
+        counts, ids = l.split(":")
+        samples.append((int(counts.split()[0]), [int(i) for i in ids.split()]))
+    elif section == "Locations" and re.match(r"\s*\d+: 0x", l):
+        f = l.split()
+        locs[int(f[0].rstrip(":"))] = (int(f[1], 16), int(f[2][2:]))
+    elif section == "Mappings" and re.match(r"\d+: 0x", l):
+        f = l.split()
+        start, _limit, offset = (int(x, 16) for x in f[1].split("/"))
+        maps[int(f[0].rstrip(":"))] = (start, offset, f[2])
+binary = os.path.join(sym, "hot-inline")
+
+
+def vaddr(addr, m):
+    start, offset, _ = maps[m]
+    return addr - start + offset  # the binary's PT_LOAD segments have p_vaddr == p_offset
+
+
+chains = {}
+for lid, (a, m) in locs.items():
+    if not maps[m][2].endswith("/hot-inline"):
+        continue
+    out = subprocess.run(["addr2line", "-i", "-f", "-e", binary, hex(vaddr(a, m))],
+                         capture_output=True, text=True).stdout.splitlines()
+    chains[lid] = [out[i] for i in range(0, len(out), 2) if out[i] != "??"]
+flat, cum = collections.Counter(), collections.Counter()
+for count, ids in samples:
+    if ids[0] in chains and chains[ids[0]]:
+        flat[chains[ids[0]][0]] += count
+    seen = set()
+    for lid in ids:
+        for fn in chains.get(lid, []):
+            if fn not in seen:
+                seen.add(fn)
+                cum[fn] += count
+ours = top_tsv(inl)
+check(flat["fold"] > 0 and cum["work"] > flat["fold"],
+      f"addr2line puts samples in the inlined fold ({flat['fold']}) within work ({cum['work']})")
+for fn in sorted(cum):
+    check(ours.get(fn) == (flat[fn], cum[fn]),
+          f"hot-inline: {fn}: profpack {ours.get(fn)}, addr2line -i {flat[fn]}/{cum[fn]}")
+calls = run("calls", inl, "fold").stdout
+check(re.search(r"callers:\n\s+\d+\s+\d+ calls\s+\S*work ", calls) is not None,
+      "calls fold: its caller is work, the function it is inlined into")
+
+# --- kept in the .ppk; the original rewrite unchanged -----------------------------------------
+moved = os.path.join(tmp, "elsewhere.ppk")
+shutil.copy(hot, moved)
+names = {l.split("\t")[4] for l in run("top", moved, "--tsv").stdout.splitlines()}
+check({"mix", "fold", "work"} <= names, f"a copied .ppk names functions by itself ({names})")
+back = os.path.join(tmp, "hot.back.prof")
+r = run("convert", hot, "--to", "gperftools", "-o", back)
+with open(back, "rb") as a, open(os.path.join(sym, "hot.prof"), "rb") as b:
+    check(r.returncode == 0 and a.read() == b.read(),
+          "the symbolized .ppk rewrites as gperftools byte for byte")
+r = run("symbolize", os.path.join(sym, "hot.prof"), "-o", os.path.join(tmp, "nothing.ppk"))
+check(r.returncode == 0 and re.search(r"mapping \d+ \(/tmp/psym/hot\) not symbolized", r.stderr),
+      f"without --binary-path the missing binary is a warning ({r.stderr.strip()[:200]})")
+
+# --- bad binaries -----------------------------------------------------------------------------
+with open(os.path.join(sym, "hot"), "rb") as f:
+    elf = f.read()
+
+
+def bad(kind, make, reason):
+    d = os.path.join(tmp, "bad-" + kind)
+    os.mkdir(d)
+    make(os.path.join(d, "hot"))
+    try:
+        r, out = symbolize("hot", binary_path=d)
+    except subprocess.TimeoutExpired:
+        check(False, f"{kind}: symbolize hung")
+        return
+    warned = re.search(r"warning: mapping \d+ \(/tmp/psym/hot\) not symbolized: .*" + reason,
+                       r.stderr)
+    check(r.returncode == 0 and warned is not None,
+          f"{kind}: exit {r.returncode}, warning naming the mapping and '{reason}' "
+          f"({r.stderr.strip()[:300]})")
+    names = top_tsv(out)
+    check(any(n.startswith("__libc_start") for n in names) or "libc" not in r.stderr,
+          f"{kind}: the other mappings are still symbolized")
+
+
+def write(data_):
+    return lambda p: open(p, "wb").write(data_)
+
+
+def corrupt_dwarf(p):
+    # .debug_info overwritten with bytes that are no DWARF.
+    out = subprocess.run(["readelf", "-SW", os.path.join(sym, "hot")], capture_output=True,
+                         text=True).stdout
+    m = re.search(r"\.debug_info\s+\S+\s+\S+\s+([0-9a-f]+)\s+([0-9a-f]+)", out)
+    off, size = int(m.group(1), 16), int(m.group(2), 16)
+    open(p, "wb").write(elf[:off] + bytes((i * 7 + 3) % 256 for i in range(size)) +
+                        elf[off + size:])
+
+
+bad("truncated", write(elf[:3000]), "ELF")
+bad("not-elf", write(b"#!/bin/sh\necho not a binary\n" * 100), "ELF")
+bad("directory", os.mkdir, "directory")
+bad("fifo", os.mkfifo, "not a regular file")
+bad("device", lambda p: os.symlink("/dev/zero", p), "not a regular file")
+# Corrupt DWARF: the symbol table still names functions; no crash, exit 0.
+d = os.path.join(tmp, "bad-dwarf")
+os.mkdir(d)
+corrupt_dwarf(os.path.join(d, "hot"))
+r, out = symbolize("hot", binary_path=d)
+check(r.returncode == 0, f"corrupt DWARF: exit {r.returncode} ({r.stderr.strip()[:300]})")
+check("mix" in top_tsv(out), "corrupt DWARF: functions still named from the symbol table")
+
+# --- formats that need no symbolization, or cannot have it ------------------------------------
+cg = os.path.join(data, "callgrind", "callgrind.workload.out")
+r = run("symbolize", cg, "-o", os.path.join(tmp, "cg.ppk"))
+check(r.returncode == 0 and "name their functions already" in r.stderr and
+      run("same", cg, os.path.join(tmp, "cg.ppk")).returncode == 0,
+      "a Callgrind profile comes back unchanged, with a warning")
+xr = [f for f in os.listdir(os.path.join(data, "xray")) if f.endswith(".xray")][0]
+r = run("symbolize", os.path.join(data, "xray", xr), "-o", os.path.join(tmp, "x.ppk"))
+check(r.returncode == 1 and "no instruction addresses" in r.stderr,
+      f"an XRay trace is refused ({r.stderr.strip()})")
+
+shutil.rmtree(tmp)
+finish()
