@@ -525,3 +525,66 @@ TEST(merger_streams) {
   CHECK(out == nullptr);
   profpack_merger_free(m);
 }
+
+// profpack_profile_symbolize: names from the binary found through binary_path, kept through a
+// .ppk round trip; a missing binary is a warning; bad arguments are errors.
+TEST(symbolize_names_and_warns) {
+  profpack_profile* p = readOk(testlib::data("symbolize/hot.prof"));
+  const std::string dir = testlib::data("symbolize");
+  const char* dirs[] = {dir.c_str()};
+  profpack_symbolize_options o;
+  profpack_symbolize_options_init(&o);
+  o.binary_path = dirs;
+  o.binary_path_count = 1;
+  profpack_profile* s = nullptr;
+  CHECK_EQ(profpack_profile_symbolize(p, &o, &s), PROFPACK_OK);
+  // Through a .ppk in memory: the names live in the IR.
+  void* buf = nullptr;
+  size_t size = 0;
+  CHECK_EQ(profpack_write_memory(s, PROFPACK_FORMAT_PPK, nullptr, &buf, &size), PROFPACK_OK);
+  profpack_profile* q = nullptr;
+  CHECK_EQ(profpack_read_memory(buf, size, nullptr, &q), PROFPACK_OK);
+  profpack_free(buf);
+  size_t n = 0;
+  CHECK_EQ(profpack_profile_function_count(q, &n), PROFPACK_OK);
+  uint64_t mixSelf = 0;
+  for (size_t i = 0; i < n; ++i) {
+    profpack_function f;
+    CHECK_EQ(profpack_profile_function(q, i, &f), PROFPACK_OK);
+    if (std::strcmp(f.name, "mix") == 0)
+      CHECK_EQ(profpack_profile_function_cost(q, i, 0, &mixSelf, nullptr), PROFPACK_OK);
+  }
+  CHECK_EQ(mixSelf, 700u);  // go tool pprof -top: mix 700 samples flat
+  profpack_line_cost lines[64];
+  size_t count = 0;
+  CHECK_EQ(profpack_profile_line_costs(q, "hot.c", 0, lines, 64, &count), PROFPACK_OK);
+  uint64_t sum = 0;
+  for (size_t i = 0; i < count && i < 64; ++i) sum += lines[i].cost;
+  CHECK_EQ(sum, 911u);  // every sample lands on a line of hot.c
+  profpack_profile_free(q);
+  profpack_profile_free(s);
+
+  // No binary_path: the binary the profile names is gone, so its mapping is a warning.
+  CHECK_EQ(profpack_profile_symbolize(p, nullptr, &s), PROFPACK_OK);
+  bool warned = false;
+  for (size_t i = 0; i < profpack_profile_warning_count(s); ++i)
+    warned |=
+        std::strstr(profpack_profile_warning(s, i), "(/tmp/psym/hot) not symbolized") != nullptr;
+  CHECK(warned);
+  profpack_profile_free(s);
+
+  s = reinterpret_cast<profpack_profile*>(1);
+  CHECK_EQ(profpack_profile_symbolize(nullptr, nullptr, &s), PROFPACK_ERROR_INVALID_ARGUMENT);
+  CHECK(s == nullptr);
+  CHECK_EQ(profpack_profile_symbolize(p, nullptr, nullptr), PROFPACK_ERROR_INVALID_ARGUMENT);
+  o.struct_size = 4;
+  CHECK_EQ(profpack_profile_symbolize(p, &o, &s), PROFPACK_ERROR_INVALID_ARGUMENT);
+  profpack_symbolize_options_init(&o);
+  o.binary_path_count = 1;
+  CHECK_EQ(profpack_profile_symbolize(p, &o, &s), PROFPACK_ERROR_INVALID_ARGUMENT);
+  profpack_profile_free(p);
+
+  profpack_profile* x = readOk(testlib::data("xray/fdr-v5-st.xray"));
+  CHECK_EQ(profpack_profile_symbolize(x, nullptr, &s), PROFPACK_ERROR_UNSUPPORTED);
+  profpack_profile_free(x);
+}
