@@ -224,16 +224,32 @@ std::vector<SymbolFrame> ElfBinary::resolve(uint64_t address) {
         found = true;
       }
     std::free(scopes);
-    // Its enclosing DIEs, innermost first: each inlined copy, then the function holding it.
-    Dwarf_Die* chain = nullptr;
-    n = found ? dwarf_getscopes_die(&inner, &chain) : 0;
-    for (int i = 0; i < n; ++i) {
-      if (!isFunction(&chain[i])) continue;
-      out.push_back({dieName(&chain[i]), file, line});
-      if (dwarf_tag(&chain[i]) == DW_TAG_subprogram) break;
-      callSite(cu, &chain[i], file, line);  // the next frame out is at the call
+    if (found) {
+      // Its enclosing DIEs, innermost first: each inlined copy, then the function holding it.
+      // The same for every address in this scope: walked once per scope.
+      const uint64_t key = dwarf_dieoffset(&inner);
+      auto it = scopeCache_.find(key);
+      if (it == scopeCache_.end()) {
+        std::vector<SymbolFrame> frames;
+        std::string f;
+        uint64_t l = 0;
+        Dwarf_Die* chain = nullptr;
+        n = dwarf_getscopes_die(&inner, &chain);
+        for (int i = 0; i < n; ++i) {
+          if (!isFunction(&chain[i])) continue;
+          frames.push_back({dieName(&chain[i]), f, l});
+          if (dwarf_tag(&chain[i]) == DW_TAG_subprogram) break;
+          callSite(cu, &chain[i], f, l);  // the next frame out is at the call
+        }
+        std::free(chain);
+        it = scopeCache_.emplace(key, std::move(frames)).first;
+      }
+      out = it->second;
+      if (!out.empty()) {  // the innermost frame is at the address's own line
+        out[0].file = file;
+        out[0].line = line;
+      }
     }
-    std::free(chain);
   }
   // No DWARF scope (or an unnamed one): the symbol table's name.
   if (out.empty() || out.back().function.empty()) {

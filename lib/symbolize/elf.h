@@ -53,6 +53,9 @@ class ElfBinary {
   std::string buildId_;
   std::string problem_;
   std::unordered_map<uint64_t, std::vector<SymbolFrame>> cache_;
+  // The frames enclosing each innermost function scope met (by DIE offset), its own first:
+  // addresses in one scope share them but for the innermost frame's line.
+  std::unordered_map<uint64_t, std::vector<SymbolFrame>> scopeCache_;
 };
 
 }  // namespace profpack
