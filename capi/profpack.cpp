@@ -525,7 +525,7 @@ profpack_status profpack_profile_symbolize(const profpack_profile* profile,
     profpack_symbolize_options_init(&o);
     if (options) {
       require(options->struct_size >=
-                  offsetof(profpack_symbolize_options, binary_path_count) + sizeof(size_t),
+                  offsetof(profpack_symbolize_options, binary) + sizeof(const char*),
               "profpack_symbolize_options.struct_size is too small: initialise it with "
               "profpack_symbolize_options_init()");
       o = *options;
@@ -537,6 +537,7 @@ profpack_status profpack_profile_symbolize(const profpack_profile* profile,
       require(o.binary_path[i] != nullptr, "profpack_symbolize_options: a binary_path is NULL");
       so.binaryPath.emplace_back(o.binary_path[i]);
     }
+    if (o.binary) so.binary = o.binary;
     *out = wrap(profpack::symbolizeProfile(*profile->profile, so));
   });
 }
@@ -573,6 +574,17 @@ profpack_status profpack_profile_function(const profpack_profile* profile, size_
     requireFunction(g, id);
     const profpack::FunctionRow& f = g.function(id);
     *out = {f.name.c_str(), f.file.c_str(), f.object.c_str()};
+  });
+}
+
+profpack_status profpack_profile_function_line(const profpack_profile* profile, size_t id,
+                                               uint64_t* line) {
+  if (line) *line = 0;
+  return guard([&] {
+    require(profile && line, "profile and line must not be NULL");
+    const profpack::Model& g = modelOf(profile);
+    requireFunction(g, id);
+    *line = g.function(id).line;
   });
 }
 

@@ -60,9 +60,9 @@ extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
   }
   void* out = nullptr;
   size_t outSize = 0;
-  fuzz::findingIf(profpack_write_memory(s, PROFPACK_FORMAT_PPK, nullptr, &out, &outSize) !=
-                      PROFPACK_OK,
-                  "a symbolized profile could not be stored as .ppk");
+  fuzz::findingIf(
+      profpack_write_memory(s, PROFPACK_FORMAT_PPK, nullptr, &out, &outSize) != PROFPACK_OK,
+      "a symbolized profile could not be stored as .ppk");
   profpack_free(out);
   profpack_profile_free(s);
   profpack_profile_free(p);

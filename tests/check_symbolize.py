@@ -13,6 +13,9 @@ name the binaries at a path that no longer exists, so they are found through --b
   chain the cumulative count, once per sample.
 - The symbolized .ppk answers by name with no binary at hand, and its gperftools rewrite is
   the original, byte for byte.
+- XRay: `symbolize --binary` names every function as `top --binary` does, with the file and
+  line where st.cpp defines it, and keeps every figure.
+- DCPI: a profile of hot's .text, against addr2line.
 - Bad binaries (truncated ELF, corrupt DWARF, a directory, a FIFO, /dev/zero, not ELF): a
   warning naming the mapping and the reason, the rest symbolized, no crash and no hang.
 """
@@ -129,6 +132,18 @@ check(flat["fold"] > 0 and cum["work"] > flat["fold"],
 for fn in sorted(cum):
     check(ours.get(fn) == (flat[fn], cum[fn]),
           f"hot-inline: {fn}: profpack {ours.get(fn)}, addr2line -i {flat[fn]}/{cum[fn]}")
+# The writers carry the names: pprof of the symbolized profile, read with no binary at hand.
+pb = os.path.join(tmp, "hot-inline.pb.gz")
+r = run("convert", inl, "--to", "pprof", "-o", pb)
+conv = {}
+for l in pprof("-top", "-symbolize=none", "-sample_index=samples", "-nodecount=100000",
+               pb).splitlines():
+    m = re.match(r"\s*(\d+)\s+[\d.]+%\s+[\d.]+%\s+(\d+)\s+[\d.]+%\s+(.+)$", l)
+    if m:
+        conv[m.group(3).strip()] = (int(m.group(1)), int(m.group(2)))
+check(r.returncode == 0 and conv and all(ours.get(n) == v for n, v in conv.items()) and
+      set(conv) == set(ours),
+      f"--to pprof: go tool pprof -top -symbolize=none equals profpack top ({conv})")
 calls = run("calls", inl, "fold").stdout
 check(re.search(r"callers:\n\s+\d+\s+\d+ calls\s+\S*work ", calls) is not None,
       "calls fold: its caller is work, the function it is inlined into")
@@ -246,16 +261,37 @@ r = run("convert", out, "--to", "dcpi", "-o", os.path.join(tmp, "back.dcpi"))
 with open(os.path.join(tmp, "back.dcpi"), "rb") as a, open(dcpi, "rb") as b:
     check(r.returncode == 0 and a.read() == b.read(), "the symbolized DCPI .ppk rewrites byte for byte")
 
+# --- XRay: function ids named from the instrumented binary, with file and line --------------
+trace = os.path.join(data, "xray", "fdr-v5-st-g.xray")
+stg = os.path.join(data, "xray", "st-g.bin")
+out = os.path.join(tmp, "st-g.ppk")
+r = run("symbolize", trace, "-o", out, "--binary", stg)
+check(r.returncode == 0, f"symbolize an XRay trace with --binary ({r.stderr.strip()[:200]})")
+today = top_tsv(trace, "--binary", stg)
+named = top_tsv(out)
+check(named == today and len(named) >= 6,
+      f"XRay: names and figures equal top --binary's ({len(named)} functions)")
+src = open(os.path.join(sym, "st.cpp")).read().splitlines()
+rows = {}
+for l in run("top", out, "-n", "1000").stdout.splitlines():
+    m = re.search(r"calls  (\S+):(\d+):(\S.*)$", l)
+    if m:
+        rows[m.group(3)] = (m.group(1), int(m.group(2)))
+for name in sorted(named):
+    base = name.split("(")[0]
+    want = next((i + 1 for i, t in enumerate(src) if re.search(r"\b%s\(int\b" % base, t)), None)
+    got = rows.get(name)
+    check(got is not None and got[0].endswith("/st.cpp") and got[1] == want,
+          f"XRay: {name} at {got}, defined at st.cpp:{want}")
+r = run("symbolize", trace, "-o", os.path.join(tmp, "x.ppk"))
+check(r.returncode != 0 and "--binary" in r.stderr,
+      f"XRay without --binary is refused, naming the option ({r.stderr.strip()[-120:]})")
+
 # --- formats that need no symbolization, or cannot have it ------------------------------------
 cg = os.path.join(data, "callgrind", "callgrind.workload.out")
 r = run("symbolize", cg, "-o", os.path.join(tmp, "cg.ppk"))
 check(r.returncode == 0 and "name their functions already" in r.stderr and
       run("same", cg, os.path.join(tmp, "cg.ppk")).returncode == 0,
       "a Callgrind profile comes back unchanged, with a warning")
-xr = [f for f in os.listdir(os.path.join(data, "xray")) if f.endswith(".xray")][0]
-r = run("symbolize", os.path.join(data, "xray", xr), "-o", os.path.join(tmp, "x.ppk"))
-check(r.returncode == 1 and "no instruction addresses" in r.stderr,
-      f"an XRay trace is refused ({r.stderr.strip()})")
-
 shutil.rmtree(tmp)
 finish()

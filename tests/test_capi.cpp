@@ -584,7 +584,25 @@ TEST(symbolize_names_and_warns) {
   CHECK_EQ(profpack_profile_symbolize(p, &o, &s), PROFPACK_ERROR_INVALID_ARGUMENT);
   profpack_profile_free(p);
 
-  profpack_profile* x = readOk(testlib::data("xray/fdr-v5-st.xray"));
-  CHECK_EQ(profpack_profile_symbolize(x, nullptr, &s), PROFPACK_ERROR_UNSUPPORTED);
+  // XRay: ids need the binary; with it, names and the lines where the functions start.
+  profpack_profile* x = readOk(testlib::data("xray/fdr-v5-st-g.xray"));
+  CHECK_EQ(profpack_profile_symbolize(x, nullptr, &s), PROFPACK_ERROR_INVALID_ARGUMENT);
+  CHECK(std::strstr(profpack_last_error()->message, "--binary") != nullptr);
+  const std::string bin = testlib::data("xray/st-g.bin");
+  profpack_symbolize_options_init(&o);
+  o.binary = bin.c_str();
+  CHECK_EQ(profpack_profile_symbolize(x, &o, &s), PROFPACK_OK);
+  CHECK_EQ(profpack_profile_function_count(s, &n), PROFPACK_OK);
+  uint64_t fibLine = 0;
+  for (size_t i = 0; i < n; ++i) {
+    profpack_function f;
+    CHECK_EQ(profpack_profile_function(s, i, &f), PROFPACK_OK);
+    if (std::strcmp(f.name, "fib(int)") == 0)
+      CHECK_EQ(profpack_profile_function_line(s, i, &fibLine), PROFPACK_OK);
+  }
+  CHECK_EQ(fibLine, 5u);  // st.cpp: `[[gnu::noinline]] int fib(int n) ...` on line 5
+  CHECK_EQ(profpack_profile_function_line(s, n, &fibLine), PROFPACK_ERROR_INVALID_ARGUMENT);
+  CHECK_EQ(profpack_profile_function_line(s, 0, nullptr), PROFPACK_ERROR_INVALID_ARGUMENT);
+  profpack_profile_free(s);
   profpack_profile_free(x);
 }

@@ -51,10 +51,11 @@ const char* kUsage =
     "      NEW - BASE (cg_diff): signed costs per function, line and call arc. The rewrites\n"
     "      (repeatable, as cg_diff's) line up names from two build directories. Cachegrind\n"
     "      inputs give a Cachegrind difference, others Callgrind.\n"
-    "  symbolize IN -o OUT.ppk [--binary-path DIR]...\n"
+    "  symbolize IN -o OUT.ppk [--binary-path DIR]... [--binary BIN]\n"
     "      Name the addresses of a gperftools or DCPI profile from the ELF binaries its\n"
     "      mappings name (or DIR/<base name>, then the PROFPACK_BINARY_PATH directories):\n"
     "      functions, files, lines and inline frames, kept in the .ppk for every later query.\n"
+    "      An XRay trace takes --binary, the instrumented executable: names, files, lines.\n"
     "  same A B\n"
     "      Exit 0 if A and B hold the same IR (e.g. an original and its round trip through\n"
     "      .ppk), 1 if not.\n"
@@ -99,7 +100,7 @@ constexpr OptionSpec kOptions[] = {
     {"--image", nullptr, "a path or an index", "convert"},
     {"--slot-bytes", nullptr, "4 or 8", "convert"},
     {"--byte-order", nullptr, "little or big", "convert"},
-    {"--binary", nullptr, "a binary's path", "info top annotate calls"},
+    {"--binary", nullptr, "a binary's path", "info top annotate calls symbolize"},
     {"--thread", nullptr, "a thread index (see profpack info)", "top annotate calls"},
     {"--event", nullptr, "an event name", "top annotate calls"},
     {"--event", nullptr, "FROM=TO (an event rename)", "merge diff"},
@@ -359,7 +360,11 @@ int openQuery(const QueryArgs& q, Profile& p, size_t& event, std::string& eventN
 std::string functionLabel(profpack_profile* p, size_t id) {
   profpack_function f;
   if (profpack_profile_function(p, id, &f) != PROFPACK_OK) return "?";
-  std::string s = *f.file ? std::string(f.file) + ":" + f.name : f.name;
+  uint64_t line = 0;
+  profpack_profile_function_line(p, id, &line);
+  std::string s =
+      *f.file ? std::string(f.file) + ":" + (line ? std::to_string(line) + ":" : "") + f.name
+              : f.name;
   if (*f.object) s += std::string(" [") + f.object + "]";
   return s;
 }
@@ -594,6 +599,8 @@ int cmdSymbolize(const std::vector<std::string>& argv) {
   profpack_symbolize_options_init(&o);
   o.binary_path = dirs.data();
   o.binary_path_count = dirs.size();
+  const std::string binary = args.get("--binary");
+  if (!binary.empty()) o.binary = binary.c_str();
   Profile s;
   if (profpack_profile_symbolize(in.p, &o, &s.p) != PROFPACK_OK) return failWith("symbolize");
   printWarnings(s.p, file);

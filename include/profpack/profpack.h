@@ -357,6 +357,10 @@ typedef struct profpack_symbolize_options {
    *  Not retained after the call. */
   const char* const* binary_path;
   size_t binary_path_count;
+  /** A profile whose functions are ids (XRay): the instrumented executable that ran, which
+   *  maps the ids to functions; required for such a profile, ignored for others. NULL
+   *  (default) for none. Not retained. */
+  const char* binary;
 } profpack_symbolize_options;
 
 PROFPACK_API void profpack_symbolize_options_init(profpack_symbolize_options* options);
@@ -378,7 +382,9 @@ PROFPACK_API void profpack_symbolize_options_init(profpack_symbolize_options* op
  * information) is a warning of `*out` (profpack_profile_warning()) naming the mapping and the
  * reason; the rest is still symbolized. Callgrind and Cachegrind profiles carry names already:
  * they come back unchanged, with a warning. XRay traces hold function ids, not addresses:
- * PROFPACK_ERROR_UNSUPPORTED. `options` may be NULL.
+ * with `options->binary` each function is named from the binary, with the file and line of its
+ * entry (profpack_profile_function_line()), and keeps every figure of the trace; without it,
+ * PROFPACK_ERROR_INVALID_ARGUMENT. `options` may be NULL.
  */
 PROFPACK_API profpack_status profpack_profile_symbolize(const profpack_profile* profile,
                                                         const profpack_symbolize_options* options,
@@ -412,6 +418,11 @@ typedef struct profpack_function {
 /** Describes function `id`. */
 PROFPACK_API profpack_status profpack_profile_function(const profpack_profile* profile, size_t id,
                                                        profpack_function* out);
+
+/** The line at which function `id` starts in its file, where the profile knows it (a
+ *  symbolized XRay profile: the line of the function's entry); 0 otherwise. */
+PROFPACK_API profpack_status profpack_profile_function_line(const profpack_profile* profile,
+                                                            size_t id, uint64_t* line);
 
 /**
  * Self and inclusive cost of function `id` for `event`. Inclusive cost counts recursion once:

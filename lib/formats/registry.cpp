@@ -38,7 +38,9 @@ struct Codec {
   void (*writeModel)(const Model& model, const ModelFor& perThread, const WriteOptions& options,
                      Sink& out);
   std::unique_ptr<ModelSource> (*model)(const Profile& profile, const ModelOptions& options);
-  bool namesFromBinary;  // ModelOptions::binary names its functions
+  // Formats whose functions are ids that a binary names (ModelOptions::binary): the entry
+  // address of each id in that binary (index = id, 0 where unknown); null for the others.
+  std::vector<uint64_t> (*functionEntries)(const std::string& binary);
   // What a profile of another family lacks for this format, where it cannot be written from a
   // model ("stack samples": "callgrind holds no stack samples ...").
   const char* needs = nullptr;
@@ -66,20 +68,20 @@ constexpr Codec kCodecs[] = {
      [](const Profile& p, const WriteOptions& o, Sink& out) {
        putString(out, encodePpk(p, o.ppkLevel));
      },
-     nullptr, nullptr, false},
+     nullptr, nullptr, nullptr},
     {FormatId::gperftools, "gperftools", ir::Format::GPERFTOOLS, FormatId::gperftools, isGperftools,
      [](std::span<const uint8_t> d, const ReadOptions&) { return readGperftools(d); },
      [](const Profile& p, const WriteOptions& o, Sink& out) {
        putString(out, writeGperftools(p, gperfOptions(o)));
      },
-     nullptr, stackModel, false, "stack samples of a CPU profiler", FormatId::gperftools,
+     nullptr, stackModel, nullptr, "stack samples of a CPU profiler", FormatId::gperftools,
      gperftoolsMerge},
     {FormatId::xray, "xray", ir::Format::XRAY, FormatId::xray, isXray,
      [](std::span<const uint8_t> d, const ReadOptions& o) { return readXray(d, o.strict); },
      [](const Profile& p, const WriteOptions& o, Sink& out) {
        putString(out, writeXray(p, {o.xrayMode, o.xrayVersion}));
      },
-     nullptr, xrayModel, true, "timeline of function entries and exits"},
+     nullptr, xrayModel, xrayFunctionEntries, "timeline of function entries and exits"},
     {FormatId::dcpi, "dcpi", ir::Format::DCPI, FormatId::dcpi, isDcpi,
      [](std::span<const uint8_t> d, const ReadOptions&) { return readDcpi(d); },
      [](const Profile& p, const WriteOptions& o, Sink& out) {
@@ -88,37 +90,37 @@ constexpr Codec kCodecs[] = {
      [](const Model& m, const ModelFor&, const WriteOptions& o, Sink& out) {
        putString(out, writeDcpi(m, o.dcpiImage));
      },
-     imageModel, false},
+     imageModel, nullptr},
     {FormatId::callgrind, "callgrind", ir::Format::CALLGRIND, FormatId::callgrind, isCallgrind,
      readCallgrind,
      [](const Profile& p, const WriteOptions&, Sink& out) { writeCallgrind(p, out); },
      [](const Model& m, const ModelFor& perThread, const WriteOptions&, Sink& out) {
        writeCallgrindModel(m, perThread, out);
      },
-     costTableModel, false},
+     costTableModel, nullptr},
     {FormatId::cachegrind, "cachegrind", ir::Format::CACHEGRIND, FormatId::callgrind, isCachegrind,
      readCachegrind,
      [](const Profile& p, const WriteOptions&, Sink& out) { writeCachegrind(p, out); },
      [](const Model& m, const ModelFor&, const WriteOptions&, Sink& out) {
        writeCachegrindModel(m, out);
      },
-     costTableModel, false, nullptr, FormatId::cachegrind},
+     costTableModel, nullptr, nullptr, FormatId::cachegrind},
     {FormatId::folded, "folded", ir::Format::UNKNOWN, FormatId::folded, nullptr, nullptr, nullptr,
      [](const Model& m, const ModelFor&, const WriteOptions&, Sink& out) {
        writeFolded(m, 0, out);
      },
-     nullptr, false},
+     nullptr, nullptr},
     {FormatId::traceEvent, "trace-event", ir::Format::UNKNOWN, FormatId::traceEvent, nullptr,
      nullptr, nullptr,
      [](const Model& m, const ModelFor&, const WriteOptions&, Sink& out) {
        writeTraceEvents(m, out);
      },
-     nullptr, false},
+     nullptr, nullptr},
     {FormatId::pprof, "pprof", ir::Format::UNKNOWN, FormatId::pprof, nullptr, nullptr, nullptr,
      [](const Model& m, const ModelFor&, const WriteOptions&, Sink& out) {
        putString(out, writePprof(m));
      },
-     nullptr, false},
+     nullptr, nullptr},
 };
 
 // The C header's values and the IR's enumerants are fixed; FormatId names both.
@@ -180,10 +182,10 @@ FormatId formatOf(const Profile& profile) {
 
 std::unique_ptr<Model> buildModel(const Profile& profile, const ModelOptions& options) {
   const Codec& c = codecOf(profile);
-  if (!options.binary.empty() && !c.namesFromBinary) {
+  if (!options.binary.empty() && !c.functionEntries) {
     std::string which;
     for (const Codec& k : kCodecs)
-      if (k.namesFromBinary) which += std::string(which.empty() ? "" : ", ") + k.name;
+      if (k.functionEntries) which += std::string(which.empty() ? "" : ", ") + k.name;
     throw Error(Status::unsupported, "",
                 "only these formats take function names from a binary: " + which);
   }
@@ -250,6 +252,14 @@ std::string writeProfile(const Profile& profile, FormatId format, const WriteOpt
   StringSink out;
   writeProfile(profile, format, options, out);
   return std::move(out.out);
+}
+
+std::vector<uint64_t> functionEntries(const Profile& profile, const std::string& binary) {
+  const Codec& c = codecOf(profile);
+  if (!c.functionEntries)
+    throw Error(Status::unsupported, c.name,
+                std::string(c.name) + " functions are not ids that a binary names");
+  return c.functionEntries(binary);
 }
 
 FormatId mergedFormat(const Profile& profile) { return codecOf(profile).mergeAs; }

@@ -7,6 +7,7 @@
 #include <span>
 #include <string>
 #include <string_view>
+#include <vector>
 
 #include "formats/codec.h"
 #include "model/model.h"
@@ -22,6 +23,11 @@ FormatId formatOf(const Profile& profile);
 // from). Status::unsupported for a binary where the format does not take one;
 // Status::invalidArgument for a thread the profile does not have.
 std::unique_ptr<Model> buildModel(const Profile& profile, const ModelOptions& options);
+
+// Formats whose functions are ids (XRay): the entry address of each id in `binary` (index =
+// id, 0 where unknown). Status::unsupported for other formats; Status::io or malformed for a
+// binary that cannot be read as the format needs.
+std::vector<uint64_t> functionEntries(const Profile& profile, const std::string& binary);
 
 // Detects the format from the first bytes (never from a file name).
 FormatId detectFormat(std::span<const uint8_t> data);

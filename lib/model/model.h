@@ -39,6 +39,9 @@ enum Capability : uint32_t {
   kCapThreads = 1u << 6,     // figures per thread
   kCapNames = 1u << 7,       // functions have names (not only addresses or ids)
   kCapSigned = 1u << 8,      // costs and call counts are two's-complement int64 (a difference)
+  // Functions are ids that a binary maps to entry addresses (XRay): the locations layer holds
+  // one location per function, its id as the address, in a mapping marked functionIds.
+  kCapFunctionIds = 1u << 9,
 };
 
 // What to build the model for.
@@ -52,6 +55,7 @@ struct FunctionRow {
   std::string name;    // function name (or address / id where the format has no names)
   std::string file;    // source file ("" if unknown)
   std::string object;  // ELF object / mapping ("" if unknown)
+  uint64_t line = 0;   // where the function starts in `file`, where known (0 if unknown)
 };
 
 struct CallEdge {
@@ -117,7 +121,8 @@ struct FunctionLayer {
 struct Mapping {
   uint64_t start = 0, limit = 0, offset = 0;  // all 0 where the source has no address range
   std::string path;                           // the object's file ("" if unknown)
-  bool linkTime = false;  // its addresses are the object's link-time addresses (no load bias)
+  bool linkTime = false;     // its addresses are the object's link-time addresses (no load bias)
+  bool functionIds = false;  // its "addresses" are function ids (kCapFunctionIds)
 };
 
 struct Location {

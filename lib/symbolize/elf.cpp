@@ -13,6 +13,7 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
+#include <algorithm>
 #include <cerrno>
 #include <cstdlib>
 #include <cstring>
@@ -186,26 +187,84 @@ bool ElfBinary::loadBias(uint64_t start, uint64_t offset, uint64_t& bias) const 
   return false;
 }
 
+bool ElfBinary::findUnit(uint64_t address, Dwarf_Die& cu, uint64_t& bias) {
+  // libdw finds a unit through .debug_aranges, which clang does not write, and (in elfutils
+  // 0.188) does not fall back to the units' own ranges: index those once, on first need.
+  if (!unitsIndexed_) {
+    unitsIndexed_ = true;
+    Dwarf_Addr b = 0;
+    Dwarf* dw = dwfl_module_getdwarf(impl_->module, &b);
+    unitBias_ = b;
+    Dwarf_Off off = 0, next = 0;
+    size_t headerSize = 0;
+    while (dw && dwarf_nextcu(dw, off, &next, &headerSize, nullptr, nullptr, nullptr) == 0) {
+      Dwarf_Die die;
+      if (dwarf_offdie(dw, off + headerSize, &die)) {
+        Dwarf_Addr base = 0, start = 0, end = 0;
+        ptrdiff_t r = 0;
+        while ((r = dwarf_ranges(&die, r, &base, &start, &end)) > 0)
+          if (start < end) units_.push_back({start, end, off + headerSize});
+      }
+      off = next;
+    }
+    std::sort(units_.begin(), units_.end(),
+              [](const Unit& a, const Unit& b) { return a.start < b.start; });
+  }
+  const uint64_t at = address - unitBias_;
+  auto it = std::upper_bound(units_.begin(), units_.end(), at,
+                             [](uint64_t a, const Unit& u) { return a < u.start; });
+  while (it != units_.begin()) {
+    --it;
+    if (at < it->end) {
+      Dwarf_Addr b = 0;
+      Dwarf* dw = dwfl_module_getdwarf(impl_->module, &b);
+      if (!dw || !dwarf_offdie(dw, it->die, &cu)) return false;
+      bias = b;
+      return true;
+    }
+    if (it->start + (uint64_t{1} << 32) < at) break;  // far below: nothing nests that wide
+  }
+  return false;
+}
+
 const std::vector<SymbolFrame>& ElfBinary::lookup(uint64_t address) {
   auto it = cache_.find(address);
   if (it != cache_.end()) return it->second;
-  return cache_.emplace(address, resolve(address)).first->second;
+  return cache_.emplace(address, resolve(address, false)).first->second;
 }
 
-std::vector<SymbolFrame> ElfBinary::resolve(uint64_t address) {
+const std::vector<SymbolFrame>& ElfBinary::lookupEntry(uint64_t address) {
+  auto it = entryCache_.find(address);
+  if (it != entryCache_.end()) return it->second;
+  return entryCache_.emplace(address, resolve(address, true)).first->second;
+}
+
+std::vector<SymbolFrame> ElfBinary::resolve(uint64_t address, bool declarations) {
   Dwfl_Module* mod = impl_->module;
   std::vector<SymbolFrame> out;
   std::string file;
   uint64_t line = 0;
+  Dwarf_Addr bias = 0;
+  Dwarf_Die cuFound;
+  Dwarf_Die* cu = dwfl_module_addrdie(mod, address, &bias);
+  if (!cu && findUnit(address, cuFound, bias)) cu = &cuFound;
   if (Dwfl_Line* l = dwfl_module_getsrc(mod, address)) {
     int n = 0;
     if (const char* f = dwfl_lineinfo(l, nullptr, &n, nullptr, nullptr, nullptr)) {
       file = f;
       line = n > 0 ? static_cast<uint64_t>(n) : 0;
     }
+  } else if (cu) {
+    if (Dwarf_Line* l = dwarf_getsrc_die(cu, address - bias)) {
+      int n = 0;
+      const char* f = dwarf_linesrc(l, nullptr, nullptr);
+      if (f && dwarf_lineno(l, &n) == 0) {
+        file = f;
+        line = n > 0 ? static_cast<uint64_t>(n) : 0;
+      }
+    }
   }
-  Dwarf_Addr bias = 0;
-  if (Dwarf_Die* cu = dwfl_module_addrdie(mod, address, &bias)) {
+  if (cu) {
     auto isFunction = [](Dwarf_Die* d) {
       const int tag = dwarf_tag(d);
       return tag == DW_TAG_subprogram || tag == DW_TAG_inlined_subroutine;
@@ -248,6 +307,21 @@ std::vector<SymbolFrame> ElfBinary::resolve(uint64_t address) {
       if (!out.empty()) {  // the innermost frame is at the address's own line
         out[0].file = file;
         out[0].line = line;
+      }
+      if (declarations && !out.empty()) {
+        // Where the function holding the address is declared: its subprogram DIE.
+        Dwarf_Die* chain = nullptr;
+        n = dwarf_getscopes_die(&inner, &chain);
+        for (int i = n - 1; i >= 0; --i) {
+          if (dwarf_tag(&chain[i]) != DW_TAG_subprogram) continue;
+          int declLine = 0;
+          const char* declFile = dwarf_decl_file(&chain[i]);
+          if (declFile) out.back().file = declFile;  // else the entry's line-table file
+          out.back().line =
+              dwarf_decl_line(&chain[i], &declLine) == 0 && declLine > 0 ? declLine : 0;
+          break;
+        }
+        std::free(chain);
       }
     }
   }

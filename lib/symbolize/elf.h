@@ -4,6 +4,8 @@
 // through the build id and .gnu_debuglink under /usr/lib/debug.
 #pragma once
 
+#include <elfutils/libdw.h>
+
 #include <cstdint>
 #include <memory>
 #include <string>
@@ -35,13 +37,20 @@ class ElfBinary {
   // The inline chain at link-time address `address`, innermost first; empty if no symbol
   // covers it. Cached per address.
   const std::vector<SymbolFrame>& lookup(uint64_t address);
+  // The same for a function's entry address, each frame at its function's declaration
+  // (DW_AT_decl_file, DW_AT_decl_line): where the function is, rather than the line of its
+  // first instruction (which instrumentation sleds may lack).
+  const std::vector<SymbolFrame>& lookupEntry(uint64_t address);
   const std::string& buildId() const { return buildId_; }  // raw bytes ("" if none)
   // Problems met while reading debug information (e.g. corrupt DWARF), once each.
   const std::string& problem() const { return problem_; }
 
  private:
   ElfBinary() = default;
-  std::vector<SymbolFrame> resolve(uint64_t address);
+  std::vector<SymbolFrame> resolve(uint64_t address, bool declarations);
+  // The compilation unit whose address ranges hold `address`, from an index of every unit's
+  // ranges (for binaries without .debug_aranges). False if none.
+  bool findUnit(uint64_t address, Dwarf_Die& cu, uint64_t& bias);
 
   struct Segment {
     uint64_t offset, vaddr, filesz, align;
@@ -52,7 +61,13 @@ class ElfBinary {
   std::vector<Segment> segments_;
   std::string buildId_;
   std::string problem_;
-  std::unordered_map<uint64_t, std::vector<SymbolFrame>> cache_;
+  struct Unit {
+    uint64_t start, end, die;  // a range of a unit, and the offset of the unit's DIE
+  };
+  bool unitsIndexed_ = false;
+  uint64_t unitBias_ = 0;
+  std::vector<Unit> units_;  // ascending by start
+  std::unordered_map<uint64_t, std::vector<SymbolFrame>> cache_, entryCache_;
   // The frames enclosing each innermost function scope met (by DIE offset), its own first:
   // addresses in one scope share them but for the innermost frame's line.
   std::unordered_map<uint64_t, std::vector<SymbolFrame>> scopeCache_;

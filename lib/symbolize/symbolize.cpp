@@ -98,25 +98,24 @@ std::unique_ptr<Profile> symbolizeProfile(const Profile& profile, const Symboliz
   ModelOptions mo;
   mo.symbols = false;
   std::unique_ptr<Model> model = buildModel(profile, mo);
-  if (model->has(kCapNames) && !model->has(kCapAddresses)) {
-    auto out = std::make_unique<Profile>(copyOf(profile));
-    out->warnings().push_back(model->sourceFormat() +
-                              " profiles name their functions already: nothing to symbolize");
-    return out;
-  }
-  if (!model->has(kCapAddresses))
-    throw Error(Status::unsupported, model->sourceFormat(),
+  const bool ids = model->has(kCapFunctionIds);
+  if (ids && options.binary.empty())
+    throw Error(Status::invalidArgument, model->sourceFormat(),
                 model->sourceFormat() +
-                    " profiles hold no instruction addresses to symbolize (XRay: name functions "
-                    "with --binary)");
-  if (model->has(kCapNames)) {
+                    " functions are ids: symbolizing needs the binary that ran (--binary)");
+  if (!ids && !model->has(kCapAddresses) && !model->has(kCapNames))
+    throw Error(Status::unsupported, model->sourceFormat(),
+                model->sourceFormat() + " profiles hold no instruction addresses to symbolize");
+  if (!ids && model->has(kCapNames)) {
     auto out = std::make_unique<Profile>(copyOf(profile));
     out->warnings().push_back(model->sourceFormat() +
                               " profiles name their functions already: nothing to symbolize");
     return out;
   }
 
-  // The addresses to look up.
+  // The addresses to look up (function ids: their entry addresses in the binary).
+  const std::vector<uint64_t> entries =
+      ids ? functionEntries(profile, options.binary) : std::vector<uint64_t>{};
   const LocationLayer& layer = model->locations();
   const size_t ne = model->events();
   std::vector<Key> keys;
@@ -126,11 +125,11 @@ std::unique_ptr<Profile> symbolizeProfile(const Profile& profile, const Symboliz
     if (l.function >= 0 && locationOf[static_cast<size_t>(l.function)] < 0)
       locationOf[static_cast<size_t>(l.function)] = static_cast<int64_t>(i);
     if (l.mapping < 0) continue;
-    bool self = !model->has(kCapStacks);
+    bool self = ids || !model->has(kCapStacks);
     for (size_t e = 0; e < ne && !self; ++e) self = layer.self[i * ne + e] != 0;
     if (self) keys.push_back({l.mapping, l.address, false});
   }
-  if (model->has(kCapStacks)) {
+  if (!ids && model->has(kCapStacks)) {
     const StackLayer& st = model->stacks();
     for (size_t s = 0; s < st.stacks(); ++s)
       for (uint64_t k = st.start[s]; k + 1 < st.start[s + 1]; ++k) {
@@ -171,7 +170,12 @@ std::unique_ptr<Profile> symbolizeProfile(const Profile& profile, const Symboliz
     // The binary: the path the mapping names, then the search path by base name.
     ElfBinary* bin = nullptr;
     std::string used, why;
-    if (mapping.path.empty() || mapping.path[0] == '[') {
+    if (mapping.functionIds) {
+      std::string reason;
+      bin = open.get(options.binary, reason);
+      used = options.binary;
+      if (!bin) why = options.binary + ": " + reason;
+    } else if (mapping.path.empty() || mapping.path[0] == '[') {
       why = "names no file";
     } else {
       std::vector<std::string> candidates;
@@ -204,8 +208,14 @@ std::unique_ptr<Profile> symbolizeProfile(const Profile& profile, const Symboliz
     binary.setBuildId(kj::arrayPtr(reinterpret_cast<const kj::byte*>(id.data()), id.size()));
     for (; k < end; ++k) {
       const Key& key = keys[k];
-      const uint64_t at = key.address - bias - (key.returnAddress ? 1 : 0);
-      const std::vector<SymbolFrame>& frames = bin->lookup(at);
+      uint64_t at = key.address - bias - (key.returnAddress ? 1 : 0);
+      if (mapping.functionIds) {
+        if (key.returnAddress || key.address >= entries.size() || entries[key.address] == 0)
+          continue;
+        at = entries[key.address];
+      }
+      const std::vector<SymbolFrame>& frames =
+          mapping.functionIds ? bin->lookupEntry(at) : bin->lookup(at);
       if (frames.empty()) continue;
       mappingCol.push(static_cast<uint64_t>(m));
       addressCol.push(key.address);
@@ -289,9 +299,16 @@ class SymbolizedSource : public ModelSource {
   SymbolizedSource(std::unique_ptr<ModelSource> inner, const Profile& profile)
       : inner_(std::move(inner)), table_(profile.root().getSymbols()) {}
 
-  uint32_t capabilities() const override { return inner_->capabilities() | kCapNames | kCapLines; }
+  uint32_t capabilities() const override {
+    const uint32_t inner = inner_->capabilities();
+    return inner | kCapNames | ((inner & kCapFunctionIds) ? 0u : static_cast<uint32_t>(kCapLines));
+  }
 
   void functions(FunctionLayer& out) override {
+    if (inner_->capabilities() & kCapFunctionIds) {
+      renameIds(out);
+      return;
+    }
     FunctionLayer in;
     inner_->functions(in);
     inner_->locations(locations_);
@@ -305,7 +322,38 @@ class SymbolizedSource : public ModelSource {
     inner_ = releaseAfterStacks(std::move(inner_), in, out);
   }
 
+  // Functions that are ids keep every figure of the source (call counts, times, arcs): each
+  // takes the name, file and line of its entry's outermost frame (the function itself).
+  void renameIds(FunctionLayer& out) {
+    inner_->functions(out);
+    inner_->locations(locations_);
+    summary_ = inner_->summary();
+    std::vector<bool> file(table_.names.size(), false);
+    for (const Location& l : locations_.locations) {
+      if (l.function < 0 || static_cast<size_t>(l.function) >= out.functions.size()) continue;
+      auto it = table_.entries.find({l.mapping, l.address, false});
+      if (it == table_.entries.end()) continue;
+      const auto [first, count] = it->second;
+      const SymbolTable::Frame& fr = table_.frames[first + count - 1];
+      FunctionRow& row = out.functions[static_cast<size_t>(l.function)];
+      row.name = table_.names[fr.function];
+      row.file = table_.names[fr.file];
+      row.line = fr.line;
+      if (fr.file != 0 && !file[fr.file]) {
+        file[fr.file] = true;
+        ++files_;
+      }
+    }
+    functionCount_ = out.functions.size();
+    renamed_ = true;
+  }
+
   Summary summary() override {
+    if (renamed_) {
+      Summary s = summary_;
+      s.files = files_;
+      return s;
+    }
     Summary s = summary_;
     s.functions = functionCount_;
     s.files = files_;
@@ -316,7 +364,14 @@ class SymbolizedSource : public ModelSource {
   }
   void functionLines(FunctionLineLayer& out) override { out = std::move(functionLines_); }
   void locations(LocationLayer& out) override { out = std::move(locations_); }
-  void stacks(StackLayer& out) override { out = std::move(stacks_); }
+  void stacks(StackLayer& out) override {
+    if (renamed_)
+      inner_->stacks(out);
+    else
+      out = std::move(stacks_);
+  }
+  uint64_t timelineOrigin() override { return inner_->timelineOrigin(); }
+  void spans(SpanSink& sink) override { inner_->spans(sink); }
 
  private:
   // One chain of functions of this model, outermost first, and where the innermost is.
@@ -494,6 +549,7 @@ class SymbolizedSource : public ModelSource {
   size_t ne_ = 0;
   Summary summary_;
   uint64_t functionCount_ = 0, files_ = 0;
+  bool renamed_ = false;
   LocationLayer locations_;
   StackLayer stacks_;
   std::unordered_map<std::string, std::vector<LineCost>> lines_;

@@ -18,14 +18,17 @@ struct SymbolizeOptions {
   // Directories searched (in order, after the path a mapping names) for a binary by its base
   // name; then those of the PROFPACK_BINARY_PATH environment variable (':'-separated).
   std::vector<std::string> binaryPath;
+  // The program of a profile whose functions are ids (XRay: the instrumented executable),
+  // which maps them to entry addresses and names them.
+  std::string binary;
 };
 
 // A copy of `profile` with its symbol section (lib/ir/profile.capnp, Symbols), replacing any it
 // had. Mappings that cannot be symbolized (binary missing, not a
 // regular file, not ELF, no loadable segment at the mapping's offset) are warnings of the
 // result, naming the mapping and the reason. A profile whose functions are named already
-// (Callgrind, Cachegrind) comes back unchanged with a warning; one without addresses
-// (XRay) is Status::unsupported.
+// (Callgrind, Cachegrind) comes back unchanged with a warning. One whose functions are ids
+// (XRay) needs options.binary: each function is named, with the file and line of its entry.
 std::unique_ptr<Profile> symbolizeProfile(const Profile& profile, const SymbolizeOptions& options);
 
 // The model source of a symbolized profile: `inner` (the format's own source) with functions,

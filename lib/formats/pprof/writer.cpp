@@ -192,7 +192,9 @@ std::string writePprof(const Model& m) {
     if (added) {
       Loc adjusted = locations[id - 1];
       adjusted.address -= 1;
-      adjusted.function = 0;
+      // Unnamed, a frame is symbolized at its own address; named (a symbolized profile), it
+      // keeps the function the stack has there.
+      if (!m.has(kCapNames)) adjusted.function = 0;
       locations.push_back(adjusted);
       it->second = locations.size();
     }

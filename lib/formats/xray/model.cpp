@@ -23,13 +23,13 @@ namespace {
 class XraySource : public ModelSource {
  public:
   XraySource(const Profile& profile, const ModelOptions& options)
-      : profile_(profile), thread_(options.thread) {
+      : profile_(profile), thread_(options.thread), binary_(options.binary) {
     if (!options.binary.empty()) names_ = xrayFunctionNames(options.binary);
   }
 
   uint32_t capabilities() const override {
     return kCapCallArcs | kCapCallCounts | kCapStacks | kCapTimeline | kCapThreads |
-           (names_.empty() ? 0u : static_cast<uint32_t>(kCapNames));
+           kCapFunctionIds | (names_.empty() ? 0u : static_cast<uint32_t>(kCapNames));
   }
 
   void functions(FunctionLayer& out) override {
@@ -85,6 +85,22 @@ class XraySource : public ModelSource {
         unfinished.insert(account.threads[k].unfinished.begin(),
                           account.threads[k].unfinished.end());
     for (uint32_t id : unfinished) fn(id);
+    self_ = out.self;
+  }
+
+  // One location per function: its id (kCapFunctionIds), in the binary given, if any.
+  void locations(LocationLayer& out) override {
+    Mapping m;
+    m.path = binary_;
+    m.linkTime = true;
+    m.functionIds = true;
+    out.mappings.push_back(std::move(m));
+    std::vector<std::pair<uint32_t, uint64_t>> ids(index_.begin(), index_.end());
+    std::sort(ids.begin(), ids.end());
+    for (const auto& [id, f] : ids) {
+      out.locations.push_back({id, 0, static_cast<int64_t>(f), 0});
+      out.self.push_back(self_.size() > f ? self_[f] : 0);
+    }
   }
 
   // Each distinct stack of function ids, with the self ticks of the calls made with it.
@@ -166,7 +182,9 @@ class XraySource : public ModelSource {
  private:
   const Profile& profile_;
   long thread_;
+  std::string binary_;
   std::vector<std::string> names_;
+  std::vector<uint64_t> self_;                    // per function, as the function layer has it
   std::unordered_map<uint32_t, uint64_t> index_;  // function id -> function
   uint64_t origin_ = 0;                           // the earliest entry of a completed call
 };

@@ -44,9 +44,15 @@ std::string demangle(const char* name) {
   return s;
 }
 
-}  // namespace
+struct InstrMap {
+  std::vector<uint64_t> functionAddress{0};  // index = function id
+  std::unordered_map<uint64_t, std::string> symbols;
+};
 
-std::vector<std::string> xrayFunctionNames(const std::string& binaryPath) {
+InstrMap readInstrMap(const std::string& binaryPath) {
+  InstrMap map;
+  std::vector<uint64_t>& functionAddress = map.functionAddress;
+  std::unordered_map<uint64_t, std::string>& symbols = map.symbols;
   if (elf_version(EV_CURRENT) == EV_NONE)
     throw Error(Status::internal, kFmt, "libelf is not usable");
   Fd fd;
@@ -67,8 +73,6 @@ std::vector<std::string> xrayFunctionNames(const std::string& binaryPath) {
   if (elf_getshdrstrndx(elf.e, &shstrndx) != 0)
     throw Error(Status::malformed, kFmt, binaryPath + ": no section name table", 0);
 
-  std::vector<uint64_t> functionAddress(1, 0);  // index = function id
-  std::unordered_map<uint64_t, std::string> symbols;
   bool haveMap = false;
   for (Elf_Scn* scn = elf_nextscn(elf.e, nullptr); scn; scn = elf_nextscn(elf.e, scn)) {
     GElf_Shdr sh;
@@ -111,6 +115,19 @@ std::vector<std::string> xrayFunctionNames(const std::string& binaryPath) {
   }
   if (!haveMap)
     throw Error(Status::malformed, kFmt, binaryPath + " has no xray_instr_map section", 0);
+  return map;
+}
+
+}  // namespace
+
+std::vector<uint64_t> xrayFunctionEntries(const std::string& binaryPath) {
+  return readInstrMap(binaryPath).functionAddress;
+}
+
+std::vector<std::string> xrayFunctionNames(const std::string& binaryPath) {
+  const InstrMap map = readInstrMap(binaryPath);
+  const std::vector<uint64_t>& functionAddress = map.functionAddress;
+  const std::unordered_map<uint64_t, std::string>& symbols = map.symbols;
   std::vector<std::string> names(functionAddress.size());
   for (size_t id = 1; id < functionAddress.size(); ++id) {
     auto it = symbols.find(functionAddress[id]);

@@ -98,5 +98,8 @@ std::string writeXray(const Profile& profile, const XrayWriteOptions& options);
 // profpack::Error (Status::io or malformed) when the file cannot be read as an ELF object with
 // an xray_instr_map section.
 std::vector<std::string> xrayFunctionNames(const std::string& binaryPath);
+// The entry address of each function id of an instrumented binary (index = id; entry 0 is 0),
+// from its xray_instr_map; errors as xrayFunctionNames.
+std::vector<uint64_t> xrayFunctionEntries(const std::string& binaryPath);
 
 }  // namespace profpack
