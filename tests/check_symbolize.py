@@ -283,6 +283,13 @@ for name in sorted(named):
     got = rows.get(name)
     check(got is not None and got[0].endswith("/st.cpp") and got[1] == want,
           f"XRay: {name} at {got}, defined at st.cpp:{want}")
+ann = {}
+for l in run("annotate", out, "--source", os.path.join(sym, "st.cpp")).stdout.splitlines()[1:]:
+    m = re.match(r"\s*([\d,]+)\s+(\d+)  ", l)
+    if m:
+        ann[int(m.group(2))] = int(m.group(1).replace(",", ""))
+want = {rows[n][1]: v[0] for n, v in named.items() if n in rows and v[0]}
+check(ann == want, f"XRay annotate: each function's self ticks on its line ({ann} vs {want})")
 r = run("symbolize", trace, "-o", os.path.join(tmp, "x.ppk"))
 check(r.returncode != 0 and "--binary" in r.stderr,
       f"XRay without --binary is refused, naming the option ({r.stderr.strip()[-120:]})")

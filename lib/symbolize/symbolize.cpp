@@ -118,6 +118,23 @@ std::unique_ptr<Profile> symbolizeProfile(const Profile& profile, const Symboliz
       ids ? functionEntries(profile, options.binary) : std::vector<uint64_t>{};
   const LocationLayer& layer = model->locations();
   const size_t ne = model->events();
+  std::vector<std::string> warnings;
+  if (ids) {
+    // A trace of another build names ids its binary does not have (the one check a trace
+    // allows: it records no build id).
+    uint64_t beyond = 0, highest = 0;
+    for (const Location& l : layer.locations)
+      if (l.address >= entries.size()) {
+        ++beyond;
+        highest = std::max(highest, l.address);
+      }
+    if (beyond)
+      warnings.push_back(options.binary + " instruments " +
+                         std::to_string(entries.empty() ? 0 : entries.size() - 1) +
+                         " functions, but the trace calls " + std::to_string(beyond) +
+                         " function ids beyond them (up to " + std::to_string(highest) +
+                         "): not the binary that ran?");
+  }
   std::vector<Key> keys;
   std::vector<int64_t> locationOf(model->functions(), -1);
   for (size_t i = 0; i < layer.locations.size(); ++i) {
@@ -145,7 +162,6 @@ std::unique_ptr<Profile> symbolizeProfile(const Profile& profile, const Symboliz
   auto msg = copyOf(profile);
   auto sym = msg->getRoot<ir::Profile>().initSymbols();
   auto binaries = sym.initMappings(static_cast<unsigned>(layer.mappings.size()));
-  std::vector<std::string> warnings;
   const std::vector<std::string> dirs = searchPath(options);
   Binaries open;
   ColumnWriter mappingCol, addressCol(ir::Column::Encoding::ZIGZAG_DELTA), returnCol, countCol;
@@ -301,7 +317,7 @@ class SymbolizedSource : public ModelSource {
 
   uint32_t capabilities() const override {
     const uint32_t inner = inner_->capabilities();
-    return inner | kCapNames | ((inner & kCapFunctionIds) ? 0u : static_cast<uint32_t>(kCapLines));
+    return inner | kCapNames | kCapLines;
   }
 
   void functions(FunctionLayer& out) override {
@@ -323,12 +339,15 @@ class SymbolizedSource : public ModelSource {
   }
 
   // Functions that are ids keep every figure of the source (call counts, times, arcs): each
-  // takes the name, file and line of its entry's outermost frame (the function itself).
+  // takes the name, file and line of its entry's outermost frame (the function itself). Per-line
+  // costs: each function's self cost on the line where it starts (an editor's gutter shows the
+  // function's time there).
   void renameIds(FunctionLayer& out) {
     inner_->functions(out);
     inner_->locations(locations_);
     summary_ = inner_->summary();
     std::vector<bool> file(table_.names.size(), false);
+    std::map<std::pair<uint64_t, uint64_t>, std::vector<uint64_t>> lineCost, functionLine;
     for (const Location& l : locations_.locations) {
       if (l.function < 0 || static_cast<size_t>(l.function) >= out.functions.size()) continue;
       auto it = table_.entries.find({l.mapping, l.address, false});
@@ -339,10 +358,23 @@ class SymbolizedSource : public ModelSource {
       row.name = table_.names[fr.function];
       row.file = table_.names[fr.file];
       row.line = fr.line;
+      const size_t ne = out.events(), f = static_cast<size_t>(l.function);
+      if (fr.line != 0 && fr.file != 0 && f * ne + ne <= out.self.size()) {
+        std::vector<uint64_t> cost(out.self.begin() + f * ne, out.self.begin() + (f + 1) * ne);
+        lineCost[{fr.file, fr.line}].resize(ne, 0);
+        for (size_t e = 0; e < ne; ++e) lineCost[{fr.file, fr.line}][e] += cost[e];
+        functionLine[{f, fr.line}] = std::move(cost);
+      }
       if (fr.file != 0 && !file[fr.file]) {
         file[fr.file] = true;
         ++files_;
       }
+    }
+    for (auto& [key, cost] : lineCost)
+      lines_[table_.names[key.first]].push_back({key.second, std::move(cost)});
+    for (auto& [key, cost] : functionLine) {
+      functionLines_.rows.push_back({key.first, key.second});
+      functionLines_.self.insert(functionLines_.self.end(), cost.begin(), cost.end());
     }
     functionCount_ = out.functions.size();
     renamed_ = true;
