@@ -239,6 +239,50 @@ const std::vector<SymbolFrame>& ElfBinary::lookupEntry(uint64_t address) {
   return entryCache_.emplace(address, resolve(address, true)).first->second;
 }
 
+namespace {
+
+// DIEs visited at most per lookup: a bound on the work a malformed unit can cause.
+constexpr size_t kScopeBudget = size_t{1} << 22;
+
+// Appends to `path` the subprogram and inlined-subroutine DIEs under `parent` whose ranges hold
+// `pc`, outermost first, looking into namespaces and types (which hold C++ definitions) and
+// lexical blocks. True once a DIE holding pc was found. (libdw's dwarf_getscopes leaks its
+// result when its second pass fails on malformed DWARF, in elfutils 0.188; and it continues
+// past an inlined copy into its abstract definition, where the function it was inlined into is
+// wanted.)
+bool findScopes(Dwarf_Die* parent, Dwarf_Addr pc, std::vector<Dwarf_Die>& path, int depth,
+                size_t& budget) {
+  if (depth > 256) return false;
+  Dwarf_Die child;
+  if (dwarf_child(parent, &child) != 0) return false;
+  do {
+    if (budget == 0) return false;
+    --budget;
+    switch (dwarf_tag(&child)) {
+      case DW_TAG_subprogram:
+      case DW_TAG_inlined_subroutine:
+      case DW_TAG_lexical_block:
+        if (dwarf_haspc(&child, pc) == 1) {
+          if (dwarf_tag(&child) != DW_TAG_lexical_block) path.push_back(child);
+          findScopes(&child, pc, path, depth + 1, budget);  // anything nested deeper
+          return true;
+        }
+        break;
+      case DW_TAG_namespace:
+      case DW_TAG_module:
+      case DW_TAG_class_type:
+      case DW_TAG_structure_type:
+      case DW_TAG_union_type:
+        if (findScopes(&child, pc, path, depth + 1, budget)) return true;
+        break;
+      default: break;
+    }
+  } while (dwarf_siblingof(&child, &child) == 0);
+  return false;
+}
+
+}  // namespace
+
 std::vector<SymbolFrame> ElfBinary::resolve(uint64_t address, bool declarations) {
   Dwfl_Module* mod = impl_->module;
   std::vector<SymbolFrame> out;
@@ -265,64 +309,25 @@ std::vector<SymbolFrame> ElfBinary::resolve(uint64_t address, bool declarations)
     }
   }
   if (cu) {
-    auto isFunction = [](Dwarf_Die* d) {
-      const int tag = dwarf_tag(d);
-      return tag == DW_TAG_subprogram || tag == DW_TAG_inlined_subroutine;
-    };
-    // The innermost function scope holding the address. (Past an inlined subroutine,
-    // dwarf_getscopes continues with the scopes of its abstract definition, not with the
-    // function it was inlined into: the chain comes from dwarf_getscopes_die below.)
-    Dwarf_Die* scopes = nullptr;
-    int n = dwarf_getscopes(cu, address - bias, &scopes);
-    if (n < 0 && problem_.empty()) problem_ = std::string("DWARF: ") + dwarf_errmsg(-1);
-    Dwarf_Die inner;
-    bool found = false;
-    for (int i = 0; i < n && !found; ++i)
-      if (isFunction(&scopes[i])) {
-        inner = scopes[i];
-        found = true;
-      }
-    std::free(scopes);
-    if (found) {
-      // Its enclosing DIEs, innermost first: each inlined copy, then the function holding it.
-      // The same for every address in this scope: walked once per scope.
-      const uint64_t key = dwarf_dieoffset(&inner);
-      auto it = scopeCache_.find(key);
-      if (it == scopeCache_.end()) {
-        std::vector<SymbolFrame> frames;
-        std::string f;
-        uint64_t l = 0;
-        Dwarf_Die* chain = nullptr;
-        n = dwarf_getscopes_die(&inner, &chain);
-        for (int i = 0; i < n; ++i) {
-          if (!isFunction(&chain[i])) continue;
-          frames.push_back({dieName(&chain[i]), f, l});
-          if (dwarf_tag(&chain[i]) == DW_TAG_subprogram) break;
-          callSite(cu, &chain[i], f, l);  // the next frame out is at the call
-        }
-        std::free(chain);
-        it = scopeCache_.emplace(key, std::move(frames)).first;
-      }
-      out = it->second;
-      if (!out.empty()) {  // the innermost frame is at the address's own line
-        out[0].file = file;
-        out[0].line = line;
-      }
-      if (declarations && !out.empty()) {
-        // Where the function holding the address is declared: its subprogram DIE.
-        Dwarf_Die* chain = nullptr;
-        n = dwarf_getscopes_die(&inner, &chain);
-        for (int i = n - 1; i >= 0; --i) {
-          if (dwarf_tag(&chain[i]) != DW_TAG_subprogram) continue;
-          int declLine = 0;
-          const char* declFile = dwarf_decl_file(&chain[i]);
-          if (declFile) out.back().file = declFile;  // else the entry's line-table file
-          out.back().line =
-              dwarf_decl_line(&chain[i], &declLine) == 0 && declLine > 0 ? declLine : 0;
-          break;
-        }
-        std::free(chain);
-      }
+    // The function DIEs holding the address, outermost first: the subprogram, then each
+    // inlined copy within it.
+    std::vector<Dwarf_Die> path;
+    size_t budget = kScopeBudget;
+    findScopes(cu, address - bias, path, 0, budget);
+    if (budget == 0 && problem_.empty())
+      problem_ = "DWARF: a compilation unit too large or malformed to search";
+    std::string f = file;
+    uint64_t l = line;
+    for (size_t i = path.size(); i-- > 0;) {  // innermost first
+      out.push_back({dieName(&path[i]), f, l});
+      if (i > 0) callSite(cu, &path[i], f, l);  // the next frame out is at the call
+    }
+    if (declarations && !path.empty()) {
+      // Where the function holding the address is declared: its subprogram DIE.
+      int declLine = 0;
+      if (const char* declFile = dwarf_decl_file(&path[0]))
+        out.back().file = declFile;  // else the entry's line-table file
+      out.back().line = dwarf_decl_line(&path[0], &declLine) == 0 && declLine > 0 ? declLine : 0;
     }
   }
   // No DWARF scope (or an unnamed one): the symbol table's name.

@@ -68,9 +68,6 @@ class ElfBinary {
   uint64_t unitBias_ = 0;
   std::vector<Unit> units_;  // ascending by start
   std::unordered_map<uint64_t, std::vector<SymbolFrame>> cache_, entryCache_;
-  // The frames enclosing each innermost function scope met (by DIE offset), its own first:
-  // addresses in one scope share them but for the innermost frame's line.
-  std::unordered_map<uint64_t, std::vector<SymbolFrame>> scopeCache_;
 };
 
 }  // namespace profpack
