@@ -48,6 +48,7 @@ struct Codec {
   // and read back), unless `merge` merges them itself.
   FormatId mergeAs = FormatId::callgrind;
   std::unique_ptr<FormatMerge> (*merge)() = nullptr;
+  bool holdsSigned = false;  // its profiles can hold negative costs (a difference)
 };
 
 void putString(Sink& out, std::string s) { out.write(std::move(s)); }
@@ -97,14 +98,14 @@ constexpr Codec kCodecs[] = {
      [](const Model& m, const ModelFor& perThread, const WriteOptions&, Sink& out) {
        writeCallgrindModel(m, perThread, out);
      },
-     costTableModel, nullptr},
+     costTableModel, nullptr, nullptr, FormatId::callgrind, nullptr, true},
     {FormatId::cachegrind, "cachegrind", ir::Format::CACHEGRIND, FormatId::callgrind, isCachegrind,
      readCachegrind,
      [](const Profile& p, const WriteOptions&, Sink& out) { writeCachegrind(p, out); },
      [](const Model& m, const ModelFor&, const WriteOptions&, Sink& out) {
        writeCachegrindModel(m, out);
      },
-     costTableModel, nullptr, nullptr, FormatId::cachegrind},
+     costTableModel, nullptr, nullptr, FormatId::cachegrind, nullptr, true},
     {FormatId::folded, "folded", ir::Format::UNKNOWN, FormatId::folded, nullptr, nullptr, nullptr,
      [](const Model& m, const ModelFor&, const WriteOptions&, Sink& out) {
        writeFolded(m, 0, out);
@@ -263,6 +264,15 @@ std::vector<uint64_t> functionEntries(const Profile& profile, const std::string&
 }
 
 FormatId mergedFormat(const Profile& profile) { return codecOf(profile).mergeAs; }
+
+FormatId mixedFormat() { return FormatId::callgrind; }
+
+FormatId differenceFormat(const Profile& base, const Profile& current) {
+  const Codec& c = codecOf(base);
+  if (&c != &codecOf(current)) return mixedFormat();
+  const Codec* kept = codecFor(c.mergeAs);
+  return kept && kept->holdsSigned ? kept->id : mixedFormat();
+}
 
 std::unique_ptr<FormatMerge> formatMerge(const Profile& profile) {
   const Codec& c = codecOf(profile);

@@ -45,6 +45,11 @@ void writeProfile(const Profile& profile, FormatId format, const WriteOptions& o
 // of formats is kept as Callgrind); the format's own merge, where it does one (null where
 // not); a profile of `format` holding `model` (written as `format` and read back).
 FormatId mergedFormat(const Profile& profile);
+// The format a merge of several formats is kept in (Callgrind).
+FormatId mixedFormat();
+// The format NEW - BASE is kept in: the one their merges are kept in where it can hold
+// negative costs (Cachegrind), else mixedFormat().
+FormatId differenceFormat(const Profile& base, const Profile& current);
 std::unique_ptr<FormatMerge> formatMerge(const Profile& profile);
 std::unique_ptr<Profile> profileFromModel(const Model& model, FormatId format);
 

@@ -244,7 +244,7 @@ struct MergeStream::State {
   size_t inputs = 0;
   std::string firstName;
   FormatId firstFormat = FormatId::unknown;
-  FormatId keptAs = FormatId::callgrind;
+  FormatId keptAs = mixedFormat();
   std::unique_ptr<FormatMerge> native;  // the format's own merge, where it has one
   std::unique_ptr<Merger> merger;       // else the model's
   std::string sourceFormat;
@@ -289,7 +289,7 @@ void MergeStream::add(const MergeInput& in) {
   }
   const std::vector<size_t> ev = s.merger->eventMap(*m, inputName(in, i), s.firstName);
   forInput(in, i, [&] { s.merger->add(*m, ev); });
-  if (mixed) s.keptAs = FormatId::callgrind;  // a mix is kept as Callgrind
+  if (mixed) s.keptAs = mixedFormat();
   ++s.inputs;
 }
 
@@ -393,12 +393,8 @@ std::unique_ptr<Profile> diffProfiles(const MergeInput& base, const MergeInput& 
                                       const DiffOptions& options) {
   if (!base.profile || !current.profile)
     throw Error(Status::invalidArgument, "", "diff needs two profiles");
-  FormatId kept = formatOf(*base.profile) == formatOf(*current.profile)
-                      ? mergedFormat(*base.profile)
-                      : FormatId::callgrind;
-  // Formats that keep merges of their own cannot hold negative costs: those go to Callgrind.
-  if (kept != FormatId::cachegrind) kept = FormatId::callgrind;
-  return profileFromModel(*diffOf(base, current, options, kept == FormatId::cachegrind), kept);
+  const FormatId kept = differenceFormat(*base.profile, *current.profile);
+  return profileFromModel(*diffOf(base, current, options, kept != mixedFormat()), kept);
 }
 
 }  // namespace profpack
