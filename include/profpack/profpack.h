@@ -254,6 +254,8 @@ PROFPACK_API profpack_status profpack_profile_events(const profpack_profile* pro
  * instrumented executable, whose `xray_instr_map` section and ELF symbols name the function
  * ids. Replaces names loaded before. Must not run concurrently with other calls on the same
  * profile. PROFPACK_ERROR_UNSUPPORTED for formats that take no binary.
+ * Superseded by profpack_profile_symbolize(), which leaves `profile` unchanged, adds files and
+ * lines, and keeps the names in a .ppk; kept until the 1.0 API settles.
  */
 PROFPACK_API profpack_status profpack_profile_load_symbols(profpack_profile* profile,
                                                            const char* binary_path);
