@@ -4,7 +4,6 @@
 
 #include "symbolize/elf.h"
 
-#include <cxxabi.h>
 #include <dwarf.h>
 #include <elfutils/libdw.h>
 #include <elfutils/libdwfl.h>
@@ -18,6 +17,8 @@
 #include <cstdlib>
 #include <cstring>
 
+#include "util/text.h"
+
 namespace profpack {
 
 namespace {
@@ -30,16 +31,6 @@ const Dwfl_Callbacks kCallbacks = {
     .section_address = dwfl_offline_section_address,
     .debuginfo_path = &gDebuginfoPath,
 };
-
-std::string demangle(const char* name) {
-  if (name[0] != '_' || name[1] != 'Z') return name;
-  int status = 0;
-  char* d = abi::__cxa_demangle(name, nullptr, nullptr, &status);
-  if (status != 0 || !d) return name;
-  std::string s(d);
-  std::free(d);
-  return s;
-}
 
 // A function DIE's name: its linkage name demangled, else its DW_AT_name (both followed
 // through DW_AT_abstract_origin and DW_AT_specification).

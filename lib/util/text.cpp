@@ -1,7 +1,10 @@
 #include "util/text.h"
 
+#include <cxxabi.h>
+
 #include <algorithm>
 #include <charconv>
+#include <cstdlib>
 #include <cstring>
 #include <string>
 
@@ -95,6 +98,16 @@ std::string hexDigits(uint64_t v) {
 std::string hexString(uint64_t v) {
   std::string s;
   appendHex(s, v);
+  return s;
+}
+
+std::string demangle(const char* name) {
+  if (name[0] != '_' || name[1] != 'Z') return name;
+  int status = 0;
+  char* d = abi::__cxa_demangle(name, nullptr, nullptr, &status);
+  if (status != 0 || !d) return name;
+  std::string s(d);
+  std::free(d);
   return s;
 }
 

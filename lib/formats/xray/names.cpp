@@ -3,7 +3,6 @@
 // time a sled's function differs from the previous sled's), the ELF symbol tables name the
 // addresses. Names are demangled (as `llvm-xray account` prints them).
 
-#include <cxxabi.h>
 #include <fcntl.h>
 #include <gelf.h>
 #include <libelf.h>
@@ -15,6 +14,7 @@
 
 #include "error.h"
 #include "formats/xray/xray.h"
+#include "util/text.h"
 
 namespace profpack {
 
@@ -34,15 +34,6 @@ struct ElfHandle {
     if (e) elf_end(e);
   }
 };
-
-std::string demangle(const char* name) {
-  int status = 0;
-  char* d = abi::__cxa_demangle(name, nullptr, nullptr, &status);
-  if (status != 0 || !d) return name;
-  std::string s(d);
-  std::free(d);
-  return s;
-}
 
 struct InstrMap {
   std::vector<uint64_t> functionAddress{0};  // index = function id
