@@ -191,7 +191,11 @@ std::unique_ptr<Model> buildModel(const Profile& profile, const ModelOptions& op
                 "only these formats take function names from a binary: " + which);
   }
   std::unique_ptr<ModelSource> source = c.model(profile, options);
-  if (options.symbols && profile.root().hasSymbols())
+  // A symbol section names what symbolize looks up: function ids, and the addresses of
+  // formats without names (in any other profile, such as a crafted .ppk, it is ignored).
+  const uint32_t caps = source->capabilities();
+  if (options.symbols && profile.root().hasSymbols() &&
+      ((caps & kCapFunctionIds) || ((caps & kCapAddresses) && !(caps & kCapNames))))
     source = symbolizedSource(std::move(source), profile);
   auto model = std::make_unique<Model>(std::move(source), c.name);
   if (options.thread >= 0 && static_cast<size_t>(options.thread) >= model->threads().size())
