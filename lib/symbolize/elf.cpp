@@ -152,6 +152,18 @@ std::unique_ptr<ElfBinary> ElfBinary::open(const std::string& path, std::string&
     why = "has no loadable segment";
     return nullptr;
   }
+  // Whether the file (or its separate debug file, which libdwfl finds) should have DWARF.
+  bool hasDebugInfo = false;
+  size_t shstrndx = 0;
+  if (elf_getshdrstrndx(elf, &shstrndx) == 0)
+    for (Elf_Scn* scn = elf_nextscn(elf, nullptr); scn && !hasDebugInfo;
+         scn = elf_nextscn(elf, scn)) {
+      GElf_Shdr sh;
+      const char* name = gelf_getshdr(scn, &sh) ? elf_strptr(elf, shstrndx, sh.sh_name) : nullptr;
+      hasDebugInfo = name && (std::strcmp(name, ".debug_info") == 0 ||
+                              std::strcmp(name, ".gnu_debuglink") == 0);
+    }
+  b->indexUnits(hasDebugInfo);
   const unsigned char* bits = nullptr;
   GElf_Addr idAddr = 0;
   int idLen = dwfl_module_build_id(im.module, &bits, &idAddr);
@@ -178,29 +190,40 @@ bool ElfBinary::loadBias(uint64_t start, uint64_t offset, uint64_t& bias) const 
   return false;
 }
 
-bool ElfBinary::findUnit(uint64_t address, Dwarf_Die& cu, uint64_t& bias) {
+void ElfBinary::indexUnits(bool hasDebugInfo) {
   // libdw finds a unit through .debug_aranges, which clang does not write, and (in elfutils
-  // 0.188) does not fall back to the units' own ranges: index those once, on first need.
-  if (!unitsIndexed_) {
-    unitsIndexed_ = true;
-    Dwarf_Addr b = 0;
-    Dwarf* dw = dwfl_module_getdwarf(impl_->module, &b);
-    unitBias_ = b;
-    Dwarf_Off off = 0, next = 0;
-    size_t headerSize = 0;
-    while (dw && dwarf_nextcu(dw, off, &next, &headerSize, nullptr, nullptr, nullptr) == 0) {
-      Dwarf_Die die;
-      if (dwarf_offdie(dw, off + headerSize, &die)) {
-        Dwarf_Addr base = 0, start = 0, end = 0;
-        ptrdiff_t r = 0;
-        while ((r = dwarf_ranges(&die, r, &base, &start, &end)) > 0)
-          if (start < end) units_.push_back({start, end, off + headerSize});
-      }
-      off = next;
-    }
-    std::sort(units_.begin(), units_.end(),
-              [](const Unit& a, const Unit& b) { return a.start < b.start; });
+  // 0.188) does not fall back to the units' own ranges: index those once. The same pass finds
+  // debug information too damaged to use.
+  Dwarf_Addr b = 0;
+  Dwarf* dw = dwfl_module_getdwarf(impl_->module, &b);
+  unitBias_ = b;
+  if (!dw) {
+    if (hasDebugInfo) problem_ = std::string("unreadable DWARF: ") + dwfl_errmsg(-1);
+    return;
   }
+  Dwarf_Off off = 0, next = 0;
+  size_t headerSize = 0;
+  int r = 0;
+  while ((r = dwarf_nextcu(dw, off, &next, &headerSize, nullptr, nullptr, nullptr)) == 0) {
+    Dwarf_Die die;
+    if (!dwarf_offdie(dw, off + headerSize, &die)) {
+      r = -1;
+      break;
+    }
+    Dwarf_Addr base = 0, start = 0, end = 0;
+    ptrdiff_t k = 0;
+    while ((k = dwarf_ranges(&die, k, &base, &start, &end)) > 0)
+      if (start < end) units_.push_back({start, end, off + headerSize});
+    off = next;
+  }
+  if (r < 0)
+    problem_ = "corrupt DWARF at .debug_info offset " + std::to_string(off) + ": " +
+               dwarf_errmsg(-1) + " (names from the symbol table only past it)";
+  std::sort(units_.begin(), units_.end(),
+            [](const Unit& a, const Unit& b) { return a.start < b.start; });
+}
+
+bool ElfBinary::findUnit(uint64_t address, Dwarf_Die& cu, uint64_t& bias) {
   const uint64_t at = address - unitBias_;
   auto it = std::upper_bound(units_.begin(), units_.end(), at,
                              [](uint64_t a, const Unit& u) { return a < u.start; });

@@ -51,6 +51,7 @@ class ElfBinary {
   // The compilation unit whose address ranges hold `address`, from an index of every unit's
   // ranges (for binaries without .debug_aranges). False if none.
   bool findUnit(uint64_t address, Dwarf_Die& cu, uint64_t& bias);
+  void indexUnits(bool hasDebugInfo);  // at open: units_, and problem_ if the DWARF is damaged
 
   struct Segment {
     uint64_t offset, vaddr, filesz, align;
@@ -64,7 +65,6 @@ class ElfBinary {
   struct Unit {
     uint64_t start, end, die;  // a range of a unit, and the offset of the unit's DIE
   };
-  bool unitsIndexed_ = false;
   uint64_t unitBias_ = 0;
   std::vector<Unit> units_;  // ascending by start
   std::unordered_map<uint64_t, std::vector<SymbolFrame>> cache_, entryCache_;
