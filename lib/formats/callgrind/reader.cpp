@@ -790,7 +790,7 @@ void Reader::body(std::string_view line) {
       number(b, q, assocJumped_, "the jump count of jcnd=");
       ++q;
     }
-    const bool minus = kind == Kind::CALL && *q == '-' && end - q > 1 && isDigit(q[1]);
+    const bool minus = kind == Kind::CALL && end - q > 1 && *q == '-' && isDigit(q[1]);
     const char* sign = q;
     q = number(q + minus, end, assocCount_,
                kind == Kind::CALL   ? "the call count of calls="
