@@ -24,6 +24,7 @@
 #include "error.h"
 #include "formats/gperftools/gperftools.h"
 #include "formats/gperftools/storage.h"
+#include "util/pages.h"
 #include "util/pairmap.h"
 #include "util/text.h"
 
@@ -69,51 +70,70 @@ inline uint64_t mix(uint64_t h) {
 
 // Every node of the prefix tree, keyed by its chain: the PCs from the node outward to the
 // outermost frame, i.e. a suffix of some record's PCs. Lookups compare a 64-bit hash, then
-// the bytes of the suffix against those of the record the node was created from, so a chain
-// seen before costs one probe instead of a walk down the tree.
+// walk the node's PCs up the tree (an array of a few MB that stays in cache) against the
+// record's, so a chain seen before costs one probe instead of a walk down the tree, and the
+// input bytes of earlier records are never read again (their pages can be released).
+template <unsigned W, bool BE>
 class NodeTable {
  public:
-  explicit NodeTable(const uint8_t* base) : base_(base) { slots_.allocate(mask_ + 1); }
+  NodeTable() {
+    slots_.allocate(mask_ + 1);
+    nodes_.push_back({0, 0});  // the root
+  }
   // Makes room for `more` inserts without growing (so slots found by find() stay valid).
   void reserve(size_t more) {
     while ((used_ + more) * 2 > mask_) grow();
   }
   void prefetch(uint64_t h) const { __builtin_prefetch(&slots_[h & mask_]); }
-  // Prefetches the bytes a lookup of `h` will most likely compare against.
+  // Prefetches the node a lookup of `h` will most likely compare against.
   void prefetchChain(uint64_t h) const {
     const Slot& s = slots_[h & mask_];
-    if (s.node != 0 && s.hash == h) {
-      __builtin_prefetch(base_ + s.offset);
-      __builtin_prefetch(base_ + s.offset + s.bytes - 1);
-    }
+    if (s.node != 0 && s.hash == h) __builtin_prefetch(&nodes_[s.node]);
   }
-  // The node whose chain is the `bytes` bytes at `offset`, or 0; `at` = where to insert it.
-  uint32_t find(uint64_t h, uint64_t offset, uint32_t bytes, size_t& at) const {
+  // The node whose chain is the `n` PCs at `pcs`, or 0; `at` = where to insert it.
+  uint32_t find(uint64_t h, const uint8_t* pcs, uint32_t n, size_t& at) const {
     size_t i = h & mask_;
     for (;;) {
       const Slot& s = slots_[i];
       if (s.node == 0) break;
-      if (s.hash == h && s.bytes == bytes &&
-          std::memcmp(base_ + s.offset, base_ + offset, bytes) == 0)
-        return s.node;
+      if (s.hash == h && s.length == n && sameChain(s.node, pcs, n)) return s.node;
       i = (i + 1) & mask_;
     }
     at = i;
     return 0;
   }
-  void insert(size_t at, uint64_t h, uint64_t offset, uint32_t bytes, uint32_t node) {
+  // Adds node number nodes() below `parent` (0: the root) with chain `pcs`[0 .. n-1], whose
+  // first PC is the node's own, at the slot find() returned.
+  uint32_t insert(size_t at, uint64_t h, const uint8_t* pcs, uint32_t n, uint32_t parent) {
+    const uint32_t node = static_cast<uint32_t>(nodes_.size());
+    nodes_.push_back({load<W, BE>(pcs), parent});
     // Two chains of one record may have found the same empty slot: take the next free one.
     while (slots_[at].node != 0) at = (at + 1) & mask_;
-    slots_[at] = {h, offset, bytes, node};
+    slots_[at] = {h, n, node};
     ++used_;
+    return node;
   }
+  // Nodes so far, the root included.
+  size_t nodes() const { return nodes_.size(); }
 
  private:
+  struct Node {
+    uint64_t pc;
+    uint32_t parent;
+  };
+  // A node's depth is its chain's length, checked by the caller: n steps end at the root.
+  bool sameChain(uint32_t node, const uint8_t* pcs, uint32_t n) const {
+    for (uint32_t k = 0; k < n; ++k, pcs += W) {
+      const Node& x = nodes_[node];
+      if (x.pc != load<W, BE>(pcs)) return false;
+      node = x.parent;
+    }
+    return true;
+  }
   struct Slot {
     uint64_t hash;
-    uint64_t offset;
-    uint32_t bytes;
-    uint32_t node;  // 0 = empty
+    uint32_t length;  // of the chain, in PCs
+    uint32_t node;    // 0 = empty
   };
   // Zeroed slots in anonymous memory, on huge pages where the kernel allows: lookups hit
   // random slots of a table that can reach hundreds of MB, and 4 KiB pages would add a TLB
@@ -163,10 +183,10 @@ class NodeTable {
       slots_[i] = s;
     }
   }
-  const uint8_t* base_;
   size_t mask_ = (1u << 12) - 1;
   size_t used_ = 0;
   Slots slots_;
+  std::vector<Node> nodes_;
 };
 
 // Hashes of every suffix of a chain: out[j] covers pcs[j .. n-1], computed from the outer end.
@@ -204,7 +224,9 @@ Tail sortableTail(const uint8_t* base, size_t slotsEnd, size_t pos) {
   // Walk the record headers to the trailer, keeping the offsets of the last kTailMax records.
   std::vector<uint64_t> ring(kTailMax);
   uint64_t total = 0;
+  PageReleaser releaser(base, slotsEnd);  // the walk touches every page of a large file
   for (;;) {
+    releaser.upTo(base + pos);
     if (slotsEnd - pos < 3 * W) return {};
     const uint64_t n = load<W, BE>(base + pos + W);
     if (n == 0 || n > (slotsEnd - pos) / W - 2 || n * W > UINT32_MAX) return {};
@@ -263,10 +285,9 @@ void parseRecords(std::span<const uint8_t> data, size_t pos, Body& body) {
   const uint8_t* base = data.data();
   const size_t size = data.size();
   const size_t slotsEnd = size - size % W;  // records only use whole slots
-  NodeTable table(base);
+  NodeTable<W, BE> table;
   std::vector<uint64_t> hashes(64);
   std::vector<size_t> at(64);
-  uint32_t nodes = 0;
 
   constexpr size_t kRing = 32, kAhead = 16;
   struct Ahead {
@@ -303,7 +324,7 @@ void parseRecords(std::span<const uint8_t> data, size_t pos, Body& body) {
     const uint64_t pcsAt = recordAt + 2 * W;
     const uint8_t* pcs = base + pcsAt;
     size_t at0 = 0;
-    uint32_t node = table.find(h0, pcsAt, static_cast<uint32_t>(n * W), at0);
+    uint32_t node = table.find(h0, pcs, static_cast<uint32_t>(n), at0);
     if (node == 0) {
       // A new chain: find the longest suffix already in the tree (j == n: none, the root)
       // and add the missing inner nodes, outermost first.
@@ -316,18 +337,18 @@ void parseRecords(std::span<const uint8_t> data, size_t pos, Body& body) {
       size_t j = 1;
       for (size_t k = 1; k < n && k < 5; ++k) table.prefetch(hashes[k]);
       for (; j < n; ++j) {
-        node = table.find(hashes[j], pcsAt + j * W, static_cast<uint32_t>((n - j) * W), at[j]);
+        node = table.find(hashes[j], pcs + j * W, static_cast<uint32_t>(n - j), at[j]);
         if (node) break;
         if (j + 4 < n) table.prefetch(hashes[j + 4]);
       }
-      if (nodes > UINT32_MAX - 1 - j)
+      if (table.nodes() > UINT32_MAX - j)
         throw Error(Status::limit, kFmt, "more than 2^32 call-chain nodes", recordAt);
       body.addBranch(node);
       while (j-- > 0) {
-        ++nodes;
-        table.insert(at[j], hashes[j], pcsAt + j * W, static_cast<uint32_t>((n - j) * W), nodes);
+        const uint32_t child =
+            table.insert(at[j], hashes[j], pcs + j * W, static_cast<uint32_t>(n - j), node);
         body.addNode(node, load<W, BE>(pcs + j * W));
-        node = nodes;
+        node = child;
       }
     }
     return node;
@@ -336,6 +357,7 @@ void parseRecords(std::span<const uint8_t> data, size_t pos, Body& body) {
   // The records gperftools wrote from its table at the end are added sorted by chain (like
   // chains together: a smaller tree column), once the records before them are in.
   const Tail tail = sortableTail<W, BE>(base, slotsEnd, pos);
+  PageReleaser releaser(base, size);
   auto addTail = [&] {
     const size_t t = tail.offset.size();
     std::vector<uint32_t> order(t);
@@ -403,6 +425,7 @@ void parseRecords(std::span<const uint8_t> data, size_t pos, Body& body) {
         count, insert(pos, n, done < scanned ? ring[done % kRing].hash : chainHash<W, BE>(pcs, n)));
     pos += (2 + n) * W;
     ++done;
+    releaser.upTo(base + pos);  // no record before pos is read again
   }
 }
 
