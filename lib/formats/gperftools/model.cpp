@@ -26,7 +26,8 @@ class StackSource : public ModelSource {
     out.eventNames = {"samples"};
     out.samplePeriodNanos = profile_.root().getStacks().getSamplingPeriodUs() * 1000;
     std::unordered_map<uint64_t, uint64_t> index;  // address -> function
-    for (const AddressSamples& a : samplesByAddress(profile_)) {
+    tree_ = std::make_unique<StackTree>(profile_);
+    for (const AddressSamples& a : tree_->samplesByAddress()) {
       const uint64_t f = out.addFunction({a.location, "", a.object});
       index.emplace(a.address, f);
       out.self[f] = a.self;
@@ -34,7 +35,7 @@ class StackSource : public ModelSource {
       addresses_.push_back({a.address, a.mapping, f, a.self});
     }
     // Edges: an edge counts once per record even if recursion repeats it.
-    for (const CallEdgeSamples& e : callEdges(profile_))
+    for (const CallEdgeSamples& e : tree_->callEdges())
       out.edgeCost(out.addEdge(index.at(e.caller), index.at(e.callee), 0))[0] += e.samples;
   }
 
@@ -51,7 +52,8 @@ class StackSource : public ModelSource {
   }
 
   void stacks(StackLayer& out) override {
-    ChainSamples c = chainSamples(profile_);
+    ChainSamples c = tree_ ? tree_->chainSamples() : chainSamples(profile_);
+    tree_.reset();
     std::unordered_map<uint64_t, uint64_t> function;  // address -> function
     for (const Address& a : addresses_) function.emplace(a.address, a.function);
     out.frames.reserve(c.addresses.size());
@@ -79,7 +81,8 @@ class StackSource : public ModelSource {
     uint64_t function, self;
   };
   const Profile& profile_;
-  std::vector<Address> addresses_;  // filled with the function layer, which the model builds first
+  std::vector<Address> addresses_;   // filled with the function layer, which the model builds first
+  std::unique_ptr<StackTree> tree_;  // decoded by the function layer, kept for the stack layer
 };
 
 }  // namespace

@@ -135,8 +135,27 @@ std::vector<std::pair<uint64_t, uint64_t>> keyEdges(const Tree& t, std::vector<u
 
 }  // namespace
 
+struct StackTree::Impl {
+  explicit Impl(const Profile& profile) : st(stacksOf(profile)), t(st) {}
+  ir::StackSamples::Reader st;
+  Tree t;
+};
+
+StackTree::StackTree(const Profile& profile) : impl_(std::make_unique<Impl>(profile)) {}
+StackTree::~StackTree() = default;
+
 std::vector<CallEdgeSamples> callEdges(const Profile& profile) {
-  Tree t(stacksOf(profile));
+  return StackTree(profile).callEdges();
+}
+
+ChainSamples chainSamples(const Profile& profile) { return StackTree(profile).chainSamples(); }
+
+std::vector<AddressSamples> samplesByAddress(const Profile& profile) {
+  return StackTree(profile).samplesByAddress();
+}
+
+std::vector<CallEdgeSamples> StackTree::callEdges() const {
+  const Tree& t = impl_->t;
   std::vector<uint32_t> key;
   const auto pairs = keyEdges(t, key);
   std::vector<bool> first = t.firstOnPath(key, pairs.size());
@@ -149,8 +168,8 @@ std::vector<CallEdgeSamples> callEdges(const Profile& profile) {
   return out;
 }
 
-ChainSamples chainSamples(const Profile& profile) {
-  Tree t(stacksOf(profile));
+ChainSamples StackTree::chainSamples() const {
+  const Tree& t = impl_->t;
   ChainSamples out;
   std::vector<uint64_t> chain;
   for (size_t n = 1; n <= t.d.nodes(); ++n) {
@@ -164,10 +183,9 @@ ChainSamples chainSamples(const Profile& profile) {
   return out;
 }
 
-std::vector<AddressSamples> samplesByAddress(const Profile& profile) {
-  auto st = stacksOf(profile);
-  Tree t(st);
-  MappingIndex maps(st);
+std::vector<AddressSamples> StackTree::samplesByAddress() const {
+  const Tree& t = impl_->t;
+  MappingIndex maps(impl_->st);
   std::unordered_map<uint64_t, uint32_t> ids;
   std::vector<uint32_t> key(t.d.nodes() + 1, 0);
   std::vector<AddressSamples> out;

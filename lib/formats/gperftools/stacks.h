@@ -9,6 +9,7 @@
 #pragma once
 
 #include <cstdint>
+#include <memory>
 #include <string>
 #include <vector>
 
@@ -42,5 +43,22 @@ struct ChainSamples {
   std::vector<uint64_t> addresses, start{0}, samples;
 };
 ChainSamples chainSamples(const Profile& profile);
+
+// The three figures above from one decoding of the chain tree (the free functions each decode
+// it anew).
+class StackTree {
+ public:
+  explicit StackTree(const Profile& profile);
+  ~StackTree();
+  StackTree(const StackTree&) = delete;
+  StackTree& operator=(const StackTree&) = delete;
+  std::vector<AddressSamples> samplesByAddress() const;
+  std::vector<CallEdgeSamples> callEdges() const;
+  ChainSamples chainSamples() const;
+
+ private:
+  struct Impl;
+  std::unique_ptr<Impl> impl_;
+};
 
 }  // namespace profpack
