@@ -2,6 +2,7 @@
 
 #include <profpack/profpack.h>
 
+#include <algorithm>
 #include <cerrno>
 #include <climits>
 #include <cstdio>
@@ -12,6 +13,8 @@
 #include <string>
 #include <string_view>
 #include <vector>
+
+#include "json.h"
 
 namespace {
 
@@ -63,15 +66,66 @@ const char* kUsage =
     "      name functions (XRay: the instrumented executable).\n"
     "  --thread N (top, annotate, calls): only thread N of the list `info` prints (XRay\n"
     "      threads; Callgrind parts with a thread: line).\n"
-    "  --version, --help\n";
+    "  --json (info, top, annotate, calls, merge, diff, symbolize): print one JSON document\n"
+    "      for programs instead of text, and failures as a JSON object on stderr. The shapes\n"
+    "      and exit codes are in docs/cli.md.\n"
+    "  --version, --help\n"
+    "\n"
+    "exit status: 0 success, 1 failure (unreadable or malformed input, nothing found, `same`\n"
+    "of different profiles), 2 usage error.\n";
+
+// --json: documents on stdout, failures as {"error": ...} on stderr, warnings in the document.
+bool gJson = false;
+std::vector<std::string> gWarnings;  // "FILE: text", for the document's "warnings"
+
+void printError(const char* status, int code, const std::string& message, const char* format,
+                uint64_t offset, uint64_t line, const std::string& context) {
+  cli::Json j;
+  j.object().key("error").object();
+  j.key("status").str(status);
+  j.key("code");  // the C API's profpack_status; null for usage errors and "not found"
+  code >= 0 ? j.integer(static_cast<uint64_t>(code)) : j.null();
+  j.key("message").str(message);
+  j.key("context").str(context);
+  j.key("format").str(format);
+  j.key("offset");
+  offset == PROFPACK_UNKNOWN_POSITION ? j.null() : j.integer(offset);
+  j.key("line");
+  line == PROFPACK_UNKNOWN_POSITION ? j.null() : j.integer(line);
+  j.end().key("warnings").array();
+  for (const std::string& w : gWarnings) j.str(w);
+  j.end().end();
+  std::fprintf(stderr, "%s\n", j.text().c_str());
+}
+
+// A failure that is not the library's (nothing found): exit status 1.
+int failure(const std::string& context, const std::string& message) {
+  if (gJson) {
+    printError("not found", -1, message, "", PROFPACK_UNKNOWN_POSITION, PROFPACK_UNKNOWN_POSITION,
+               context);
+  } else {
+    std::fprintf(stderr, "profpack: %s: %s\n", context.c_str(), message.c_str());
+  }
+  return 1;
+}
 
 int failWith(const char* context) {
   const profpack_error* e = profpack_last_error();
+  if (gJson) {
+    printError(profpack_status_name(e->code), e->code, e->message, e->format, e->offset, e->line,
+               context);
+    return 1;
+  }
   std::fprintf(stderr, "profpack: %s%s%s\n", context, *context ? ": " : "", e->message);
   return 1;
 }
 
 int usageError(const std::string& msg) {
+  if (gJson) {
+    printError("usage error", -2, msg, "", PROFPACK_UNKNOWN_POSITION, PROFPACK_UNKNOWN_POSITION,
+               "");
+    return 2;
+  }
   std::fprintf(stderr, "profpack: %s (see profpack --help)\n", msg.c_str());
   return 2;
 }
@@ -108,6 +162,7 @@ constexpr OptionSpec kOptions[] = {
     {"-n", nullptr, "a positive number", "top"},
     {"--inclusive", nullptr, nullptr, "top"},
     {"--tsv", nullptr, nullptr, "top"},
+    {"--json", nullptr, nullptr, "info top annotate calls merge diff symbolize"},
 };
 
 bool takes(const OptionSpec& o, const std::string& cmd) {
@@ -165,12 +220,25 @@ long number(const std::string& s, long lo, long hi) {
   return v;
 }
 
-// Prints the reader's warnings (a truncated input, for one) on stderr.
+// Prints the reader's warnings (a truncated input, for one) on stderr; with --json, keeps
+// them for the document instead.
 void printWarnings(profpack_profile* p, const std::string& file) {
-  for (size_t i = 0; i < profpack_profile_warning_count(p); ++i)
-    std::fprintf(stderr, "profpack: %s: warning: %s\n", file.c_str(),
-                 profpack_profile_warning(p, i));
+  for (size_t i = 0; i < profpack_profile_warning_count(p); ++i) {
+    if (gJson)
+      gWarnings.push_back(file + ": " + profpack_profile_warning(p, i));
+    else
+      std::fprintf(stderr, "profpack: %s: warning: %s\n", file.c_str(),
+                   profpack_profile_warning(p, i));
+  }
 }
+
+void jsonWarnings(cli::Json& j) {
+  j.key("warnings").array();
+  for (const std::string& w : gWarnings) j.str(w);
+  j.end();
+}
+
+void printJson(const cli::Json& j) { std::printf("%s\n", j.text().c_str()); }
 
 int cmdConvert(const std::vector<std::string>& argv) {
   Args args;
@@ -220,52 +288,6 @@ int cmdConvert(const std::vector<std::string>& argv) {
   return 0;
 }
 
-int cmdInfo(const std::vector<std::string>& argv) {
-  Args parsed;
-  if (int rc = parseArgs("info", argv, parsed)) return rc;
-  const std::vector<std::string>& args = parsed.positional;
-  const std::string binary = parsed.get("--binary");
-  if (args.size() != 1) return usageError("info takes one file");
-  Profile p;
-  if (profpack_read_file(args[0].c_str(), nullptr, &p.p) != PROFPACK_OK)
-    return failWith(args[0].c_str());
-  if (!binary.empty() && profpack_profile_load_symbols(p.p, binary.c_str()) != PROFPACK_OK)
-    return failWith(binary.c_str());
-  profpack_info info;
-  info.struct_size = sizeof info;
-  if (profpack_profile_info(p.p, &info) != PROFPACK_OK) return failWith(args[0].c_str());
-  std::printf("format: %s", profpack_format_name(info.format));
-  if (*info.format_version) std::printf(" (version %s)", info.format_version);
-  std::printf("\nIR size: %llu bytes\n", (unsigned long long)info.ir_bytes);
-  std::printf("parts: %llu\nrecords: %llu\nfunctions: %llu\nfiles: %llu\nobjects: %llu\n",
-              (unsigned long long)info.parts, (unsigned long long)info.records,
-              (unsigned long long)info.functions, (unsigned long long)info.files,
-              (unsigned long long)info.objects);
-  size_t n = 0;
-  if (profpack_profile_events(p.p, nullptr, 0, &n) != PROFPACK_OK) return failWith(args[0].c_str());
-  std::vector<profpack_event> ev(n);
-  if (profpack_profile_events(p.p, ev.data(), ev.size(), &n) != PROFPACK_OK)
-    return failWith(args[0].c_str());
-  std::printf("events: %zu\n", n);
-  for (auto& e : ev) {
-    std::printf(info.signed_costs ? "  %-10s %20lld" : "  %-10s %20llu", e.name,
-                (unsigned long long)e.total);
-    if (*e.long_name) std::printf("  %s", e.long_name);
-    std::printf("\n");
-  }
-  size_t nt = 0;
-  if (profpack_profile_threads(p.p, nullptr, 0, &nt) == PROFPACK_OK && nt > 0) {
-    std::vector<profpack_thread> threads(nt);
-    profpack_profile_threads(p.p, threads.data(), nt, &nt);
-    std::printf("threads: %zu\n", nt);
-    for (size_t i = 0; i < nt; ++i)
-      std::printf("  %zu: pid %u, thread %u\n", i, threads[i].pid, threads[i].thread_id);
-  }
-  for (size_t i = 0; i < profpack_profile_warning_count(p.p); ++i)
-    std::printf("warning: %s\n", profpack_profile_warning(p.p, i));
-  return 0;
-}
-
 // The open profile, and whether its costs are signed (a difference of profiles). That is
 // asked only when a value could be negative (2^63 and up as unsigned): profpack_profile_info
 // computes whole-profile counts, which a query need not pay for.
@@ -299,6 +321,110 @@ std::string grouped(uint64_t v) {  // 1,234,567
 }
 
 std::string commas(uint64_t v) { return negative(v) ? "-" + grouped(~v + 1) : grouped(v); }
+
+// Events, in column order (empty if the profile has none or they cannot be listed).
+std::vector<profpack_event> eventsOf(profpack_profile* p) {
+  size_t n = 0;
+  if (profpack_profile_events(p, nullptr, 0, &n) != PROFPACK_OK) return {};
+  std::vector<profpack_event> ev(n);
+  if (profpack_profile_events(p, ev.data(), ev.size(), &n) != PROFPACK_OK) return {};
+  ev.resize(std::min(n, ev.size()));
+  return ev;
+}
+
+void jsonEvents(cli::Json& j, profpack_profile* p) {
+  j.key("events").array();
+  for (const profpack_event& e : eventsOf(p)) {
+    j.object().key("name").str(e.name).key("long_name").str(e.long_name);
+    j.key("total").integer(digits(e.total)).end();
+  }
+  j.end();
+}
+
+int jsonInfo(profpack_profile* p, const profpack_info& info, const std::string& file) {
+  gProfile = p;
+  gSigned = info.signed_costs;
+  cli::Json j;
+  j.object();
+  j.key("file").str(file);
+  j.key("format").str(profpack_format_name(info.format));
+  j.key("format_version").str(info.format_version);
+  j.key("ir_bytes").integer(info.ir_bytes);
+  j.key("parts").integer(info.parts);
+  j.key("records").integer(info.records);
+  j.key("functions").integer(info.functions);
+  j.key("files").integer(info.files);
+  j.key("objects").integer(info.objects);
+  j.key("signed_costs").boolean(info.signed_costs != 0);
+  jsonEvents(j, p);
+  j.key("threads").array();
+  size_t nt = 0;
+  if (profpack_profile_threads(p, nullptr, 0, &nt) == PROFPACK_OK && nt > 0) {
+    std::vector<profpack_thread> threads(nt);
+    profpack_profile_threads(p, threads.data(), nt, &nt);
+    for (size_t i = 0; i < threads.size() && i < nt; ++i)
+      j.object()
+          .key("index")
+          .integer(i)
+          .key("pid")
+          .integer(threads[i].pid)
+          .key("thread_id")
+          .integer(threads[i].thread_id)
+          .end();
+  }
+  j.end();
+  printWarnings(p, file);
+  jsonWarnings(j);
+  printJson(j.end());
+  return 0;
+}
+
+int cmdInfo(const std::vector<std::string>& argv) {
+  Args parsed;
+  if (int rc = parseArgs("info", argv, parsed)) return rc;
+  const std::vector<std::string>& args = parsed.positional;
+  const std::string binary = parsed.get("--binary");
+  if (args.size() != 1) return usageError("info takes one file");
+  Profile p;
+  if (profpack_read_file(args[0].c_str(), nullptr, &p.p) != PROFPACK_OK)
+    return failWith(args[0].c_str());
+  if (!binary.empty() && profpack_profile_load_symbols(p.p, binary.c_str()) != PROFPACK_OK)
+    return failWith(binary.c_str());
+  profpack_info info;
+  info.struct_size = sizeof info;
+  if (profpack_profile_info(p.p, &info) != PROFPACK_OK) return failWith(args[0].c_str());
+  if (gJson) return jsonInfo(p.p, info, args[0]);
+  std::printf("format: %s", profpack_format_name(info.format));
+  if (*info.format_version) std::printf(" (version %s)", info.format_version);
+  std::printf("\nIR size: %llu bytes\n", (unsigned long long)info.ir_bytes);
+  std::printf("parts: %llu\nrecords: %llu\nfunctions: %llu\nfiles: %llu\nobjects: %llu\n",
+              (unsigned long long)info.parts, (unsigned long long)info.records,
+              (unsigned long long)info.functions, (unsigned long long)info.files,
+              (unsigned long long)info.objects);
+  size_t n = 0;
+  if (profpack_profile_events(p.p, nullptr, 0, &n) != PROFPACK_OK) return failWith(args[0].c_str());
+  std::vector<profpack_event> ev(n);
+  if (profpack_profile_events(p.p, ev.data(), ev.size(), &n) != PROFPACK_OK)
+    return failWith(args[0].c_str());
+  std::printf("events: %zu\n", n);
+  for (auto& e : ev) {
+    std::printf(info.signed_costs ? "  %-10s %20lld" : "  %-10s %20llu", e.name,
+                (unsigned long long)e.total);
+    if (*e.long_name) std::printf("  %s", e.long_name);
+    std::printf("\n");
+  }
+  size_t nt = 0;
+  if (profpack_profile_threads(p.p, nullptr, 0, &nt) == PROFPACK_OK && nt > 0) {
+    std::vector<profpack_thread> threads(nt);
+    profpack_profile_threads(p.p, threads.data(), nt, &nt);
+    std::printf("threads: %zu\n", nt);
+    for (size_t i = 0; i < nt; ++i)
+      std::printf("  %zu: pid %u, thread %u\n", i, threads[i].pid, threads[i].thread_id);
+  }
+  for (size_t i = 0; i < profpack_profile_warning_count(p.p); ++i)
+    std::printf("warning: %s\n", profpack_profile_warning(p.p, i));
+  return 0;
+}
 
 // The query commands' arguments: FILE [FUNCTION] and their options.
 struct QueryArgs {
@@ -344,10 +470,7 @@ int openQuery(const QueryArgs& q, Profile& p, size_t& event, std::string& eventN
     return failWith(q.file.c_str());
   size_t n = 0;
   if (profpack_profile_events(p.p, nullptr, 0, &n) != PROFPACK_OK) return failWith(q.file.c_str());
-  if (n == 0) {
-    std::fprintf(stderr, "profpack: %s: the profile has no cost events\n", q.file.c_str());
-    return 1;
-  }
+  if (n == 0) return failure(q.file, "the profile has no cost events");
   event = 0;
   if (!q.event.empty() && profpack_profile_event_index(p.p, q.event.c_str(), &event) != PROFPACK_OK)
     return failWith(q.file.c_str());
@@ -369,6 +492,32 @@ std::string functionLabel(profpack_profile* p, size_t id) {
   return s;
 }
 
+// The keys that describe function `id` in a JSON object: id, name, file, line, object.
+void jsonFunction(cli::Json& j, profpack_profile* p, size_t id) {
+  profpack_function f{"", "", ""};
+  profpack_profile_function(p, id, &f);
+  uint64_t line = 0;
+  profpack_profile_function_line(p, id, &line);
+  j.key("id").integer(id).key("name").str(f.name).key("file").str(f.file);
+  j.key("line").integer(line).key("object").str(f.object);
+}
+
+// The document's head shared by the query commands.
+void jsonQueryHead(cli::Json& j, const QueryArgs& q, const std::string& event) {
+  j.object().key("file").str(q.file).key("event").str(event).key("thread");
+  q.thread >= 0 ? j.integer(static_cast<uint64_t>(q.thread)) : j.null();
+}
+
+bool isRecursive(profpack_profile* p, size_t id, size_t event) {
+  size_t nc = 0;
+  profpack_profile_callees(p, id, event, nullptr, 0, &nc);
+  std::vector<profpack_call> callees(nc);
+  profpack_profile_callees(p, id, event, callees.data(), nc, &nc);
+  for (size_t i = 0; i < callees.size() && i < nc; ++i)
+    if (callees[i].function == id) return true;
+  return false;
+}
+
 int cmdTop(const std::vector<std::string>& args) {
   QueryArgs q;
   if (int rc = parseQuery(args, q, "top", false)) return rc;
@@ -386,16 +535,34 @@ int cmdTop(const std::vector<std::string>& args) {
   std::vector<profpack_event> events(nev);
   profpack_profile_events(p.p, events.data(), nev, &nev);
   uint64_t total = events[event].total;
+  if (gJson) {
+    cli::Json j;
+    jsonQueryHead(j, q, ev);
+    double perSecond = 0;
+    profpack_profile_units_per_second(p.p, &perSecond);
+    j.key("total").integer(digits(total)).key("units_per_second").number(perSecond);
+    j.key("rank").str(q.inclusive ? "inclusive" : "self");
+    j.key("functions").array();
+    for (size_t i = 0; i < count; ++i) {
+      uint64_t self = 0, incl = 0, calls = 0;
+      profpack_profile_function_cost(p.p, ids[i], event, &self, &incl);
+      profpack_profile_function_calls(p.p, ids[i], &calls);
+      j.object();
+      jsonFunction(j, p.p, ids[i]);
+      j.key("self").integer(digits(self)).key("inclusive").integer(digits(incl));
+      j.key("calls").integer(digits(calls));
+      j.key("recursive").boolean(isRecursive(p.p, ids[i], event)).end();
+    }
+    j.end();
+    jsonWarnings(j);
+    printJson(j.end());
+    return 0;
+  }
   if (q.tsv) {
     for (size_t i = 0; i < count; ++i) {
       uint64_t self = 0, incl = 0;
       profpack_profile_function_cost(p.p, ids[i], event, &self, &incl);
-      size_t nc = 0;
-      profpack_profile_callees(p.p, ids[i], event, nullptr, 0, &nc);
-      std::vector<profpack_call> callees(nc);
-      profpack_profile_callees(p.p, ids[i], event, callees.data(), nc, &nc);
-      bool recursive = false;
-      for (auto& c : callees) recursive |= c.function == ids[i];
+      const bool recursive = isRecursive(p.p, ids[i], event);
       profpack_function f;
       profpack_profile_function(p.p, ids[i], &f);
       std::printf("%s\t%s\t%d\t%s\t%s\t%s\n", digits(self).c_str(), digits(incl).c_str(),
@@ -437,10 +604,22 @@ int cmdAnnotate(const std::vector<std::string>& args) {
     return failWith(q.file.c_str());
   std::vector<profpack_line_cost> lines(n);
   profpack_profile_line_costs(p.p, q.source.c_str(), event, lines.data(), n, &n);
-  if (n == 0) {
-    std::fprintf(stderr, "profpack: %s: no costs recorded for source '%s'\n", q.file.c_str(),
-                 q.source.c_str());
-    return 1;
+  if (n == 0) return failure(q.file, "no costs recorded for source '" + q.source + "'");
+  if (gJson) {
+    cli::Json j;
+    jsonQueryHead(j, q, ev);
+    j.key("source").str(q.source).key("lines").array();
+    for (size_t i = 0; i < lines.size() && i < n; ++i)
+      j.object()
+          .key("line")
+          .integer(lines[i].line)
+          .key("cost")
+          .integer(digits(lines[i].cost))
+          .end();
+    j.end();
+    jsonWarnings(j);
+    printJson(j.end());
+    return 0;
   }
   std::ifstream src(q.source);
   std::printf("%s per line of %s\n", ev.c_str(), q.source.c_str());
@@ -474,11 +653,42 @@ int cmdCalls(const std::vector<std::string>& args) {
   size_t nf = 0;
   profpack_profile_function_count(p.p, &nf);
   bool found = false;
+  cli::Json j;
+  if (gJson) {
+    jsonQueryHead(j, q, ev);
+    j.key("function").str(q.function).key("matches").array();
+  }
   for (size_t id = 0; id < nf; ++id) {
     profpack_function f;
     profpack_profile_function(p.p, id, &f);
     if (q.function != f.name) continue;
     found = true;
+    if (gJson) {
+      uint64_t self = 0, incl = 0, count = 0;
+      profpack_profile_function_cost(p.p, id, event, &self, &incl);
+      profpack_profile_function_calls(p.p, id, &count);
+      j.object();
+      jsonFunction(j, p.p, id);
+      j.key("self").integer(digits(self)).key("inclusive").integer(digits(incl));
+      j.key("calls").integer(digits(count));
+      for (int dir = 0; dir < 2; ++dir) {
+        size_t n = 0;
+        auto fn = dir == 0 ? profpack_profile_callers : profpack_profile_callees;
+        fn(p.p, id, event, nullptr, 0, &n);
+        std::vector<profpack_call> calls(n);
+        fn(p.p, id, event, calls.data(), n, &n);
+        j.key(dir == 0 ? "callers" : "callees").array();
+        for (size_t k = 0; k < calls.size() && k < n; ++k) {
+          j.object();
+          jsonFunction(j, p.p, calls[k].function);
+          j.key("calls").integer(digits(calls[k].calls));
+          j.key("inclusive").integer(digits(calls[k].inclusive)).end();
+        }
+        j.end();
+      }
+      j.end();
+      continue;
+    }
     uint64_t self = 0, incl = 0;
     profpack_profile_function_cost(p.p, id, event, &self, &incl);
     std::printf("%s\n  %s self %s, inclusive %s\n", functionLabel(p.p, id).c_str(), ev.c_str(),
@@ -495,11 +705,33 @@ int cmdCalls(const std::vector<std::string>& args) {
                     commas(c.calls).c_str(), functionLabel(p.p, c.function).c_str());
     }
   }
-  if (!found) {
-    std::fprintf(stderr, "profpack: %s: no function named '%s'\n", q.file.c_str(),
-                 q.function.c_str());
-    return 1;
+  if (!found) return failure(q.file, "no function named '" + q.function + "'");
+  if (gJson) {
+    j.end();
+    jsonWarnings(j);
+    printJson(j.end());
   }
+  return 0;
+}
+
+// With --json, what merge, diff and symbolize made: the output, its format, events and totals.
+int jsonSummary(profpack_profile* p, const std::vector<std::string>& inputs, const std::string& out,
+                profpack_format fmt) {
+  if (!gJson) return 0;
+  gProfile = p;
+  gSigned = -1;
+  profpack_info info;
+  info.struct_size = sizeof info;
+  if (profpack_profile_info(p, &info) != PROFPACK_OK) return failWith(out.c_str());
+  cli::Json j;
+  j.object().key("inputs").array();
+  for (const std::string& in : inputs) j.str(in);
+  j.end().key("output").str(out).key("output_format").str(profpack_format_name(fmt));
+  j.key("functions").integer(info.functions);
+  j.key("signed_costs").boolean(info.signed_costs != 0);
+  jsonEvents(j, p);
+  jsonWarnings(j);
+  printJson(j.end());
   return 0;
 }
 
@@ -537,7 +769,7 @@ int cmdMerge(const std::vector<std::string>& argv) {
   if (profpack_merger_finish(merger.m, &merged.p) != PROFPACK_OK) return failWith("merge");
   if (profpack_write_file(merged.p, fmt, out.c_str(), nullptr) != PROFPACK_OK)
     return failWith(out.c_str());
-  return 0;
+  return jsonSummary(merged.p, args.positional, out, fmt);
 }
 
 int cmdDiff(const std::vector<std::string>& argv) {
@@ -576,7 +808,7 @@ int cmdDiff(const std::vector<std::string>& argv) {
   if (profpack_diff(in[0].p, in[1].p, &o, &d.p) != PROFPACK_OK) return failWith("diff");
   if (profpack_write_file(d.p, fmt, out.c_str(), nullptr) != PROFPACK_OK)
     return failWith(out.c_str());
-  return 0;
+  return jsonSummary(d.p, args.positional, out, fmt);
 }
 
 int cmdSymbolize(const std::vector<std::string>& argv) {
@@ -606,7 +838,7 @@ int cmdSymbolize(const std::vector<std::string>& argv) {
   printWarnings(s.p, file);
   if (profpack_write_file(s.p, fmt, out.c_str(), nullptr) != PROFPACK_OK)
     return failWith(out.c_str());
-  return 0;
+  return jsonSummary(s.p, args.positional, out, fmt);
 }
 
 int cmdSame(const std::vector<std::string>& args) {
@@ -640,6 +872,7 @@ int main(int argc, char** argv) {
     std::printf("profpack %s\n", profpack_version_string());
     return 0;
   }
+  for (const std::string& a : args) gJson |= a == "--json";
   for (const std::string& a : args)
     if (a == "--help" || a == "-h") {
       std::fputs(kUsage, stdout);
