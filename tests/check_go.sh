@@ -1,14 +1,19 @@
 #!/usr/bin/env bash
-# The Go binding's tests, built against this build's header and libprofpack.so.
+# The Go binding's tests, as a user builds them: the package finds libprofpack through
+# pkg-config alone (#cgo pkg-config: profpack). It is built once against the build tree
+# (meson's meson-uninstalled directory) and tested, under the race detector, against a copy
+# installed with meson install into a temporary directory.
 set -euo pipefail
-src=${PROFPACK_SOURCE:?}; libdir=${PROFPACK_LIBDIR:?}
+src=${PROFPACK_SOURCE:?}; build=${PROFPACK_BUILD:?}
 command -v go >/dev/null || { echo "go not installed (golang-go)"; echo "0 passed, 1 failed"; exit 1; }
 tmp=$(mktemp -d); trap 'rm -rf "$tmp"' EXIT
 export HOME=${HOME:-$tmp} GOPATH=$tmp/gopath GOCACHE=$tmp/gocache GOFLAGS=-mod=mod GOPROXY=off GOTOOLCHAIN=local
-export CGO_CFLAGS="-I$src/include" CGO_LDFLAGS="-L$libdir" LD_LIBRARY_PATH="$libdir${LD_LIBRARY_PATH:+:$LD_LIBRARY_PATH}"
+unset CGO_CFLAGS CGO_LDFLAGS
 cd "$src/bindings/go"
-go vet ./...
-go test -count=1 -v ./... 2>&1 | tee "$tmp/out"
+PKG_CONFIG_PATH=$build/meson-uninstalled go vet ./...
+. "$src/tests/stage.sh"
+stage_install "$build" "$tmp/stage"
+go test -race -count=1 -v ./... 2>&1 | tee "$tmp/out"
 p=$(grep -c '^--- PASS' "$tmp/out" || true); f=$(grep -c '^--- FAIL' "$tmp/out" || true)
 echo "$p passed, $f failed"
 [ "$f" -eq 0 ] && [ "$p" -gt 0 ]

@@ -1,6 +1,7 @@
 // swift-tools-version:5.9
-// Swift binding of libprofpack. Build with the library's header and shared object visible:
-//   swift build -Xcc -I/usr/local/include -Xlinker -L/usr/local/lib
+// Swift binding of libprofpack. SwiftPM finds the installed library through pkg-config
+// (profpack.pc): after `meson install`, set PKG_CONFIG_PATH to its directory if that is not
+// a standard one, e.g. PKG_CONFIG_PATH=/usr/local/lib/x86_64-linux-gnu/pkgconfig swift build
 import PackageDescription
 
 let package = Package(

@@ -1,13 +1,14 @@
 // Package profpack reads, stores (.ppk) and writes performance profiles: Callgrind,
 // Cachegrind, gperftools CPU profiles, LLVM XRay traces and DCPI profiles. It wraps the C
-// library libprofpack through cgo; build with the library's headers and shared object
-// visible to cgo, e.g.
+// library libprofpack through cgo and finds it with pkg-config: after `meson install`, set
+// PKG_CONFIG_PATH to the directory of profpack.pc if that is not a standard one (or to a
+// build directory's meson-uninstalled directory to use the build tree), e.g.
 //
-//	CGO_CFLAGS="-I/usr/local/include" CGO_LDFLAGS="-L/usr/local/lib -lprofpack" go build
+//	PKG_CONFIG_PATH=/usr/local/lib/x86_64-linux-gnu/pkgconfig go build
 package profpack
 
 /*
-#cgo LDFLAGS: -lprofpack
+#cgo pkg-config: profpack
 #include <stdlib.h>
 #include <profpack/profpack.h>
 */
