@@ -23,11 +23,13 @@
 #include "util/io.h"
 #include "util/pages.h"
 
+// A handle: the profile's data, shared by its views, and what this handle shows of it. Nothing
+// in a handle changes after it is made but its model, built once on the first query.
 struct profpack_profile {
-  std::unique_ptr<profpack::Profile> profile;
+  std::shared_ptr<const profpack::Profile> profile;
+  profpack::ModelOptions options;  // a view's thread and binary
   std::mutex modelMutex;
   std::unique_ptr<profpack::Model> model;  // built on the first query, for `options`
-  profpack::ModelOptions options;          // binary: load_symbols; thread: select_thread
 };
 
 namespace {
@@ -161,15 +163,6 @@ const profpack::Model& modelOf(const profpack_profile* p) {
   std::lock_guard<std::mutex> lock(m->modelMutex);
   if (!m->model) m->model = profpack::buildModel(*m->profile, m->options);
   return *m->model;
-}
-
-// Builds the model for changed options; the handle keeps its old model and options if that
-// fails.
-void rebuildModel(profpack_profile* p, const profpack::ModelOptions& options) {
-  auto model = profpack::buildModel(*p->profile, options);
-  std::lock_guard<std::mutex> lock(p->modelMutex);
-  p->options = options;
-  p->model = std::move(model);
 }
 
 void requireEvent(const profpack::Model& g, size_t event) {
@@ -372,15 +365,6 @@ profpack_status profpack_profile_events(const profpack_profile* profile, profpac
     *count = g.events();
     for (size_t i = 0; i < capacity && i < g.events(); ++i)
       events[i] = {g.eventNames()[i].c_str(), g.eventLongNames()[i].c_str(), g.total(i)};
-  });
-}
-
-profpack_status profpack_profile_load_symbols(profpack_profile* profile, const char* binary_path) {
-  return guard([&] {
-    require(profile && binary_path, "profile and binary_path must not be NULL");
-    profpack::ModelOptions options = profile->options;
-    options.binary = binary_path;
-    rebuildModel(profile, options);
   });
 }
 
@@ -677,17 +661,45 @@ profpack_status profpack_profile_threads(const profpack_profile* profile, profpa
   });
 }
 
-profpack_status profpack_profile_select_thread(profpack_profile* profile, size_t index) {
+void profpack_view_options_init(profpack_view_options* options) {
+  if (!options) return;
+  std::memset(options, 0, sizeof *options);
+  options->struct_size = sizeof *options;
+  options->thread = PROFPACK_ALL_THREADS;
+  options->binary = nullptr;
+}
+
+profpack_status profpack_profile_view(const profpack_profile* profile,
+                                      const profpack_view_options* options,
+                                      profpack_profile** out) {
+  if (out) *out = nullptr;
   return guard([&] {
-    require(profile, "profile must not be NULL");
-    size_t n = modelOf(profile).threads().size();
-    if (index != PROFPACK_ALL_THREADS && index >= n)
-      throw Error(Status::invalidArgument, "",
-                  "thread index " + std::to_string(index) + " out of range: the profile has " +
-                      std::to_string(n) + " threads");
-    profpack::ModelOptions options = profile->options;
-    options.thread = index == PROFPACK_ALL_THREADS ? -1 : static_cast<long>(index);
-    rebuildModel(profile, options);
+    require(profile && out, "profpack_profile_view: profile and out must not be NULL");
+    profpack_view_options o;
+    profpack_view_options_init(&o);
+    if (options) {
+      require(options->struct_size >= offsetof(profpack_view_options, binary) + sizeof(char*),
+              "profpack_view_options.struct_size is too small: initialise it with "
+              "profpack_view_options_init()");
+      o = *options;
+    }
+    profpack::ModelOptions mo = profile->options;
+    if (o.binary) mo.binary = o.binary;
+    if (o.thread != PROFPACK_ALL_THREADS) {
+      const size_t n = modelOf(profile).threads().size();
+      if (o.thread >= n)
+        throw Error(Status::invalidArgument, "",
+                    "thread index " + std::to_string(o.thread) + " out of range: the profile has " +
+                        std::to_string(n) + " threads");
+      mo.thread = static_cast<long>(o.thread);
+    }
+    // Built now, so that a bad binary or thread fails here rather than in a later query.
+    auto model = profpack::buildModel(*profile->profile, mo);
+    auto h = std::make_unique<profpack_profile>();
+    h->profile = profile->profile;
+    h->options = mo;
+    h->model = std::move(model);
+    *out = h.release();
   });
 }
 

@@ -315,8 +315,17 @@ TEST(xray_names_events_and_version_choice) {
   profpack_function f;
   CHECK_EQ(profpack_profile_function(p, top, &f), PROFPACK_OK);
   CHECK(std::strncmp(f.name, "function ", 9) == 0);  // no binary yet: ids
-  CHECK_EQ(profpack_profile_load_symbols(p, "/nonexistent/bin"), PROFPACK_ERROR_IO);
-  CHECK_EQ(profpack_profile_load_symbols(p, testlib::data("xray/st.bin").c_str()), PROFPACK_OK);
+  profpack_view_options vo;
+  profpack_view_options_init(&vo);
+  vo.binary = "/nonexistent/bin";
+  profpack_profile* named = nullptr;
+  CHECK_EQ(profpack_profile_view(p, &vo, &named), PROFPACK_ERROR_IO);
+  CHECK(named == nullptr);
+  const std::string bin = testlib::data("xray/st.bin");
+  vo.binary = bin.c_str();
+  CHECK_EQ(profpack_profile_view(p, &vo, &named), PROFPACK_OK);
+  profpack_profile_free(p);  // the view outlives the handle it was made from
+  p = named;
   CHECK_EQ(profpack_profile_top_functions(p, 0, 0, &top, 1, &n), PROFPACK_OK);
   CHECK_EQ(profpack_profile_function(p, top, &f), PROFPACK_OK);
   CHECK(std::strcmp(f.name, "fib(int)") == 0);
@@ -341,8 +350,7 @@ TEST(xray_names_events_and_version_choice) {
   profpack_profile_free(p);
 
   p = readOk(testlib::data(kCg));
-  CHECK_EQ(profpack_profile_load_symbols(p, testlib::data("xray/st.bin").c_str()),
-           PROFPACK_ERROR_UNSUPPORTED);
+  CHECK_EQ(profpack_profile_view(p, &vo, &named), PROFPACK_ERROR_UNSUPPORTED);
   profpack_profile_free(p);
 }
 
@@ -358,17 +366,24 @@ TEST(xray_threads) {
   CHECK_EQ(profpack_profile_events(p, &ev, 1, &ne), PROFPACK_OK);
   const uint64_t all = ev.total;
   uint64_t sum = 0;
+  profpack_view_options vo;
+  profpack_view_options_init(&vo);
   for (size_t t = 0; t < n; ++t) {
-    CHECK_EQ(profpack_profile_select_thread(p, t), PROFPACK_OK);
-    CHECK_EQ(profpack_profile_events(p, &ev, 1, &ne), PROFPACK_OK);
+    vo.thread = t;
+    profpack_profile* v = nullptr;
+    CHECK_EQ(profpack_profile_view(p, &vo, &v), PROFPACK_OK);
+    CHECK_EQ(profpack_profile_events(v, &ev, 1, &ne), PROFPACK_OK);
     CHECK(ev.total > 0 && ev.total < all);
     sum += ev.total;
+    profpack_profile_free(v);
   }
   CHECK_EQ(sum, all);  // self time over all threads adds up to the whole trace's
-  CHECK_EQ(profpack_profile_select_thread(p, n), PROFPACK_ERROR_INVALID_ARGUMENT);
-  CHECK_EQ(profpack_profile_select_thread(p, PROFPACK_ALL_THREADS), PROFPACK_OK);
+  vo.thread = n;
+  profpack_profile* v = nullptr;
+  CHECK_EQ(profpack_profile_view(p, &vo, &v), PROFPACK_ERROR_INVALID_ARGUMENT);
+  CHECK(v == nullptr);
   CHECK_EQ(profpack_profile_events(p, &ev, 1, &ne), PROFPACK_OK);
-  CHECK_EQ(ev.total, all);
+  CHECK_EQ(ev.total, all);  // the profile a view was made from is unchanged
   profpack_profile_free(p);
   p = readOk(testlib::data(kCg));
   CHECK_EQ(profpack_profile_threads(p, nullptr, 0, &n), PROFPACK_OK);

@@ -119,6 +119,15 @@ TEST_MAIN()
 
 // callgrind --separate-threads=yes --combine-dumps=yes: one part per thread, each with its
 // `thread:` line and the `summary:` callgrind wrote for that thread.
+profpack_profile* threadView(const profpack_profile* p, size_t thread) {
+  profpack_view_options vo;
+  profpack_view_options_init(&vo);
+  vo.thread = thread;
+  profpack_profile* v = nullptr;
+  CHECK_EQ(profpack_profile_view(p, &vo, &v), PROFPACK_OK);
+  return v;
+}
+
 TEST(callgrind_threads_are_selectable_like_xray_threads) {
   profpack_profile* p = open("callgrind/callgrind.workload.threads-combined.out");
   size_t n = 0;
@@ -131,24 +140,29 @@ TEST(callgrind_threads_are_selectable_like_xray_threads) {
   for (size_t t = 0; t < 3; ++t) {
     CHECK_EQ(threads[t].pid, 16706u);
     CHECK_EQ(threads[t].thread_id, static_cast<uint32_t>(t + 1));
-    CHECK_EQ(profpack_profile_select_thread(p, t), PROFPACK_OK);
+    profpack_profile* v = threadView(p, t);
     profpack_event ev;
     size_t ne = 0;
-    CHECK_EQ(profpack_profile_events(p, &ev, 1, &ne), PROFPACK_OK);
+    CHECK_EQ(profpack_profile_events(v, &ev, 1, &ne), PROFPACK_OK);
     CHECK_EQ(ev.total, summary[t]);
     all += ev.total;
+    profpack_profile_free(v);
   }
   // Thread 1 only: the first thread never calls cmp (the workers sort).
-  CHECK_EQ(profpack_profile_select_thread(p, 0), PROFPACK_OK);
+  profpack_profile* first = threadView(p, 0);
   size_t count = 0;
-  CHECK_EQ(profpack_profile_function_count(p, &count), PROFPACK_OK);
+  CHECK_EQ(profpack_profile_function_count(first, &count), PROFPACK_OK);
   for (size_t i = 0; i < count; ++i) {
     profpack_function f;
-    CHECK_EQ(profpack_profile_function(p, i, &f), PROFPACK_OK);
+    CHECK_EQ(profpack_profile_function(first, i, &f), PROFPACK_OK);
     CHECK(std::strcmp(f.name, "cmp") != 0);
   }
-  CHECK_EQ(profpack_profile_select_thread(p, 3), PROFPACK_ERROR_INVALID_ARGUMENT);
-  CHECK_EQ(profpack_profile_select_thread(p, PROFPACK_ALL_THREADS), PROFPACK_OK);
+  profpack_profile_free(first);
+  profpack_view_options vo;
+  profpack_view_options_init(&vo);
+  vo.thread = 3;
+  profpack_profile* none = nullptr;
+  CHECK_EQ(profpack_profile_view(p, &vo, &none), PROFPACK_ERROR_INVALID_ARGUMENT);
   profpack_event ev;
   size_t ne = 0;
   CHECK_EQ(profpack_profile_events(p, &ev, 1, &ne), PROFPACK_OK);

@@ -121,4 +121,40 @@ TEST(threads_query_one_profile) {
   CHECK_EQ(failures.load(), 0);
 }
 
+// Views of one trace's threads made and queried from eight threads at once, while the
+// profile they come from is queried too: a profile never changes after it is read.
+TEST(threads_view_one_profile) {
+  profpack_profile* p = nullptr;
+  CHECK_EQ(profpack_read_file(testlib::data("xray/fdr-v5-mt-manybuf.xray").c_str(), nullptr, &p),
+           PROFPACK_OK);
+  profpack_event all;
+  size_t ne = 0;
+  CHECK_EQ(profpack_profile_events(p, &all, 1, &ne), PROFPACK_OK);
+  std::atomic<uint64_t> sum{0};
+  std::atomic<int> failures{0};
+  std::vector<std::thread> threads;
+  for (int t = 0; t < 8; ++t) {
+    threads.emplace_back([&, t] {
+      profpack_view_options vo;
+      profpack_view_options_init(&vo);
+      vo.thread = static_cast<size_t>(t % 4);
+      profpack_profile* v = nullptr;
+      profpack_event ev;
+      size_t n = 0, ids[3];
+      if (profpack_profile_view(p, &vo, &v) != PROFPACK_OK ||
+          profpack_profile_events(v, &ev, 1, &n) != PROFPACK_OK ||
+          profpack_profile_top_functions(v, 0, 0, ids, 3, &n) != PROFPACK_OK ||
+          profpack_profile_top_functions(p, 0, 0, ids, 3, &n) != PROFPACK_OK)
+        ++failures;
+      else
+        sum += ev.total;
+      profpack_profile_free(v);
+    });
+  }
+  for (auto& t : threads) t.join();
+  CHECK_EQ(failures.load(), 0);
+  CHECK_EQ(sum.load(), 2 * all.total);  // each of the 4 threads viewed twice
+  profpack_profile_free(p);
+}
+
 TEST_MAIN()

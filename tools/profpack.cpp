@@ -135,6 +135,21 @@ struct Profile {
   ~Profile() { profpack_profile_free(p); }
 };
 
+// Replaces `p` by its view of one thread (thread >= 0) named from `binary` (if not empty).
+profpack_status view(Profile& p, const std::string& binary, long thread) {
+  profpack_view_options o;
+  profpack_view_options_init(&o);
+  if (!binary.empty()) o.binary = binary.c_str();
+  if (thread >= 0) o.thread = static_cast<size_t>(thread);
+  profpack_profile* v = nullptr;
+  const profpack_status s = profpack_profile_view(p.p, &o, &v);
+  if (s == PROFPACK_OK) {
+    profpack_profile_free(p.p);
+    p.p = v;
+  }
+  return s;
+}
+
 // Every option of every command: one table, one parser.
 struct OptionSpec {
   const char* name;
@@ -388,8 +403,7 @@ int cmdInfo(const std::vector<std::string>& argv) {
   Profile p;
   if (profpack_read_file(args[0].c_str(), nullptr, &p.p) != PROFPACK_OK)
     return failWith(args[0].c_str());
-  if (!binary.empty() && profpack_profile_load_symbols(p.p, binary.c_str()) != PROFPACK_OK)
-    return failWith(binary.c_str());
+  if (!binary.empty() && view(p, binary, -1) != PROFPACK_OK) return failWith(binary.c_str());
   profpack_info info;
   info.struct_size = sizeof info;
   if (profpack_profile_info(p.p, &info) != PROFPACK_OK) return failWith(args[0].c_str());
@@ -461,13 +475,10 @@ int openQuery(const QueryArgs& q, Profile& p, size_t& event, std::string& eventN
   if (profpack_read_file(q.file.c_str(), nullptr, &p.p) != PROFPACK_OK)
     return failWith(q.file.c_str());
   printWarnings(p.p, q.file);
+  if ((!q.binary.empty() || q.thread >= 0) && view(p, q.binary, q.thread) != PROFPACK_OK)
+    return failWith(q.binary.empty() || q.thread >= 0 ? q.file.c_str() : q.binary.c_str());
   gProfile = p.p;
   gSigned = -1;
-  if (!q.binary.empty() && profpack_profile_load_symbols(p.p, q.binary.c_str()) != PROFPACK_OK)
-    return failWith(q.binary.c_str());
-  if (q.thread >= 0 &&
-      profpack_profile_select_thread(p.p, static_cast<size_t>(q.thread)) != PROFPACK_OK)
-    return failWith(q.file.c_str());
   size_t n = 0;
   if (profpack_profile_events(p.p, nullptr, 0, &n) != PROFPACK_OK) return failWith(q.file.c_str());
   if (n == 0) return failure(q.file, "the profile has no cost events");

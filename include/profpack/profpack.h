@@ -249,17 +249,6 @@ PROFPACK_API profpack_status profpack_profile_events(const profpack_profile* pro
                                                      profpack_event* events, size_t capacity,
                                                      size_t* count);
 
-/**
- * Names the functions of `profile` from the binary that produced it: for an XRay trace, the
- * instrumented executable, whose `xray_instr_map` section and ELF symbols name the function
- * ids. Replaces names loaded before. Must not run concurrently with other calls on the same
- * profile. PROFPACK_ERROR_UNSUPPORTED for formats that take no binary.
- * Superseded by profpack_profile_symbolize(), which leaves `profile` unchanged, adds files and
- * lines, and keeps the names in a .ppk; kept until the 1.0 API settles.
- */
-PROFPACK_API profpack_status profpack_profile_load_symbols(profpack_profile* profile,
-                                                           const char* binary_path);
-
 /** Number of warnings the reader raised (e.g. a truncated trace that was still loaded). */
 PROFPACK_API size_t profpack_profile_warning_count(const profpack_profile* profile);
 /** Warning `index`, or NULL if out of range. Owned by the profile. */
@@ -456,9 +445,6 @@ typedef struct profpack_thread {
   uint32_t thread_id;
 } profpack_thread;
 
-/** Selects every thread in profpack_profile_select_thread(). */
-#define PROFPACK_ALL_THREADS SIZE_MAX
-
 /**
  * Two-call enumeration of the profile's threads (XRay traces: by pid, then thread id; other
  * formats: none), as profpack_profile_line_costs() enumerates.
@@ -467,14 +453,35 @@ PROFPACK_API profpack_status profpack_profile_threads(const profpack_profile* pr
                                                       profpack_thread* threads, size_t capacity,
                                                       size_t* count);
 
+/** profpack_view_options.thread: every thread (the default). */
+#define PROFPACK_ALL_THREADS SIZE_MAX
+
+/** What a view of a profile shows (profpack_profile_view()). */
+typedef struct profpack_view_options {
+  uint32_t struct_size; /**< set by profpack_view_options_init() */
+  /** Restrict every figure (events' totals, functions, costs, calls, callers, callees, top,
+   *  line costs) to thread `thread` of profpack_profile_threads(); PROFPACK_ALL_THREADS for
+   *  all. Function ids of a thread's view differ from those of the whole profile. */
+  size_t thread;
+  /** For an XRay trace: the instrumented executable, whose `xray_instr_map` section and ELF
+   *  symbols name the function ids (names only; profpack_profile_symbolize() also adds files
+   *  and lines and keeps them in a .ppk). NULL: none. PROFPACK_ERROR_UNSUPPORTED for formats
+   *  whose functions are not ids. */
+  const char* binary;
+} profpack_view_options;
+
+/** Sets `*options` to the defaults: every thread, no binary. */
+PROFPACK_API void profpack_view_options_init(profpack_view_options* options);
+
 /**
- * Restricts every later query on `profile` (events, functions, costs, calls, callers, callees,
- * top) to thread `index` of profpack_profile_threads(), or lifts the restriction with
- * PROFPACK_ALL_THREADS (the default). Function ids may change. Must not run concurrently with
- * other calls on the same profile.
+ * A view of `profile`: a new handle on the same data (nothing is copied), whose queries show
+ * what `options` selects. `profile` itself is never changed, so every call on any handle is
+ * safe from any thread. Free the view with profpack_profile_free(); it stays valid after
+ * `profile` is freed. Writing a view writes the whole profile.
  */
-PROFPACK_API profpack_status profpack_profile_select_thread(profpack_profile* profile,
-                                                            size_t index);
+PROFPACK_API profpack_status profpack_profile_view(const profpack_profile* profile,
+                                                   const profpack_view_options* options,
+                                                   profpack_profile** out);
 
 /** Rank by inclusive rather than self cost in profpack_profile_top_functions(). */
 #define PROFPACK_TOP_INCLUSIVE 0x1u
