@@ -32,6 +32,13 @@ std::string tmpPath(const char* name) {
 TEST(version) {
   CHECK_EQ(profpack_version_number(), static_cast<unsigned>(PROFPACK_VERSION_NUMBER));
   CHECK(std::strcmp(profpack_version_string(), PROFPACK_VERSION_STRING) == 0);
+  // The string is made of the numbers (and meson's project version, in PROFPACK_PROJECT_VERSION
+  // of this test's build, is read from them).
+  const std::string numbers = std::to_string(PROFPACK_VERSION_MAJOR) + "." +
+                              std::to_string(PROFPACK_VERSION_MINOR) + "." +
+                              std::to_string(PROFPACK_VERSION_PATCH);
+  CHECK(numbers == PROFPACK_VERSION_STRING);
+  CHECK(numbers == PROFPACK_PROJECT_VERSION);
 }
 
 TEST(format_names) {

@@ -43,7 +43,12 @@ extern "C" {
 /** MAJOR * 10000 + MINOR * 100 + PATCH of the header you compiled against. */
 #define PROFPACK_VERSION_NUMBER \
   (PROFPACK_VERSION_MAJOR * 10000 + PROFPACK_VERSION_MINOR * 100 + PROFPACK_VERSION_PATCH)
-#define PROFPACK_VERSION_STRING "0.1.0"
+/* The string from the numbers, so the two cannot disagree (meson.build reads the numbers). */
+#define PROFPACK_STRINGIFY_(x) #x
+#define PROFPACK_STRINGIFY(x) PROFPACK_STRINGIFY_(x)
+#define PROFPACK_VERSION_STRING                                                   \
+  PROFPACK_STRINGIFY(PROFPACK_VERSION_MAJOR) "." PROFPACK_STRINGIFY(             \
+      PROFPACK_VERSION_MINOR) "." PROFPACK_STRINGIFY(PROFPACK_VERSION_PATCH)
 
 #if defined(_WIN32)
 #define PROFPACK_API
