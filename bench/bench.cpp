@@ -121,7 +121,7 @@ int main(int argc, char** argv) {
     convert = std::min(convert, since(t));
     fmt = profpack_profile_format(p);
     profpack_info info;
-    info.struct_size = sizeof info;
+    profpack_info_init(&info);
     if (profpack_profile_info(p, &info) == PROFPACK_OK) irBytes = info.ir_bytes;
     profpack_profile_free(p);
     ppkSize = size;

@@ -332,11 +332,18 @@ profpack_format profpack_profile_format(const profpack_profile* profile) {
   return static_cast<profpack_format>(profpack::formatOf(*profile->profile));
 }
 
+void profpack_info_init(profpack_info* info) {
+  if (!info) return;
+  std::memset(info, 0, sizeof *info);
+  info->struct_size = sizeof *info;
+  info->format_version = "";
+}
+
 profpack_status profpack_profile_info(const profpack_profile* profile, profpack_info* info) {
   return guard([&] {
     require(profile && info, "profpack_profile_info: profile and info must not be NULL");
     require(info->struct_size >= offsetof(profpack_info, strings) + sizeof(uint64_t),
-            "profpack_info.struct_size must be set to sizeof(profpack_info)");
+            "profpack_info.struct_size is too small: initialise it with profpack_info_init()");
     const profpack::Model& g = modelOf(profile);
     const profpack::Summary& s = g.summary();
     info->format = profpack_profile_format(profile);
@@ -368,13 +375,17 @@ profpack_status profpack_profile_events(const profpack_profile* profile, profpac
   });
 }
 
-size_t profpack_profile_warning_count(const profpack_profile* profile) {
-  return profile ? profile->profile->warnings().size() : 0;
-}
-
-const char* profpack_profile_warning(const profpack_profile* profile, size_t index) {
-  if (!profile || index >= profile->profile->warnings().size()) return nullptr;
-  return profile->profile->warnings()[index].c_str();
+profpack_status profpack_profile_warnings(const profpack_profile* profile, const char** warnings,
+                                          size_t capacity, size_t* count) {
+  if (count) *count = 0;
+  return guard([&] {
+    require(profile && count, "profpack_profile_warnings: profile and count must not be NULL");
+    require(warnings || capacity == 0,
+            "profpack_profile_warnings: warnings is NULL but capacity > 0");
+    const auto& list = profile->profile->warnings();
+    *count = list.size();
+    for (size_t i = 0; i < capacity && i < list.size(); ++i) warnings[i] = list[i].c_str();
+  });
 }
 
 profpack_status profpack_profile_equal(const profpack_profile* a, const profpack_profile* b,
@@ -542,11 +553,20 @@ profpack_status profpack_profile_event_index(const profpack_profile* profile, co
   });
 }
 
-profpack_status profpack_profile_function_count(const profpack_profile* profile, size_t* count) {
+profpack_status profpack_profile_functions(const profpack_profile* profile,
+                                           profpack_function* functions, size_t capacity,
+                                           size_t* count) {
   if (count) *count = 0;
   return guard([&] {
-    require(profile && count, "profile and count must not be NULL");
-    *count = modelOf(profile).functions();
+    require(profile && count, "profpack_profile_functions: profile and count must not be NULL");
+    require(functions || capacity == 0,
+            "profpack_profile_functions: functions is NULL but capacity > 0");
+    const profpack::Model& g = modelOf(profile);
+    *count = g.functions();
+    for (size_t i = 0; i < capacity && i < g.functions(); ++i) {
+      const profpack::FunctionRow& f = g.function(i);
+      functions[i] = {f.name.c_str(), f.file.c_str(), f.object.c_str()};
+    }
   });
 }
 
@@ -593,14 +613,11 @@ profpack_status profpack_profile_top_functions(const profpack_profile* profile, 
     require(ids || capacity == 0, "ids is NULL but capacity > 0");
     require((flags & ~PROFPACK_TOP_INCLUSIVE) == 0, "unknown flags");
     const profpack::Model& g = modelOf(profile);
-    if (!ids) {
-      *count = g.functions();
-      return;
-    }
     requireEvent(g, event);
+    *count = g.functions();
+    if (capacity == 0) return;
     auto top = g.top(event, flags & PROFPACK_TOP_INCLUSIVE, capacity);
-    for (size_t i = 0; i < top.size(); ++i) ids[i] = static_cast<size_t>(top[i]);
-    *count = top.size();
+    for (size_t i = 0; i < top.size() && i < capacity; ++i) ids[i] = static_cast<size_t>(top[i]);
   });
 }
 

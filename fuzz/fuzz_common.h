@@ -38,7 +38,7 @@ inline int roundTrip(const uint8_t* data, size_t size, profpack_format format,
   // kind); columns and trees are decoded when a query needs them, and a damaged one must then
   // be reported as such.
   profpack_info info;
-  info.struct_size = sizeof info;
+  profpack_info_init(&info);
   s = profpack_profile_info(first, &info);
   if (s != PROFPACK_OK) {
     findingIf(format != PROFPACK_FORMAT_PPK, "info failed on a read profile");
@@ -48,7 +48,7 @@ inline int roundTrip(const uint8_t* data, size_t size, profpack_format format,
   size_t nf = 0, ids[4], n = 0;
   if (s == PROFPACK_OK && info.events > 0 &&
       profpack_profile_top_functions(first, 0, PROFPACK_TOP_INCLUSIVE, ids, 4, &n) == PROFPACK_OK)
-    profpack_profile_function_count(first, &nf);
+    profpack_profile_functions(first, nullptr, 0, &nf);
 
   profpack_write_options wo;
   profpack_write_options_init(&wo);

@@ -15,7 +15,7 @@ profpack_profile* open(const char* rel) {
 }
 size_t findFunction(profpack_profile* p, const char* name) {
   size_t n = 0;
-  CHECK_EQ(profpack_profile_function_count(p, &n), PROFPACK_OK);
+  CHECK_EQ(profpack_profile_functions(p, nullptr, 0, &n), PROFPACK_OK);
   for (size_t i = 0; i < n; ++i) {
     profpack_function f;
     CHECK_EQ(profpack_profile_function(p, i, &f), PROFPACK_OK);
@@ -34,7 +34,7 @@ TEST(cachegrind_top_and_costs_match_cg_annotate) {
   CHECK_CONTAINS(profpack_last_error()->message, "events: Ir, I1mr");
   size_t ids[3], n = 0;
   CHECK_EQ(profpack_profile_top_functions(p, 0, 0, ids, 3, &n), PROFPACK_OK);
-  CHECK_EQ(n, 3u);
+  CHECK(n > 3u);  // every function is ranked; the first three are written
   // cg_annotate --threshold=0 on this file: msort_with_tmp.part.0 34,023,858 Ir; cmp
   // 12,964,176 Ir and 4,861,566 Dr; __vfprintf_internal (vfprintf-internal.c) 7,710,222.
   profpack_function f;
@@ -49,10 +49,10 @@ TEST(cachegrind_top_and_costs_match_cg_annotate) {
   CHECK(std::strcmp(f.name, "cmp") == 0);
   CHECK_EQ(profpack_profile_function_cost(p, ids[1], 3, &self, nullptr), PROFPACK_OK);
   CHECK_EQ(self, 4861566u);
-  // With ids NULL: the number of functions.
+  // With ids NULL: the number of functions, as for every enumeration.
   CHECK_EQ(profpack_profile_top_functions(p, 0, 0, nullptr, 0, &n), PROFPACK_OK);
   size_t count = 0;
-  CHECK_EQ(profpack_profile_function_count(p, &count), PROFPACK_OK);
+  CHECK_EQ(profpack_profile_functions(p, nullptr, 0, &count), PROFPACK_OK);
   CHECK_EQ(n, count);
   profpack_profile_free(p);
 }
@@ -151,7 +151,7 @@ TEST(callgrind_threads_are_selectable_like_xray_threads) {
   // Thread 1 only: the first thread never calls cmp (the workers sort).
   profpack_profile* first = threadView(p, 0);
   size_t count = 0;
-  CHECK_EQ(profpack_profile_function_count(first, &count), PROFPACK_OK);
+  CHECK_EQ(profpack_profile_functions(first, nullptr, 0, &count), PROFPACK_OK);
   for (size_t i = 0; i < count; ++i) {
     profpack_function f;
     CHECK_EQ(profpack_profile_function(first, i, &f), PROFPACK_OK);

@@ -105,10 +105,10 @@ TEST(threads_query_one_profile) {
     threads.emplace_back([&failures, p, t] {
       size_t ids[5], n = 0;
       profpack_info info;
-      info.struct_size = sizeof info;
+      profpack_info_init(&info);
       if (profpack_profile_top_functions(p, static_cast<size_t>(t % 13), 0, ids, 5, &n) !=
               PROFPACK_OK ||
-          n != 5 || profpack_profile_info(p, &info) != PROFPACK_OK || info.events != 13)
+          n < 5 || profpack_profile_info(p, &info) != PROFPACK_OK || info.events != 13)
         ++failures;
       size_t lines = 0;
       if (profpack_profile_line_costs(p, "workload.c", 0, nullptr, 0, &lines) != PROFPACK_OK ||

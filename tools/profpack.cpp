@@ -237,13 +237,20 @@ long number(const std::string& s, long lo, long hi) {
 
 // Prints the reader's warnings (a truncated input, for one) on stderr; with --json, keeps
 // them for the document instead.
+std::vector<const char*> warningsOf(profpack_profile* p) {
+  size_t n = 0;
+  if (profpack_profile_warnings(p, nullptr, 0, &n) != PROFPACK_OK) return {};
+  std::vector<const char*> w(n);
+  if (profpack_profile_warnings(p, w.data(), w.size(), &n) != PROFPACK_OK) return {};
+  return w;
+}
+
 void printWarnings(profpack_profile* p, const std::string& file) {
-  for (size_t i = 0; i < profpack_profile_warning_count(p); ++i) {
+  for (const char* w : warningsOf(p)) {
     if (gJson)
-      gWarnings.push_back(file + ": " + profpack_profile_warning(p, i));
+      gWarnings.push_back(file + ": " + w);
     else
-      std::fprintf(stderr, "profpack: %s: warning: %s\n", file.c_str(),
-                   profpack_profile_warning(p, i));
+      std::fprintf(stderr, "profpack: %s: warning: %s\n", file.c_str(), w);
   }
 }
 
@@ -313,7 +320,7 @@ bool negative(uint64_t v) {
   if (int64_t(v) >= 0 || !gProfile) return false;
   if (gSigned < 0) {
     profpack_info info;
-    info.struct_size = sizeof info;
+    profpack_info_init(&info);
     gSigned = profpack_profile_info(gProfile, &info) == PROFPACK_OK && info.signed_costs;
   }
   return gSigned == 1;
@@ -405,7 +412,7 @@ int cmdInfo(const std::vector<std::string>& argv) {
     return failWith(args[0].c_str());
   if (!binary.empty() && view(p, binary, -1) != PROFPACK_OK) return failWith(binary.c_str());
   profpack_info info;
-  info.struct_size = sizeof info;
+  profpack_info_init(&info);
   if (profpack_profile_info(p.p, &info) != PROFPACK_OK) return failWith(args[0].c_str());
   if (gJson) return jsonInfo(p.p, info, args[0]);
   std::printf("format: %s", profpack_format_name(info.format));
@@ -435,8 +442,7 @@ int cmdInfo(const std::vector<std::string>& argv) {
     for (size_t i = 0; i < nt; ++i)
       std::printf("  %zu: pid %u, thread %u\n", i, threads[i].pid, threads[i].thread_id);
   }
-  for (size_t i = 0; i < profpack_profile_warning_count(p.p); ++i)
-    std::printf("warning: %s\n", profpack_profile_warning(p.p, i));
+  for (const char* w : warningsOf(p.p)) std::printf("warning: %s\n", w);
   return 0;
 }
 
@@ -541,6 +547,7 @@ int cmdTop(const std::vector<std::string>& args) {
   if (profpack_profile_top_functions(p.p, event, q.inclusive ? PROFPACK_TOP_INCLUSIVE : 0,
                                      ids.data(), ids.size(), &count) != PROFPACK_OK)
     return failWith(q.file.c_str());
+  count = std::min(count, ids.size());  // every function is ranked; the first n were written
   size_t nev = 0;
   profpack_profile_events(p.p, nullptr, 0, &nev);
   std::vector<profpack_event> events(nev);
@@ -662,7 +669,7 @@ int cmdCalls(const std::vector<std::string>& args) {
   std::string ev;
   if (int rc = openQuery(q, p, event, ev)) return rc;
   size_t nf = 0;
-  profpack_profile_function_count(p.p, &nf);
+  profpack_profile_functions(p.p, nullptr, 0, &nf);
   bool found = false;
   cli::Json j;
   if (gJson) {
@@ -732,7 +739,7 @@ int jsonSummary(profpack_profile* p, const std::vector<std::string>& inputs, con
   gProfile = p;
   gSigned = -1;
   profpack_info info;
-  info.struct_size = sizeof info;
+  profpack_info_init(&info);
   if (profpack_profile_info(p, &info) != PROFPACK_OK) return failWith(out.c_str());
   cli::Json j;
   j.object().key("inputs").array();

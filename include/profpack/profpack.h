@@ -20,9 +20,16 @@
  *   (reading a Callgrind or Cachegrind profile of more than 16,384 cost lines: one encoder
  *   and one string sort; writing a `.ppk` of a large IR: zstd workers); they end before the
  *   call returns, and the work is the same with or without them.
- * - Options structs are versioned by their first member, `struct_size`: initialise them with
- *   the matching *_init() function, then change the fields you need. Passing NULL means
- *   "defaults".
+ * - Versioning: every struct that may grow (options, profpack_info) starts with `struct_size`
+ *   and has an *_init() function that sets it and the defaults; call it, then change the
+ *   fields you need. A library newer than your header reads only the fields your
+ *   `struct_size` covers. Passing NULL for options means "defaults". The element structs of
+ *   lists (profpack_event, profpack_function, ...) never change; new figures come as new calls.
+ * - Lists are two-call enumerations, all alike: `(T* out, size_t capacity, size_t* count)`.
+ *   `*count` always receives the full number of elements; at most `capacity` are written to
+ *   `out` (NULL with `capacity` 0 to learn the count first).
+ * - A profile never changes after it is made: views (profpack_profile_view()), merges,
+ *   differences and symbolization make new profiles.
  */
 #ifndef PROFPACK_PROFPACK_H
 #define PROFPACK_PROFPACK_H
@@ -213,7 +220,7 @@ PROFPACK_API void profpack_profile_free(profpack_profile* profile);
 PROFPACK_API profpack_format profpack_profile_format(const profpack_profile* profile);
 
 typedef struct profpack_info {
-  uint32_t struct_size;       /**< set by the caller: sizeof(profpack_info) */
+  uint32_t struct_size;       /**< set by profpack_info_init() */
   profpack_format format;     /**< source format */
   const char* format_version; /**< as the file states it, e.g. "1"; "" if none. Owned by profile */
   uint64_t parts;             /**< Callgrind dumps/threads; 1 for Cachegrind */
@@ -232,7 +239,10 @@ typedef struct profpack_info {
   int32_t signed_costs;
 } profpack_info;
 
-/** Fills `*info` (whose struct_size the caller sets) with whole-profile figures. */
+/** Zeroes `*info` and sets its struct_size, for profpack_profile_info(). */
+PROFPACK_API void profpack_info_init(profpack_info* info);
+
+/** Fills `*info` (set up by profpack_info_init()) with whole-profile figures. */
 PROFPACK_API profpack_status profpack_profile_info(const profpack_profile* profile,
                                                    profpack_info* info);
 
@@ -254,10 +264,14 @@ PROFPACK_API profpack_status profpack_profile_events(const profpack_profile* pro
                                                      profpack_event* events, size_t capacity,
                                                      size_t* count);
 
-/** Number of warnings the reader raised (e.g. a truncated trace that was still loaded). */
-PROFPACK_API size_t profpack_profile_warning_count(const profpack_profile* profile);
-/** Warning `index`, or NULL if out of range. Owned by the profile. */
-PROFPACK_API const char* profpack_profile_warning(const profpack_profile* profile, size_t index);
+/**
+ * The warnings raised while the profile was read or made (a truncated trace that was still
+ * loaded; a mapping symbolization skipped), oldest first, as a two-call enumeration. The
+ * strings are owned by the profile.
+ */
+PROFPACK_API profpack_status profpack_profile_warnings(const profpack_profile* profile,
+                                                       const char** warnings, size_t capacity,
+                                                       size_t* count);
 
 /**
  * Sets `*equal` to 1 if the two profiles hold the same IR, else 0. Use it to check that a
@@ -375,7 +389,7 @@ PROFPACK_API void profpack_symbolize_options_init(profpack_symbolize_options* op
  * names when written as .ppk, after the binaries are gone. Its lossless rewrite to the original
  * format is unchanged. Each mapping that could not be symbolized (binary missing, a directory,
  * a device or FIFO, not ELF, no loadable segment at the mapping's offset, corrupt debug
- * information) is a warning of `*out` (profpack_profile_warning()) naming the mapping and the
+ * information) is a warning of `*out` (profpack_profile_warnings()) naming the mapping and the
  * reason; the rest is still symbolized. Callgrind and Cachegrind profiles carry names already:
  * they come back unchanged, with a warning. XRay traces hold function ids, not addresses:
  * with `options->binary` each function is named from the binary, with the file and line of its
@@ -401,15 +415,16 @@ PROFPACK_API profpack_status profpack_profile_symbolize(const profpack_profile* 
 PROFPACK_API profpack_status profpack_profile_event_index(const profpack_profile* profile,
                                                           const char* name, size_t* index);
 
-/** Number of functions in `*count`. */
-PROFPACK_API profpack_status profpack_profile_function_count(const profpack_profile* profile,
-                                                             size_t* count);
-
 typedef struct profpack_function {
   const char* name;   /**< function name. Owned by the profile */
   const char* file;   /**< source file, or "". Owned by the profile */
   const char* object; /**< ELF object or mapping, or "". Owned by the profile */
 } profpack_function;
+
+/** Every function, in id order (element i is function id i), as a two-call enumeration. */
+PROFPACK_API profpack_status profpack_profile_functions(const profpack_profile* profile,
+                                                        profpack_function* functions,
+                                                        size_t capacity, size_t* count);
 
 /** Describes function `id`. */
 PROFPACK_API profpack_status profpack_profile_function(const profpack_profile* profile, size_t id,
@@ -492,9 +507,9 @@ PROFPACK_API profpack_status profpack_profile_view(const profpack_profile* profi
 #define PROFPACK_TOP_INCLUSIVE 0x1u
 
 /**
- * The `capacity` most costly functions for `event`, most costly first (ties by name), as ids
- * in `ids`; `*count` receives how many were written. With `ids` NULL and `capacity` 0,
- * `*count` receives the number of functions.
+ * Every function ranked by its cost of `event`, most costly first (ties by name), as ids: a
+ * two-call enumeration, so `*count` receives the number of functions and the first
+ * `capacity` of the ranking are written to `ids` (the top `capacity`).
  */
 PROFPACK_API profpack_status profpack_profile_top_functions(const profpack_profile* profile,
                                                             size_t event, uint32_t flags,

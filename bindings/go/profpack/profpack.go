@@ -218,10 +218,17 @@ func (p *Profile) Format() Format {
 // Warnings raised while reading (e.g. a truncated trace that was still loaded).
 func (p *Profile) Warnings() []string {
 	defer runtime.KeepAlive(p)
-	n := int(C.profpack_profile_warning_count(p.handle()))
-	out := make([]string, n)
-	for i := range out {
-		out[i] = C.GoString(C.profpack_profile_warning(p.p, C.size_t(i)))
+	var n C.size_t
+	if C.profpack_profile_warnings(p.handle(), nil, 0, &n) != C.PROFPACK_OK || n == 0 {
+		return nil
+	}
+	ws := make([]*C.char, n)
+	if C.profpack_profile_warnings(p.p, &ws[0], n, &n) != C.PROFPACK_OK {
+		return nil
+	}
+	out := make([]string, 0, len(ws))
+	for _, w := range ws[:min(int(n), len(ws))] {
+		out = append(out, C.GoString(w))
 	}
 	return out
 }
@@ -304,6 +311,8 @@ func (p *Profile) Top(event, n int, inclusive bool) ([]Function, error) {
 	}); err != nil {
 		return nil, err
 	}
+	// Every function is ranked; the first n were written.
+	count = C.size_t(min(int(count), n))
 	out := make([]Function, 0, count)
 	for _, id := range ids[:count] {
 		f, err := p.function(int(id), event)
@@ -351,4 +360,11 @@ func (p *Profile) Equal(q *Profile) (bool, error) {
 	var eq C.int
 	err := call(func() C.profpack_status { return C.profpack_profile_equal(p.handle(), q.handle(), &eq) })
 	return eq == 1, err
+}
+
+func min(a, b int) int {
+	if a < b {
+		return a
+	}
+	return b
 }

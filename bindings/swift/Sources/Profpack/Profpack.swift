@@ -147,7 +147,8 @@ public final class Profile {
     var n = 0
     let flags = inclusive ? UInt32(PROFPACK_TOP_INCLUSIVE) : 0
     try check { profpack_profile_top_functions(handle, event, flags, &ids, count, &n) }
-    return try ids.prefix(n).map { id in
+    // Every function is ranked; the first `count` were written.
+    return try ids.prefix(Swift.min(n, count)).map { id in
       var f = profpack_function()
       var selfCost: UInt64 = 0
       var incl: UInt64 = 0
