@@ -2,7 +2,7 @@
 # Scale benchmark (not a test): a Callgrind file of several GB, made of PARTS copies of the
 # cc1plus profile of bench_callgrind.sh concatenated (each copy is one part), converted to .ppk
 # and checked: no Cap'n Proto list or segment limit is reached, peak RSS against the input
-# size, and the .ppk holds the same IR as the text (`profpack same` reads both again).
+# size, and the .ppk holds the same IR as the text (`profpack equal` reads both again).
 #   bench/bench_callgrind_multipart.sh [BUILD_DIR] [PARTS]   (default: build 150, ~2.6 GB)
 # Needs about 2.2x the file size of free disk under $PROFPACK_BENCH_CACHE.
 set -euo pipefail
@@ -26,4 +26,4 @@ echo "convert: $wall wall, $cpu s CPU = $(awk -v b="$size" -v t="$cpu" 'BEGIN{pr
 echo "peak RSS: $(awk -v r="$rss" 'BEGIN{printf "%.0f", r/1024}') MB = $(awk -v r="$rss" -v b="$size" 'BEGIN{printf "%.2f", r*1024/b}') x input   (target <= 1.5)"
 echo ".ppk: $(stat -c %s "$big.ppk") bytes"
 "$cli" info "$big.ppk" | sed -n '1,4p'
-"$cli" same "$big" "$big.ppk"
+"$cli" equal "$big" "$big.ppk"

@@ -23,7 +23,7 @@ for f in tests/data/*/*; do
   in_size=$(stat -c %s "$f"); ppk_size=$(stat -c %s "$out/$name.ppk")
   # Byte-identical where the format allows; otherwise the rewrite must hold the same IR.
   if cmp -s "$f" "$out/$name.back"; then same="identical"
-  elif $cli same "$f" "$out/$name.back" >/dev/null; then same="rewritten, same IR"
+  elif $cli equal "$f" "$out/$name.back" >/dev/null; then same="rewritten, same IR"
   else same="DIFFERENT IR"; fi
   awk -v n="$name" -v f="$fmt" -v i="$in_size" -v p="$ppk_size" -v a="$((t1 - t0))" \
     -v b="$((t2 - t1))" -v s="$same" \

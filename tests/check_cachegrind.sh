@@ -21,13 +21,13 @@ for f in "$data"/cachegrind/*.out; do
     failed=$((failed+1))
   fi
 done
-# `profpack same`: the rewrite holds the same IR; two different profiles do not.
+# `profpack equal`: the rewrite holds the same IR; two different profiles do not.
 files=("$data"/cachegrind/*.out)
-if "$cli" same "${files[0]}" "$tmp/$(basename "${files[0]}").ppk" >/dev/null &&
-   ! "$cli" same "${files[0]}" "${files[1]}" >/dev/null; then
-  echo "ok   profpack same"; passed=$((passed+1))
+if "$cli" equal "${files[0]}" "$tmp/$(basename "${files[0]}").ppk" >/dev/null &&
+   ! "$cli" equal "${files[0]}" "${files[1]}" >/dev/null; then
+  echo "ok   profpack equal"; passed=$((passed+1))
 else
-  echo "FAIL profpack same"; failed=$((failed+1))
+  echo "FAIL profpack equal"; failed=$((failed+1))
 fi
 echo "$passed passed, $failed failed"
 [ "$failed" -eq 0 ] && [ "$passed" -gt 0 ]

@@ -51,7 +51,7 @@ for s in "${samples[@]}"; do
   r=0
   (cd "$tmp/c" && rm -f out.ppk && ./example "$data/$s" >out.txt) || r=1
   diff <(events_of "$data/$s") "$tmp/c/out.txt" >/dev/null || r=1
-  "$cli" same "$data/$s" "$tmp/c/out.ppk" >/dev/null || r=1
+  "$cli" equal "$data/$s" "$tmp/c/out.ppk" >/dev/null || r=1
   check $r "C example on $s: events and totals as profpack info, its out.ppk the same IR"
 done
 

@@ -59,7 +59,7 @@ const char* kUsage =
     "      mappings name (or DIR/<base name>, then the PROFPACK_BINARY_PATH directories):\n"
     "      functions, files, lines and inline frames, kept in the .ppk for every later query.\n"
     "      An XRay trace takes --binary, the instrumented executable: names, files, lines.\n"
-    "  same A B\n"
+    "  equal A B\n"
     "      Exit 0 if A and B hold the same IR (e.g. an original and its round trip through\n"
     "      .ppk), 1 if not.\n"
     "  --binary BIN (info, top, annotate, calls): the binary that produced the profile, to\n"
@@ -859,15 +859,15 @@ int cmdSymbolize(const std::vector<std::string>& argv) {
   return jsonSummary(s.p, args.positional, out, fmt);
 }
 
-int cmdSame(const std::vector<std::string>& args) {
-  if (args.size() != 2) return usageError("same takes two files");
+int cmdEqual(const std::vector<std::string>& args) {
+  if (args.size() != 2) return usageError("equal takes two files");
   Profile a, b;
   if (profpack_read_file(args[0].c_str(), nullptr, &a.p) != PROFPACK_OK)
     return failWith(args[0].c_str());
   if (profpack_read_file(args[1].c_str(), nullptr, &b.p) != PROFPACK_OK)
     return failWith(args[1].c_str());
   int equal = 0;
-  if (profpack_profile_equal(a.p, b.p, &equal) != PROFPACK_OK) return failWith("same");
+  if (profpack_profile_equal(a.p, b.p, &equal) != PROFPACK_OK) return failWith("equal");
   std::printf("%s\n", equal ? "same IR" : "different IR");
   return equal ? 0 : 1;
 }
@@ -904,6 +904,6 @@ int main(int argc, char** argv) {
   if (cmd == "merge") return cmdMerge(args);
   if (cmd == "diff") return cmdDiff(args);
   if (cmd == "symbolize") return cmdSymbolize(args);
-  if (cmd == "same") return cmdSame(args);
+  if (cmd == "equal") return cmdEqual(args);
   return usageError("unknown command '" + cmd + "'");
 }

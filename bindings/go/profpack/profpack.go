@@ -353,7 +353,8 @@ func (p *Profile) LineCosts(file string, event int) ([]LineCost, error) {
 	return out, nil
 }
 
-// Equal reports whether two profiles hold the same IR.
+// Equal reports whether two profiles hold the same IR (profpack_profile_equal; the CLI's
+// equal).
 func (p *Profile) Equal(q *Profile) (bool, error) {
 	defer runtime.KeepAlive(p)
 	defer runtime.KeepAlive(q)

@@ -170,8 +170,8 @@ public final class Profile {
     return buf.map { (line: $0.line, cost: $0.cost) }
   }
 
-  /// Whether two profiles hold the same IR.
-  public func sameIR(as other: Profile) throws -> Bool {
+  /// Whether two profiles hold the same IR (profpack_profile_equal; the CLI's `equal`).
+  public func equal(to other: Profile) throws -> Bool {
     var eq: Int32 = 0
     try check { profpack_profile_equal(handle, other.handle, &eq) }
     return eq == 1

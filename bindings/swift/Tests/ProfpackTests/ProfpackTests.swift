@@ -19,7 +19,7 @@ final class ProfpackTests: XCTestCase {
     let ppk = try p.bytes(as: .ppk, level: 19)
     XCTAssertEqual(Format.detect(ppk), .ppk)
     let q = try Profile(bytes: ppk)
-    XCTAssertTrue(try p.sameIR(as: q))
+    XCTAssertTrue(try p.equal(to: q))
     let back = try q.bytes(as: .cachegrind)
     XCTAssertEqual(back, [UInt8](try Data(contentsOf: URL(fileURLWithPath: path))))
     let top = try q.top(event: 0, count: 2)
