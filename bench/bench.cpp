@@ -108,7 +108,7 @@ int main(int argc, char** argv) {
   profpack_format fmt = PROFPACK_FORMAT_UNKNOWN;
   profpack_write_options wo;
   profpack_write_options_init(&wo);
-  wo.ppk_level = level;
+  profpack_write_options_set(&wo, PROFPACK_WRITE_PPK_LEVEL, level);
   for (int r = 0; r < reps; ++r) {
     auto t = Clock::now();
     profpack_profile* p = nullptr;

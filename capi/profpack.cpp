@@ -124,31 +124,75 @@ profpack::ReadOptions readOptions(const profpack_read_options* o) {
   return r;
 }
 
+// The write parameters: a slot in profpack_write_options' reserved arrays, bounds, default.
+struct WriteParam {
+  profpack_write_param key;
+  const char* name;
+  bool isString;
+  unsigned slot;
+  int64_t lowest, highest, defaultValue;
+  const char* range;         // for the error message
+  bool (*allowed)(int64_t);  // a further check within the bounds, or null
+};
+constexpr WriteParam kWriteParams[] = {
+    {PROFPACK_WRITE_PPK_LEVEL, "PROFPACK_WRITE_PPK_LEVEL", false, 0, 1, 22, 3, "1-22", nullptr},
+    {PROFPACK_WRITE_XRAY_MODE, "PROFPACK_WRITE_XRAY_MODE", false, 1, -1, 1, -1,
+     "-1 (as read), 0 (basic) or 1 (FDR)", nullptr},
+    {PROFPACK_WRITE_XRAY_VERSION, "PROFPACK_WRITE_XRAY_VERSION", false, 2, 0, 5, 0,
+     "0 (as read) or 1-5", nullptr},
+    {PROFPACK_WRITE_GPERFTOOLS_SLOT_BYTES, "PROFPACK_WRITE_GPERFTOOLS_SLOT_BYTES", false, 3, 0, 8,
+     0, "0 (as read), 4 or 8", [](int64_t v) { return v == 0 || v == 4 || v == 8; }},
+    {PROFPACK_WRITE_GPERFTOOLS_BYTE_ORDER, "PROFPACK_WRITE_GPERFTOOLS_BYTE_ORDER", false, 4, 0, 2,
+     0, "0 (as read), 1 (little-endian) or 2 (big-endian)", nullptr},
+    {PROFPACK_WRITE_DCPI_IMAGE, "PROFPACK_WRITE_DCPI_IMAGE", true, 0, 0, 0, 0, "a string", nullptr},
+};
+static_assert(sizeof(profpack_write_options::reserved_values) / sizeof(int64_t) >= 5);
+
+const WriteParam& writeParam(profpack_write_param key, bool isString) {
+  for (const WriteParam& p : kWriteParams) {
+    if (p.key != key) continue;
+    if (p.isString != isString)
+      throw Error(Status::invalidArgument, "",
+                  std::string(p.name) + (p.isString ? " is a string parameter: set it with "
+                                                      "profpack_write_options_set_string()"
+                                                    : " is an integer parameter: set it with "
+                                                      "profpack_write_options_set()"));
+    return p;
+  }
+  throw Error(Status::invalidArgument, "",
+              "unknown write parameter " + std::to_string(static_cast<int>(key)));
+}
+
+int64_t intParam(const profpack_write_options& o, profpack_write_param key) {
+  return o.reserved_values[writeParam(key, false).slot];
+}
+
 profpack::WriteOptions writeOptions(const profpack_write_options* o) {
   profpack_write_options d;
   profpack_write_options_init(&d);
   if (o) {
-    require(
-        o->struct_size >= offsetof(profpack_write_options, gperftools_byte_order) + sizeof(int32_t),
-        "profpack_write_options.struct_size is too small: initialise it with "
-        "profpack_write_options_init()");
+    require(o->struct_size >= sizeof *o,
+            "profpack_write_options.struct_size is too small: initialise it with "
+            "profpack_write_options_init()");
     d = *o;
   }
-  require(d.ppk_level >= 1 && d.ppk_level <= 22, "ppk_level must be between 1 and 22");
-  require(d.xray_mode >= -1 && d.xray_mode <= 1, "xray_mode must be -1, 0 (basic) or 1 (FDR)");
-  require(d.xray_version >= 0 && d.xray_version <= 5, "xray_version must be 0 or 1-5");
+  // The setters checked each value; a caller who wrote the reserved members directly is
+  // still stopped here.
+  for (const WriteParam& p : kWriteParams) {
+    if (p.isString) continue;
+    const int64_t v = d.reserved_values[p.slot];
+    require(v >= p.lowest && v <= p.highest && (!p.allowed || p.allowed(v)),
+            "profpack_write_options holds a value out of bounds: set parameters with "
+            "profpack_write_options_set()");
+  }
   profpack::WriteOptions w;
-  w.ppkLevel = d.ppk_level;
-  w.xrayMode = d.xray_mode;
-  w.xrayVersion = d.xray_version;
-  if (d.dcpi_image) w.dcpiImage = d.dcpi_image;
-  require(
-      d.gperftools_slot_bytes == 0 || d.gperftools_slot_bytes == 4 || d.gperftools_slot_bytes == 8,
-      "gperftools_slot_bytes must be 0, 4 or 8");
-  require(d.gperftools_byte_order >= 0 && d.gperftools_byte_order <= 2,
-          "gperftools_byte_order must be 0 (as read), 1 (little) or 2 (big)");
-  w.gperfSlotBytes = static_cast<unsigned>(d.gperftools_slot_bytes);
-  w.gperfByteOrder = d.gperftools_byte_order;
+  w.ppkLevel = static_cast<int>(intParam(d, PROFPACK_WRITE_PPK_LEVEL));
+  w.xrayMode = static_cast<int>(intParam(d, PROFPACK_WRITE_XRAY_MODE));
+  w.xrayVersion = static_cast<int>(intParam(d, PROFPACK_WRITE_XRAY_VERSION));
+  const char* image = d.reserved_strings[writeParam(PROFPACK_WRITE_DCPI_IMAGE, true).slot];
+  if (image) w.dcpiImage = image;
+  w.gperfSlotBytes = static_cast<unsigned>(intParam(d, PROFPACK_WRITE_GPERFTOOLS_SLOT_BYTES));
+  w.gperfByteOrder = static_cast<int>(intParam(d, PROFPACK_WRITE_GPERFTOOLS_BYTE_ORDER));
   return w;
 }
 
@@ -255,13 +299,45 @@ void profpack_read_options_init(profpack_read_options* options) {
 
 void profpack_write_options_init(profpack_write_options* options) {
   if (!options) return;
+  std::memset(options, 0, sizeof *options);
   options->struct_size = sizeof *options;
-  options->ppk_level = 3;
-  options->xray_mode = -1;
-  options->xray_version = 0;
-  options->dcpi_image = nullptr;
-  options->gperftools_slot_bytes = 0;
-  options->gperftools_byte_order = 0;
+  for (const WriteParam& p : kWriteParams)
+    if (!p.isString) options->reserved_values[p.slot] = p.defaultValue;
+}
+
+profpack_status profpack_write_options_set(profpack_write_options* options,
+                                           profpack_write_param param, int64_t value) {
+  return guard([&] {
+    require(options && options->struct_size >= sizeof *options,
+            "profpack_write_options_set: options must be set up by profpack_write_options_init()");
+    const WriteParam& p = writeParam(param, false);
+    if (value < p.lowest || value > p.highest || (p.allowed && !p.allowed(value)))
+      throw Error(Status::invalidArgument, "",
+                  std::string(p.name) + " must be " + p.range + ", not " + std::to_string(value));
+    options->reserved_values[p.slot] = value;
+    options->reserved_set |= 1u << p.slot;
+  });
+}
+
+profpack_status profpack_write_options_set_string(profpack_write_options* options,
+                                                  profpack_write_param param, const char* value) {
+  return guard([&] {
+    require(options && options->struct_size >= sizeof *options,
+            "profpack_write_options_set_string: options must be set up by "
+            "profpack_write_options_init()");
+    const WriteParam& p = writeParam(param, true);
+    options->reserved_strings[p.slot] = value;
+  });
+}
+
+profpack_status profpack_write_param_bounds(profpack_write_param param, int64_t* lowest,
+                                            int64_t* highest, int64_t* default_value) {
+  return guard([&] {
+    const WriteParam& p = writeParam(param, false);
+    if (lowest) *lowest = p.lowest;
+    if (highest) *highest = p.highest;
+    if (default_value) *default_value = p.defaultValue;
+  });
 }
 
 profpack_status profpack_read_file(const char* path, const profpack_read_options* options,

@@ -52,7 +52,7 @@ inline int roundTrip(const uint8_t* data, size_t size, profpack_format format,
 
   profpack_write_options wo;
   profpack_write_options_init(&wo);
-  wo.ppk_level = 1;
+  profpack_write_options_set(&wo, PROFPACK_WRITE_PPK_LEVEL, 1);
   void* out = nullptr;
   size_t outSize = 0;
   if (alsoWriteSourceFormat && profpack_profile_format(first) != PROFPACK_FORMAT_UNKNOWN) {

@@ -79,7 +79,7 @@ TEST(read_info_events_write_round_trip) {
 
   profpack_write_options wo;
   profpack_write_options_init(&wo);
-  wo.ppk_level = 9;
+  profpack_write_options_set(&wo, PROFPACK_WRITE_PPK_LEVEL, 9);
   void* buf = nullptr;
   size_t size = 0;
   CHECK_EQ(profpack_write_memory(p, PROFPACK_FORMAT_PPK, &wo, &buf, &size), PROFPACK_OK);
@@ -132,13 +132,32 @@ TEST(bad_options) {
   profpack_profile* p = readOk(testlib::data(kCg));
   profpack_write_options wo;
   profpack_write_options_init(&wo);
-  wo.ppk_level = 23;
+  // Each parameter is checked when it is set, and the options stay as they were.
+  CHECK_EQ(profpack_write_options_set(&wo, PROFPACK_WRITE_PPK_LEVEL, 23),
+           PROFPACK_ERROR_INVALID_ARGUMENT);
+  CHECK_CONTAINS(profpack_last_error()->message, "PROFPACK_WRITE_PPK_LEVEL must be 1-22, not 23");
+  int64_t lo = 0, hi = 0, def = 0;
+  CHECK_EQ(profpack_write_param_bounds(PROFPACK_WRITE_PPK_LEVEL, &lo, &hi, &def), PROFPACK_OK);
+  CHECK(lo == 1 && hi == 22 && def == 3);
+  CHECK_EQ(profpack_write_param_bounds(PROFPACK_WRITE_DCPI_IMAGE, &lo, &hi, &def),
+           PROFPACK_ERROR_INVALID_ARGUMENT);
+  CHECK_EQ(profpack_write_options_set(&wo, PROFPACK_WRITE_DCPI_IMAGE, 1),
+           PROFPACK_ERROR_INVALID_ARGUMENT);
+  CHECK_CONTAINS(profpack_last_error()->message, "profpack_write_options_set_string()");
+  CHECK_EQ(profpack_write_options_set_string(&wo, PROFPACK_WRITE_PPK_LEVEL, "3"),
+           PROFPACK_ERROR_INVALID_ARGUMENT);
+  CHECK_EQ(profpack_write_options_set(&wo, static_cast<profpack_write_param>(999), 1),
+           PROFPACK_ERROR_INVALID_ARGUMENT);
+  CHECK_CONTAINS(profpack_last_error()->message, "unknown write parameter 999");
   void* buf = nullptr;
   size_t size = 0;
+  CHECK_EQ(profpack_write_memory(p, PROFPACK_FORMAT_PPK, &wo, &buf, &size), PROFPACK_OK);
+  profpack_free(buf);
+  // Values written around the setters are still refused at write time.
+  wo.reserved_values[0] = 99;
   CHECK_EQ(profpack_write_memory(p, PROFPACK_FORMAT_PPK, &wo, &buf, &size),
            PROFPACK_ERROR_INVALID_ARGUMENT);
-  CHECK_CONTAINS(profpack_last_error()->message, "ppk_level");
-  wo.ppk_level = 3;
+  profpack_write_options_init(&wo);
   wo.struct_size = 2;
   CHECK_EQ(profpack_write_memory(p, PROFPACK_FORMAT_PPK, &wo, &buf, &size),
            PROFPACK_ERROR_INVALID_ARGUMENT);
@@ -345,14 +364,13 @@ TEST(xray_names_events_and_version_choice) {
 
   profpack_write_options wo;
   profpack_write_options_init(&wo);
-  wo.xray_version = 3;
+  profpack_write_options_set(&wo, PROFPACK_WRITE_XRAY_VERSION, 3);
   void* buf = nullptr;
   size_t size = 0;
   CHECK_EQ(profpack_write_memory(p, PROFPACK_FORMAT_XRAY, &wo, &buf, &size), PROFPACK_OK);
   CHECK(size > 32 && static_cast<unsigned char*>(buf)[0] == 3);  // header version 3
   profpack_free(buf);
-  wo.xray_version = 9;
-  CHECK_EQ(profpack_write_memory(p, PROFPACK_FORMAT_XRAY, &wo, &buf, &size),
+  CHECK_EQ(profpack_write_options_set(&wo, PROFPACK_WRITE_XRAY_VERSION, 9),
            PROFPACK_ERROR_INVALID_ARGUMENT);
   profpack_profile_free(p);
 
@@ -407,7 +425,7 @@ TEST(dcpi_events_and_image_choice) {
   CHECK(std::strcmp(ev.name, "cycles") == 0);
   profpack_write_options wo;
   profpack_write_options_init(&wo);
-  wo.dcpi_image = "0";
+  profpack_write_options_set_string(&wo, PROFPACK_WRITE_DCPI_IMAGE, "0");
   void* buf = nullptr;
   size_t size = 0;
   CHECK_EQ(profpack_write_memory(p, PROFPACK_FORMAT_DCPI, &wo, &buf, &size), PROFPACK_OK);
@@ -421,20 +439,20 @@ TEST(gperftools_width_and_byte_order_choice) {
   profpack_profile* p = readOk(testlib::data("gperftools/workload.64le.prof"));
   profpack_write_options wo;
   profpack_write_options_init(&wo);
-  wo.gperftools_slot_bytes = 8;
-  wo.gperftools_byte_order = 2;
+  profpack_write_options_set(&wo, PROFPACK_WRITE_GPERFTOOLS_SLOT_BYTES, 8);
+  profpack_write_options_set(&wo, PROFPACK_WRITE_GPERFTOOLS_BYTE_ORDER, 2);
   void* buf = nullptr;
   size_t size = 0;
   CHECK_EQ(profpack_write_memory(p, PROFPACK_FORMAT_GPERFTOOLS, &wo, &buf, &size), PROFPACK_OK);
   CHECK(std::string(static_cast<char*>(buf), size) ==
         testlib::slurp(testlib::data("gperftools/workload.64be.prof")));
   profpack_free(buf);
-  wo.gperftools_slot_bytes = 4;  // the corpus addresses do not fit 32 bits
+  profpack_write_options_set(&wo, PROFPACK_WRITE_GPERFTOOLS_SLOT_BYTES,
+                             4);  // the corpus addresses do not fit 32 bits
   CHECK_EQ(profpack_write_memory(p, PROFPACK_FORMAT_GPERFTOOLS, &wo, &buf, &size),
            PROFPACK_ERROR_UNSUPPORTED);
   CHECK_CONTAINS(profpack_last_error()->message, "does not fit");
-  wo.gperftools_slot_bytes = 3;
-  CHECK_EQ(profpack_write_memory(p, PROFPACK_FORMAT_GPERFTOOLS, &wo, &buf, &size),
+  CHECK_EQ(profpack_write_options_set(&wo, PROFPACK_WRITE_GPERFTOOLS_SLOT_BYTES, 3),
            PROFPACK_ERROR_INVALID_ARGUMENT);
   profpack_profile_free(p);
 }

@@ -300,12 +300,15 @@ int cmdConvert(const std::vector<std::string>& argv) {
   printWarnings(p.p, in);
   profpack_write_options wo;
   profpack_write_options_init(&wo);
-  if (level != 0) wo.ppk_level = level;  // else the library's default
-  wo.xray_mode = xrayMode;
-  wo.xray_version = xrayVersion;
-  wo.dcpi_image = image.empty() ? nullptr : image.c_str();
-  wo.gperftools_slot_bytes = slotBytes;
-  wo.gperftools_byte_order = byteOrder;
+  // Each value was checked above; the library checks it again against its bounds.
+  if ((level != 0 && profpack_write_options_set(&wo, PROFPACK_WRITE_PPK_LEVEL, level)) ||
+      profpack_write_options_set(&wo, PROFPACK_WRITE_XRAY_MODE, xrayMode) ||
+      profpack_write_options_set(&wo, PROFPACK_WRITE_XRAY_VERSION, xrayVersion) ||
+      profpack_write_options_set_string(&wo, PROFPACK_WRITE_DCPI_IMAGE,
+                                        image.empty() ? nullptr : image.c_str()) ||
+      profpack_write_options_set(&wo, PROFPACK_WRITE_GPERFTOOLS_SLOT_BYTES, slotBytes) ||
+      profpack_write_options_set(&wo, PROFPACK_WRITE_GPERFTOOLS_BYTE_ORDER, byteOrder))
+    return failWith("convert");
   if (profpack_write_file(p.p, fmt, out.c_str(), &wo) != PROFPACK_OK) return failWith(out.c_str());
   return 0;
 }

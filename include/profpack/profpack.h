@@ -53,9 +53,9 @@ extern "C" {
 /* The string from the numbers, so the two cannot disagree (meson.build reads the numbers). */
 #define PROFPACK_STRINGIFY_(x) #x
 #define PROFPACK_STRINGIFY(x) PROFPACK_STRINGIFY_(x)
-#define PROFPACK_VERSION_STRING                                                   \
-  PROFPACK_STRINGIFY(PROFPACK_VERSION_MAJOR) "." PROFPACK_STRINGIFY(             \
-      PROFPACK_VERSION_MINOR) "." PROFPACK_STRINGIFY(PROFPACK_VERSION_PATCH)
+#define PROFPACK_VERSION_STRING              \
+  PROFPACK_STRINGIFY(PROFPACK_VERSION_MAJOR) \
+  "." PROFPACK_STRINGIFY(PROFPACK_VERSION_MINOR) "." PROFPACK_STRINGIFY(PROFPACK_VERSION_PATCH)
 
 #if defined(_WIN32)
 #define PROFPACK_API
@@ -150,25 +150,59 @@ typedef struct profpack_read_options {
 
 PROFPACK_API void profpack_read_options_init(profpack_read_options* options);
 
-typedef struct profpack_write_options {
-  uint32_t struct_size; /**< sizeof(profpack_write_options), set by the init function */
-  int32_t ppk_level;    /**< zstd level 1-22 for `.ppk` output; default 3 */
-  /** XRay output mode: -1 (default) the input's, 0 basic mode, 1 FDR. */
-  int32_t xray_mode;
-  /** XRay output version: 0 (default) the input's (or FDR 5 / basic 3 when the mode changes);
+/**
+ * Write parameters: each applies to one output format and is ignored by the others. They are
+ * keys rather than struct fields, so a format's new parameter never changes the struct.
+ * profpack_write_param_bounds() gives each one's range and default.
+ */
+typedef enum profpack_write_param {
+  /** `.ppk`: zstd level, 1-22; default 3. */
+  PROFPACK_WRITE_PPK_LEVEL = 1,
+  /** XRay: mode, -1 (default) the input's, 0 basic mode, 1 FDR. */
+  PROFPACK_WRITE_XRAY_MODE = 2,
+  /** XRay: file version, 0 (default) the input's (or FDR 5 / basic 3 when the mode changes),
    *  else FDR 1-5 or basic 1-3. */
-  int32_t xray_version;
-  /** DCPI output: the image to write when the profile has several (its path, or its index in
-   *  decimal); NULL (default) when there is only one. Not retained after the call. */
-  const char* dcpi_image;
-  /** gperftools output slot width: 0 (default) as read, else 4 or 8 bytes. A value that does
-   *  not fit a 4-byte slot is PROFPACK_ERROR_UNSUPPORTED. */
-  int32_t gperftools_slot_bytes;
-  /** gperftools output byte order: 0 (default) as read, 1 little-endian, 2 big-endian. */
-  int32_t gperftools_byte_order;
+  PROFPACK_WRITE_XRAY_VERSION = 3,
+  /** gperftools: slot width in bytes, 0 (default) as read, 4 or 8. A value that does not fit
+   *  a 4-byte slot is PROFPACK_ERROR_UNSUPPORTED at write time. */
+  PROFPACK_WRITE_GPERFTOOLS_SLOT_BYTES = 4,
+  /** gperftools: byte order, 0 (default) as read, 1 little-endian, 2 big-endian. */
+  PROFPACK_WRITE_GPERFTOOLS_BYTE_ORDER = 5,
+  /** DCPI (a string): the image to write when the profile has several, as its path or its
+   *  index in decimal; default NULL, for a profile of one image. */
+  PROFPACK_WRITE_DCPI_IMAGE = 64
+} profpack_write_param;
+
+/**
+ * Write options: set up with profpack_write_options_init(), then set parameters by key. The
+ * members other than struct_size are the library's; do not touch them. A string parameter is
+ * borrowed: it must stay valid until the write call that uses the options returns.
+ */
+typedef struct profpack_write_options {
+  uint32_t struct_size;  /**< set by profpack_write_options_init() */
+  uint32_t reserved_set; /**< which parameters are set (the library's) */
+  int64_t reserved_values[16];
+  const char* reserved_strings[4];
 } profpack_write_options;
 
+/** Sets `*options` to the defaults of every parameter. */
 PROFPACK_API void profpack_write_options_init(profpack_write_options* options);
+
+/** Sets integer parameter `param`; PROFPACK_ERROR_INVALID_ARGUMENT (options unchanged) if
+ *  `value` is out of its bounds or `param` is not an integer parameter. */
+PROFPACK_API profpack_status profpack_write_options_set(profpack_write_options* options,
+                                                        profpack_write_param param, int64_t value);
+
+/** Sets string parameter `param` (NULL: back to the default). The string is borrowed. */
+PROFPACK_API profpack_status profpack_write_options_set_string(profpack_write_options* options,
+                                                               profpack_write_param param,
+                                                               const char* value);
+
+/** The lowest and highest value and the default of integer parameter `param`; any pointer
+ *  may be NULL. PROFPACK_ERROR_INVALID_ARGUMENT for a string or unknown parameter. */
+PROFPACK_API profpack_status profpack_write_param_bounds(profpack_write_param param,
+                                                         int64_t* lowest, int64_t* highest,
+                                                         int64_t* default_value);
 
 /* ------------------------------------------------------------------------------------------ */
 /* Reading and writing                                                                         */

@@ -179,7 +179,8 @@ func writeOptions(level int) *C.profpack_write_options {
 	var wo C.profpack_write_options
 	C.profpack_write_options_init(&wo)
 	if level != 0 {
-		wo.ppk_level = C.int32_t(level)
+		// An out-of-range level leaves the default; the write then uses that.
+		C.profpack_write_options_set(&wo, C.PROFPACK_WRITE_PPK_LEVEL, C.int64_t(level))
 	}
 	return &wo
 }

@@ -106,7 +106,7 @@ public final class Profile {
   public func bytes(as format: Format, level: Int32? = nil) throws -> [UInt8] {
     var wo = profpack_write_options()
     profpack_write_options_init(&wo)
-    if let level { wo.ppk_level = level }
+    if let level { try check { profpack_write_options_set(&wo, PROFPACK_WRITE_PPK_LEVEL, Int64(level)) } }
     var buf: UnsafeMutableRawPointer?
     var size = 0
     try check { profpack_write_memory(handle, format.c, &wo, &buf, &size) }
@@ -119,7 +119,7 @@ public final class Profile {
   public func write(to path: String, as format: Format, level: Int32? = nil) throws {
     var wo = profpack_write_options()
     profpack_write_options_init(&wo)
-    if let level { wo.ppk_level = level }
+    if let level { try check { profpack_write_options_set(&wo, PROFPACK_WRITE_PPK_LEVEL, Int64(level)) } }
     try check { profpack_write_file(handle, format.c, path, &wo) }
   }
 
