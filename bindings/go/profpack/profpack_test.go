@@ -1,6 +1,7 @@
 package profpack
 
 import (
+	"bytes"
 	"errors"
 	"os"
 	"path/filepath"
@@ -28,11 +29,11 @@ func TestRoundTripAndQueries(t *testing.T) {
 	if err != nil || len(ev) != 13 || ev[0].Name != "Ir" || ev[0].Total != 88804011 {
 		t.Fatalf("events %v %v", ev, err)
 	}
-	ppk, err := p.Bytes(FormatPPK, 19)
+	ppk, err := p.Bytes(FormatPPK, new(WriteOptions).Set(WritePPKLevel, 19))
 	if err != nil || DetectFormat(ppk) != FormatPPK {
 		t.Fatalf("ppk: %v", err)
 	}
-	q, err := Read(ppk, nil)
+	q, err := Read(bytes.NewReader(ppk), nil)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -41,7 +42,7 @@ func TestRoundTripAndQueries(t *testing.T) {
 		t.Fatalf("round trip not equal: %v", err)
 	}
 	out := filepath.Join(t.TempDir(), "back.out")
-	if err := q.WriteFile(out, FormatCachegrind, 0); err != nil {
+	if err := q.WriteFile(out, FormatCachegrind, nil); err != nil {
 		t.Fatal(err)
 	}
 	a, _ := os.ReadFile(path)
@@ -73,20 +74,26 @@ func TestRoundTripAndQueries(t *testing.T) {
 }
 
 func TestErrors(t *testing.T) {
-	_, err := Read([]byte("events: A\nfl=f.c\n3 4\n"), nil)
+	_, err := ReadBytes([]byte("events: A\nfl=f.c\n3 4\n"), nil)
 	var e *Error
 	if !errors.As(err, &e) || e.Status != StatusMalformed || e.Line != 3 || e.Offset != 17 ||
 		e.Format != "cachegrind" {
 		t.Fatalf("want malformed at line 3, got %#v", err)
 	}
+	if !errors.Is(err, ErrMalformed) || errors.Is(err, ErrIO) || e.Status.String() != "malformed input" {
+		t.Fatalf("errors.Is by status: %v", err)
+	}
 	_, err = ReadFile("/nonexistent/file", nil)
-	if !errors.As(err, &e) || e.Status != StatusIO {
+	if !errors.As(err, &e) || e.Status != StatusIO || !errors.Is(err, ErrIO) {
 		t.Fatalf("want io error, got %v", err)
+	}
+	if _, err := ReadBytes(nil, nil); !errors.Is(err, ErrMalformed) && !errors.Is(err, ErrUnsupported) {
+		t.Fatalf("empty input: %v", err)
 	}
 	if ParseFormat("xray") != FormatXRay || ParseFormat("nope") != FormatUnknown {
 		t.Fatal("ParseFormat")
 	}
-	if Version() == "" {
+	if Version() == "" || VersionNumber() <= 0 {
 		t.Fatal("Version")
 	}
 }

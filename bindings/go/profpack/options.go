@@ -1,0 +1,139 @@
+package profpack
+
+/*
+#include <stdlib.h>
+#include <profpack/profpack.h>
+*/
+import "C"
+
+import "unsafe"
+
+// ReadOptions tune reading; nil or the zero value means defaults (profpack_read_options).
+type ReadOptions struct {
+	Strict     bool   // make recoverable defects (a cut file) errors instead of warnings
+	MaxPPKSize uint64 // largest decompressed .ppk accepted; 0 = library default (4 GiB)
+	Format     Format // read as this format instead of detecting it
+}
+
+func (o *ReadOptions) c() *C.profpack_read_options {
+	var co C.profpack_read_options
+	C.profpack_read_options_init(&co)
+	if o != nil {
+		if o.Strict {
+			co.flags |= C.PROFPACK_READ_STRICT
+		}
+		if o.MaxPPKSize != 0 {
+			co.max_ppk_size = C.uint64_t(o.MaxPPKSize)
+		}
+		co.format = C.profpack_format(o.Format)
+	}
+	return &co
+}
+
+// WriteParam is a keyed write parameter (profpack_write_param): each applies to one output
+// format and is ignored by the others.
+type WriteParam int
+
+// The write parameters; WriteParamBounds gives each integer one's range and default.
+const (
+	WritePPKLevel           WriteParam = C.PROFPACK_WRITE_PPK_LEVEL             // .ppk zstd level
+	WriteXRayMode           WriteParam = C.PROFPACK_WRITE_XRAY_MODE             // -1 as read, 0 basic, 1 FDR
+	WriteXRayVersion        WriteParam = C.PROFPACK_WRITE_XRAY_VERSION          // 0 as read, or the version
+	WriteGperftoolsSlotSize WriteParam = C.PROFPACK_WRITE_GPERFTOOLS_SLOT_BYTES // 0 as read, 4 or 8
+	WriteGperftoolsOrder    WriteParam = C.PROFPACK_WRITE_GPERFTOOLS_BYTE_ORDER // 0 as read, 1 little, 2 big
+	WriteDCPIImage          WriteParam = C.PROFPACK_WRITE_DCPI_IMAGE            // a string: path or index
+)
+
+// WriteParamBounds returns the lowest and highest value and the default of an integer
+// parameter.
+func WriteParamBounds(p WriteParam) (lowest, highest, def int64, err error) {
+	var lo, hi, d C.int64_t
+	err = call(func() C.profpack_status {
+		return C.profpack_write_param_bounds(C.profpack_write_param(p), &lo, &hi, &d)
+	})
+	return int64(lo), int64(hi), int64(d), err
+}
+
+// WriteOptions hold write parameters by key; nil means defaults. Values are checked against
+// their bounds when the options are used.
+type WriteOptions struct {
+	ints    map[WriteParam]int64
+	strings map[WriteParam]string
+}
+
+// Set sets integer parameter p and returns o, for chaining.
+func (o *WriteOptions) Set(p WriteParam, v int64) *WriteOptions {
+	if o.ints == nil {
+		o.ints = map[WriteParam]int64{}
+	}
+	o.ints[p] = v
+	return o
+}
+
+// SetString sets string parameter p and returns o, for chaining.
+func (o *WriteOptions) SetString(p WriteParam, v string) *WriteOptions {
+	if o.strings == nil {
+		o.strings = map[WriteParam]string{}
+	}
+	o.strings[p] = v
+	return o
+}
+
+// c fills C options; free releases the strings once the write call has returned.
+func (o *WriteOptions) c() (co *C.profpack_write_options, free func(), err error) {
+	co = new(C.profpack_write_options)
+	C.profpack_write_options_init(co)
+	var held []*C.char
+	free = func() {
+		for _, s := range held {
+			C.free(unsafe.Pointer(s))
+		}
+	}
+	if o == nil {
+		return co, free, nil
+	}
+	for p, v := range o.ints {
+		p, v := p, v
+		if err = call(func() C.profpack_status {
+			return C.profpack_write_options_set(co, C.profpack_write_param(p), C.int64_t(v))
+		}); err != nil {
+			free()
+			return nil, func() {}, err
+		}
+	}
+	for p, v := range o.strings {
+		s := C.CString(v)
+		held = append(held, s)
+		p := p
+		if err = call(func() C.profpack_status {
+			return C.profpack_write_options_set_string(co, C.profpack_write_param(p), s)
+		}); err != nil {
+			free()
+			return nil, func() {}, err
+		}
+	}
+	return co, free, nil
+}
+
+// AllThreads is View's thread for every thread.
+const AllThreads = -1
+
+// DiffOptions tune Diff (profpack_diff_options); nil means defaults.
+type DiffOptions struct {
+	// Rewrites applied to both profiles' file and function names before they are matched, as
+	// cg_diff's --mod-filename/--mod-funcname: each "s/REGEX/REPLACEMENT/" (optional g).
+	ModFilename, ModFuncname []string
+	// Names of the two profiles (e.g. their files), for messages.
+	BaseName, CurrentName string
+	// Event renames applied to both before their events are matched: each "FROM=TO".
+	EventRenames []string
+}
+
+// SymbolizeOptions tune Symbolize (profpack_symbolize_options); nil means defaults.
+type SymbolizeOptions struct {
+	// Directories searched for a mapping's binary by its base name, after the path the
+	// mapping names and before those of PROFPACK_BINARY_PATH.
+	BinaryPath []string
+	// For a profile whose functions are ids (XRay): the instrumented executable.
+	Binary string
+}
