@@ -10,7 +10,9 @@ tmp=$(mktemp -d); trap 'rm -rf "$tmp"' EXIT
 . "$src/tests/stage.sh"
 stage_install "$build" "$tmp/stage"
 cd "$src/bindings/swift"
-swift test --scratch-path "$tmp/build" 2>&1 | tee "$tmp/out"
+# Strict concurrency checking, its findings errors: Profile is Sendable, Merger is not.
+swift test --scratch-path "$tmp/build" -Xswiftc -strict-concurrency=complete \
+  -Xswiftc -warnings-as-errors 2>&1 | tee "$tmp/out"
 p=$(grep -cE "Test Case .* passed" "$tmp/out" || true); f=$(grep -cE "Test Case .* failed" "$tmp/out" || true)
 echo "$p passed, $f failed"
 [ "$f" -eq 0 ] && [ "$p" -gt 0 ]

@@ -16,12 +16,12 @@ final class ProfpackTests: XCTestCase {
     XCTAssertEqual(events.count, 13)
     XCTAssertEqual(events[0].name, "Ir")
     XCTAssertEqual(events[0].total, 88_804_011)
-    let ppk = try p.bytes(as: .ppk, level: 19)
+    let ppk = try p.data(as: .ppk, options: WriteOptions([.ppkLevel: 19]))
     XCTAssertEqual(Format.detect(ppk), .ppk)
-    let q = try Profile(bytes: ppk)
+    let q = try Profile(data: ppk)
     XCTAssertTrue(try p.equal(to: q))
-    let back = try q.bytes(as: .cachegrind)
-    XCTAssertEqual(back, [UInt8](try Data(contentsOf: URL(fileURLWithPath: path))))
+    let back = try q.data(as: .cachegrind)
+    XCTAssertEqual(back, try Data(contentsOf: URL(fileURLWithPath: path)))
     let top = try q.top(event: 0, count: 2)
     XCTAssertEqual(top.first?.name, "msort_with_tmp.part.0")
     XCTAssertEqual(top.first?.selfCost, 34_023_858)
@@ -31,9 +31,10 @@ final class ProfpackTests: XCTestCase {
   }
 
   func testErrors() throws {
-    XCTAssertThrowsError(try Profile(bytes: Array("events: A\nfl=f.c\n3 4\n".utf8))) { error in
+    XCTAssertThrowsError(try Profile(data: Array("events: A\nfl=f.c\n3 4\n".utf8))) { error in
       let e = error as! ProfpackError
       XCTAssertEqual(e.code, .malformed)
+      XCTAssertEqual(e.code.description, "malformed input")
       XCTAssertEqual(e.line, 3)
       XCTAssertEqual(e.offset, 17)
       XCTAssertEqual(e.format, "cachegrind")
@@ -42,7 +43,125 @@ final class ProfpackTests: XCTestCase {
       XCTAssertEqual((error as! ProfpackError).code, .io)
     }
     XCTAssertEqual(Format(name: "xray"), .xray)
-    XCTAssertEqual(Format.xray.description, "xray")
+    for f in Format.allCases where f != .unknown { XCTAssertEqual(Format(name: f.description), f) }
     XCTAssertFalse(profpackVersion.isEmpty)
+    XCTAssertGreaterThan(profpackVersionNumber, 0)
+  }
+
+  /// Every figure the CLI prints with --json, from the binding, for a profile of each format.
+  func testEveryFormatAgainstCLI() throws {
+    guard let cli = ProcessInfo.processInfo.environment["PROFPACK_CLI"] else {
+      throw XCTSkip("PROFPACK_CLI not set")
+    }
+    func json(_ args: [String]) throws -> [String: Any] {
+      let proc = Process()
+      proc.executableURL = URL(fileURLWithPath: cli)
+      proc.arguments = args + ["--json"]
+      let pipe = Pipe()
+      proc.standardOutput = pipe
+      try proc.run()
+      let out = pipe.fileHandleForReading.readDataToEndOfFile()
+      proc.waitUntilExit()
+      return try JSONSerialization.jsonObject(with: out) as! [String: Any]
+    }
+    func u64(_ v: Any?) -> UInt64 { (v as! NSNumber).uint64Value }
+    for rel in [
+      "callgrind/callgrind.workload.threads-combined.out", "cachegrind/cachegrind.workload.out",
+      "gperftools/workload.64le.prof", "xray/fdr-v5-mt-manybuf.xray", "dcpi/medium.dcpi",
+    ] {
+      let path = data + "/" + rel
+      let p = try Profile(path: path)
+      let info = try json(["info", path])
+      let i = try p.info()
+      XCTAssertEqual(i.format.description, info["format"] as? String, rel)
+      XCTAssertEqual(i.records, u64(info["records"]), rel)
+      XCTAssertEqual(i.functions, u64(info["functions"]), rel)
+      XCTAssertEqual(i.irBytes, u64(info["ir_bytes"]), rel)
+      let events = info["events"] as! [[String: Any]]
+      XCTAssertEqual(try p.events().map { $0.total }, events.map { u64($0["total"]) }, rel)
+      XCTAssertEqual(try p.threads().count, (info["threads"] as! [Any]).count, rel)
+      let top = (try json(["top", path, "-n", "10"])["functions"] as! [[String: Any]])
+      let mine = try p.top(count: 10)
+      XCTAssertEqual(mine.map { $0.id }, top.map { ($0["id"] as! NSNumber).intValue }, rel)
+      XCTAssertEqual(mine.map { $0.selfCost }, top.map { u64($0["self"]) }, rel)
+      XCTAssertEqual(mine.map { $0.inclusiveCost }, top.map { u64($0["inclusive"]) }, rel)
+      XCTAssertEqual(try mine.map { try p.calls(of: $0.id) }, top.map { u64($0["calls"]) }, rel)
+      XCTAssertEqual(
+        try mine.map { try p.functionLine($0.id) }, top.map { u64($0["line"]) }, rel)
+      guard let first = mine.first else { continue }
+      let calls = try json(["calls", path, first.name])["matches"] as! [[String: Any]]
+      let match = calls.first { ($0["id"] as! NSNumber).intValue == first.id }!
+      let callers = match["callers"] as! [[String: Any]]
+      let callees = match["callees"] as! [[String: Any]]
+      XCTAssertEqual(
+        try p.callers(of: first.id).map { $0.inclusive }, callers.map { u64($0["inclusive"]) }, rel)
+      XCTAssertEqual(
+        try p.callees(of: first.id).map { $0.calls }, callees.map { u64($0["calls"]) }, rel)
+      XCTAssertEqual(try p.functions()[first.id], first.function, rel)
+      XCTAssertEqual(try p.data(as: .pprof).prefix(2), Data([0x1f, 0x8b]), rel)
+    }
+  }
+
+  func testViewsSymbolizeMergeDiff() throws {
+    let mt = try Profile(path: data + "/xray/fdr-v5-mt-manybuf.xray")
+    let all = try mt.events()[0].total
+    var sum: UInt64 = 0
+    for t in 0..<(try mt.threads().count) { sum += try mt.view(thread: t).events()[0].total }
+    XCTAssertEqual(sum, all)
+    XCTAssertThrowsError(try mt.view(thread: 99))
+    let st = try Profile(path: data + "/xray/fdr-v5-st.xray")
+    XCTAssertEqual(try st.view(binary: data + "/xray/st.bin").top(count: 1).first?.name, "fib(int)")
+    XCTAssertEqual(try st.unitsPerSecond(), 1e9)
+
+    let hot = try Profile(path: data + "/symbolize/hot.prof")
+    let named = try hot.symbolized(SymbolizeOptions(binaryPath: [data + "/symbolize"]))
+    XCTAssertTrue(try named.functions().contains { $0.name == "mix" })
+    XCTAssertFalse(try named.lineCosts(file: "hot.c").isEmpty)
+    XCTAssertThrowsError(try st.symbolized())
+    _ = try hot.warnings()
+
+    let a = try Profile(path: data + "/merge/cachegrind.workload.run1.out")
+    let b = try Profile(path: data + "/merge/cachegrind.workload.run2.out")
+    let m = try Profile.merge([a, b], names: ["run1", "run2"])
+    XCTAssertEqual(try m.events()[0].total, try a.events()[0].total + b.events()[0].total)
+    let merger = try Merger()
+    try merger.renameEvent("Ir", to: "Ir")
+    try merger.add(a, name: "run1")
+    try merger.add(b)
+    XCTAssertTrue(try merger.finish().equal(to: m))
+    let d = try Profile.difference(
+      base: a, current: b, options: DiffOptions(modFilename: ["s/x/x/"]))
+    XCTAssertTrue(try d.info().signedCosts)
+    XCTAssertEqual(
+      Int64(bitPattern: try d.events()[0].total),
+      Int64(try b.events()[0].total) - Int64(try a.events()[0].total))
+  }
+
+  func testWriteOptions() throws {
+    let b = try WriteParam.ppkLevel.bounds()
+    XCTAssertEqual(b.lowest, 1)
+    XCTAssertEqual(b.highest, 22)
+    XCTAssertEqual(b.defaultValue, 3)
+    XCTAssertThrowsError(try WriteParam.dcpiImage.bounds())
+    let st = try Profile(path: data + "/xray/fdr-v5-st.xray")
+    XCTAssertThrowsError(try st.data(as: .ppk, options: WriteOptions([.ppkLevel: 23])))
+    XCTAssertEqual(try st.data(as: .xray, options: WriteOptions([.xrayVersion: 3])).first, 3)
+    let dcpi = try Profile(path: data + "/dcpi/small.dcpi")
+    XCTAssertNoThrow(try dcpi.data(as: .dcpi, options: WriteOptions(strings: [.dcpiImage: "0"])))
+    let out = NSTemporaryDirectory() + "/profpack-swift-\(getpid()).pb.gz"
+    try st.write(to: out, as: .pprof)
+    try? FileManager.default.removeItem(atPath: out)
+  }
+
+  /// One profile queried from many tasks at once (it is Sendable).
+  func testConcurrentQueries() async throws {
+    let p = try Profile(path: data + "/callgrind/callgrind.workload.out")
+    let tops = try await withThrowingTaskGroup(of: UInt64.self) { group in
+      for _ in 0..<8 { group.addTask { try p.top(count: 3)[0].selfCost } }
+      var all: [UInt64] = []
+      for try await t in group { all.append(t) }
+      return all
+    }
+    XCTAssertEqual(Set(tops).count, 1)
   }
 }

@@ -1,0 +1,120 @@
+import CProfpack
+
+/// How to read a profile (profpack_read_options).
+public struct ReadOptions: Sendable {
+  /// Make recoverable defects (a cut file) errors instead of warnings.
+  public var strict = false
+  /// Largest decompressed .ppk accepted, in bytes; nil: the library's default (4 GiB).
+  public var maxPPKSize: UInt64? = nil
+  /// Read as this format instead of detecting it.
+  public var format: Format = .unknown
+  public init(strict: Bool = false, maxPPKSize: UInt64? = nil, format: Format = .unknown) {
+    self.strict = strict
+    self.maxPPKSize = maxPPKSize
+    self.format = format
+  }
+  var c: profpack_read_options {
+    var o = profpack_read_options()
+    profpack_read_options_init(&o)
+    if strict { o.flags |= UInt32(PROFPACK_READ_STRICT) }
+    if let maxPPKSize { o.max_ppk_size = maxPPKSize }
+    o.format = format.c
+    return o
+  }
+}
+
+/// A keyed write parameter (profpack_write_param): each applies to one output format.
+public enum WriteParam: Sendable, Hashable {
+  /// .ppk: zstd level, 1-22.
+  case ppkLevel
+  /// XRay: -1 the input's mode, 0 basic, 1 FDR.
+  case xrayMode
+  /// XRay: 0 the input's version, else the file version.
+  case xrayVersion
+  /// gperftools: 0 as read, 4 or 8 bytes per slot.
+  case gperftoolsSlotBytes
+  /// gperftools: 0 as read, 1 little-endian, 2 big-endian.
+  case gperftoolsByteOrder
+  /// DCPI (a string): the image to write, by path or index.
+  case dcpiImage
+
+  var c: profpack_write_param {
+    switch self {
+    case .ppkLevel: return PROFPACK_WRITE_PPK_LEVEL
+    case .xrayMode: return PROFPACK_WRITE_XRAY_MODE
+    case .xrayVersion: return PROFPACK_WRITE_XRAY_VERSION
+    case .gperftoolsSlotBytes: return PROFPACK_WRITE_GPERFTOOLS_SLOT_BYTES
+    case .gperftoolsByteOrder: return PROFPACK_WRITE_GPERFTOOLS_BYTE_ORDER
+    case .dcpiImage: return PROFPACK_WRITE_DCPI_IMAGE
+    }
+  }
+
+  /// The lowest and highest value and the default of an integer parameter.
+  public func bounds() throws -> (lowest: Int64, highest: Int64, defaultValue: Int64) {
+    var lo: Int64 = 0
+    var hi: Int64 = 0
+    var d: Int64 = 0
+    try check { profpack_write_param_bounds(c, &lo, &hi, &d) }
+    return (lo, hi, d)
+  }
+}
+
+/// Write parameters by key; checked against their bounds when used.
+public struct WriteOptions: Sendable {
+  public var integers: [WriteParam: Int64] = [:]
+  public var strings: [WriteParam: String] = [:]
+  public init(_ integers: [WriteParam: Int64] = [:], strings: [WriteParam: String] = [:]) {
+    self.integers = integers
+    self.strings = strings
+  }
+
+  /// Runs `body` with C options holding these parameters.
+  func withC<R>(_ body: (UnsafePointer<profpack_write_options>) throws -> R) throws -> R {
+    var o = profpack_write_options()
+    profpack_write_options_init(&o)
+    for (key, value) in integers {
+      try check { profpack_write_options_set(&o, key.c, value) }
+    }
+    let pairs = Array(strings)
+    return try withCStrings(pairs.map { $0.value }) { values in
+      for (i, pair) in pairs.enumerated() {
+        try check { profpack_write_options_set_string(&o, pair.key.c, values![i]) }
+      }
+      return try withUnsafePointer(to: &o) { try body($0) }
+    }
+  }
+}
+
+/// How to symbolize (profpack_symbolize_options).
+public struct SymbolizeOptions: Sendable {
+  /// Directories searched for a mapping's binary by its base name.
+  public var binaryPath: [String] = []
+  /// For an XRay trace: the instrumented executable.
+  public var binary: String? = nil
+  public init(binaryPath: [String] = [], binary: String? = nil) {
+    self.binaryPath = binaryPath
+    self.binary = binary
+  }
+}
+
+/// How to take a difference (profpack_diff_options).
+public struct DiffOptions: Sendable {
+  /// cg_diff's --mod-filename and --mod-funcname: each "s/REGEX/REPLACEMENT/".
+  public var modFilename: [String] = []
+  public var modFuncname: [String] = []
+  /// Names of the two profiles, for messages.
+  public var baseName: String? = nil
+  public var currentName: String? = nil
+  /// Event renames, each "FROM=TO".
+  public var eventRenames: [String] = []
+  public init(
+    modFilename: [String] = [], modFuncname: [String] = [], baseName: String? = nil,
+    currentName: String? = nil, eventRenames: [String] = []
+  ) {
+    self.modFilename = modFilename
+    self.modFuncname = modFuncname
+    self.baseName = baseName
+    self.currentName = currentName
+    self.eventRenames = eventRenames
+  }
+}

@@ -1,0 +1,146 @@
+import CProfpack
+import Foundation
+
+/// A profile in memory (profpack_profile). It never changes after it is made, and the C
+/// library allows concurrent calls on it, so it is `Sendable`: share it between tasks freely.
+/// It is freed when the last reference goes away.
+public final class Profile: @unchecked Sendable {
+  let handle: OpaquePointer
+
+  init(_ handle: OpaquePointer) { self.handle = handle }
+  deinit { profpack_profile_free(handle) }
+
+  /// Reads a profile of any supported format, or a .ppk, from a file.
+  public convenience init(path: String, options: ReadOptions = ReadOptions()) throws {
+    var opts = options.c
+    var p: OpaquePointer?
+    try check { profpack_read_file(path, &opts, &p) }
+    self.init(p!)
+  }
+
+  /// Reads a profile from memory.
+  public convenience init<Bytes: ContiguousBytes>(data: Bytes, options: ReadOptions = ReadOptions())
+    throws
+  {
+    var opts = options.c
+    var p: OpaquePointer?
+    try data.withUnsafeBytes { raw in
+      try check { profpack_read_memory(raw.baseAddress, raw.count, &opts, &p) }
+    }
+    self.init(p!)
+  }
+
+  /// The format the profile was originally read from (a .ppk remembers it).
+  public var format: Format { Format(profpack_profile_format(handle)) }
+
+  /// The profile written in `format`, e.g. `.pprof` for go tool pprof.
+  public func data(as format: Format, options: WriteOptions = WriteOptions()) throws -> Data {
+    var buf: UnsafeMutableRawPointer?
+    var size = 0
+    try options.withC { wo in try check { profpack_write_memory(handle, format.c, wo, &buf, &size) }
+    }
+    defer { profpack_free(buf) }
+    return Data(bytes: buf!, count: size)
+  }
+
+  /// Writes the profile in `format` to `path`, atomically.
+  public func write(to path: String, as format: Format, options: WriteOptions = WriteOptions())
+    throws
+  {
+    try options.withC { wo in try check { profpack_write_file(handle, format.c, path, wo) } }
+  }
+
+  /// Whole-profile figures (profpack_info).
+  public struct Info: Sendable, Equatable {
+    public let format: Format
+    public let formatVersion: String
+    public let parts, events, records, functions, files, objects, strings, irBytes: UInt64
+    /// A difference of profiles: its costs are two's-complement Int64 values.
+    public let signedCosts: Bool
+  }
+
+  /// Whole-profile figures.
+  public func info() throws -> Info {
+    var i = profpack_info()
+    profpack_info_init(&i)
+    try check { profpack_profile_info(handle, &i) }
+    return Info(
+      format: Format(i.format), formatVersion: String(cString: i.format_version), parts: i.parts,
+      events: i.events, records: i.records, functions: i.functions, files: i.files,
+      objects: i.objects, strings: i.strings, irBytes: i.ir_bytes, signedCosts: i.signed_costs != 0
+    )
+  }
+
+  /// What the reader said about the input, oldest first.
+  public func warnings() throws -> [String] {
+    var n = 0
+    try check { profpack_profile_warnings(handle, nil, 0, &n) }
+    var buf = [UnsafePointer<CChar>?](repeating: nil, count: n)
+    try check { profpack_profile_warnings(handle, &buf, n, &n) }
+    return buf.prefix(n).map { String(cString: $0!) }
+  }
+
+  /// The cost events in column order.
+  public func events() throws -> [Event] {
+    var n = 0
+    try check { profpack_profile_events(handle, nil, 0, &n) }
+    var buf = [profpack_event](repeating: profpack_event(), count: n)
+    try check { profpack_profile_events(handle, &buf, n, &n) }
+    return buf.prefix(n).map {
+      Event(
+        name: String(cString: $0.name), longName: String(cString: $0.long_name), total: $0.total)
+    }
+  }
+
+  /// The index of the event with short name `name` (e.g. "Ir").
+  public func eventIndex(_ name: String) throws -> Int {
+    var i = 0
+    try check { profpack_profile_event_index(handle, name, &i) }
+    return i
+  }
+
+  /// Whether two profiles hold the same IR (profpack_profile_equal; the CLI's `equal`).
+  public func equal(to other: Profile) throws -> Bool {
+    var eq: Int32 = 0
+    try check { profpack_profile_equal(handle, other.handle, &eq) }
+    return eq == 1
+  }
+
+  /// A new profile on the same data that shows one thread (an index of `threads()`; nil: all)
+  /// and, for an XRay trace, names function ids from `binary`. This profile is unchanged.
+  public func view(thread: Int? = nil, binary: String? = nil) throws -> Profile {
+    var o = profpack_view_options()
+    profpack_view_options_init(&o)
+    if let thread { o.thread = thread }
+    var v: OpaquePointer?
+    try withOptionalCString(binary) { b in
+      o.binary = b
+      try check { profpack_profile_view(handle, &o, &v) }
+    }
+    return Profile(v!)
+  }
+
+  /// A new profile whose addresses (gperftools, DCPI) or XRay ids are named from binaries:
+  /// functions, files, lines and inline frames, kept when written as .ppk.
+  public func symbolized(_ options: SymbolizeOptions = SymbolizeOptions()) throws -> Profile {
+    var o = profpack_symbolize_options()
+    profpack_symbolize_options_init(&o)
+    var s: OpaquePointer?
+    try withCStrings(options.binaryPath) { dirs in
+      o.binary_path = dirs
+      o.binary_path_count = options.binaryPath.count
+      try withOptionalCString(options.binary) { b in
+        o.binary = b
+        try check { profpack_profile_symbolize(handle, &o, &s) }
+      }
+    }
+    return Profile(s!)
+  }
+}
+
+/// A cost event with its total over the whole profile (or the view's thread).
+public struct Event: Sendable, Equatable {
+  public let name: String
+  public let longName: String
+  public let total: UInt64
+}

@@ -1,0 +1,149 @@
+import CProfpack
+
+/// A function of a profile; `id` indexes it in that profile (or view).
+public struct Function: Sendable, Equatable {
+  public let id: Int
+  public let name: String
+  public let file: String
+  public let object: String
+}
+
+/// A function with its costs for the event it was queried for.
+public struct FunctionCost: Sendable, Equatable {
+  public let function: Function
+  public let selfCost: UInt64
+  public let inclusiveCost: UInt64
+  public var id: Int { function.id }
+  public var name: String { function.name }
+}
+
+/// One side of a call arc: the caller (in `callers`) or callee (in `callees`).
+public struct Call: Sendable, Equatable {
+  public let function: Int
+  /// How often, where the format counts calls (0 otherwise).
+  public let calls: UInt64
+  /// The inclusive cost of those calls.
+  public let inclusive: UInt64
+}
+
+/// A thread whose figures a view can show on their own.
+public struct Thread: Sendable, Equatable {
+  public let pid: UInt32
+  public let threadID: UInt32
+}
+
+/// The self cost of one source line (line 0: costs with no line information).
+public struct LineCost: Sendable, Equatable {
+  public let line: UInt64
+  public let cost: UInt64
+}
+
+extension Profile {
+  /// Every function, in id order.
+  public func functions() throws -> [Function] {
+    var n = 0
+    try check { profpack_profile_functions(handle, nil, 0, &n) }
+    var buf = [profpack_function](repeating: profpack_function(), count: n)
+    try check { profpack_profile_functions(handle, &buf, n, &n) }
+    return buf.prefix(n).enumerated().map { i, f in
+      Function(
+        id: i, name: String(cString: f.name), file: String(cString: f.file),
+        object: String(cString: f.object))
+    }
+  }
+
+  /// Function `id`.
+  public func function(_ id: Int) throws -> Function {
+    var f = profpack_function()
+    try check { profpack_profile_function(handle, id, &f) }
+    return Function(
+      id: id, name: String(cString: f.name), file: String(cString: f.file),
+      object: String(cString: f.object))
+  }
+
+  /// The line at which function `id` starts, where the profile knows it; 0 otherwise.
+  public func functionLine(_ id: Int) throws -> UInt64 {
+    var line: UInt64 = 0
+    try check { profpack_profile_function_line(handle, id, &line) }
+    return line
+  }
+
+  /// The self and inclusive cost of function `id` for `event`.
+  public func cost(of id: Int, event: Int = 0) throws -> (selfCost: UInt64, inclusive: UInt64) {
+    var s: UInt64 = 0
+    var i: UInt64 = 0
+    try check { profpack_profile_function_cost(handle, id, event, &s, &i) }
+    return (s, i)
+  }
+
+  /// Completed calls of function `id`, where the format counts them; 0 otherwise.
+  public func calls(of id: Int) throws -> UInt64 {
+    var n: UInt64 = 0
+    try check { profpack_profile_function_calls(handle, id, &n) }
+    return n
+  }
+
+  /// Event units per second when the events measure time (XRay ticks); 0 otherwise.
+  public func unitsPerSecond() throws -> Double {
+    var v = 0.0
+    try check { profpack_profile_units_per_second(handle, &v) }
+    return v
+  }
+
+  /// The profile's threads (XRay threads; Callgrind parts with a thread: line).
+  public func threads() throws -> [Thread] {
+    var n = 0
+    try check { profpack_profile_threads(handle, nil, 0, &n) }
+    var buf = [profpack_thread](repeating: profpack_thread(), count: n)
+    try check { profpack_profile_threads(handle, &buf, n, &n) }
+    return buf.prefix(n).map { Thread(pid: $0.pid, threadID: $0.thread_id) }
+  }
+
+  /// The `count` most costly functions for `event`, most costly first.
+  public func top(event: Int = 0, count: Int, inclusive: Bool = false) throws -> [FunctionCost] {
+    guard count > 0 else {
+      throw ProfpackError(code: .invalidArgument, message: "top needs a count > 0")
+    }
+    var ids = [Int](repeating: 0, count: count)
+    var n = 0
+    let flags = inclusive ? UInt32(PROFPACK_TOP_INCLUSIVE) : 0
+    try check { profpack_profile_top_functions(handle, event, flags, &ids, count, &n) }
+    // Every function is ranked; the first `count` were written.
+    return try ids.prefix(Swift.min(n, count)).map { id in
+      let c = try cost(of: id, event: event)
+      return FunctionCost(
+        function: try function(id), selfCost: c.selfCost, inclusiveCost: c.inclusive)
+    }
+  }
+
+  /// Per-line self cost of `event` in one source file, ascending by line.
+  public func lineCosts(file: String, event: Int = 0) throws -> [LineCost] {
+    var n = 0
+    try check { profpack_profile_line_costs(handle, file, event, nil, 0, &n) }
+    var buf = [profpack_line_cost](repeating: profpack_line_cost(), count: n)
+    try check { profpack_profile_line_costs(handle, file, event, &buf, n, &n) }
+    return buf.prefix(n).map { LineCost(line: $0.line, cost: $0.cost) }
+  }
+
+  /// The functions that call `id`, most costly first.
+  public func callers(of id: Int, event: Int = 0) throws -> [Call] {
+    try arcs { profpack_profile_callers(handle, id, event, $0, $1, $2) }
+  }
+
+  /// The functions that `id` calls, most costly first.
+  public func callees(of id: Int, event: Int = 0) throws -> [Call] {
+    try arcs { profpack_profile_callees(handle, id, event, $0, $1, $2) }
+  }
+
+  private func arcs(
+    _ fn: (UnsafeMutablePointer<profpack_call>?, Int, UnsafeMutablePointer<Int>) -> profpack_status
+  ) throws -> [Call] {
+    var n = 0
+    try check { fn(nil, 0, &n) }
+    var buf = [profpack_call](repeating: profpack_call(), count: n)
+    try buf.withUnsafeMutableBufferPointer { b in try check { fn(b.baseAddress, b.count, &n) } }
+    return buf.prefix(n).map {
+      Call(function: $0.function, calls: $0.calls, inclusive: $0.inclusive)
+    }
+  }
+}
