@@ -21,7 +21,7 @@ extension Profile {
   }
 
   /// `current` - `base` with signed costs, as cg_diff computes it.
-  public static func difference(
+  public static func diff(
     base: Profile, current: Profile, options: DiffOptions = DiffOptions()
   ) throws -> Profile {
     var o = profpack_diff_options()

@@ -122,7 +122,7 @@ public final class Profile: @unchecked Sendable {
 
   /// A new profile whose addresses (gperftools, DCPI) or XRay ids are named from binaries:
   /// functions, files, lines and inline frames, kept when written as .ppk.
-  public func symbolized(_ options: SymbolizeOptions = SymbolizeOptions()) throws -> Profile {
+  public func symbolize(_ options: SymbolizeOptions = SymbolizeOptions()) throws -> Profile {
     var o = profpack_symbolize_options()
     profpack_symbolize_options_init(&o)
     var s: OpaquePointer?

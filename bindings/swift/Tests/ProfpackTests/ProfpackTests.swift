@@ -114,10 +114,10 @@ final class ProfpackTests: XCTestCase {
     XCTAssertEqual(try st.unitsPerSecond(), 1e9)
 
     let hot = try Profile(path: data + "/symbolize/hot.prof")
-    let named = try hot.symbolized(SymbolizeOptions(binaryPath: [data + "/symbolize"]))
+    let named = try hot.symbolize(SymbolizeOptions(binaryPath: [data + "/symbolize"]))
     XCTAssertTrue(try named.functions().contains { $0.name == "mix" })
     XCTAssertFalse(try named.lineCosts(file: "hot.c").isEmpty)
-    XCTAssertThrowsError(try st.symbolized())
+    XCTAssertThrowsError(try st.symbolize())
     _ = try hot.warnings()
 
     let a = try Profile(path: data + "/merge/cachegrind.workload.run1.out")
@@ -129,7 +129,7 @@ final class ProfpackTests: XCTestCase {
     try merger.add(a, name: "run1")
     try merger.add(b)
     XCTAssertTrue(try merger.finish().equal(to: m))
-    let d = try Profile.difference(
+    let d = try Profile.diff(
       base: a, current: b, options: DiffOptions(modFilename: ["s/x/x/"]))
     XCTAssertTrue(try d.info().signedCosts)
     XCTAssertEqual(
