@@ -528,13 +528,20 @@ void jsonQueryHead(cli::Json& j, const QueryArgs& q, const std::string& event) {
   q.thread >= 0 ? j.integer(static_cast<uint64_t>(q.thread)) : j.null();
 }
 
+// The callers (or callees) of function `id`, most costly first.
+std::vector<profpack_call> arcs(profpack_profile* p, size_t id, size_t event, bool callers) {
+  auto fn = callers ? profpack_profile_callers : profpack_profile_callees;
+  size_t n = 0;
+  if (fn(p, id, event, nullptr, 0, &n) != PROFPACK_OK) return {};
+  std::vector<profpack_call> calls(n);
+  if (fn(p, id, event, calls.data(), n, &n) != PROFPACK_OK) return {};
+  calls.resize(std::min(n, calls.size()));
+  return calls;
+}
+
 bool isRecursive(profpack_profile* p, size_t id, size_t event) {
-  size_t nc = 0;
-  profpack_profile_callees(p, id, event, nullptr, 0, &nc);
-  std::vector<profpack_call> callees(nc);
-  profpack_profile_callees(p, id, event, callees.data(), nc, &nc);
-  for (size_t i = 0; i < callees.size() && i < nc; ++i)
-    if (callees[i].function == id) return true;
+  for (const profpack_call& c : arcs(p, id, event, false))
+    if (c.function == id) return true;
   return false;
 }
 
@@ -693,17 +700,12 @@ int cmdCalls(const std::vector<std::string>& args) {
       j.key("self").integer(digits(self)).key("inclusive").integer(digits(incl));
       j.key("calls").integer(digits(count));
       for (int dir = 0; dir < 2; ++dir) {
-        size_t n = 0;
-        auto fn = dir == 0 ? profpack_profile_callers : profpack_profile_callees;
-        fn(p.p, id, event, nullptr, 0, &n);
-        std::vector<profpack_call> calls(n);
-        fn(p.p, id, event, calls.data(), n, &n);
         j.key(dir == 0 ? "callers" : "callees").array();
-        for (size_t k = 0; k < calls.size() && k < n; ++k) {
+        for (const profpack_call& c : arcs(p.p, id, event, dir == 0)) {
           j.object();
-          jsonFunction(j, p.p, calls[k].function);
-          j.key("calls").integer(digits(calls[k].calls));
-          j.key("inclusive").integer(digits(calls[k].inclusive)).end();
+          jsonFunction(j, p.p, c.function);
+          j.key("calls").integer(digits(c.calls));
+          j.key("inclusive").integer(digits(c.inclusive)).end();
         }
         j.end();
       }
@@ -715,13 +717,8 @@ int cmdCalls(const std::vector<std::string>& args) {
     std::printf("%s\n  %s self %s, inclusive %s\n", functionLabel(p.p, id).c_str(), ev.c_str(),
                 commas(self).c_str(), commas(incl).c_str());
     for (int dir = 0; dir < 2; ++dir) {
-      size_t n = 0;
-      auto fn = dir == 0 ? profpack_profile_callers : profpack_profile_callees;
-      fn(p.p, id, event, nullptr, 0, &n);
-      std::vector<profpack_call> calls(n);
-      fn(p.p, id, event, calls.data(), n, &n);
       std::printf("  %s:\n", dir == 0 ? "callers" : "callees");
-      for (auto& c : calls)
+      for (const profpack_call& c : arcs(p.p, id, event, dir == 0))
         std::printf("    %15s %10s calls  %s\n", commas(c.inclusive).c_str(),
                     commas(c.calls).c_str(), functionLabel(p.p, c.function).c_str());
     }
