@@ -52,6 +52,7 @@ type Error struct {
 	Line    uint64 // 1-based line of the defect, or Unknown
 }
 
+// Error returns the complete message, including format and position.
 func (e *Error) Error() string { return e.Message }
 
 // Is makes errors.Is(err, ErrMalformed) (and the other sentinels) match by status.
