@@ -68,7 +68,7 @@ require profpack/bindings/go v0.0.0
 replace profpack/bindings/go => $src/bindings/go
 EOF
 r=0
-(cd "$tmp/go" && go build -o example .) || r=1
+(cd "$tmp/go" && go vet . && go build -o /dev/null .) || r=1
 check $r "Go example builds with PKG_CONFIG_PATH only"
 # Swift: a package of its own that depends on the binding by path (its directory not named
 # "swift": SwiftPM names a package by its directory, and the binding's is "swift").
@@ -93,12 +93,12 @@ r=0
 check $r "Swift example builds with PKG_CONFIG_PATH only"
 
 for lang in go swift; do
-  dir=$tmp/go exe=$tmp/go/example
-  [ "$lang" = swift ] && dir=$sw exe=$sw/.build/debug/example
-  [ -x "$exe" ] || continue
+  dir=$tmp/go run=(go run .)  # as a user would try it
+  [ "$lang" = swift ] && dir=$sw run=("$sw/.build/debug/example")
+  [ "$lang" = swift ] && [ ! -x "${run[0]}" ] && continue
   for s in "${samples[@]}"; do
     ok=0
-    (cd "$dir" && rm -f out.pb.gz && "$exe" "$data/$s" >out.txt) || ok=1
+    (cd "$dir" && rm -f out.pb.gz && "${run[@]}" "$data/$s" >out.txt) || ok=1
     diff <(top_of "$data/$s") "$dir/out.txt" >/dev/null || ok=1
     # The pprof output: go tool pprof reads it, and its sample total is the profile's total.
     first=$("$cli" info "$data/$s" --json | python3 -c '
