@@ -148,9 +148,13 @@ constexpr WriteParam kWriteParams[] = {
 };
 static_assert(sizeof(profpack_write_options::reserved_values) / sizeof(int64_t) >= 5);
 
-const WriteParam& writeParam(profpack_write_param key, bool isString) {
+// `key` as passed by a caller may hold any integer: it is read through its underlying type,
+// never as the enum (an out-of-range enum value is undefined behaviour).
+const WriteParam& writeParam(const profpack_write_param& key, bool isString) {
+  std::underlying_type_t<profpack_write_param> k;
+  std::memcpy(&k, &key, sizeof k);
   for (const WriteParam& p : kWriteParams) {
-    if (p.key != key) continue;
+    if (static_cast<std::underlying_type_t<profpack_write_param>>(p.key) != k) continue;
     if (p.isString != isString)
       throw Error(Status::invalidArgument, "",
                   std::string(p.name) + (p.isString ? " is a string parameter: set it with "
@@ -159,8 +163,7 @@ const WriteParam& writeParam(profpack_write_param key, bool isString) {
                                                       "profpack_write_options_set()"));
     return p;
   }
-  throw Error(Status::invalidArgument, "",
-              "unknown write parameter " + std::to_string(static_cast<int>(key)));
+  throw Error(Status::invalidArgument, "", "unknown write parameter " + std::to_string(k));
 }
 
 int64_t intParam(const profpack_write_options& o, profpack_write_param key) {
