@@ -248,7 +248,7 @@ class Reader {
   uint64_t ctx_ = 0;
   bool ctxValid_ = false;
   uint64_t cob_ = kUndef, cfi_ = kUndef;  // pending for the next cfn=
-  uint64_t calleeObject_ = 0, calleeFile_ = 0, calleeFn_ = 0;
+  uint64_t calleeFile_ = 0, calleeFn_ = 0;
   bool haveCallee_ = false;
   uint64_t jfi_ = kUndef, jfn_ = kUndef;  // pending for the next jump
   uint64_t last_[kMaxPositions] = {0, 0, 0};
