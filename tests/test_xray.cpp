@@ -491,4 +491,81 @@ TEST(stacks_and_timeline_agree_with_the_function_figures) {
   }
 }
 
+namespace {
+// A basic-mode (version 3) trace of one thread: `enters` entries of functions 1, 2, 3, 1, ...
+// nested, then `exits` exits of `exitFid` (0: of the open calls, innermost first).
+std::string nestedTrace(uint32_t enters, uint32_t exits, int32_t exitFid = 0) {
+  std::string out(32, '\0');
+  auto put = [&](std::string& at, size_t pos, uint64_t v, int n) {
+    for (int i = 0; i < n; ++i) at[pos + i] = static_cast<char>(v >> (8 * i));
+  };
+  put(out, 0, 3, 2);           // version
+  put(out, 4, 3, 4);           // constant, non-stop TSC
+  put(out, 8, 1000000000, 8);  // cycle frequency
+  uint64_t tsc = 1000;
+  auto record = [&](uint8_t kind, int32_t fid) {
+    std::string r(32, '\0');
+    r[3] = static_cast<char>(kind);
+    put(r, 4, static_cast<uint32_t>(fid), 4);
+    put(r, 8, tsc += 10, 8);
+    put(r, 16, 7, 4);   // thread
+    put(r, 20, 42, 4);  // pid
+    out += r;
+  };
+  for (uint32_t i = 0; i < enters; ++i) record(0, static_cast<int32_t>(1 + i % 3));
+  for (uint32_t i = 0; i < exits; ++i)
+    record(1, exitFid != 0 ? exitFid : static_cast<int32_t>(1 + (enters - 1 - i) % 3));
+  return out;
+}
+}  // namespace
+
+// A recursion n calls deep has n stacks of n^2 / 2 frames in all: they are spelled out up to
+// kMaxStackFrames and refused beyond, while every other figure stays available.
+TEST(deep_stacks_are_spelled_out_up_to_a_limit) {
+  {
+    const uint32_t n = 3000;
+    auto p = readProfile(bytes(nestedTrace(n, n)), opts());
+    auto m = buildModel(*p, {});
+    const StackLayer& st = m->stacks();
+    CHECK_EQ(st.stacks(), size_t{n});
+    CHECK_EQ(st.frames.size(), uint64_t{n} * (n + 1) / 2);
+    uint64_t sum = 0;
+    std::vector<uint8_t> seenDepth(n + 1, 0);
+    for (size_t s = 0; s < st.stacks(); ++s) {
+      const uint64_t d = st.start[s + 1] - st.start[s];
+      CHECK(d >= 1 && d <= n && !seenDepth[d]);  // distinct stacks
+      seenDepth[d] = 1;
+      for (uint64_t k = 0; k < d; ++k)  // outermost first: functions 1, 2, 3, 1, ...
+        CHECK_EQ(m->function(st.frames[st.start[s] + k]).name,
+                 "function " + std::to_string(1 + k % 3));
+      sum += st.values[s];
+    }
+    CHECK_EQ(sum, m->total(0));
+  }
+  {
+    const uint32_t n = 12000;  // 72 M frames
+    auto p = readProfile(bytes(nestedTrace(n, n)), opts());
+    auto m = buildModel(*p, {});
+    CHECK_EQ(m->calls(0) + m->calls(1) + m->calls(2), uint64_t{n});
+    try {
+      m->stacks();
+      throw testlib::Failure{"expected the stack layer to be refused"};
+    } catch (const Error& e) {
+      CHECK_EQ(static_cast<int>(e.status()), static_cast<int>(Status::limit));
+      CHECK_CONTAINS(e.what(), "12000 distinct call stacks (up to 12000 calls deep)");
+      CHECK_CONTAINS(e.what(), std::to_string(kMaxStackFrames));
+    }
+  }
+}
+
+// Exits of a function that is not on the stack are counted, not searched for frame by frame
+// (which took time quadratic in the stack's depth).
+TEST(exits_without_entries_below_a_deep_stack) {
+  const uint32_t n = 50000;
+  auto p = readProfile(bytes(nestedTrace(n, n, 9)), opts());
+  XrayAccount a = accountXray(*p, nullptr, false);
+  CHECK_EQ(a.unmatchedExits, uint64_t{n});
+  CHECK_EQ(a.unfinishedEntries, uint64_t{n});
+}
+
 TEST_MAIN()

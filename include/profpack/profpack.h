@@ -77,7 +77,7 @@ typedef enum profpack_status {
   PROFPACK_ERROR_IO = 2,               /**< a file could not be opened, read or written */
   PROFPACK_ERROR_MALFORMED = 3,        /**< the input is not a valid profile of its format */
   PROFPACK_ERROR_UNSUPPORTED = 4,      /**< valid, but not something profpack can read/write */
-  PROFPACK_ERROR_LIMIT = 5,            /**< the input exceeds a limit set in the options */
+  PROFPACK_ERROR_LIMIT = 5,            /**< the input exceeds an option's or a documented limit */
   PROFPACK_ERROR_NO_MEMORY = 6,        /**< memory ran out */
   PROFPACK_ERROR_INTERNAL = 7          /**< a bug in profpack; please report it */
 } profpack_status;

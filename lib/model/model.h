@@ -151,7 +151,10 @@ struct FunctionLineLayer {
   std::vector<uint64_t> self;  // rows x events, row-major
 };
 
-// The stacks layer: one entry per distinct stack.
+// The stacks layer: one entry per distinct stack, spelled out. A source whose stacks are
+// implicit (a trace's nested calls) could otherwise turn a small input into a layer quadratic
+// in its size; it refuses (Status::limit) to spell out more than kMaxStackFrames frames.
+inline constexpr uint64_t kMaxStackFrames = uint64_t{1} << 26;  // 512 MiB of frames
 struct StackLayer {
   std::vector<uint64_t> frames;    // function indexes, each stack outermost first, concatenated
   std::vector<uint64_t> start{0};  // stack s is frames[start[s], start[s + 1]): stacks + 1

@@ -95,7 +95,8 @@ struct ThreadState {
   Acc acc;
   XrayThreadAccount t;
   std::vector<Frame> stack;
-  std::vector<uint32_t> fids;  // the function ids on `stack`, for the visitor
+  std::vector<uint32_t> fids;      // the function ids on `stack`, for the visitor
+  std::vector<uint64_t> contexts;  // the calling context of each frame, if the visitor keeps them
   DepthCounter depth;
 };
 
@@ -105,6 +106,7 @@ struct Totals {
   Acc all;
   bool anyCall = false;
   XrayCallVisitor* visitor;
+  XrayContexts* contexts;  // the visitor's, or null
 };
 
 inline void step(ThreadState& s, uint32_t threadIndex, const CallRecord& r, Totals& tot) {
@@ -113,12 +115,21 @@ inline void step(ThreadState& s, uint32_t threadIndex, const CallRecord& r, Tota
   if (r.type == kXrayEnter || r.type == kXrayEnterArg) {
     s.stack.push_back({r.functionId, r.tsc, 0});
     if (visitor) s.fids.push_back(r.functionId);
+    if (tot.contexts)
+      s.contexts.push_back(tot.contexts->child(
+          s.contexts.empty() ? XrayContexts::kNone : s.contexts.back(), r.functionId));
     ++s.depth[r.functionId];
+    return;
+  }
+  // An exit of a function not on the stack is found without a scan of the stack (which, for
+  // exits of a deep stack, would take time quadratic in its depth); any frames scanned are popped.
+  if (s.depth[r.functionId] == 0) {
+    ++s.t.unmatchedExits;
     return;
   }
   size_t k = s.stack.size();
   while (k > 0 && s.stack[k - 1].fid != r.functionId) --k;
-  if (k == 0) {
+  if (k == 0) {  // not reached while the depths are kept right
     ++s.t.unmatchedExits;
     return;
   }
@@ -129,6 +140,7 @@ inline void step(ThreadState& s, uint32_t threadIndex, const CallRecord& r, Tota
     ++s.t.unfinishedEntries;
   }
   if (visitor) s.fids.resize(s.stack.size());
+  if (tot.contexts) s.contexts.resize(s.stack.size());
   Frame f = s.stack.back();
   if (!tot.anyCall || f.entry < tot.out.firstEntry) tot.out.firstEntry = f.entry;
   tot.anyCall = true;
@@ -136,9 +148,11 @@ inline void step(ThreadState& s, uint32_t threadIndex, const CallRecord& r, Tota
   uint64_t d = r.tsc - f.entry;
   uint64_t self = d >= f.childTicks ? d - f.childTicks : 0;
   if (visitor) {
-    visitor->call({threadIndex, &s.fids, f.entry, r.tsc, self});
+    const uint64_t context = tot.contexts ? s.contexts.back() : XrayContexts::kNone;
+    visitor->call({threadIndex, &s.fids, context, f.entry, r.tsc, self});
     s.fids.pop_back();
   }
+  if (tot.contexts) s.contexts.pop_back();
   s.stack.pop_back();
   uint32_t caller = s.stack.empty() ? 0 : s.stack.back().fid;
   if (!s.stack.empty()) s.stack.back().childTicks += d;
@@ -160,6 +174,7 @@ Totals startTotals(double cycleFrequency, XrayCallVisitor* visitor, bool orderSt
   tot.out.cycleFrequency = cycleFrequency;
   tot.all.keepDurations = orderStatistics;
   tot.visitor = visitor;
+  tot.contexts = visitor ? visitor->contexts() : nullptr;
   return tot;
 }
 
@@ -186,6 +201,15 @@ XrayAccount account(const ThreadRanges& ranges, Get&& get, double cycleFrequency
 }
 
 }  // namespace
+
+uint64_t XrayContexts::child(uint64_t from, uint32_t id) {
+  auto [it, added] = index_.try_emplace({from, id}, fid.size());
+  if (added) {
+    fid.push_back(id);
+    parent.push_back(from);
+  }
+  return it->second;
+}
 
 XrayAccount accountXray(const XrayTrace& x, XrayCallVisitor* visitor, bool orderStatistics) {
   ThreadRanges ranges;

@@ -13,6 +13,7 @@
 
 #include <cstdint>
 #include <set>
+#include <unordered_map>
 #include <vector>
 
 #include "formats/xray/xray.h"
@@ -53,18 +54,42 @@ struct XrayAccount {
   double seconds(uint64_t ticks) const { return cycleFrequency > 0 ? ticks / cycleFrequency : 0; }
 };
 
+// The calling contexts of a trace as a tree: context c is function fid[c] entered from context
+// parent[c] (kNone at the bottom of a stack), so a stack of depth d costs one context, not d
+// frames; a recursion n calls deep has n contexts where the stacks spelled out hold n^2 / 2
+// frames. Contexts are shared by the threads and numbered as first entered: parent[c] < c.
+struct XrayContexts {
+  static constexpr uint64_t kNone = ~uint64_t{0};
+  std::vector<uint32_t> fid;
+  std::vector<uint64_t> parent;
+  // The context of `fid` entered from `parent`, added if new.
+  uint64_t child(uint64_t parent, uint32_t fid);
+
+ private:
+  struct KeyHash {
+    size_t operator()(const std::pair<uint64_t, uint32_t>& k) const {
+      return std::hash<uint64_t>()(k.first * 0x9e3779b97f4a7c15u ^ k.second);
+    }
+  };
+  std::unordered_map<std::pair<uint64_t, uint32_t>, uint64_t, KeyHash> index_;
+};
+
 // One completed call, as the accounting matches it: its thread (index into
-// XrayAccount::threads), the function ids on the stack from the outermost to it, its entry and
-// exit TSC and its self ticks (its duration less the durations of the calls it made).
+// XrayAccount::threads), the function ids on the stack from the outermost to it, its calling
+// context (when the visitor keeps contexts), its entry and exit TSC and its self ticks (its
+// duration less the durations of the calls it made).
 struct XrayCall {
   uint32_t thread = 0;
   const std::vector<uint32_t>* stack = nullptr;  // outermost first; the callee last
+  uint64_t context = XrayContexts::kNone;
   uint64_t entry = 0, exit = 0, selfTicks = 0;
 };
 class XrayCallVisitor {
  public:
   virtual ~XrayCallVisitor() = default;
   virtual void call(const XrayCall& call) = 0;
+  // Where the accounting builds the calling contexts of the calls it visits; none by default.
+  virtual XrayContexts* contexts() { return nullptr; }
 };
 
 // `orderStatistics` false leaves min/median/p90/p99/max at 0 and saves keeping every call's

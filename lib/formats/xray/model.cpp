@@ -103,21 +103,58 @@ class XraySource : public ModelSource {
     }
   }
 
-  // Each distinct stack of function ids, with the self ticks of the calls made with it.
+  // Each distinct stack of function ids, with the self ticks of the calls made with it: the
+  // calling contexts of the selected thread's calls, spelled out in the order first entered.
   void stacks(StackLayer& out) override {
     struct Collect : XrayCallVisitor {
       long thread;
-      std::map<std::vector<uint32_t>, uint64_t> self;
+      XrayContexts tree;
+      std::vector<uint64_t> self;   // by context
+      std::vector<uint8_t> called;  // by context: a call of the selected thread ended there
+      XrayContexts* contexts() override { return &tree; }
       void call(const XrayCall& c) override {
-        if (thread < 0 || c.thread == static_cast<uint32_t>(thread)) self[*c.stack] += c.selfTicks;
+        if (thread >= 0 && c.thread != static_cast<uint32_t>(thread)) return;
+        if (c.context >= self.size()) {
+          self.resize(tree.fid.size(), 0);
+          called.resize(tree.fid.size(), 0);
+        }
+        self[c.context] += c.selfTicks;
+        called[c.context] = 1;
       }
     } collect;
     collect.thread = thread_;
     accountXray(profile_, &collect, /*orderStatistics=*/false);
-    for (auto& [stack, ticks] : collect.self) {
-      for (uint32_t id : stack) out.frames.push_back(index_.at(id));
-      out.start.push_back(out.frames.size());
-      out.values.push_back(ticks);
+    const XrayContexts& tree = collect.tree;
+    // Count the frames first: a recursion n calls deep spells out n^2 / 2.
+    std::vector<uint64_t> depth(collect.called.size());
+    uint64_t frames = 0, stacks = 0, deepest = 0;
+    for (size_t c = 0; c < depth.size(); ++c) {
+      const uint64_t p = tree.parent[c];
+      depth[c] = p == XrayContexts::kNone ? 1 : depth[p] + 1;
+      if (!collect.called[c]) continue;
+      frames += depth[c];
+      ++stacks;
+      deepest = std::max(deepest, depth[c]);
+    }
+    if (frames > kMaxStackFrames)
+      throw Error(Status::limit, "xray",
+                  "the trace's " + std::to_string(stacks) + " distinct call stacks (up to " +
+                      std::to_string(deepest) + " calls deep) hold " + std::to_string(frames) +
+                      " frames in all, more than the limit of " + std::to_string(kMaxStackFrames) +
+                      " for writing out whole stacks (the call graph, top functions and "
+                      "timeline do not need them)");
+    out.frames.reserve(frames);
+    out.start.reserve(stacks + 1);
+    out.values.reserve(stacks);
+    for (size_t c = 0; c < depth.size(); ++c) {
+      if (!collect.called[c]) continue;
+      const size_t end = out.frames.size() + depth[c];
+      out.frames.resize(end);
+      size_t i = end;
+      for (uint64_t k = c; k != XrayContexts::kNone; k = tree.parent[k])
+        out.frames[--i] = index_.at(tree.fid[k]);
+      out.start.push_back(end);
+      out.values.push_back(collect.self[c]);
     }
   }
 
