@@ -1,7 +1,8 @@
+#include <algorithm>
 #include <cstdint>
 #include <cstdio>
-#include <functional>
 #include <string>
+#include <vector>
 
 #include "error.h"
 #include "formats/trace_event/trace_event.h"
@@ -30,18 +31,39 @@ void appendJsonString(std::string& out, std::string_view s) {
   out += '"';
 }
 
-// `units` event units as microseconds, to the nanosecond.
-// Integer arithmetic: printf's %f costs a quarter of a conversion's time.
-void appendMicroseconds(std::string& out, uint64_t units, double perSecond) {
-  const long double ns = static_cast<long double>(units) * 1e9L / perSecond;
-  const uint64_t thousandths = ns < 1.8e19L ? static_cast<uint64_t>(ns + 0.5L) : UINT64_MAX;
-  appendDecimal(out, thousandths / 1000);
-  const unsigned frac = static_cast<unsigned>(thousandths % 1000);
-  out += '.';
-  out += static_cast<char>('0' + frac / 100);
-  out += static_cast<char>('0' + frac / 10 % 10);
-  out += static_cast<char>('0' + frac % 10);
-}
+// Event units as microseconds, to the nanosecond: "123.456". Integer arithmetic (printf's %f
+// cost a quarter of a conversion's time): exact for a whole number of units per second (a
+// cycle frequency), long double otherwise; rounded half up, saturating.
+class Microseconds {
+ public:
+  explicit Microseconds(double perSecond) : perSecond_(perSecond) {
+    if (perSecond >= 1 && perSecond <= 9.2e18 &&
+        perSecond == static_cast<double>(static_cast<uint64_t>(perSecond)))
+      whole_ = static_cast<uint64_t>(perSecond);
+  }
+  void append(std::string& out, uint64_t units) const {
+    uint64_t ns;
+    if (whole_ == 1000000000u) {
+      ns = units;
+    } else if (whole_ != 0) {
+      const unsigned __int128 q = (static_cast<unsigned __int128>(units) * 2000000000u + whole_) /
+                                  (2 * static_cast<unsigned __int128>(whole_));
+      ns = q > UINT64_MAX ? UINT64_MAX : static_cast<uint64_t>(q);
+    } else {
+      const long double v = static_cast<long double>(units) * 1e9L / perSecond_;
+      ns = v < 1.8e19L ? static_cast<uint64_t>(v + 0.5L) : UINT64_MAX;
+    }
+    appendDecimal(out, ns / 1000);
+    const unsigned frac = static_cast<unsigned>(ns % 1000);
+    char d[4] = {'.', static_cast<char>('0' + frac / 100), static_cast<char>('0' + frac / 10 % 10),
+                 static_cast<char>('0' + frac % 10)};
+    out.append(d, 4);
+  }
+
+ private:
+  double perSecond_;
+  uint64_t whole_ = 0;  // perSecond, when it is a whole number
+};
 
 }  // namespace
 
@@ -60,40 +82,54 @@ void writeTraceEvents(const Model& model, Sink& out) {
   for (size_t f = 0; f < names.size(); ++f) appendJsonString(names[f], model.function(f).name);
   std::string text = "{\"traceEvents\":[";
   bool first = true;
-  auto ids = [&](uint32_t thread) {
-    const ThreadRow t = thread < threads.size() ? threads[thread] : ThreadRow{};
-    text += ",\"pid\":";
-    appendDecimal(text, t.pid);
-    text += ",\"tid\":";
-    appendDecimal(text, t.threadId);
-  };
+  // Each thread's ids as every event of it ends, ,"pid":P,"tid":T; the last for a thread index
+  // out of range.
+  std::vector<std::string> ids(threads.size() + 1);
+  for (size_t t = 0; t <= threads.size(); ++t) {
+    const ThreadRow row = t < threads.size() ? threads[t] : ThreadRow{};
+    ids[t] = ",\"pid\":";
+    appendDecimal(ids[t], row.pid);
+    ids[t] += ",\"tid\":";
+    appendDecimal(ids[t], row.threadId);
+  }
+
   for (size_t t = 0; t < threads.size(); ++t) {
     text += first ? "\n" : ",\n";
     first = false;
     text += "{\"name\":\"thread_name\",\"ph\":\"M\"";
-    ids(static_cast<uint32_t>(t));
+    text += ids[t];
     text += ",\"args\":{\"name\":\"thread ";
     appendDecimal(text, threads[t].threadId);
     text += "\"}}";
   }
   // The spans as the model streams them (never all in memory: a long trace has millions).
   struct Writer : SpanSink {
-    std::function<void(const Span&)> f;
-    void span(const Span& s) override { f(s); }
-  } writer;
-  writer.f = [&](const Span& s) {
-    text += first ? "\n" : ",\n";
-    first = false;
-    text += "{\"name\":";
-    text += names[s.function];
-    text += ",\"ph\":\"X\",\"ts\":";
-    appendMicroseconds(text, s.begin >= origin ? s.begin - origin : 0, perSecond);
-    text += ",\"dur\":";
-    appendMicroseconds(text, s.end - s.begin, perSecond);
-    ids(s.thread);
-    text += '}';
-    flushIfFull(text, out);
+    std::string& text;
+    Sink& out;
+    const std::vector<std::string>& names;
+    const std::vector<std::string>& ids;
+    const Microseconds& us;
+    uint64_t origin;
+    bool& first;
+    Writer(std::string& t, Sink& o, const std::vector<std::string>& n,
+           const std::vector<std::string>& i, const Microseconds& u, uint64_t org, bool& f)
+        : text(t), out(o), names(n), ids(i), us(u), origin(org), first(f) {}
+    void span(const Span& s) override {
+      text += first ? "\n" : ",\n";
+      first = false;
+      text += "{\"name\":";
+      text += names[s.function];
+      text += ",\"ph\":\"X\",\"ts\":";
+      us.append(text, s.begin >= origin ? s.begin - origin : 0);
+      text += ",\"dur\":";
+      us.append(text, s.end - s.begin);
+      text += ids[std::min<size_t>(s.thread, ids.size() - 1)];
+      text += '}';
+      flushIfFull(text, out);
+    }
   };
+  const Microseconds us(perSecond);
+  Writer writer(text, out, names, ids, us, origin, first);
   model.spans(writer);
   text += "\n],\"displayTimeUnit\":\"ns\"}\n";
   out.write(text);

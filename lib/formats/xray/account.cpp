@@ -18,11 +18,25 @@ struct Frame {
   uint64_t childTicks;
 };
 
+// One thread's figures while its calls come: functions in a table by id (ids are small in
+// practice; any 28-bit one is possible, and those beyond the table go to a map), edges in a hash
+// map; sorted by id when emitted. The whole trace's figures are the threads' added up.
 struct Acc {
+  struct EdgeHash {
+    size_t operator()(uint64_t k) const { return std::hash<uint64_t>()(k * 0x9e3779b97f4a7c15u); }
+  };
+  static constexpr uint32_t kTable = 1u << 16;
   bool keepDurations = true;
-  std::map<uint32_t, std::vector<uint64_t>> durations;
-  std::map<uint32_t, XrayFunctionStats> stats;
-  std::map<std::pair<uint32_t, uint32_t>, XrayCallEdge> edges;
+  std::unordered_map<uint32_t, std::vector<uint64_t>> durations;
+  std::vector<XrayFunctionStats> table;  // by id below kTable; calls == 0: none yet
+  std::unordered_map<uint32_t, XrayFunctionStats> large;
+  std::unordered_map<uint64_t, XrayCallEdge, EdgeHash> edges;  // by caller << 32 | callee
+
+  XrayFunctionStats& stats(uint32_t fid) {
+    if (fid >= kTable) return large[fid];
+    if (fid >= table.size()) table.resize(std::max<size_t>(fid + 1, table.size() * 2));
+    return table[fid];
+  }
 };
 
 // llvm-xray account's order statistics: nth_element at size/2, floor(size*0.9),
@@ -40,23 +54,64 @@ void finish(XrayFunctionStats& s, std::vector<uint64_t>& d) {
   s.p99Ticks = at(static_cast<size_t>(std::floor(d.size() * 0.99)));
 }
 
-void emit(Acc& a, std::vector<XrayFunctionStats>& fns, std::vector<XrayCallEdge>& edges) {
-  for (auto& [fid, s] : a.stats) {
-    finish(s, a.durations[fid]);
-    fns.push_back(s);
+// Adds thread `t`'s figures to `all`.
+void add(Acc& all, const Acc& t) {
+  auto addStats = [&](const XrayFunctionStats& s) {
+    if (s.calls == 0) return;
+    XrayFunctionStats& a = all.stats(s.functionId);
+    a.functionId = s.functionId;
+    a.calls += s.calls;
+    a.sumTicks += s.sumTicks;
+    a.selfTicks += s.selfTicks;
+    a.inclusiveTicks += s.inclusiveTicks;
+  };
+  for (const XrayFunctionStats& s : t.table) addStats(s);
+  for (const auto& [fid, s] : t.large) addStats(s);
+  for (const auto& [k, e] : t.edges) {
+    XrayCallEdge& a = all.edges[k];
+    a.caller = e.caller;
+    a.callee = e.callee;
+    a.calls += e.calls;
+    a.ticks += e.ticks;
   }
+  if (all.keepDurations)
+    for (const auto& [fid, d] : t.durations) {
+      std::vector<uint64_t>& a = all.durations[fid];
+      a.insert(a.end(), d.begin(), d.end());
+    }
+}
+
+void emit(Acc& a, std::vector<XrayFunctionStats>& fns, std::vector<XrayCallEdge>& edges) {
+  const size_t e0 = edges.size();
+  auto one = [&](XrayFunctionStats& s) {
+    if (s.calls == 0) return;
+    auto d = a.durations.find(s.functionId);
+    if (d != a.durations.end()) finish(s, d->second);
+    fns.push_back(s);
+  };
+  for (XrayFunctionStats& s : a.table) one(s);
+  const size_t f1 = fns.size();  // the table's come in id order
+  for (auto& [fid, s] : a.large) one(s);
   for (auto& [k, e] : a.edges) edges.push_back(e);
+  std::sort(fns.begin() + static_cast<ptrdiff_t>(f1), fns.end(),
+            [](const XrayFunctionStats& x, const XrayFunctionStats& y) {
+              return x.functionId < y.functionId;
+            });
+  std::sort(edges.begin() + static_cast<ptrdiff_t>(e0), edges.end(),
+            [](const XrayCallEdge& x, const XrayCallEdge& y) {
+              return x.caller != y.caller ? x.caller < y.caller : x.callee < y.callee;
+            });
 }
 
 void record(Acc& a, uint32_t fid, uint32_t caller, uint64_t d, uint64_t self, bool outermost) {
-  XrayFunctionStats& s = a.stats[fid];
+  XrayFunctionStats& s = a.stats(fid);
   s.functionId = fid;
   ++s.calls;
   s.sumTicks += d;
   s.selfTicks += self;
   if (outermost) s.inclusiveTicks += d;
   if (a.keepDurations) a.durations[fid].push_back(d);
-  XrayCallEdge& e = a.edges[{caller, fid}];
+  XrayCallEdge& e = a.edges[uint64_t{caller} << 32 | fid];
   e.caller = caller;
   e.callee = fid;
   ++e.calls;
@@ -107,6 +162,7 @@ struct Totals {
   bool anyCall = false;
   XrayCallVisitor* visitor;
   XrayContexts* contexts;  // the visitor's, or null
+  bool figures;            // the per-function and per-edge figures are wanted
 };
 
 inline void step(ThreadState& s, uint32_t threadIndex, const CallRecord& r, Totals& tot) {
@@ -156,13 +212,14 @@ inline void step(ThreadState& s, uint32_t threadIndex, const CallRecord& r, Tota
   s.stack.pop_back();
   uint32_t caller = s.stack.empty() ? 0 : s.stack.back().fid;
   if (!s.stack.empty()) s.stack.back().childTicks += d;
+  if (!tot.figures) return;
   record(s.acc, f.fid, caller, d, self, outermost);
-  record(tot.all, f.fid, caller, d, self, outermost);
 }
 
 inline void finishThread(ThreadState& s, Totals& tot) {
   s.t.unfinishedEntries += s.stack.size();
   for (const Frame& f : s.stack) s.t.unfinished.insert(f.fid);
+  add(tot.all, s.acc);
   emit(s.acc, s.t.functions, s.t.edges);
   tot.out.unmatchedExits += s.t.unmatchedExits;
   tot.out.unfinishedEntries += s.t.unfinishedEntries;
@@ -175,6 +232,7 @@ Totals startTotals(double cycleFrequency, XrayCallVisitor* visitor, bool orderSt
   tot.all.keepDurations = orderStatistics;
   tot.visitor = visitor;
   tot.contexts = visitor ? visitor->contexts() : nullptr;
+  tot.figures = !visitor || visitor->figures();
   return tot;
 }
 

@@ -90,6 +90,9 @@ class XrayCallVisitor {
   virtual void call(const XrayCall& call) = 0;
   // Where the accounting builds the calling contexts of the calls it visits; none by default.
   virtual XrayContexts* contexts() { return nullptr; }
+  // false: only the calls are wanted, and the returned account's per-function and per-edge
+  // figures are left empty (its thread list and unmatched/unfinished counts are kept).
+  virtual bool figures() const { return true; }
 };
 
 // `orderStatistics` false leaves min/median/p90/p99/max at 0 and saves keeping every call's

@@ -112,6 +112,7 @@ class XraySource : public ModelSource {
       std::vector<uint64_t> self;   // by context
       std::vector<uint8_t> called;  // by context: a call of the selected thread ended there
       XrayContexts* contexts() override { return &tree; }
+      bool figures() const override { return false; }
       void call(const XrayCall& c) override {
         if (thread >= 0 && c.thread != static_cast<uint32_t>(thread)) return;
         if (c.context >= self.size()) {
@@ -166,6 +167,7 @@ class XraySource : public ModelSource {
       long thread;
       const std::unordered_map<uint32_t, uint64_t>* index;
       SpanSink* sink;
+      bool figures() const override { return false; }
       void call(const XrayCall& c) override {
         if (thread >= 0 && c.thread != static_cast<uint32_t>(thread)) return;
         const uint32_t depth = static_cast<uint32_t>(c.stack->size() - 1);
