@@ -76,6 +76,7 @@ class AtomicFile : public Sink {
  private:
   std::string path_, tmp_;
   int fd_ = -1;
+  uint64_t written_ = 0, started_ = 0;  // bytes written; of those, sent to the disk
 };
 
 // AtomicFile of one piece.
