@@ -212,36 +212,21 @@ inline uint64_t chainHash(const uint8_t* pcs, size_t n, uint64_t* callerHash = n
 }
 
 // The records that end a file in nondecreasing bucket order (at most kTailMax, the 1024 x 4
-// entries of the profiler's table) and their buckets; none if there are fewer than 2, or if
-// the walk to the trailer meets anything malformed (parseRecords then reports it).
+// entries of the profiler's table) and their buckets; none if there are fewer than 2.
 struct Tail {
   std::vector<uint64_t> offset;  // of each record, in file order
   std::vector<uint32_t> bucket;
 };
 
+// The tail among the last records of a file, `last` (their offsets in file order).
 template <unsigned W, bool BE>
-Tail sortableTail(const uint8_t* base, size_t slotsEnd, size_t pos) {
-  // Walk the record headers to the trailer, keeping the offsets of the last kTailMax records.
-  std::vector<uint64_t> ring(kTailMax);
-  uint64_t total = 0;
-  PageReleaser releaser(base, slotsEnd);  // the walk touches every page of a large file
-  for (;;) {
-    releaser.upTo(base + pos);
-    if (slotsEnd - pos < 3 * W) return {};
-    const uint64_t n = load<W, BE>(base + pos + W);
-    if (n == 0 || n > (slotsEnd - pos) / W - 2 || n * W > UINT32_MAX) return {};
-    if (n == 1 && load<W, BE>(base + pos) == 0 && load<W, BE>(base + pos + 2 * W) == 0) break;
-    ring[total % kTailMax] = pos;
-    ++total;
-    pos += (2 + n) * W;
-  }
+Tail tailOf(const uint8_t* base, std::vector<uint64_t> last) {
   Tail t;
-  for (uint64_t r = total - std::min<uint64_t>(total, kTailMax); r < total; ++r) {
-    const uint64_t at = ring[r % kTailMax];
+  t.offset = std::move(last);
+  for (const uint64_t at : t.offset) {
     const uint64_t n = load<W, BE>(base + at + W);
     TableHash h(W);
     for (uint64_t k = 0; k < n; ++k) h.add(load<W, BE>(base + at + (2 + k) * W));
-    t.offset.push_back(at);
     t.bucket.push_back(h.bucket());
   }
   size_t start = t.bucket.size();
@@ -274,12 +259,16 @@ void tailRanks(const std::vector<uint32_t>& bucket, const std::vector<uint32_t>&
   }
 }
 
-// Parses the records from byte offset `pos` up to and including the trailer.
+// Parses the records from byte offset `pos` up to and including the trailer, in one pass.
+//
+// Records are checked as the walk meets them, and added to the tree kTailMax records behind it:
+// at the trailer the last kTailMax are still waiting, and those gperftools wrote from its
+// table at the end can be added sorted by chain (like chains together: a smaller tree column).
 //
 // Most records repeat a chain seen before, and then the cost is two cache misses: the table
 // slot and the bytes of the earlier record it is compared with. A look-ahead runs kAhead
-// records in front, hashing each record's chain and prefetching its slot, and kAhead/2 records
-// in front prefetches the bytes that slot points to, so those misses overlap.
+// records in front of the adding, hashing each record's chain and prefetching its slot, and
+// kAhead/2 records in front prefetches the bytes that slot points to, so those misses overlap.
 template <unsigned W, bool BE>
 void parseRecords(std::span<const uint8_t> data, size_t pos, Body& body) {
   const uint8_t* base = data.data();
@@ -294,27 +283,18 @@ void parseRecords(std::span<const uint8_t> data, size_t pos, Body& body) {
     uint64_t hash, callerHash;  // of the chain, and of the chain without its leaf (or 0)
   };
   Ahead ring[kRing];
-  size_t scanPos = pos, scanned = 0, done = 0;
-  bool scanning = true;
-  // Hashes the next record in front and prefetches its slot; stops at anything unusual (the
-  // trailer, a malformed record), which the main loop then handles and reports.
+  std::vector<uint64_t> waiting(kTailMax);  // offsets of records [done, walked), by index
+  uint64_t walked = 0, scanned = 0, done = 0;
+  // Hashes the next waiting record and prefetches its slot.
   auto scanOne = [&] {
-    if (slotsEnd - scanPos < 2 * W) {
-      scanning = false;
-      return;
-    }
-    const uint64_t n = load<W, BE>(base + scanPos + W);
-    if (n == 0 || n > (slotsEnd - scanPos) / W - 2 || load<W, BE>(base + scanPos) == 0) {
-      scanning = false;
-      return;
-    }
+    const uint64_t recordAt = waiting[scanned % kTailMax];
+    const uint64_t n = load<W, BE>(base + recordAt + W);
     uint64_t caller = 0;
-    const uint64_t h = chainHash<W, BE>(base + scanPos + 2 * W, n, &caller);
+    const uint64_t h = chainHash<W, BE>(base + recordAt + 2 * W, n, &caller);
     table.prefetch(h);
     if (n >= 2) table.prefetch(caller);
     ring[scanned % kRing] = {h, caller};
     ++scanned;
-    scanPos += (2 + n) * W;
   };
 
   // Adds the chain of the record at `pos` (num_pcs `n`, checked; chain hash `h0`) to the tree
@@ -354,47 +334,23 @@ void parseRecords(std::span<const uint8_t> data, size_t pos, Body& body) {
     return node;
   };
 
-  // The records gperftools wrote from its table at the end are added sorted by chain (like
-  // chains together: a smaller tree column), once the records before them are in.
-  const Tail tail = sortableTail<W, BE>(base, slotsEnd, pos);
   PageReleaser releaser(base, size);
-  auto addTail = [&] {
-    const size_t t = tail.offset.size();
-    std::vector<uint32_t> order(t);
-    for (size_t i = 0; i < t; ++i) order[i] = static_cast<uint32_t>(i);
-    auto slot = [&](uint32_t i, uint64_t k) { return load<W, BE>(base + tail.offset[i] + k * W); };
-    // By pcs as numbers, innermost first (nearby leaves together code smaller than a bytewise
-    // order of little-endian pcs would), then length, then count.
-    std::sort(order.begin(), order.end(), [&](uint32_t a, uint32_t b) {
-      const uint64_t na = slot(a, 1), nb = slot(b, 1);
-      for (uint64_t k = 0; k < na && k < nb; ++k)
-        if (slot(a, 2 + k) != slot(b, 2 + k)) return slot(a, 2 + k) < slot(b, 2 + k);
-      if (na != nb) return na < nb;
-      if (slot(a, 0) != slot(b, 0)) return slot(a, 0) < slot(b, 0);
-      return a < b;
-    });
-    for (uint32_t i : order) {
-      const uint64_t at = tail.offset[i], n = slot(i, 1);
-      body.addRecord(slot(i, 0), insert(at, n, chainHash<W, BE>(base + at + 2 * W, n)));
-    }
-    body.sortedTail = t;
-    tailRanks(tail.bucket, order, body.ranks);
-    return tail.offset.back() + (2 + slot(static_cast<uint32_t>(t - 1), 1)) * W;
-  };
-
-  for (;;) {
-    if (!tail.offset.empty() && pos == tail.offset[0]) {
-      pos = addTail();  // the trailer follows, which the loop below reads as usual
-      scanning = false;
-      done = scanned;
-    }
-    while (scanning && scanned < done + kAhead) scanOne();
+  // Adds the oldest waiting record.
+  auto addNext = [&] {
+    while (scanned < walked && scanned < done + kAhead) scanOne();
     if (done + kAhead / 2 < scanned) {
       const Ahead& a = ring[(done + kAhead / 2) % kRing];
       table.prefetchChain(a.hash);
       if (a.callerHash) table.prefetchChain(a.callerHash);
     }
+    const uint64_t recordAt = waiting[done % kTailMax];
+    body.addRecord(load<W, BE>(base + recordAt),
+                   insert(recordAt, load<W, BE>(base + recordAt + W), ring[done % kRing].hash));
+    ++done;
+    if (done < walked) releaser.upTo(base + waiting[done % kTailMax]);  // no earlier byte is read
+  };
 
+  for (;;) {
     if (pos == slotsEnd && pos == size)
       fail(kFmt, pos, kUnknown,
            "missing binary trailer: expected the slots 0, 1, 0 after the last record, found the "
@@ -413,20 +369,45 @@ void parseRecords(std::span<const uint8_t> data, size_t pos, Body& body) {
       fail(kFmt, pos + W, kUnknown,
            "record's num_pcs " + std::to_string(n) + " is larger than the " + std::to_string(left) +
                " slots left in the file (record runs past the end; " + "missing binary trailer?)");
-    const uint8_t* pcs = base + pos + 2 * W;
-    if (count == 0 && n == 1 && load<W, BE>(pcs) == 0) {
+    if (count == 0 && n == 1 && load<W, BE>(base + pos + 2 * W) == 0) {
       body.end = pos + 3 * W;
-      return;
+      break;
     }
     if (n * W > UINT32_MAX)
       throw Error(Status::limit, kFmt, "call chain of " + std::to_string(n) + " PCs is too long",
                   pos);
-    body.addRecord(
-        count, insert(pos, n, done < scanned ? ring[done % kRing].hash : chainHash<W, BE>(pcs, n)));
+    if (walked - done == kTailMax) addNext();
+    waiting[walked % kTailMax] = pos;
+    ++walked;
     pos += (2 + n) * W;
-    ++done;
-    releaser.upTo(base + pos);  // no record before pos is read again
   }
+
+  // At the trailer: the waiting records before the tail in file order, then the tail sorted by
+  // pcs as numbers, innermost first (nearby leaves together code smaller than a bytewise order
+  // of little-endian pcs would), then length, then count.
+  std::vector<uint64_t> last;
+  for (uint64_t r = done; r < walked; ++r) last.push_back(waiting[r % kTailMax]);
+  const Tail tail = tailOf<W, BE>(base, std::move(last));
+  while (done < walked - tail.offset.size()) addNext();
+  const size_t t = tail.offset.size();
+  if (t == 0) return;
+  std::vector<uint32_t> order(t);
+  for (size_t i = 0; i < t; ++i) order[i] = static_cast<uint32_t>(i);
+  auto slot = [&](uint32_t i, uint64_t k) { return load<W, BE>(base + tail.offset[i] + k * W); };
+  std::sort(order.begin(), order.end(), [&](uint32_t a, uint32_t b) {
+    const uint64_t na = slot(a, 1), nb = slot(b, 1);
+    for (uint64_t k = 0; k < na && k < nb; ++k)
+      if (slot(a, 2 + k) != slot(b, 2 + k)) return slot(a, 2 + k) < slot(b, 2 + k);
+    if (na != nb) return na < nb;
+    if (slot(a, 0) != slot(b, 0)) return slot(a, 0) < slot(b, 0);
+    return a < b;
+  });
+  for (uint32_t i : order) {
+    const uint64_t recordAt = tail.offset[i], n = slot(i, 1);
+    body.addRecord(slot(i, 0), insert(recordAt, n, chainHash<W, BE>(base + recordAt + 2 * W, n)));
+  }
+  body.sortedTail = t;
+  tailRanks(tail.bucket, order, body.ranks);
 }
 
 }  // namespace
