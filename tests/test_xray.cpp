@@ -552,8 +552,8 @@ TEST(deep_stacks_are_spelled_out_up_to_a_limit) {
       throw testlib::Failure{"expected the stack layer to be refused"};
     } catch (const Error& e) {
       CHECK_EQ(static_cast<int>(e.status()), static_cast<int>(Status::limit));
-      CHECK_CONTAINS(e.what(), "12000 distinct call stacks (up to 12000 calls deep)");
-      CHECK_CONTAINS(e.what(), std::to_string(kMaxStackFrames));
+      CHECK_CONTAINS(e.what(), "more than " + std::to_string(kMaxStackFrames) + " frames");
+      CHECK_CONTAINS(e.what(), "up to 12000 calls deep");
     }
   }
 }

@@ -113,6 +113,10 @@ class XraySource : public ModelSource {
       std::vector<uint8_t> called;  // by context: a call of the selected thread ended there
       XrayContexts* contexts() override { return &tree; }
       bool figures() const override { return false; }
+      // The frames the stacks spell out, counted as they come: a recursion n calls deep
+      // spells out n^2 / 2, and the accounting stops at the limit rather than going on
+      // adding contexts.
+      uint64_t frames = 0, stacks = 0, deepest = 0;
       void call(const XrayCall& c) override {
         if (thread >= 0 && c.thread != static_cast<uint32_t>(thread)) return;
         if (c.context >= self.size()) {
@@ -120,30 +124,31 @@ class XraySource : public ModelSource {
           called.resize(tree.fid.size(), 0);
         }
         self[c.context] += c.selfTicks;
+        if (called[c.context]) return;
         called[c.context] = 1;
+        const uint64_t depth = c.stack->size();
+        frames += depth;
+        ++stacks;
+        deepest = std::max(deepest, depth);
+        if (frames > kMaxStackFrames)
+          throw Error(Status::limit, "xray",
+                      "the trace's call stacks hold more than " + std::to_string(kMaxStackFrames) +
+                          " frames in all (the limit for writing out whole stacks), " +
+                          std::to_string(frames) + " in the first " + std::to_string(stacks) +
+                          " distinct stacks, up to " + std::to_string(deepest) +
+                          " calls deep; the call graph, top functions and timeline do not "
+                          "need them");
       }
     } collect;
     collect.thread = thread_;
     accountXray(profile_, &collect, /*orderStatistics=*/false);
     const XrayContexts& tree = collect.tree;
-    // Count the frames first: a recursion n calls deep spells out n^2 / 2.
     std::vector<uint64_t> depth(collect.called.size());
-    uint64_t frames = 0, stacks = 0, deepest = 0;
     for (size_t c = 0; c < depth.size(); ++c) {
       const uint64_t p = tree.parent[c];
       depth[c] = p == XrayContexts::kNone ? 1 : depth[p] + 1;
-      if (!collect.called[c]) continue;
-      frames += depth[c];
-      ++stacks;
-      deepest = std::max(deepest, depth[c]);
     }
-    if (frames > kMaxStackFrames)
-      throw Error(Status::limit, "xray",
-                  "the trace's " + std::to_string(stacks) + " distinct call stacks (up to " +
-                      std::to_string(deepest) + " calls deep) hold " + std::to_string(frames) +
-                      " frames in all, more than the limit of " + std::to_string(kMaxStackFrames) +
-                      " for writing out whole stacks (the call graph, top functions and "
-                      "timeline do not need them)");
+    const uint64_t frames = collect.frames, stacks = collect.stacks;
     out.frames.reserve(frames);
     out.start.reserve(stacks + 1);
     out.values.reserve(stacks);
