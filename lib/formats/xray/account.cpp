@@ -18,25 +18,18 @@ struct Frame {
   uint64_t childTicks;
 };
 
-// One thread's figures while its calls come: functions in a table by id (ids are small in
-// practice; any 28-bit one is possible, and those beyond the table go to a map), edges in a hash
-// map; sorted by id when emitted. The whole trace's figures are the threads' added up.
+// Figures while the calls come, in hash maps (a tree map's lookups were the accounting's
+// largest cost), sorted by id when emitted: per thread, and for the whole trace the threads'
+// added up. Nothing is sized by a function id: a trace can have a thread per 32 bytes, each
+// calling a function of any 28-bit id.
 struct Acc {
-  struct EdgeHash {
+  struct Hash {
     size_t operator()(uint64_t k) const { return std::hash<uint64_t>()(k * 0x9e3779b97f4a7c15u); }
   };
-  static constexpr uint32_t kTable = 1u << 16;
   bool keepDurations = true;
   std::unordered_map<uint32_t, std::vector<uint64_t>> durations;
-  std::vector<XrayFunctionStats> table;  // by id below kTable; calls == 0: none yet
-  std::unordered_map<uint32_t, XrayFunctionStats> large;
-  std::unordered_map<uint64_t, XrayCallEdge, EdgeHash> edges;  // by caller << 32 | callee
-
-  XrayFunctionStats& stats(uint32_t fid) {
-    if (fid >= kTable) return large[fid];
-    if (fid >= table.size()) table.resize(std::max<size_t>(fid + 1, table.size() * 2));
-    return table[fid];
-  }
+  std::unordered_map<uint32_t, XrayFunctionStats, Hash> stats;
+  std::unordered_map<uint64_t, XrayCallEdge, Hash> edges;  // by caller << 32 | callee
 };
 
 // llvm-xray account's order statistics: nth_element at size/2, floor(size*0.9),
@@ -56,17 +49,14 @@ void finish(XrayFunctionStats& s, std::vector<uint64_t>& d) {
 
 // Adds thread `t`'s figures to `all`.
 void add(Acc& all, const Acc& t) {
-  auto addStats = [&](const XrayFunctionStats& s) {
-    if (s.calls == 0) return;
-    XrayFunctionStats& a = all.stats(s.functionId);
-    a.functionId = s.functionId;
+  for (const auto& [fid, s] : t.stats) {
+    XrayFunctionStats& a = all.stats[fid];
+    a.functionId = fid;
     a.calls += s.calls;
     a.sumTicks += s.sumTicks;
     a.selfTicks += s.selfTicks;
     a.inclusiveTicks += s.inclusiveTicks;
-  };
-  for (const XrayFunctionStats& s : t.table) addStats(s);
-  for (const auto& [fid, s] : t.large) addStats(s);
+  }
   for (const auto& [k, e] : t.edges) {
     XrayCallEdge& a = all.edges[k];
     a.caller = e.caller;
@@ -82,18 +72,14 @@ void add(Acc& all, const Acc& t) {
 }
 
 void emit(Acc& a, std::vector<XrayFunctionStats>& fns, std::vector<XrayCallEdge>& edges) {
-  const size_t e0 = edges.size();
-  auto one = [&](XrayFunctionStats& s) {
-    if (s.calls == 0) return;
-    auto d = a.durations.find(s.functionId);
+  const size_t f0 = fns.size(), e0 = edges.size();
+  for (auto& [fid, s] : a.stats) {
+    auto d = a.durations.find(fid);
     if (d != a.durations.end()) finish(s, d->second);
     fns.push_back(s);
-  };
-  for (XrayFunctionStats& s : a.table) one(s);
-  const size_t f1 = fns.size();  // the table's come in id order
-  for (auto& [fid, s] : a.large) one(s);
+  }
   for (auto& [k, e] : a.edges) edges.push_back(e);
-  std::sort(fns.begin() + static_cast<ptrdiff_t>(f1), fns.end(),
+  std::sort(fns.begin() + static_cast<ptrdiff_t>(f0), fns.end(),
             [](const XrayFunctionStats& x, const XrayFunctionStats& y) {
               return x.functionId < y.functionId;
             });
@@ -104,7 +90,7 @@ void emit(Acc& a, std::vector<XrayFunctionStats>& fns, std::vector<XrayCallEdge>
 }
 
 void record(Acc& a, uint32_t fid, uint32_t caller, uint64_t d, uint64_t self, bool outermost) {
-  XrayFunctionStats& s = a.stats(fid);
+  XrayFunctionStats& s = a.stats[fid];
   s.functionId = fid;
   ++s.calls;
   s.sumTicks += d;
@@ -118,20 +104,24 @@ void record(Acc& a, uint32_t fid, uint32_t caller, uint64_t d, uint64_t self, bo
   e.ticks += d;
 }
 
-// Calls of each function on the stack, by function id: ids are small in practice, but any
-// 28-bit value is possible, so the ones beyond a table go to a map.
+// Calls of each function on one thread's stack, by function id (sparse: nothing is sized by an
+// id; a thread's table holds the functions it entered).
 class DepthCounter {
  public:
-  uint32_t& operator[](uint32_t id) {
-    if (id >= kTable) return large_[id];
-    if (id >= small_.size()) small_.resize(std::max<size_t>(id + 1, small_.size() * 2), 0);
-    return small_[id];
+  uint32_t get(uint32_t id) const {
+    auto it = map_.find(id);
+    return it == map_.end() ? 0 : it->second;
+  }
+  void up(uint32_t id) { ++map_[id]; }
+  // Returns the depth left.
+  uint32_t down(uint32_t id) {
+    auto it = map_.find(id);
+    if (it == map_.end() || it->second == 0) return 0;  // not reached while kept right
+    return --it->second;
   }
 
  private:
-  static constexpr uint32_t kTable = 1u << 16;
-  std::vector<uint32_t> small_;
-  std::unordered_map<uint32_t, uint32_t> large_;
+  std::unordered_map<uint32_t, uint32_t> map_;
 };
 
 // What the accounting reads of one record.
@@ -174,12 +164,12 @@ inline void step(ThreadState& s, uint32_t threadIndex, const CallRecord& r, Tota
     if (tot.contexts)
       s.contexts.push_back(tot.contexts->child(
           s.contexts.empty() ? XrayContexts::kNone : s.contexts.back(), r.functionId));
-    ++s.depth[r.functionId];
+    s.depth.up(r.functionId);
     return;
   }
   // An exit of a function not on the stack is found without a scan of the stack (which, for
   // exits of a deep stack, would take time quadratic in its depth); any frames scanned are popped.
-  if (s.depth[r.functionId] == 0) {
+  if (s.depth.get(r.functionId) == 0) {
     ++s.t.unmatchedExits;
     return;
   }
@@ -190,7 +180,7 @@ inline void step(ThreadState& s, uint32_t threadIndex, const CallRecord& r, Tota
     return;
   }
   while (s.stack.size() > k) {
-    --s.depth[s.stack.back().fid];
+    s.depth.down(s.stack.back().fid);
     s.t.unfinished.insert(s.stack.back().fid);
     s.stack.pop_back();
     ++s.t.unfinishedEntries;
@@ -200,7 +190,7 @@ inline void step(ThreadState& s, uint32_t threadIndex, const CallRecord& r, Tota
   Frame f = s.stack.back();
   if (!tot.anyCall || f.entry < tot.out.firstEntry) tot.out.firstEntry = f.entry;
   tot.anyCall = true;
-  bool outermost = --s.depth[f.fid] == 0;
+  bool outermost = s.depth.down(f.fid) == 0;
   uint64_t d = r.tsc - f.entry;
   uint64_t self = d >= f.childTicks ? d - f.childTicks : 0;
   if (visitor) {
