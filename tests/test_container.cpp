@@ -57,6 +57,17 @@ TEST(round_trip_all_levels) {
   }
 }
 
+// A handle opened from a .ppk lives as long as its user wants (an IDE plugin keeps one open
+// and queries it again and again). Every query and writer reads the message anew, so no
+// budget may run out over the handle's life: full traversals worth 64 MiB must all succeed.
+TEST(long_lived_handle_reads_without_running_out) {
+  std::string img = samplePpk();
+  auto p = decodePpk(bytes(img), kDefaultMaxPpkMessage);
+  auto q = decodePpk(bytes(img), kDefaultMaxPpkMessage);
+  size_t rounds = (size_t{64} << 20) / p->flatSize() + 1;
+  for (size_t i = 0; i < rounds; ++i) CHECK(equalIR(*p, *q));
+}
+
 TEST(truncated_everywhere) {
   std::string img = samplePpk();
   for (size_t cut : {size_t{0}, size_t{4}, size_t{8}, size_t{31}, size_t{32}, size_t{40},

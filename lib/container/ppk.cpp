@@ -5,6 +5,7 @@
 #include <zstd.h>
 
 #include <cstring>
+#include <limits>
 #include <vector>
 
 #include "error.h"
@@ -201,15 +202,11 @@ std::unique_ptr<Profile> decodePpk(std::span<const uint8_t> data, uint64_t maxMe
     fail("ppk", kPpkHeaderSize, kUnknown,
          "decompressed " + std::to_string(n) + " bytes, expected " + std::to_string(msgBytes));
 
-  capnp::ReaderOptions options;
-  // Every word may be visited a few times by queries; far beyond that is an amplification
-  // attack (overlapping pointers), which Cap'n Proto then refuses.
-  options.traversalLimitInWords = words.size() * 8 + (uint64_t{1} << 20);
   try {
     {
       // One pass over everything, with a budget of the message's own size: a message whose
       // pointers share data (read many times over, an amplification attack) fails here.
-      capnp::ReaderOptions once = options;
+      capnp::ReaderOptions once;
       once.traversalLimitInWords = words.size() + 1024;
       capnp::FlatArrayMessageReader check(words.asPtr(), once);
       validate(capnp::DynamicStruct::Reader(check.getRoot<ir::Profile>()));
@@ -218,6 +215,12 @@ std::unique_ptr<Profile> decodePpk(std::span<const uint8_t> data, uint64_t maxMe
       capnp::FlatArrayMessageReader sizes(words.asPtr(), once);  // a budget of its own
       sizes.getRoot<capnp::AnyPointer>().targetSize();
     }
+    // Having passed both, a full traversal costs at most the message's size, so each query or
+    // writer is bounded by it. The handle's reader gets no budget: Cap'n Proto's budget is
+    // spent over the reader's whole life, and any budget would run out on a handle that is
+    // queried long enough (a few dozen writes of a large profile, or an IDE session).
+    capnp::ReaderOptions options;
+    options.traversalLimitInWords = std::numeric_limits<uint64_t>::max();
     return std::make_unique<Profile>(std::move(words), options);
   } catch (const kj::Exception& e) {
     fail("ppk", kPpkHeaderSize, kUnknown,

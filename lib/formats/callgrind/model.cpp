@@ -69,9 +69,10 @@ class CostTableSource : public ModelSource {
                       " out of range: the profile has " + std::to_string(threads_.size()) +
                       " threads");
     thread_ = options.thread;
+    auto kinds = root_.getPositionKinds();
     for (unsigned i = 0; i < npos_; ++i) {
-      if (root_.getPositionKinds()[i] == ir::PositionKind::LINE) linePos_ = i;
-      if (root_.getPositionKinds()[i] == ir::PositionKind::INSTR) instrPos_ = i;
+      if (kinds[i] == ir::PositionKind::LINE) linePos_ = i;
+      if (kinds[i] == ir::PositionKind::INSTR) instrPos_ = i;
     }
   }
 

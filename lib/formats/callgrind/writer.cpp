@@ -116,8 +116,9 @@ void Writer::run() {
   signed_ = root.getSignedCosts();
   std::vector<uint64_t> totals(events.size(), 0);
   bool first = true;
-  for (unsigned pi = 0; pi < root.getParts().size(); ++pi) {
-    auto part = root.getParts()[pi];
+  auto parts = root.getParts();
+  for (unsigned pi = 0; pi < parts.size(); ++pi) {
+    auto part = parts[pi];
     // A batch of rows at a time: a part of hundreds of millions of rows never sits decoded.
     CostTableBatches t(part.getCosts(), npos_, events.size(), contexts.size(),
                        /*withPositions=*/true);
@@ -233,7 +234,7 @@ void Writer::run() {
       // header lines and the next part's header would run on into this one. "fl=" with an
       // empty name changes no IR (names are interned only when a row uses them; the next
       // part starts from a clean state).
-      if (!anyRows && (!trailer.empty() || pi + 1 < root.getParts().size())) endLine(out_ += "fl=");
+      if (!anyRows && (!trailer.empty() || pi + 1 < parts.size())) endLine(out_ += "fl=");
       for (auto& l : trailer) endLine(out_ += l);
     }
   }
