@@ -15,10 +15,14 @@
 #include <sys/mman.h>
 
 #include <algorithm>
+#include <atomic>
 #include <bit>
 #include <cstring>
+#include <exception>
+#include <memory>
 #include <new>
 #include <string>
+#include <thread>
 #include <vector>
 
 #include "error.h"
@@ -259,43 +263,170 @@ void tailRanks(const std::vector<uint32_t>& bucket, const std::vector<uint32_t>&
   }
 }
 
-// Parses the records from byte offset `pos` up to and including the trailer, in one pass.
+// A record the walk checked, with the hashes of its chain.
+struct Walked {
+  uint64_t at;          // byte offset of the record
+  uint64_t hash;        // chainHash of its chain
+  uint64_t callerHash;  // of the chain without its leaf; 0 for a chain of one PC
+};
+
+// The walk over the records from byte offset `pos` to the trailer, on a thread of its own: it
+// checks each record, hashes its chain and hands it over through a ring, while the parsing
+// thread adds the records to the tree. On a 50 MB profile that takes a seventh off the
+// reader's time (its page faults on the input move to the walk too). The walk stops at the
+// trailer or at the first bad record; the parsing thread meets that error after the records
+// before it, as it would from a walk on its own thread.
+template <unsigned W, bool BE>
+class RecordWalk {
+ public:
+  RecordWalk(std::span<const uint8_t> data, size_t pos)
+      : base_(data.data()), size_(data.size()), pos_(pos), ring_(new Walked[kRing]) {
+    thread_ = std::thread([this] { run(); });
+  }
+  ~RecordWalk() {
+    // The parser is done or gave up: stop the walk if it is still going.
+    tail_.store(kFlag, std::memory_order_release);
+    tail_.notify_one();
+    thread_.join();
+  }
+  RecordWalk(const RecordWalk&) = delete;
+  RecordWalk& operator=(const RecordWalk&) = delete;
+
+  // The next record in file order; false at the trailer. Throws the walk's error where the
+  // walk found it.
+  bool next(Walked& out) {
+    if (taken_ == seen_) {
+      tail_.store(taken_, std::memory_order_release);  // room for the walk before waiting
+      tail_.notify_one();
+      for (;;) {
+        const uint64_t h = head_.load(std::memory_order_acquire);
+        seen_ = h & ~kFlag;
+        if (taken_ != seen_) break;
+        if (h & kFlag) {
+          if (error_) std::rethrow_exception(error_);
+          return false;
+        }
+        head_.wait(h, std::memory_order_acquire);
+      }
+    }
+    out = ring_[taken_++ % kRing];
+    if (taken_ % kFreeBatch == 0) {
+      tail_.store(taken_, std::memory_order_release);
+      tail_.notify_one();
+    }
+    return true;
+  }
+  // The byte offset just past the trailer, once next() returned false.
+  size_t end() const { return end_; }
+
+ private:
+  // The walk is the faster side and mostly waits for room: it is woken when a quarter of the
+  // ring is free, and the parser sees new records every kBatch.
+  static constexpr uint64_t kRing = 4096, kBatch = 64, kFreeBatch = kRing / 4;
+  static constexpr uint64_t kFlag = uint64_t{1} << 63;  // head_: walk over; tail_: stop
+
+  void run() {
+    try {
+      walk();
+    } catch (...) {
+      error_ = std::current_exception();
+    }
+    head_.store(put_ | kFlag, std::memory_order_release);
+    head_.notify_one();
+  }
+  // Hands over a record; false if the parser stopped.
+  bool put(const Walked& w) {
+    while (put_ - free_ == kRing) {
+      head_.store(put_, std::memory_order_release);  // what is ready, before waiting
+      head_.notify_one();
+      const uint64_t t = tail_.load(std::memory_order_acquire);
+      if (t & kFlag) return false;
+      if (t != free_) {
+        free_ = t;
+        break;
+      }
+      tail_.wait(t, std::memory_order_acquire);
+    }
+    ring_[put_++ % kRing] = w;
+    if (put_ % kBatch == 0) {
+      head_.store(put_, std::memory_order_release);
+      head_.notify_one();
+    }
+    return true;
+  }
+  void walk() {
+    const uint8_t* base = base_;
+    const size_t size = size_;
+    const size_t slotsEnd = size - size % W;  // records only use whole slots
+    for (size_t pos = pos_;;) {
+      if (pos == slotsEnd && pos == size)
+        fail(kFmt, pos, kUnknown,
+             "missing binary trailer: expected the slots 0, 1, 0 after the last record, found "
+             "the end of the file");
+      if (slotsEnd - pos < 2 * W)
+        fail(kFmt, pos, kUnknown,
+             "record runs past the end of the file: expected 2 slots (count, num_pcs) of " +
+                 std::to_string(W) + " bytes, found " + std::to_string(size - pos) +
+                 " bytes (missing binary trailer?)");
+      const uint64_t count = load<W, BE>(base + pos);
+      const uint64_t n = load<W, BE>(base + pos + W);
+      const uint64_t left = (slotsEnd - pos) / W - 2;
+      if (n == 0)
+        fail(kFmt, pos + W, kUnknown, "record has num_pcs 0 (expected at least 1 program counter)");
+      if (n > left)
+        fail(kFmt, pos + W, kUnknown,
+             "record's num_pcs " + std::to_string(n) + " is larger than the " +
+                 std::to_string(left) + " slots left in the file (record runs past the end; " +
+                 "missing binary trailer?)");
+      if (count == 0 && n == 1 && load<W, BE>(base + pos + 2 * W) == 0) {
+        end_ = pos + 3 * W;
+        return;
+      }
+      if (n * W > UINT32_MAX)
+        throw Error(Status::limit, kFmt, "call chain of " + std::to_string(n) + " PCs is too long",
+                    pos);
+      uint64_t caller = 0;
+      const uint64_t h = chainHash<W, BE>(base + pos + 2 * W, n, &caller);
+      if (!put({pos, h, caller})) return;
+      pos += (2 + n) * W;
+    }
+  }
+
+  const uint8_t* base_;
+  const size_t size_, pos_;
+  std::unique_ptr<Walked[]> ring_;
+  // The walk's side (put_, free_) and the parser's (taken_, seen_), each on its own cache line.
+  alignas(64) std::atomic<uint64_t> head_{0};  // records handed over; kFlag once the walk ended
+  uint64_t put_ = 0, free_ = 0;                // written; slots known free up to free_ + kRing
+  alignas(64) std::atomic<uint64_t> tail_{0};  // records taken; kFlag: stop
+  uint64_t taken_ = 0, seen_ = 0;              // taken; handed over, as last seen
+  std::exception_ptr error_;                   // what stopped the walk, if not the trailer
+  size_t end_ = 0;
+  std::thread thread_;
+};
+
+// Parses the records from byte offset `pos` up to and including the trailer.
 //
-// Records are checked as the walk meets them, and added to the tree kTailMax records behind it:
-// at the trailer the last kTailMax are still waiting, and those gperftools wrote from its
-// table at the end can be added sorted by chain (like chains together: a smaller tree column).
+// Records come from the walk (RecordWalk) checked and hashed, and are added to the tree kTailMax
+// records behind it: at the trailer the last kTailMax are still waiting, and those gperftools
+// wrote from its table at the end can be added sorted by chain (like chains together: a
+// smaller tree column).
 //
 // Most records repeat a chain seen before, and then the cost is two cache misses: the table
-// slot and the bytes of the earlier record it is compared with. A look-ahead runs kAhead
-// records in front of the adding, hashing each record's chain and prefetching its slot, and
-// kAhead/2 records in front prefetches the bytes that slot points to, so those misses overlap.
+// slot and the nodes of the chain it is compared with. kAhead records in front of the adding,
+// the record's slot is prefetched, and kAhead/2 records in front the node that slot points to,
+// so those misses overlap.
 template <unsigned W, bool BE>
 void parseRecords(std::span<const uint8_t> data, size_t pos, Body& body) {
   const uint8_t* base = data.data();
   const size_t size = data.size();
-  const size_t slotsEnd = size - size % W;  // records only use whole slots
   NodeTable<W, BE> table;
   std::vector<uint64_t> hashes(64);
   std::vector<size_t> at(64);
 
-  constexpr size_t kRing = 32, kAhead = 16;
-  struct Ahead {
-    uint64_t hash, callerHash;  // of the chain, and of the chain without its leaf (or 0)
-  };
-  Ahead ring[kRing];
-  std::vector<uint64_t> waiting(kTailMax);  // offsets of records [done, walked), by index
-  uint64_t walked = 0, scanned = 0, done = 0;
-  // Hashes the next waiting record and prefetches its slot.
-  auto scanOne = [&] {
-    const uint64_t recordAt = waiting[scanned % kTailMax];
-    const uint64_t n = load<W, BE>(base + recordAt + W);
-    uint64_t caller = 0;
-    const uint64_t h = chainHash<W, BE>(base + recordAt + 2 * W, n, &caller);
-    table.prefetch(h);
-    if (n >= 2) table.prefetch(caller);
-    ring[scanned % kRing] = {h, caller};
-    ++scanned;
-  };
+  constexpr size_t kAhead = 16;
+  std::vector<Walked> waiting(kTailMax);  // records [done, walked), by index
+  uint64_t walked = 0, done = 0;
 
   // Adds the chain of the record at `pos` (num_pcs `n`, checked; chain hash `h0`) to the tree
   // and returns its node.
@@ -337,56 +468,38 @@ void parseRecords(std::span<const uint8_t> data, size_t pos, Body& body) {
   PageReleaser releaser(base, size);
   // Adds the oldest waiting record.
   auto addNext = [&] {
-    while (scanned < walked && scanned < done + kAhead) scanOne();
-    if (done + kAhead / 2 < scanned) {
-      const Ahead& a = ring[(done + kAhead / 2) % kRing];
+    if (done + kAhead < walked) {
+      const Walked& a = waiting[(done + kAhead) % kTailMax];
+      table.prefetch(a.hash);
+      if (a.callerHash) table.prefetch(a.callerHash);
+    }
+    if (done + kAhead / 2 < walked) {
+      const Walked& a = waiting[(done + kAhead / 2) % kTailMax];
       table.prefetchChain(a.hash);
       if (a.callerHash) table.prefetchChain(a.callerHash);
     }
-    const uint64_t recordAt = waiting[done % kTailMax];
-    body.addRecord(load<W, BE>(base + recordAt),
-                   insert(recordAt, load<W, BE>(base + recordAt + W), ring[done % kRing].hash));
+    const Walked& r = waiting[done % kTailMax];
+    body.addRecord(load<W, BE>(base + r.at), insert(r.at, load<W, BE>(base + r.at + W), r.hash));
     ++done;
-    if (done < walked) releaser.upTo(base + waiting[done % kTailMax]);  // no earlier byte is read
+    if (done < walked)
+      releaser.upTo(base + waiting[done % kTailMax].at);  // no earlier byte is read
   };
 
-  for (;;) {
-    if (pos == slotsEnd && pos == size)
-      fail(kFmt, pos, kUnknown,
-           "missing binary trailer: expected the slots 0, 1, 0 after the last record, found the "
-           "end of the file");
-    if (slotsEnd - pos < 2 * W)
-      fail(kFmt, pos, kUnknown,
-           "record runs past the end of the file: expected 2 slots (count, num_pcs) of " +
-               std::to_string(W) + " bytes, found " + std::to_string(size - pos) +
-               " bytes (missing binary trailer?)");
-    const uint64_t count = load<W, BE>(base + pos);
-    const uint64_t n = load<W, BE>(base + pos + W);
-    const uint64_t left = (slotsEnd - pos) / W - 2;
-    if (n == 0)
-      fail(kFmt, pos + W, kUnknown, "record has num_pcs 0 (expected at least 1 program counter)");
-    if (n > left)
-      fail(kFmt, pos + W, kUnknown,
-           "record's num_pcs " + std::to_string(n) + " is larger than the " + std::to_string(left) +
-               " slots left in the file (record runs past the end; " + "missing binary trailer?)");
-    if (count == 0 && n == 1 && load<W, BE>(base + pos + 2 * W) == 0) {
-      body.end = pos + 3 * W;
-      break;
+  {
+    RecordWalk<W, BE> walk(data, pos);
+    for (Walked r; walk.next(r);) {
+      if (walked - done == kTailMax) addNext();
+      waiting[walked % kTailMax] = r;
+      ++walked;
     }
-    if (n * W > UINT32_MAX)
-      throw Error(Status::limit, kFmt, "call chain of " + std::to_string(n) + " PCs is too long",
-                  pos);
-    if (walked - done == kTailMax) addNext();
-    waiting[walked % kTailMax] = pos;
-    ++walked;
-    pos += (2 + n) * W;
+    body.end = walk.end();
   }
 
   // At the trailer: the waiting records before the tail in file order, then the tail sorted by
   // pcs as numbers, innermost first (nearby leaves together code smaller than a bytewise order
   // of little-endian pcs would), then length, then count.
   std::vector<uint64_t> last;
-  for (uint64_t r = done; r < walked; ++r) last.push_back(waiting[r % kTailMax]);
+  for (uint64_t r = done; r < walked; ++r) last.push_back(waiting[r % kTailMax].at);
   const Tail tail = tailOf<W, BE>(base, std::move(last));
   while (done < walked - tail.offset.size()) addNext();
   const size_t t = tail.offset.size();
