@@ -96,6 +96,71 @@ TEST(threads_read_large_callgrind) {
   for (const std::string& x : ppks) CHECK(x == ppks[0] && !x.empty());
 }
 
+namespace {
+// A 64-bit little-endian gperftools profile of `records` records with distinct chains 8 deep,
+// and the binary trailer; `truncate` cuts it inside the last record.
+std::string syntheticGperftools(size_t records, bool truncate) {
+  std::string out;
+  auto slot = [&](uint64_t v) {
+    for (int i = 0; i < 8; ++i) out.push_back(static_cast<char>(v >> (8 * i)));
+  };
+  for (uint64_t v : {0, 3, 0, 10000, 0}) slot(v);
+  for (size_t r = 0; r < records; ++r) {
+    slot(1 + r % 7);
+    slot(8);
+    for (uint64_t k = 0; k < 8; ++k)
+      slot(0x400000 + ((r * 2654435761u) >> (k * 3) & 0xfff) * 16 + k);
+  }
+  if (truncate) {
+    out.resize(out.size() - 12);
+    return out;
+  }
+  for (uint64_t v : {0, 1, 0}) slot(v);
+  return out + "00400000-00500000 r-xp 00000000 08:01 42 /bin/synthetic\n";
+}
+}  // namespace
+
+// The gperftools reader walks the records on a thread of its own, the model finds call edges on
+// another, and the pprof writer compresses chunks side by side: four threads read one large
+// profile at once (and a truncated copy, whose error comes from the walk's thread) and must all
+// write the same bytes.
+TEST(threads_read_and_write_large_gperftools) {
+  const std::string whole = syntheticGperftools(60000, false);
+  const std::string cut = syntheticGperftools(60000, true);
+  std::vector<std::string> pprof(4), callgrind(4);
+  std::atomic<int> failures{0};
+  std::vector<std::thread> threads;
+  for (size_t t = 0; t < 4; ++t) {
+    threads.emplace_back([&, t] {
+      profpack_profile* p = nullptr;
+      if (profpack_read_memory(whole.data(), whole.size(), nullptr, &p) != PROFPACK_OK) {
+        ++failures;
+        return;
+      }
+      for (auto [format, out] : {std::pair{PROFPACK_FORMAT_PPROF, &pprof[t]},
+                                 std::pair{PROFPACK_FORMAT_CALLGRIND, &callgrind[t]}}) {
+        void* data = nullptr;
+        size_t size = 0;
+        if (profpack_write_memory(p, format, nullptr, &data, &size) != PROFPACK_OK) ++failures;
+        if (data) out->assign(static_cast<const char*>(data), size);
+        profpack_free(data);
+      }
+      profpack_profile_free(p);
+      profpack_profile* bad = nullptr;
+      if (profpack_read_memory(cut.data(), cut.size(), nullptr, &bad) != PROFPACK_ERROR_MALFORMED ||
+          std::strstr(profpack_last_error()->message, "num_pcs") == nullptr)
+        ++failures;
+    });
+  }
+  for (auto& t : threads) t.join();
+  CHECK_EQ(failures.load(), 0);
+  CHECK(pprof[0].size() > 100000);  // several gzip chunks before compression
+  for (size_t t = 1; t < 4; ++t) {
+    CHECK(pprof[t] == pprof[0]);
+    CHECK(callgrind[t] == callgrind[0]);
+  }
+}
+
 TEST(threads_query_one_profile) {
   profpack_profile* p = nullptr;
   CHECK_EQ(profpack_read_file(testlib::data(kFiles[0]).c_str(), nullptr, &p), PROFPACK_OK);
