@@ -5,7 +5,8 @@
 #   gperftools -> pprof       profpack convert --to pprof      vs  go tool pprof -proto
 #   XRay -> trace events      profpack convert --to trace-event
 #                             vs  llvm-xray-14 convert --output-format=trace_event
-# Neither side symbolizes (pprof: -symbolize=none; llvm-xray: no --symbolize).
+# Neither side symbolizes (pprof: -symbolize=none; llvm-xray: no --symbolize). Each figure is
+# the median of BENCH_RUNS runs (default 3; see bench/lib.sh).
 # usage: bench/bench_convert.sh [BUILD_DIR] [GPERF_MB] [XRAY_ITERS]
 #   GPERF_MB (default 50): size of the synthetic gperftools profile (bench/gen_gperf_large.py,
 #   100000 distinct chains with Zipf popularity, from the real tests/data profile);
@@ -33,7 +34,7 @@ compare() {  # label size "ours..." -- "theirs...": one line with both figures a
   read -r w1 r1 < <(measure "${ours[@]}")
   read -r w2 r2 < <(measure "${theirs[@]}")
   awk -v l="$label" -v s="$size" -v w1="$w1" -v r1="$r1" -v w2="$w2" -v r2="$r2" 'BEGIN {
-    printf "%-26s profpack %6.2f s %7.1f MB | reference %7.2f s %7.1f MB | %5.1fx faster, %.3fx the memory\n",
+    printf "%-26s profpack %6.3f s %7.1f MB | reference %7.2f s %7.1f MB | %5.1fx faster, %.3fx the memory\n",
       l, w1, r1 / 1024, w2, r2 / 1024, (w1 > 0 ? w2 / w1 : 0), r1 / r2 }'
 }
 
