@@ -16,10 +16,12 @@
  *   `void **` are owned by the caller and released with profpack_free().
  * - Threads: the library keeps no global mutable state apart from the per-thread error. One
  *   profile may be read (inspected, written out) from several threads at once; freeing it must
- *   not race with any other use. A call may use helper threads of its own for large inputs
- *   (reading a Callgrind or Cachegrind profile of more than 16,384 cost lines: one encoder
- *   and one string sort; writing a `.ppk` of a large IR: zstd workers); they end before the
- *   call returns, and the work is the same with or without them.
+ *   not race with any other use. A call may use helper threads of its own (reading a Callgrind
+ *   or Cachegrind profile of more than 16,384 cost lines: one encoder and one string sort;
+ *   reading a gperftools CPU profile: one that walks the records; the figures of a gperftools
+ *   profile: one for the call edges; writing a `.ppk` of a large IR: zstd workers; writing
+ *   pprof of more than 512 KiB: gzip workers, one per core); they end before the call
+ *   returns, and the result is the same with or without them.
  * - Versioning: every struct that may grow (options, profpack_info) starts with `struct_size`
  *   and has an *_init() function that sets it and the defaults; call it, then change the
  *   fields you need. A library newer than your header reads only the fields your
