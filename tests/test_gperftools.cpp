@@ -1,6 +1,16 @@
 // gperftools CPU profiles: corpus round trips (byte-identical and IR-equal via .ppk), slot
 // width / byte order conversions, queries, summary, and every bad-input error with its offset.
+#include <linux/filter.h>
+#include <linux/seccomp.h>
+#include <sched.h>
+#include <sys/prctl.h>
+#include <sys/syscall.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
 #include <algorithm>
+#include <cerrno>
+#include <cstddef>
 #include <map>
 #include <set>
 #include <span>
@@ -128,6 +138,89 @@ TEST(corpus_round_trip_is_byte_identical_and_ir_equal) {
     // Much smaller than the input: chains are shared in the prefix tree.
     CHECK(ppk.size() * 3 < original.size());
   }
+}
+
+namespace {
+// Makes every later thread creation of this process fail with EAGAIN, as a process limit or a
+// sandbox would: clone3 answers ENOSYS (so glibc falls back to clone), clone with CLONE_THREAD
+// answers EAGAIN.
+bool forbidThreads() {
+  struct sock_filter filter[] = {
+      BPF_STMT(BPF_LD | BPF_W | BPF_ABS, offsetof(struct seccomp_data, nr)),
+      BPF_JUMP(BPF_JMP | BPF_JEQ | BPF_K, __NR_clone3, 0, 1),
+      BPF_STMT(BPF_RET | BPF_K, SECCOMP_RET_ERRNO | ENOSYS),
+      BPF_JUMP(BPF_JMP | BPF_JEQ | BPF_K, __NR_clone, 0, 3),
+      BPF_STMT(BPF_LD | BPF_W | BPF_ABS, offsetof(struct seccomp_data, args[0])),
+      BPF_JUMP(BPF_JMP | BPF_JSET | BPF_K, CLONE_THREAD, 0, 1),
+      BPF_STMT(BPF_RET | BPF_K, SECCOMP_RET_ERRNO | EAGAIN),
+      BPF_STMT(BPF_RET | BPF_K, SECCOMP_RET_ALLOW),
+  };
+  struct sock_fprog prog = {static_cast<unsigned short>(sizeof filter / sizeof filter[0]), filter};
+  return prctl(PR_SET_NO_NEW_PRIVS, 1, 0, 0, 0) == 0 &&
+         prctl(PR_SET_SECCOMP, SECCOMP_MODE_FILTER, &prog) == 0;
+}
+}  // namespace
+
+// Where no thread can be started, the calls that use helper threads (the reader's record walk,
+// the model's call edges, the pprof writer's gzip) do the same work on the calling thread: the
+// same IR, outputs and errors as with threads.
+TEST(without_threads_the_same_results) {
+  Slots s{8, false, {}};
+  s.header();
+  for (uint64_t r = 0; r < 60000; ++r) {
+    s << 1 + r % 5 << 6;
+    for (uint64_t k = 0; k < 6; ++k)
+      s << 0x400000 + ((r * 2654435761u) >> (3 * k) & 0xfff) * 16 + k;
+  }
+  const std::string input = s.trailer().text("").out;
+  const std::string cut = input.substr(0, input.size() - 30);
+  auto results = [&] {
+    auto p = readGperftools(bytes(input));
+    std::string r = writeProfile(*p, FormatId::ppk, {}) + writeProfile(*p, FormatId::pprof, {}) +
+                    writeProfile(*p, FormatId::callgrind, {});
+    try {
+      readGperftools(bytes(cut));
+    } catch (const Error& e) {
+      r += e.what();
+    }
+    return r;
+  };
+  const std::string withThreads = results();
+  CHECK(withThreads.size() > 600000);  // pprof alone is several gzip chunks
+  int pipefd[2];
+  CHECK(pipe(pipefd) == 0);
+  const pid_t child = fork();
+  CHECK(child >= 0);
+  if (child == 0) {
+    close(pipefd[0]);
+    // 1: no seccomp here; 2: a thread still started; 3: the results differ; 4: an exception
+    // (the child must never return into the test runner); 0: the same.
+    char verdict = 1;
+    try {
+      if (forbidThreads()) {
+        verdict = 2;
+        pthread_t t;
+        if (pthread_create(
+                &t, nullptr, [](void*) -> void* { return nullptr; }, nullptr) != 0)
+          verdict = results() == withThreads ? 0 : 3;
+      }
+    } catch (...) {
+      verdict = 4;
+    }
+    (void)!write(pipefd[1], &verdict, 1);
+    _exit(0);
+  }
+  close(pipefd[1]);
+  char verdict = 9;
+  CHECK(read(pipefd[0], &verdict, 1) == 1);
+  close(pipefd[0]);
+  int status = 0;
+  waitpid(child, &status, 0);
+  if (verdict == 1) {
+    std::printf("  (skipped: this kernel does not filter system calls)\n");
+    return;
+  }
+  CHECK_EQ(static_cast<int>(verdict), 0);
 }
 
 TEST(byte_order_and_width_conversions) {

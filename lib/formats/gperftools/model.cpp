@@ -7,6 +7,7 @@
 
 #include <algorithm>
 #include <future>
+#include <system_error>
 #include <unordered_map>
 
 #include "error.h"
@@ -30,8 +31,13 @@ class StackSource : public ModelSource {
     tree_ = std::make_unique<StackTree>(profile_);
     // The call edges and the figures per address are independent walks of the tree: the edges
     // are found on a second thread meanwhile (a fifth of the model's time on a 50 MB profile).
-    std::future<std::vector<CallEdgeSamples>> edges =
-        std::async(std::launch::async, [tree = tree_.get()] { return tree->callEdges(); });
+    std::future<std::vector<CallEdgeSamples>> edges;
+    auto findEdges = [tree = tree_.get()] { return tree->callEdges(); };
+    try {
+      edges = std::async(std::launch::async, findEdges);
+    } catch (const std::system_error&) {
+      edges = std::async(std::launch::deferred, findEdges);  // no thread to be had: later, here
+    }
     for (const AddressSamples& a : tree_->samplesByAddress()) {
       const uint64_t f = out.addFunction({a.location, "", a.object});
       index.emplace(a.address, f);

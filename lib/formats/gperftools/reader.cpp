@@ -22,6 +22,7 @@
 #include <memory>
 #include <new>
 #include <string>
+#include <system_error>
 #include <thread>
 #include <vector>
 
@@ -281,9 +282,14 @@ class RecordWalk {
  public:
   RecordWalk(std::span<const uint8_t> data, size_t pos)
       : base_(data.data()), size_(data.size()), pos_(pos), ring_(new Walked[kRing]) {
-    thread_ = std::thread([this] { run(); });
+    try {
+      thread_ = std::thread([this] { run(); });
+    } catch (const std::system_error&) {
+      // No thread to be had (a process limit, a sandbox): the parser walks as it goes.
+    }
   }
   ~RecordWalk() {
+    if (!thread_.joinable()) return;
     // The parser is done or gave up: stop the walk if it is still going.
     tail_.store(kFlag, std::memory_order_release);
     tail_.notify_one();
@@ -295,6 +301,7 @@ class RecordWalk {
   // The next record in file order; false at the trailer. Throws the walk's error where the
   // walk found it.
   bool next(Walked& out) {
+    if (!thread_.joinable()) return step(out);
     if (taken_ == seen_) {
       tail_.store(taken_, std::memory_order_release);  // room for the walk before waiting
       tail_.notify_one();
@@ -355,45 +362,50 @@ class RecordWalk {
     return true;
   }
   void walk() {
+    for (Walked w; step(w);)
+      if (!put(w)) return;
+  }
+  // Checks and hashes the record at pos_ and moves past it; false at the trailer.
+  bool step(Walked& out) {
     const uint8_t* base = base_;
     const size_t size = size_;
     const size_t slotsEnd = size - size % W;  // records only use whole slots
-    for (size_t pos = pos_;;) {
-      if (pos == slotsEnd && pos == size)
-        fail(kFmt, pos, kUnknown,
-             "missing binary trailer: expected the slots 0, 1, 0 after the last record, found "
-             "the end of the file");
-      if (slotsEnd - pos < 2 * W)
-        fail(kFmt, pos, kUnknown,
-             "record runs past the end of the file: expected 2 slots (count, num_pcs) of " +
-                 std::to_string(W) + " bytes, found " + std::to_string(size - pos) +
-                 " bytes (missing binary trailer?)");
-      const uint64_t count = load<W, BE>(base + pos);
-      const uint64_t n = load<W, BE>(base + pos + W);
-      const uint64_t left = (slotsEnd - pos) / W - 2;
-      if (n == 0)
-        fail(kFmt, pos + W, kUnknown, "record has num_pcs 0 (expected at least 1 program counter)");
-      if (n > left)
-        fail(kFmt, pos + W, kUnknown,
-             "record's num_pcs " + std::to_string(n) + " is larger than the " +
-                 std::to_string(left) + " slots left in the file (record runs past the end; " +
-                 "missing binary trailer?)");
-      if (count == 0 && n == 1 && load<W, BE>(base + pos + 2 * W) == 0) {
-        end_ = pos + 3 * W;
-        return;
-      }
-      if (n * W > UINT32_MAX)
-        throw Error(Status::limit, kFmt, "call chain of " + std::to_string(n) + " PCs is too long",
-                    pos);
-      uint64_t caller = 0;
-      const uint64_t h = chainHash<W, BE>(base + pos + 2 * W, n, &caller);
-      if (!put({pos, h, caller})) return;
-      pos += (2 + n) * W;
+    const size_t pos = pos_;
+    if (pos == slotsEnd && pos == size)
+      fail(kFmt, pos, kUnknown,
+           "missing binary trailer: expected the slots 0, 1, 0 after the last record, found "
+           "the end of the file");
+    if (slotsEnd - pos < 2 * W)
+      fail(kFmt, pos, kUnknown,
+           "record runs past the end of the file: expected 2 slots (count, num_pcs) of " +
+               std::to_string(W) + " bytes, found " + std::to_string(size - pos) +
+               " bytes (missing binary trailer?)");
+    const uint64_t count = load<W, BE>(base + pos);
+    const uint64_t n = load<W, BE>(base + pos + W);
+    const uint64_t left = (slotsEnd - pos) / W - 2;
+    if (n == 0)
+      fail(kFmt, pos + W, kUnknown, "record has num_pcs 0 (expected at least 1 program counter)");
+    if (n > left)
+      fail(kFmt, pos + W, kUnknown,
+           "record's num_pcs " + std::to_string(n) + " is larger than the " + std::to_string(left) +
+               " slots left in the file (record runs past the end; " + "missing binary trailer?)");
+    if (count == 0 && n == 1 && load<W, BE>(base + pos + 2 * W) == 0) {
+      end_ = pos + 3 * W;
+      return false;
     }
+    if (n * W > UINT32_MAX)
+      throw Error(Status::limit, kFmt, "call chain of " + std::to_string(n) + " PCs is too long",
+                  pos);
+    uint64_t caller = 0;
+    const uint64_t h = chainHash<W, BE>(base + pos + 2 * W, n, &caller);
+    out = {pos, h, caller};
+    pos_ = pos + (2 + n) * W;
+    return true;
   }
 
   const uint8_t* base_;
-  const size_t size_, pos_;
+  const size_t size_;
+  size_t pos_;  // of the next record to walk
   std::unique_ptr<Walked[]> ring_;
   // The walk's side (put_, free_) and the parser's (taken_, seen_), each on its own cache line.
   alignas(64) std::atomic<uint64_t> head_{0};  // records handed over; kFlag once the walk ended
