@@ -34,7 +34,9 @@ class StackSource : public ModelSource {
     std::future<std::vector<CallEdgeSamples>> edges;
     auto findEdges = [tree = tree_.get()] { return tree->callEdges(); };
     try {
-      edges = std::async(std::launch::async, findEdges);
+      // A small tree is quicker walked twice than a thread started.
+      edges = std::async(tree_->nodes() >= 65536 ? std::launch::async : std::launch::deferred,
+                         findEdges);
     } catch (const std::system_error&) {
       edges = std::async(std::launch::deferred, findEdges);  // no thread to be had: later, here
     }

@@ -281,7 +281,11 @@ template <unsigned W, bool BE>
 class RecordWalk {
  public:
   RecordWalk(std::span<const uint8_t> data, size_t pos)
-      : base_(data.data()), size_(data.size()), pos_(pos), ring_(new Walked[kRing]) {
+      : base_(data.data()), size_(data.size()), pos_(pos) {
+    // A small profile is walked as it is parsed: starting a thread would cost more than the
+    // walk (the gperftools fuzzer ran at half its speed).
+    if (size_ - pos < kThreadFrom) return;
+    ring_.reset(new Walked[kRing]);
     try {
       thread_ = std::thread([this] { run(); });
     } catch (const std::system_error&) {
@@ -330,7 +334,8 @@ class RecordWalk {
   // The walk is the faster side and mostly waits for room: it is woken when a quarter of the
   // ring is free, and the parser sees new records every kBatch.
   static constexpr uint64_t kRing = 4096, kBatch = 64, kFreeBatch = kRing / 4;
-  static constexpr uint64_t kFlag = uint64_t{1} << 63;  // head_: walk over; tail_: stop
+  static constexpr uint64_t kFlag = uint64_t{1} << 63;    // head_: walk over; tail_: stop
+  static constexpr size_t kThreadFrom = size_t{1} << 20;  // bytes of records
 
   void run() {
     try {

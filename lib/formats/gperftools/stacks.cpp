@@ -144,6 +144,8 @@ struct StackTree::Impl {
 StackTree::StackTree(const Profile& profile) : impl_(std::make_unique<Impl>(profile)) {}
 StackTree::~StackTree() = default;
 
+size_t StackTree::nodes() const { return impl_->t.d.nodes(); }
+
 std::vector<CallEdgeSamples> callEdges(const Profile& profile) {
   return StackTree(profile).callEdges();
 }

@@ -55,6 +55,8 @@ class StackTree {
   std::vector<AddressSamples> samplesByAddress() const;
   std::vector<CallEdgeSamples> callEdges() const;
   ChainSamples chainSamples() const;
+  // Nodes of the tree (distinct call-chain suffixes).
+  size_t nodes() const;
 
  private:
   struct Impl;
