@@ -18,10 +18,11 @@
  *   profile may be read (inspected, written out) from several threads at once; freeing it must
  *   not race with any other use. A call may use helper threads of its own (reading a Callgrind
  *   or Cachegrind profile of more than 16,384 cost lines: one encoder and one string sort;
- *   reading a gperftools CPU profile: one that walks the records; the figures of a gperftools
- *   profile: one for the call edges; writing a `.ppk` of a large IR: zstd workers; writing
- *   pprof of more than 512 KiB: gzip workers, one per core); they end before the call
- *   returns, and the result is the same with or without them.
+ *   reading a gperftools CPU profile of more than 1 MiB: one that walks the records; the
+ *   figures of a gperftools profile of 65,536 tree nodes or more: one for the call edges;
+ *   writing a `.ppk` of a large IR: zstd workers; writing pprof of more than 512 KiB: gzip
+ *   workers, one per core); they end before the call returns, and the result is the same with
+ *   or without them. Where no thread can be started, the call does the work itself.
  * - Versioning: every struct that may grow (options, profpack_info) starts with `struct_size`
  *   and has an *_init() function that sets it and the defaults; call it, then change the
  *   fields you need. A library newer than your header reads only the fields your
