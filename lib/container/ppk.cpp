@@ -9,6 +9,7 @@
 #include <vector>
 
 #include "error.h"
+#include "util/bytes.h"
 
 namespace profpack {
 
@@ -21,13 +22,6 @@ uint32_t le32(const uint8_t* p) {
   return uint32_t{p[0]} | uint32_t{p[1]} << 8 | uint32_t{p[2]} << 16 | uint32_t{p[3]} << 24;
 }
 uint64_t le64(const uint8_t* p) { return uint64_t{le32(p)} | uint64_t{le32(p + 4)} << 32; }
-void put32(std::string& s, uint32_t v) {
-  for (int i = 0; i < 4; ++i) s.push_back(static_cast<char>(v >> (8 * i)));
-}
-void put64(std::string& s, uint64_t v) {
-  put32(s, static_cast<uint32_t>(v));
-  put32(s, static_cast<uint32_t>(v >> 32));
-}
 
 struct CCtx {
   ZSTD_CCtx* p = ZSTD_createCCtx();
@@ -128,10 +122,10 @@ std::string encodePpk(const Profile& profile, int level) {
   std::string out;
   out.reserve(kPpkHeaderSize + msgBytes / 4 + 4096);
   out.append(reinterpret_cast<const char*>(kMagic), sizeof kMagic);
-  put32(out, kPpkVersion);
-  put32(out, 0);
-  put64(out, msgBytes);
-  put64(out, 0);  // compressed size, patched below
+  appendLe32(out, kPpkVersion);
+  appendLe32(out, 0);
+  appendLe64(out, msgBytes);
+  appendLe64(out, 0);  // compressed size, patched below
 
   // Stream the message's pieces through zstd: no flat copy of the message is made.
   std::vector<char> buf(ZSTD_CStreamOutSize());
@@ -232,7 +226,8 @@ std::unique_ptr<Profile> decodePpk(std::span<const uint8_t> data, uint64_t maxMe
     // Having passed both, a full traversal costs at most the message's size, so each query or
     // writer is bounded by it. The handle's reader gets no budget: Cap'n Proto's budget is
     // spent over the reader's whole life, and any budget would run out on a handle that is
-    // queried long enough (a few dozen writes of a large profile, or an IDE session).
+    // queried long enough (a few dozen writes of a large profile, or an editor plugin's queries
+    // over hours).
     capnp::ReaderOptions options;
     options.traversalLimitInWords = std::numeric_limits<uint64_t>::max();
     return std::make_unique<Profile>(std::move(words), options);

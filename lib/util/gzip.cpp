@@ -10,6 +10,7 @@
 #include <vector>
 
 #include "error.h"
+#include "util/bytes.h"
 
 namespace profpack {
 
@@ -38,10 +39,16 @@ std::string gzipWhole(std::string_view in, int level) {
   return out;
 }
 
+// Chunk `k` of `in`: kGzipChunk bytes, the last one shorter.
+std::string_view chunkOf(std::string_view in, size_t k) {
+  return in.substr(k * kGzipChunk, kGzipChunk);
+}
+
 // Chunk `k` of `in` as raw deflate blocks, primed with the window before it; all but the last
 // chunk end on a byte boundary (sync flush) so that the chunks concatenate.
 std::string deflateChunk(std::string_view in, size_t k, size_t chunks, int level) {
-  const size_t from = k * kGzipChunk, to = std::min(in.size(), from + kGzipChunk);
+  const size_t from = k * kGzipChunk;
+  const std::string_view chunk = chunkOf(in, k);
   z_stream z{};
   if (deflateInit2(&z, level, Z_DEFLATED, -15, 8, Z_DEFAULT_STRATEGY) != Z_OK)
     zlibFailed("cannot start deflate compression");
@@ -55,9 +62,9 @@ std::string deflateChunk(std::string_view in, size_t k, size_t chunks, int level
                              static_cast<uInt>(dict)) != Z_OK)
       zlibFailed("cannot set a deflate dictionary");
   }
-  std::string out(deflateBound(&z, to - from) + 16, '\0');
-  z.next_in = reinterpret_cast<Bytef*>(const_cast<char*>(in.data() + from));
-  z.avail_in = static_cast<uInt>(to - from);
+  std::string out(deflateBound(&z, chunk.size()) + 16, '\0');
+  z.next_in = reinterpret_cast<Bytef*>(const_cast<char*>(chunk.data()));
+  z.avail_in = static_cast<uInt>(chunk.size());
   z.next_out = reinterpret_cast<Bytef*>(out.data());
   z.avail_out = static_cast<uInt>(out.size());
   const bool last = k + 1 == chunks;
@@ -67,10 +74,6 @@ std::string deflateChunk(std::string_view in, size_t k, size_t chunks, int level
     zlibFailed("deflate compression failed");
   out.resize(z.total_out);
   return out;
-}
-
-void putLE32(std::string& out, uint32_t v) {
-  for (int i = 0; i < 4; ++i) out.push_back(static_cast<char>(v >> (8 * i)));
 }
 
 }  // namespace
@@ -88,8 +91,9 @@ std::string gzipCompress(std::string_view in, int level, unsigned threads) {
     for (size_t k; !failed.load(std::memory_order_relaxed) && (k = next++) < chunks;) {
       try {
         parts[k] = deflateChunk(in, k, chunks, level);
-        const size_t from = k * kGzipChunk, n = std::min(in.size() - from, kGzipChunk);
-        crcs[k] = crc32(0L, reinterpret_cast<const Bytef*>(in.data() + from), static_cast<uInt>(n));
+        const std::string_view chunk = chunkOf(in, k);
+        crcs[k] = crc32(0L, reinterpret_cast<const Bytef*>(chunk.data()),
+                        static_cast<uInt>(chunk.size()));
       } catch (...) {
         if (!failed.exchange(true)) error = std::current_exception();
       }
@@ -119,13 +123,10 @@ std::string gzipCompress(std::string_view in, int level, unsigned threads) {
   for (size_t k = 0; k < chunks; ++k) {
     out += parts[k];
     std::string().swap(parts[k]);
-    if (k > 0) {
-      const size_t n = std::min(in.size() - k * kGzipChunk, kGzipChunk);
-      crc = crc32_combine(crc, crcs[k], static_cast<z_off_t>(n));
-    }
+    if (k > 0) crc = crc32_combine(crc, crcs[k], static_cast<z_off_t>(chunkOf(in, k).size()));
   }
-  putLE32(out, static_cast<uint32_t>(crc));
-  putLE32(out, static_cast<uint32_t>(in.size()));
+  appendLe32(out, static_cast<uint32_t>(crc));
+  appendLe32(out, static_cast<uint32_t>(in.size()));
   return out;
 }
 
