@@ -46,6 +46,8 @@ class StackSource : public ModelSource {
       out.self[f] = a.self;
       out.inclusive[f] = a.inclusive;
       addresses_.push_back({a.address, a.mapping, f, a.self});
+      if (functionOfId_.size() <= a.id) functionOfId_.resize(a.id + 1);
+      functionOfId_[a.id] = f;
     }
     // Edges: an edge counts once per record even if recursion repeats it.
     for (const CallEdgeSamples& e : edges.get())
@@ -65,12 +67,11 @@ class StackSource : public ModelSource {
   }
 
   void stacks(StackLayer& out) override {
-    ChainSamples c = tree_ ? tree_->chainSamples() : chainSamples(profile_);
+    if (!tree_) tree_ = std::make_unique<StackTree>(profile_);
+    ChainSamples c = tree_->chainSamples();
     tree_.reset();
-    std::unordered_map<uint64_t, uint64_t> function;  // address -> function
-    for (const Address& a : addresses_) function.emplace(a.address, a.function);
-    out.frames.reserve(c.addresses.size());
-    for (uint64_t a : c.addresses) out.frames.push_back(function.at(a));
+    out.frames.resize(c.frames.size());
+    for (size_t i = 0; i < c.frames.size(); ++i) out.frames[i] = functionOfId_.at(c.frames[i]);
     out.start = std::move(c.start);
     out.values = std::move(c.samples);
   }
@@ -94,8 +95,9 @@ class StackSource : public ModelSource {
     uint64_t function, self;
   };
   const Profile& profile_;
-  std::vector<Address> addresses_;   // filled with the function layer, which the model builds first
-  std::unique_ptr<StackTree> tree_;  // decoded by the function layer, kept for the stack layer
+  std::vector<Address> addresses_;  // filled with the function layer, which the model builds first
+  std::vector<uint64_t> functionOfId_;  // per address number of tree_: its function
+  std::unique_ptr<StackTree> tree_;     // decoded by the function layer, kept for the stack layer
 };
 
 }  // namespace

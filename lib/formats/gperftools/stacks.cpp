@@ -5,6 +5,7 @@
 
 #include "error.h"
 #include "formats/gperftools/gperftools.h"
+#include "util/pairmap.h"
 #include "util/text.h"
 
 namespace profpack {
@@ -69,6 +70,8 @@ struct Tree {
   std::vector<uint64_t> here;     // samples of records ending at node n (index n, 0 = root)
   std::vector<uint64_t> subtree;  // samples of records whose chain passes through node n
   std::vector<uint32_t> childStart, children;
+  std::vector<uint32_t> addressId;  // per node (index n): the number of its address
+  std::vector<uint64_t> addresses;  // per number: the address
 
   explicit Tree(ir::StackSamples::Reader st) : d(decodeStacks(st, /*fileOrder=*/false)) {
     const size_t n = d.nodes();
@@ -82,6 +85,15 @@ struct Tree {
     children.resize(n);
     std::vector<uint32_t> fill(childStart.begin(), childStart.end() - 1);
     for (size_t i = 1; i <= n; ++i) children[fill[d.parentOf(i)]++] = static_cast<uint32_t>(i);
+    // Each figure is kept per address: number them once, in order of first appearance.
+    PairMap ids;
+    addressId.assign(n + 1, 0);
+    for (size_t i = 1; i <= n; ++i) {
+      bool added = false;
+      const uint64_t a = d.addressOf(i);
+      addressId[i] = static_cast<uint32_t>(ids.findOrInsert(a, 0, addresses.size(), added));
+      if (added) addresses.push_back(a);
+    }
   }
 
   // first[n] = true if no proper ancestor of n has key[n]. Keys are dense (< numKeys).
@@ -117,18 +129,19 @@ void sortBySamples(std::vector<T>& v) {
 }
 
 // A dense key per node: its (caller address, address) edge, numbered from 1 in order of first
-// appearance (roots have no edge: 0). Returns the edges by key (index 0 unused).
-std::vector<std::pair<uint64_t, uint64_t>> keyEdges(const Tree& t, std::vector<uint32_t>& key) {
-  std::unordered_map<uint64_t, std::unordered_map<uint64_t, uint32_t>> ids;
-  std::vector<std::pair<uint64_t, uint64_t>> pairs(1);
+// appearance (roots have no edge: 0). Returns the edges by key, as address numbers (index 0
+// unused).
+std::vector<std::pair<uint32_t, uint32_t>> keyEdges(const Tree& t, std::vector<uint32_t>& key) {
+  PairMap ids;
+  std::vector<std::pair<uint32_t, uint32_t>> pairs(1);
   key.assign(t.d.nodes() + 1, 0);
   for (size_t n = 1; n <= t.d.nodes(); ++n) {
     uint64_t p = t.d.parentOf(n);
     if (p == 0) continue;
-    const uint32_t next = static_cast<uint32_t>(pairs.size());
-    auto [it, added] = ids[t.d.addressOf(p)].try_emplace(t.d.addressOf(n), next);
-    if (added) pairs.emplace_back(t.d.addressOf(p), t.d.addressOf(n));
-    key[n] = it->second;
+    bool added = false;
+    const uint32_t caller = t.addressId[p], callee = t.addressId[n];
+    key[n] = static_cast<uint32_t>(ids.findOrInsert(caller, callee, pairs.size(), added));
+    if (added) pairs.emplace_back(caller, callee);
   }
   return pairs;
 }
@@ -150,8 +163,6 @@ std::vector<CallEdgeSamples> callEdges(const Profile& profile) {
   return StackTree(profile).callEdges();
 }
 
-ChainSamples chainSamples(const Profile& profile) { return StackTree(profile).chainSamples(); }
-
 std::vector<AddressSamples> samplesByAddress(const Profile& profile) {
   return StackTree(profile).samplesByAddress();
 }
@@ -166,20 +177,33 @@ std::vector<CallEdgeSamples> StackTree::callEdges() const {
     if (key[n] != 0 && first[n]) samples[key[n]] += t.subtree[n];
   std::vector<CallEdgeSamples> out;
   for (size_t k = 1; k < pairs.size(); ++k)
-    if (samples[k] > 0) out.push_back({pairs[k].first, pairs[k].second, samples[k]});
+    if (samples[k] > 0)
+      out.push_back({t.addresses[pairs[k].first], t.addresses[pairs[k].second], samples[k]});
   return out;
 }
 
 ChainSamples StackTree::chainSamples() const {
   const Tree& t = impl_->t;
+  const size_t nodes = t.d.nodes();
+  // Each chain is written from its leaf up, in place: its length is its node's depth (a
+  // parent is numbered before its children).
+  std::vector<uint32_t> depth(nodes + 1, 0);
+  size_t frames = 0, chains = 0;
+  for (size_t n = 1; n <= nodes; ++n) {
+    depth[n] = depth[t.d.parentOf(n)] + 1;
+    if (t.here[n] != 0) frames += depth[n], ++chains;
+  }
   ChainSamples out;
-  std::vector<uint64_t> chain;
-  for (size_t n = 1; n <= t.d.nodes(); ++n) {
+  out.frames.resize(frames);
+  out.start.reserve(chains + 1);
+  out.samples.reserve(chains);
+  size_t end = 0;
+  for (size_t n = 1; n <= nodes; ++n) {
     if (t.here[n] == 0) continue;
-    chain.clear();
-    for (uint64_t k = n; k != 0; k = t.d.parentOf(k)) chain.push_back(t.d.addressOf(k));
-    out.addresses.insert(out.addresses.end(), chain.rbegin(), chain.rend());
-    out.start.push_back(out.addresses.size());
+    end += depth[n];
+    size_t i = end;
+    for (uint64_t k = n; k != 0; k = t.d.parentOf(k)) out.frames[--i] = t.addressId[k];
+    out.start.push_back(end);
     out.samples.push_back(t.here[n]);
   }
   return out;
@@ -188,22 +212,19 @@ ChainSamples StackTree::chainSamples() const {
 std::vector<AddressSamples> StackTree::samplesByAddress() const {
   const Tree& t = impl_->t;
   MappingIndex maps(impl_->st);
-  std::unordered_map<uint64_t, uint32_t> ids;
-  std::vector<uint32_t> key(t.d.nodes() + 1, 0);
   std::vector<AddressSamples> out;
-  for (size_t n = 1; n <= t.d.nodes(); ++n) {
-    uint64_t a = t.d.addressOf(n);
-    auto [it, added] = ids.try_emplace(a, static_cast<uint32_t>(out.size()));
-    if (added) {
-      int64_t m = maps.find(a);
-      out.push_back({a, maps.name(a, m), m, m >= 0 ? std::string(maps.at(m).path) : "", 0, 0});
-    }
-    key[n] = it->second;
+  out.reserve(t.addresses.size());
+  for (size_t id = 0; id < t.addresses.size(); ++id) {
+    const uint64_t a = t.addresses[id];
+    const int64_t m = maps.find(a);
+    out.push_back({a, static_cast<uint32_t>(id), maps.name(a, m), m,
+                   m >= 0 ? std::string(maps.at(m).path) : "", 0, 0});
   }
-  std::vector<bool> first = t.firstOnPath(key, out.size());
+  std::vector<bool> first = t.firstOnPath(t.addressId, out.size());
   for (size_t n = 1; n <= t.d.nodes(); ++n) {
-    out[key[n]].self += t.here[n];
-    if (first[n]) out[key[n]].inclusive += t.subtree[n];
+    AddressSamples& a = out[t.addressId[n]];
+    a.self += t.here[n];
+    if (first[n]) a.inclusive += t.subtree[n];
   }
   sortBySamples(out);
   return out;

@@ -19,6 +19,7 @@ namespace profpack {
 
 struct AddressSamples {
   uint64_t address = 0;
+  uint32_t id = 0;         // the address's number in its StackTree (see chainSamples)
   std::string location;    // object+offset or hex address
   int64_t mapping = -1;    // index into parseMappings(stacks), -1 if no mapping holds it
   std::string object;      // that mapping's path, "" if none
@@ -36,16 +37,16 @@ struct CallEdgeSamples {
 // Every call edge with samples, in order of first appearance in the tree. Linear in the tree.
 std::vector<CallEdgeSamples> callEdges(const Profile& profile);
 
-// Every distinct chain that records end with, and their samples summed: `addresses` holds the
-// chains one after another, each outermost frame first; chain c is
-// addresses[start[c], start[c + 1]).
+// Every distinct chain that records end with, and their samples summed: `frames` holds the
+// chains one after another, each outermost frame first, as the numbers of their addresses
+// (AddressSamples::id); chain c is frames[start[c], start[c + 1]).
 struct ChainSamples {
-  std::vector<uint64_t> addresses, start{0}, samples;
+  std::vector<uint32_t> frames;
+  std::vector<uint64_t> start{0}, samples;
 };
-ChainSamples chainSamples(const Profile& profile);
 
-// The three figures above from one decoding of the chain tree (the free functions each decode
-// it anew).
+// The figures above from one decoding of the chain tree (the free functions each decode it
+// anew). The addresses are numbered 0, 1, ... in the order the tree first has them.
 class StackTree {
  public:
   explicit StackTree(const Profile& profile);

@@ -29,11 +29,18 @@ void bytesField(std::string& out, unsigned field, std::string_view bytes) {
   varint(out, bytes.size());
   out.append(bytes);
 }
+size_t varintSize(uint64_t v) {
+  size_t n = 1;
+  for (; v >= 0x80; v >>= 7) ++n;
+  return n;
+}
 void packed(std::string& out, unsigned field, const std::vector<uint64_t>& values) {
   if (values.empty()) return;
-  std::string body;
-  for (uint64_t v : values) varint(body, v);
-  bytesField(out, field, body);
+  size_t size = 0;
+  for (uint64_t v : values) size += varintSize(v);
+  tag(out, field, 2);
+  varint(out, size);
+  for (uint64_t v : values) varint(out, v);
 }
 
 class Strings {
@@ -171,14 +178,16 @@ std::string writePprof(const Model& m) {
       id = to;
     }
   };
+  std::string s;            // one sample
+  std::vector<uint64_t> v;  // its values
   auto sample = [&](std::vector<uint64_t>& leafFirst, const uint64_t* values) {
     bool any = false;
     for (size_t e = 0; e < ne; ++e) any |= values[e] != 0;
     if (!any) return;
     renumber(leafFirst);
-    std::string s;
+    s.clear();
     packed(s, 1, leafFirst);
-    std::vector<uint64_t> v(values, values + ne);
+    v.assign(values, values + ne);
     if (addTime) v.push_back(nanos(values[0]));
     packed(s, 2, v);
     bytesField(msg, 2, s);
@@ -189,20 +198,21 @@ std::string writePprof(const Model& m) {
   // back by one byte, into the call instruction, so that symbolization names the calling line;
   // the same is done here (a location of its own for each such address), so the two agree.
   const bool returnAddresses = period > 0 && addresses;
-  std::unordered_map<uint64_t, uint64_t> callSite;  // location id -> id of its address - 1
+  // Per location id: the id of its address - 1, 0 until a frame needs it.
+  std::vector<uint64_t> callSite(returnAddresses ? locations.size() + 1 : 0, 0);
   auto caller = [&](uint64_t id) {
     if (!returnAddresses) return id;
-    auto [it, added] = callSite.try_emplace(id, 0);
-    if (added) {
+    uint64_t& site = callSite[id];
+    if (site == 0) {
       Loc adjusted = locations[id - 1];
       adjusted.address -= 1;
       // Unnamed, a frame is symbolized at its own address; named (a symbolized profile), it
       // keeps the function the stack has there.
       if (!m.has(kCapNames)) adjusted.function = 0;
       locations.push_back(adjusted);
-      it->second = locations.size();
+      site = locations.size();
     }
-    return it->second;
+    return site;
   };
   if (m.has(kCapStacks)) {
     const StackLayer& st = m.stacks();
