@@ -30,6 +30,11 @@ const StringTableReader& Profile::strings() const {
   return *strings_;
 }
 
+std::unique_ptr<Profile::Decoded> Profile::takeDecoded() const {
+  std::lock_guard<std::mutex> lock(decodedMutex_);
+  return std::move(decoded_);
+}
+
 size_t Profile::flatSize() const {
   if (reader_) return words_.size() * sizeof(capnp::word);
   return capnp::computeSerializedSizeInWords(*builder_) * sizeof(capnp::word);

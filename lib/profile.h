@@ -8,6 +8,7 @@
 
 #include <functional>
 #include <memory>
+#include <mutex>
 #include <string>
 #include <vector>
 
@@ -34,6 +35,14 @@ class Profile {
   // call from several threads at once (nothing is cached).
   void forEachFlatPiece(const std::function<void(const void*, size_t)>& sink) const;
   size_t flatSize() const;
+  // What a format's reader had decoded anyway and its model would otherwise decode from the IR
+  // again (opaque here; see the format's reader and model). The first caller of takeDecoded()
+  // gets it and frees it with its model; later callers get null and decode the IR.
+  struct Decoded {
+    virtual ~Decoded() = default;
+  };
+  void keepDecoded(std::unique_ptr<Decoded> decoded) { decoded_ = std::move(decoded); }
+  std::unique_ptr<Decoded> takeDecoded() const;
   // Non-fatal findings of the reader (e.g. a truncated XRay trace), in the order found.
   std::vector<std::string>& warnings() { return warnings_; }
   const std::vector<std::string>& warnings() const { return warnings_; }
@@ -44,6 +53,8 @@ class Profile {
   std::unique_ptr<capnp::FlatArrayMessageReader> reader_;
   ir::Profile::Reader root_;
   mutable std::unique_ptr<StringTableReader> strings_;
+  mutable std::mutex decodedMutex_;
+  mutable std::unique_ptr<Decoded> decoded_;
   std::vector<std::string> warnings_;
 };
 

@@ -140,6 +140,35 @@ TEST(corpus_round_trip_is_byte_identical_and_ir_equal) {
   }
 }
 
+// The model of a profile just read uses the reader's tree (Profile::takeDecoded); a second model
+// of the same profile, or one of a profile read from .ppk, decodes the IR. Every conversion must
+// come out the same either way, on the corpus (each with a sorted tail) and on a profile large
+// enough for the reader's and the model's helper threads.
+TEST(models_from_the_reader_and_from_the_ir_agree) {
+  Slots s{8, false, {}};
+  s.header();
+  for (uint64_t r = 0; r < 60000; ++r) {
+    s << 1 + r % 7 << 2 + r % 9;
+    for (uint64_t k = 0; k < 2 + r % 9; ++k)
+      s << 0x400000 + ((r * 2654435761u) >> (2 * k) & 0x3ff) * 16 + k % 3;
+  }
+  std::vector<std::string> inputs{s.trailer().text("").out};
+  for (const Kind& k : kCorpus) inputs.push_back(testlib::slurp(testlib::data(k.file)));
+  for (const std::string& input : inputs) {
+    for (FormatId to : {FormatId::pprof, FormatId::callgrind, FormatId::folded}) {
+      auto p = readGperftools(bytes(input));
+      CHECK(p->takeDecoded() != nullptr);  // a fresh read has it...
+      p = readGperftools(bytes(input));
+      const std::string fromReader = writeProfile(*p, to, {});
+      CHECK(p->takeDecoded() == nullptr);  // ...and its first model took it
+      CHECK(writeProfile(*p, to, {}) == fromReader);
+      auto fromPpk = readProfile(bytes(writeProfile(*p, FormatId::ppk, {})), opts());
+      CHECK(fromPpk->takeDecoded() == nullptr);
+      CHECK(writeProfile(*fromPpk, to, {}) == fromReader);
+    }
+  }
+}
+
 namespace {
 // Makes every later thread creation of this process fail with EAGAIN, as a process limit or a
 // sandbox would: clone3 answers ENOSYS (so glibc falls back to clone), clone with CLONE_THREAD

@@ -216,7 +216,10 @@ typedef struct profpack_profile profpack_profile;
 /**
  * Reads a profile of any supported format, or a `.ppk`, from `path` ("-" for standard input).
  * The format is detected from the content. On success `*out` receives a new profile owned by
- * the caller; on failure `*out` is set to NULL.
+ * the caller; on failure `*out` is set to NULL. A gperftools profile also keeps the call tree
+ * its reading built, 24 bytes per node (a twelfth of the file's size for a 50 MB profile of
+ * 100,000 distinct chains), until its first query or conversion, which uses it instead of
+ * decoding the tree again.
  */
 PROFPACK_API profpack_status profpack_read_file(const char* path,
                                                 const profpack_read_options* options,

@@ -50,6 +50,14 @@ struct DecodedStacks {
   uint64_t addressOf(uint64_t n) const { return address[n - 1]; }
 };
 
+// What the reader knows of the tree it stored, handed to the model with the profile
+// (Profile::keepDecoded) so that the model need not decode the IR again: the parent and address
+// columns of decodeStacks(), and per node (index n, 0 = the root) the samples of the records
+// ending there, summed.
+struct ReadStacks : Profile::Decoded {
+  std::vector<uint64_t> parent, address, samples;
+};
+
 // A line of the mapped-objects text that parses as "start-end perms offset dev inode [path]".
 // The views point into the text.
 struct GperfMapping {

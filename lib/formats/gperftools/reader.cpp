@@ -617,7 +617,14 @@ std::unique_ptr<Profile> readGperftools(std::span<const uint8_t> data) {
   // they find no matches in, and text placed after the columns compressed 3 KB worse.
   body.build(st);
 
-  return std::make_unique<Profile>(std::move(message));
+  auto profile = std::make_unique<Profile>(std::move(message));
+  auto decoded = std::make_unique<ReadStacks>();
+  body.parent.erase(body.parent.begin());
+  decoded->parent = std::move(body.parent);
+  decoded->address = body.address.takeAddresses();
+  decoded->samples = std::move(body.samples);
+  profile->keepDecoded(std::move(decoded));
+  return profile;
 }
 
 bool isGperftools(std::span<const uint8_t> data) {

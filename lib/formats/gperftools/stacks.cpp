@@ -66,17 +66,27 @@ class MappingIndex {
 // The prefix tree with per-node sample totals and, for a dense key per node, whether the node
 // is the first on its path from the root to carry that key.
 struct Tree {
-  DecodedStacks d;
+  DecodedStacks d;                // without the records (count, node): `here` sums them
   std::vector<uint64_t> here;     // samples of records ending at node n (index n, 0 = root)
   std::vector<uint64_t> subtree;  // samples of records whose chain passes through node n
   std::vector<uint32_t> childStart, children;
   std::vector<uint32_t> addressId;  // per node (index n): the number of its address
   std::vector<uint64_t> addresses;  // per number: the address
 
-  explicit Tree(ir::StackSamples::Reader st) : d(decodeStacks(st, /*fileOrder=*/false)) {
+  // `read`: what the reader knew of `st`, if the profile still had it (else `st` is decoded).
+  Tree(ir::StackSamples::Reader st, std::unique_ptr<Profile::Decoded> read) {
+    if (auto* r = dynamic_cast<ReadStacks*>(read.get())) {
+      d.parent = std::move(r->parent);
+      d.address = std::move(r->address);
+      here = std::move(r->samples);
+    } else {
+      d = decodeStacks(st, /*fileOrder=*/false);
+      here.assign(d.nodes() + 1, 0);
+      for (size_t i = 0; i < d.node.size(); ++i) here[d.node[i]] += d.count[i];
+    }
     const size_t n = d.nodes();
-    here.assign(n + 1, 0);
-    for (size_t r = 0; r < d.node.size(); ++r) here[d.node[r]] += d.count[r];
+    if (here.size() != n + 1 || d.address.size() != n)
+      throw Error(Status::internal, "", "the reader's stack tree does not match its IR");
     subtree = here;
     for (size_t i = n; i >= 1; --i) subtree[d.parentOf(i)] += subtree[i];
     childStart.assign(n + 2, 0);
@@ -149,7 +159,7 @@ std::vector<std::pair<uint32_t, uint32_t>> keyEdges(const Tree& t, std::vector<u
 }  // namespace
 
 struct StackTree::Impl {
-  explicit Impl(const Profile& profile) : st(stacksOf(profile)), t(st) {}
+  explicit Impl(const Profile& profile) : st(stacksOf(profile)), t(st, profile.takeDecoded()) {}
   ir::StackSamples::Reader st;
   Tree t;
 };

@@ -111,6 +111,11 @@ class AddressColumn {
     out.setAddressCoding(1);
     escapes_.build(out.initNodeAddressEscapes());
   }
+  // The address of each node, after build(): node n at [n - 1].
+  std::vector<uint64_t> takeAddresses() {
+    pcs_.erase(pcs_.begin());
+    return std::move(pcs_);
+  }
 
  private:
   RecentCallees callees_;
@@ -128,10 +133,17 @@ struct Body {
   uint64_t newest = 0;  // the largest node id a record named so far
   size_t end = 0;       // byte offset just past the trailer
 
+  std::vector<uint64_t> parent{0}, samples{0};  // by node id (see ReadStacks)
+
   // A record adds nodes below `par`: call before adding them with addNode.
   void addBranch(uint64_t par) { branch.push(par); }
-  void addNode(uint64_t par, uint64_t addr) { address.add(par, addr); }
+  void addNode(uint64_t par, uint64_t addr) {
+    address.add(par, addr);
+    parent.push_back(par);
+    samples.push_back(0);
+  }
   void addRecord(uint64_t c, uint64_t n) {
+    samples[n] += c;  // n names a node added before
     count.push(c);
     if (n > newest) {
       node.push(2 * (n - newest - 1));
