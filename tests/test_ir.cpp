@@ -479,6 +479,22 @@ TEST(gzip_chunks_inflate_to_the_input_with_any_thread_count) {
     const std::string part = in.substr(0, n);
     CHECK(gunzip(gzipCompress(part, 6, 2)) == part);
   }
+  // Given piece by piece (empty pieces, single bytes, pieces ending on a chunk's end or
+  // spanning several chunks), with helpers compressing while pieces arrive: the same bytes.
+  for (unsigned threads : {1u, 2u, 0u}) {
+    GzipStream gz(4, threads);
+    size_t at = 0;
+    for (size_t i = 0; at < in.size(); ++i) {
+      const size_t n = i % 7 == 0   ? 0
+                       : i % 7 == 1 ? 1
+                       : i % 7 == 2 ? kGzipChunk - at % kGzipChunk
+                       : i % 7 == 3 ? 2 * kGzipChunk + 17
+                                    : rng() % 5000;
+      gz.append(std::string_view(in).substr(at, n));
+      at = std::min(in.size(), at + n);
+    }
+    CHECK(gz.finish() == one);
+  }
 }
 
 TEST_MAIN()

@@ -3,11 +3,7 @@
 #include <zlib.h>
 
 #include <algorithm>
-#include <atomic>
-#include <exception>
 #include <system_error>
-#include <thread>
-#include <vector>
 
 #include "error.h"
 #include "util/bytes.h"
@@ -39,16 +35,9 @@ std::string gzipWhole(std::string_view in, int level) {
   return out;
 }
 
-// Chunk `k` of `in`: kGzipChunk bytes, the last one shorter.
-std::string_view chunkOf(std::string_view in, size_t k) {
-  return in.substr(k * kGzipChunk, kGzipChunk);
-}
-
-// Chunk `k` of `in` as raw deflate blocks, primed with the window before it; all but the last
-// chunk end on a byte boundary (sync flush) so that the chunks concatenate.
-std::string deflateChunk(std::string_view in, size_t k, size_t chunks, int level) {
-  const size_t from = k * kGzipChunk;
-  const std::string_view chunk = chunkOf(in, k);
+// `chunk` as raw deflate blocks, primed with `window` (the bytes just before it); all but the
+// last chunk end on a byte boundary (sync flush) so that the chunks concatenate.
+std::string deflateChunk(std::string_view chunk, std::string_view window, bool last, int level) {
   z_stream z{};
   if (deflateInit2(&z, level, Z_DEFLATED, -15, 8, Z_DEFAULT_STRATEGY) != Z_OK)
     zlibFailed("cannot start deflate compression");
@@ -56,18 +45,14 @@ std::string deflateChunk(std::string_view in, size_t k, size_t chunks, int level
     z_stream* z;
     ~End() { deflateEnd(z); }
   } end{&z};
-  if (from > 0) {
-    const size_t dict = std::min(from, kWindow);
-    if (deflateSetDictionary(&z, reinterpret_cast<const Bytef*>(in.data() + from - dict),
-                             static_cast<uInt>(dict)) != Z_OK)
-      zlibFailed("cannot set a deflate dictionary");
-  }
+  if (!window.empty() && deflateSetDictionary(&z, reinterpret_cast<const Bytef*>(window.data()),
+                                              static_cast<uInt>(window.size())) != Z_OK)
+    zlibFailed("cannot set a deflate dictionary");
   std::string out(deflateBound(&z, chunk.size()) + 16, '\0');
   z.next_in = reinterpret_cast<Bytef*>(const_cast<char*>(chunk.data()));
   z.avail_in = static_cast<uInt>(chunk.size());
   z.next_out = reinterpret_cast<Bytef*>(out.data());
   z.avail_out = static_cast<uInt>(out.size());
-  const bool last = k + 1 == chunks;
   const int rc = deflate(&z, last ? Z_FINISH : Z_SYNC_FLUSH);
   // A flush that filled the output may be unfinished: the bound leaves room, so that is a fault.
   if (last ? rc != Z_STREAM_END : (rc != Z_OK || z.avail_in != 0 || z.avail_out == 0))
@@ -78,56 +63,131 @@ std::string deflateChunk(std::string_view in, size_t k, size_t chunks, int level
 
 }  // namespace
 
-std::string gzipCompress(std::string_view in, int level, unsigned threads) {
-  const size_t chunks = (in.size() + kGzipChunk - 1) / kGzipChunk;
-  if (chunks < 2) return gzipWhole(in, level);
+GzipStream::GzipStream(int level, unsigned threads) : level_(level), threads_(threads) {
+  if (threads_ == 0) threads_ = std::max(1u, std::thread::hardware_concurrency());
+  threads_ = std::min(threads_, 16u);
+}
 
-  std::vector<std::string> parts(chunks);
-  std::vector<uLong> crcs(chunks);
-  std::atomic<size_t> next{0};
-  std::exception_ptr error;
-  std::atomic<bool> failed{false};
-  auto work = [&] {
-    for (size_t k; !failed.load(std::memory_order_relaxed) && (k = next++) < chunks;) {
-      try {
-        parts[k] = deflateChunk(in, k, chunks, level);
-        const std::string_view chunk = chunkOf(in, k);
-        crcs[k] = crc32(0L, reinterpret_cast<const Bytef*>(chunk.data()),
-                        static_cast<uInt>(chunk.size()));
-      } catch (...) {
-        if (!failed.exchange(true)) error = std::current_exception();
-      }
-    }
-  };
-  if (threads == 0) threads = std::max(1u, std::thread::hardware_concurrency());
-  threads = static_cast<unsigned>(std::min<size_t>({threads, chunks, 16}));
-  std::vector<std::thread> pool;
-  try {
-    for (unsigned t = 1; t < threads; ++t) pool.emplace_back(work);
-  } catch (const std::system_error&) {
-    // Fewer threads than asked for (a process limit, a sandbox): the same chunks, slower.
+GzipStream::~GzipStream() {
+  {
+    std::lock_guard<std::mutex> lock(mutex_);
+    stop_ = true;
   }
-  work();
-  for (std::thread& t : pool) t.join();
-  if (error) std::rethrow_exception(error);
+  ready_.notify_all();
+  for (std::thread& t : pool_) t.join();
+}
+
+void GzipStream::append(std::string_view data) {
+  size_ += data.size();
+  while (!data.empty()) {
+    if (chunks_.empty() || chunks_.back()->data.size() == kGzipChunk) {
+      // A full chunk followed by more data is not the last: it can be compressed now.
+      if (!chunks_.empty()) queue(chunks_.size() - 1);
+      auto next = std::make_unique<Chunk>();
+      next->data.reserve(std::min(kGzipChunk, data.size()));
+      std::lock_guard<std::mutex> lock(mutex_);
+      chunks_.push_back(std::move(next));
+    }
+    std::string& to = chunks_.back()->data;
+    const size_t n = std::min(kGzipChunk - to.size(), data.size());
+    if (to.capacity() < to.size() + n) to.reserve(kGzipChunk);
+    to.append(data.substr(0, n));
+    data.remove_prefix(n);
+  }
+}
+
+void GzipStream::queue(size_t k) {
+  {
+    std::lock_guard<std::mutex> lock(mutex_);
+    queued_.push_back(k);
+  }
+  // The first full chunk starts the helpers (a small stream never starts one).
+  if (pool_.empty() && threads_ > 1) {
+    try {
+      for (unsigned t = 1; t < threads_; ++t) pool_.emplace_back([this] { work(); });
+    } catch (const std::system_error&) {
+      // Fewer or no helpers (a process limit, a sandbox): finish() compresses the rest.
+    }
+    threads_ = static_cast<unsigned>(pool_.size()) + 1;  // never try again
+  }
+  ready_.notify_one();
+}
+
+bool GzipStream::takeQueued(size_t& k, bool wait) {
+  std::unique_lock<std::mutex> lock(mutex_);
+  if (wait) ready_.wait(lock, [&] { return stop_ || !queued_.empty(); });
+  if (queued_.empty() || error_) return false;
+  k = queued_.front();
+  queued_.erase(queued_.begin());
+  return true;
+}
+
+void GzipStream::compress(size_t k, bool last) {
+  const Chunk* before;
+  Chunk* chunk;
+  {
+    std::lock_guard<std::mutex> lock(mutex_);
+    chunk = chunks_[k].get();
+    before = k > 0 ? chunks_[k - 1].get() : nullptr;
+  }
+  try {
+    std::string_view window;
+    if (before) window = std::string_view(before->data).substr(kGzipChunk - kWindow);
+    std::string deflated = deflateChunk(chunk->data, window, last, level_);
+    const unsigned long crc = crc32(0L, reinterpret_cast<const Bytef*>(chunk->data.data()),
+                                    static_cast<uInt>(chunk->data.size()));
+    std::lock_guard<std::mutex> lock(mutex_);
+    chunk->deflated = std::move(deflated);
+    chunk->crc = crc;
+  } catch (...) {
+    std::lock_guard<std::mutex> lock(mutex_);
+    if (!error_) error_ = std::current_exception();
+  }
+}
+
+void GzipStream::work() {
+  for (size_t k; takeQueued(k, /*wait=*/true);) compress(k, false);
+}
+
+std::string GzipStream::finish() {
+  if (chunks_.size() < 2) return gzipWhole(chunks_.empty() ? "" : chunks_[0]->data, level_);
+  // The calling thread takes what no helper has yet, the last chunk included, then waits for
+  // the helpers to finish theirs.
+  for (size_t k; takeQueued(k, /*wait=*/false);) compress(k, false);
+  compress(chunks_.size() - 1, true);
+  {
+    std::lock_guard<std::mutex> lock(mutex_);
+    stop_ = true;
+  }
+  ready_.notify_all();
+  for (std::thread& t : pool_) t.join();
+  pool_.clear();
+  if (error_) std::rethrow_exception(error_);
 
   // The member: zlib's header (no name, no time, "Unix"), the chunks, CRC-32 and size mod 2^32.
-  const int xfl = level == 9 ? 2 : level == 1 ? 4 : 0;
+  const int xfl = level_ == 9 ? 2 : level_ == 1 ? 4 : 0;
   std::string out("\x1f\x8b\x08\x00\x00\x00\x00\x00", 8);
   out.push_back(static_cast<char>(xfl));
   out.push_back('\x03');
   size_t total = out.size() + 8;
-  for (const std::string& p : parts) total += p.size();
+  for (const auto& c : chunks_) total += c->deflated.size();
   out.reserve(total);
-  uLong crc = crcs[0];
-  for (size_t k = 0; k < chunks; ++k) {
-    out += parts[k];
-    std::string().swap(parts[k]);
-    if (k > 0) crc = crc32_combine(crc, crcs[k], static_cast<z_off_t>(chunkOf(in, k).size()));
+  uLong crc = chunks_[0]->crc;
+  for (size_t k = 0; k < chunks_.size(); ++k) {
+    out += chunks_[k]->deflated;
+    if (k > 0)
+      crc = crc32_combine(crc, chunks_[k]->crc, static_cast<z_off_t>(chunks_[k]->data.size()));
+    chunks_[k].reset();
   }
   appendLe32(out, static_cast<uint32_t>(crc));
-  appendLe32(out, static_cast<uint32_t>(in.size()));
+  appendLe32(out, static_cast<uint32_t>(size_));
   return out;
+}
+
+std::string gzipCompress(std::string_view in, int level, unsigned threads) {
+  GzipStream gz(level, threads);
+  gz.append(in);
+  return gz.finish();
 }
 
 }  // namespace profpack

@@ -72,7 +72,14 @@ std::string writePprof(const Model& m) {
   if (uint64_t{m.functions()} > (uint64_t{1} << 31) / 2)
     throw Error(Status::limit, "pprof", "too many functions for one profile.proto");
   Strings strings;
+  // The message goes to gzip as it is made: its chunks are compressed meanwhile (see flush).
+  GzipStream gz(kGzipLevel);
   std::string msg;
+  auto flush = [&] {
+    if (msg.size() < kGzipChunk / 4) return;
+    gz.append(msg);
+    msg.clear();
+  };
   // Sample types: every event; a sampled profile also its CPU time, a timed one its
   // nanoseconds (pprof's conventions for gperftools' "samples"/"cpu").
   const uint64_t period = m.samplePeriodNanos();
@@ -191,6 +198,7 @@ std::string writePprof(const Model& m) {
     if (addTime) v.push_back(nanos(values[0]));
     packed(s, 2, v);
     bytesField(msg, 2, s);
+    flush();
   };
   std::vector<uint64_t> ids;
   // Sampled stacks of return addresses (gperftools): a caller's frame is the address after its
@@ -248,6 +256,7 @@ std::string writePprof(const Model& m) {
       bytesField(lp, 4, line);
     }
     bytesField(msg, 4, lp);
+    flush();
   }
   if (named)
     for (size_t f = 0; f < m.functions(); ++f) {
@@ -258,6 +267,7 @@ std::string writePprof(const Model& m) {
       uintField(fp, 3, strings.index(row.name));
       uintField(fp, 4, strings.index(row.file));
       bytesField(msg, 5, fp);
+      flush();
     }
   if (period > 0) {
     std::string pt;
@@ -269,8 +279,12 @@ std::string writePprof(const Model& m) {
   // The type pprof shows by default: the time where there is one (its own default, the last
   // type), else the first event.
   if (!addTime) uintField(msg, 14, strings.index(m.eventNames()[0]));
-  for (const std::string& s : strings.table()) bytesField(msg, 6, s);
-  return gzipCompress(msg, kGzipLevel);
+  for (const std::string& s : strings.table()) {
+    bytesField(msg, 6, s);
+    flush();
+  }
+  gz.append(msg);
+  return gz.finish();
 }
 
 }  // namespace profpack
