@@ -271,6 +271,8 @@ struct Walked {
   uint64_t callerHash;  // of the chain without its leaf; 0 for a chain of one PC
 };
 
+constexpr size_t kThreadFrom = size_t{1} << 20;  // bytes of records, for the helper threads
+
 // The walk over the records from byte offset `pos` to the trailer. From kThreadFrom bytes of
 // records it runs on a thread of its own: it checks each record, hashes its chain and hands it
 // over through a ring, while the parsing thread adds the records to the tree. On a 50 MB
@@ -334,8 +336,7 @@ class RecordWalk {
   // The walk is the faster side and mostly waits for room: it is woken when a quarter of the
   // ring is free, and the parser sees new records every kBatch.
   static constexpr uint64_t kRing = 4096, kBatch = 64, kFreeBatch = kRing / 4;
-  static constexpr uint64_t kFlag = uint64_t{1} << 63;    // head_: walk over; tail_: stop
-  static constexpr size_t kThreadFrom = size_t{1} << 20;  // bytes of records
+  static constexpr uint64_t kFlag = uint64_t{1} << 63;  // head_: walk over; tail_: stop
 
   void run() {
     try {
@@ -581,6 +582,9 @@ std::unique_ptr<Profile> readGperftools(std::span<const uint8_t> data) {
 
   Body body;
   const size_t recordsAt = static_cast<size_t>((2 + words) * w);
+  // Each node is a PC slot of some record; as for the record walk, a thread only pays off for
+  // a large profile.
+  body.address.start(size - recordsAt >= kThreadFrom, (size - recordsAt) / w);
   if (w == 4) {
     if (bigEndian)
       parseRecords<4, true>(data, recordsAt, body);
@@ -621,7 +625,7 @@ std::unique_ptr<Profile> readGperftools(std::span<const uint8_t> data) {
   auto decoded = std::make_unique<ReadStacks>();
   body.parent.erase(body.parent.begin());
   decoded->parent = std::move(body.parent);
-  decoded->address = body.address.takeAddresses();
+  decoded->address = body.address.finish().takeAddresses();
   decoded->samples = std::move(body.samples);
   profile->keepDecoded(std::move(decoded));
   return profile;

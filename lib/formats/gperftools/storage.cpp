@@ -5,13 +5,73 @@
 #include "formats/gperftools/storage.h"
 
 #include <algorithm>
+#include <stdexcept>
 #include <string>
+#include <system_error>
 
 #include "error.h"
 #include "formats/gperftools/gperftools.h"
 #include "util/text.h"
 
 namespace profpack {
+
+namespace gperf {
+
+AddressFeed::~AddressFeed() {
+  if (!thread_.joinable()) return;
+  publish(added_ | kDone);  // a parser that gave up: stop the encoder
+  thread_.join();
+}
+
+void AddressFeed::start(bool threaded, size_t maxNodes) {
+  if (!threaded) return;
+  blocks_.resize(maxNodes / kBlock + 1);
+  try {
+    thread_ = std::thread([this] { encode(); });
+  } catch (const std::system_error&) {
+    blocks_.clear();  // no thread to be had: encode as nodes are added
+  }
+}
+
+void AddressFeed::newBlock() {
+  if (added_ / kBlock >= blocks_.size())
+    throw std::logic_error("gperftools reader: more tree nodes than PC slots");
+  blocks_[added_ / kBlock].reset(new Entry[kBlock]);
+}
+
+void AddressFeed::publish(uint64_t n) {
+  published_.store(n, std::memory_order_release);
+  published_.notify_one();
+}
+
+void AddressFeed::encode() {
+  try {
+    for (uint64_t done = 0;;) {
+      const uint64_t p = published_.load(std::memory_order_acquire);
+      for (const uint64_t n = p & ~kDone; done < n; ++done) {
+        const Entry& e = blocks_[done / kBlock][done % kBlock];
+        column_.add(e.parent, e.pc);
+        if (done % kBlock == kBlock - 1) blocks_[done / kBlock].reset();
+      }
+      if (p & kDone) return;
+      published_.wait(p, std::memory_order_acquire);
+    }
+  } catch (...) {
+    error_ = std::current_exception();
+  }
+}
+
+AddressColumn& AddressFeed::finish() {
+  if (thread_.joinable()) {
+    publish(added_ | kDone);
+    thread_.join();
+    blocks_.clear();
+    if (error_) std::rethrow_exception(error_);
+  }
+  return column_;
+}
+
+}  // namespace gperf
 
 using gperf::kTailMax;
 using gperf::RecentCallees;
