@@ -48,7 +48,8 @@ struct Codec {
   // and read back), unless `merge` merges them itself.
   FormatId mergeAs = FormatId::callgrind;
   std::unique_ptr<FormatMerge> (*merge)() = nullptr;
-  bool holdsSigned = false;  // its profiles can hold negative costs (a difference)
+  bool holdsSigned = false;          // its profiles can hold negative costs (a difference)
+  bool writeModelReadsEdges = true;  // `writeModel` reads the model's call edges
 };
 
 void putString(Sink& out, std::string s) { out.write(std::move(s)); }
@@ -110,7 +111,8 @@ constexpr Codec kCodecs[] = {
      [](const Model& m, const ModelFor&, const WriteOptions&, Sink& out) {
        writeFolded(m, 0, out);
      },
-     nullptr, nullptr},
+     nullptr, nullptr, nullptr, FormatId::callgrind, nullptr, false,
+     /*writeModelReadsEdges=*/false},
     {FormatId::traceEvent, "trace-event", ir::Format::UNKNOWN, FormatId::traceEvent, nullptr,
      nullptr, nullptr,
      [](const Model& m, const ModelFor&, const WriteOptions&, Sink& out) {
@@ -121,7 +123,8 @@ constexpr Codec kCodecs[] = {
      [](const Model& m, const ModelFor&, const WriteOptions&, Sink& out) {
        putString(out, writePprof(m));
      },
-     nullptr, nullptr},
+     nullptr, nullptr, nullptr, FormatId::callgrind, nullptr, false,
+     /*writeModelReadsEdges=*/false},
 };
 
 // The C header's values and the IR's enumerants are fixed; FormatId names both.
@@ -250,7 +253,9 @@ void writeProfile(const Profile& profile, FormatId format, const WriteOptions& o
     o.thread = thread;
     return buildModel(profile, o);
   };
-  c->writeModel(*buildModel(profile, {}), perThread, options, out);
+  ModelOptions o;
+  o.callEdges = c->writeModelReadsEdges;
+  c->writeModel(*buildModel(profile, o), perThread, options, out);
 }
 
 std::string writeProfile(const Profile& profile, FormatId format, const WriteOptions& options) {

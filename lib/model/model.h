@@ -49,6 +49,9 @@ struct ModelOptions {
   long thread = -1;     // restrict every figure to thread `thread` of threads() (-1: all)
   std::string binary;   // the program the profile was taken of, to name functions ("": none)
   bool symbols = true;  // name addresses from the profile's symbol section, where it has one
+  // False: whoever reads the model reads no call edges (a writer of pprof or folded stacks),
+  // so a source may leave them out and spend the time elsewhere.
+  bool callEdges = true;
 };
 
 struct FunctionRow {
