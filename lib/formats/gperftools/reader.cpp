@@ -91,9 +91,12 @@ class NodeTable {
   }
   void prefetch(uint64_t h) const { __builtin_prefetch(&slots_[h & mask_]); }
   // Prefetches the node a lookup of `h` will most likely compare against.
-  void prefetchChain(uint64_t h) const {
+  // Returns that node (0: none likely).
+  uint32_t prefetchChain(uint64_t h) const {
     const Slot& s = slots_[h & mask_];
-    if (s.node != 0 && s.hash == h) __builtin_prefetch(&nodes_[s.node]);
+    if (s.node == 0 || s.hash != h) return 0;
+    __builtin_prefetch(&nodes_[s.node]);
+    return s.node;
   }
   // The node whose chain is the `n` PCs at `pcs`, or 0; `at` = where to insert it.
   uint32_t find(uint64_t h, const uint8_t* pcs, uint32_t n, size_t& at) const {
@@ -493,7 +496,8 @@ void parseRecords(std::span<const uint8_t> data, size_t pos, Body& body) {
     }
     if (done + kAhead / 2 < walked) {
       const Walked& a = waiting[(done + kAhead / 2) % kTailMax];
-      table.prefetchChain(a.hash);
+      // The node a repeated chain ends at is most likely the one found: its samples are added.
+      if (const uint32_t n = table.prefetchChain(a.hash)) body.prefetchSamples(n);
       if (a.callerHash) table.prefetchChain(a.callerHash);
     }
     const Walked& r = waiting[done % kTailMax];

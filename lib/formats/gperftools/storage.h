@@ -188,6 +188,9 @@ struct Body {
     parent.push_back(par);
     samples.push_back(0);
   }
+  void prefetchSamples(uint64_t n) const {
+    if (n < samples.size()) __builtin_prefetch(&samples[n], 1);
+  }
   void addRecord(uint64_t c, uint64_t n) {
     samples[n] += c;  // n names a node added before
     count.push(c);
