@@ -18,11 +18,13 @@
  *   profile may be read (inspected, written out) from several threads at once; freeing it must
  *   not race with any other use. A call may use helper threads of its own (reading a Callgrind
  *   or Cachegrind profile of more than 16,384 cost lines: one encoder and one string sort;
- *   reading a gperftools CPU profile of more than 1 MiB: one that walks the records; the
- *   figures of a gperftools profile of 65,536 tree nodes or more: one for the call edges;
- *   writing a `.ppk` of a large IR: zstd workers; writing pprof of more than 512 KiB: gzip
- *   workers, one per core); they end before the call returns, and the result is the same with
- *   or without them. Where no thread can be started, the call does the work itself.
+ *   reading a gperftools CPU profile of more than 1 MiB: one that walks the records and one
+ *   that encodes the tree's addresses; the figures of a gperftools profile of 65,536 tree
+ *   nodes or more: one for the call edges, or the stacks where no call edges are written;
+ *   writing a `.ppk` of a large IR: zstd workers; writing pprof of more than 64 KiB: gzip
+ *   workers, one per core but the caller's); they end before the call returns, and the result
+ *   is the same with or without them. Where no thread can be started, the call does the work
+ *   itself.
  * - Versioning: every struct that may grow (options, profpack_info) starts with `struct_size`
  *   and has an *_init() function that sets it and the defaults; call it, then change the
  *   fields you need. A library newer than your header reads only the fields your
