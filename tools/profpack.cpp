@@ -893,11 +893,13 @@ void tuneHeap() {
   mallopt(M_ARENA_MAX, 1);
   constexpr uintptr_t kHuge = uintptr_t{2} << 20;
   mallopt(M_TOP_PAD, 256 << 20);
-  void* grow = std::malloc(1 << 20);  // more than the heap has: it grows by the pad
-  const uintptr_t from = (reinterpret_cast<uintptr_t>(grow) + kHuge - 1) & ~(kHuge - 1);
-  const uintptr_t to = reinterpret_cast<uintptr_t>(sbrk(0)) & ~(kHuge - 1);
-  if (grow && to > from) madvise(reinterpret_cast<void*>(from), to - from, MADV_HUGEPAGE);
+  const uintptr_t before = reinterpret_cast<uintptr_t>(sbrk(0));
+  void* volatile grow = std::malloc(1 << 20);  // more than the heap has: it grows by the pad
   std::free(grow);
+  // What the heap grew by, if it could grow (else the block came from mmap: nothing to do).
+  const uintptr_t from = (before + kHuge - 1) & ~(kHuge - 1);
+  const uintptr_t to = reinterpret_cast<uintptr_t>(sbrk(0)) & ~(kHuge - 1);
+  if (to > from) madvise(reinterpret_cast<void*>(from), to - from, MADV_HUGEPAGE);
   mallopt(M_TOP_PAD, 0);  // glibc's default: later growth as usual
 }
 
