@@ -3,6 +3,7 @@
 #include <algorithm>
 #include <cmath>
 #include <cstring>
+#include <map>
 #include <span>
 #include <string>
 
@@ -11,6 +12,7 @@
 #include "formats/registry.h"
 #include "formats/xray/account.h"
 #include "formats/xray/xray.h"
+#include "merge/merge.h"
 #include "model/model.h"
 #include "testlib.h"
 
@@ -420,6 +422,39 @@ TEST(corrupt_ppk_trace_is_an_error) {
   } catch (const Error& e) {
     CHECK(e.status() == Status::malformed);
     CHECK_CONTAINS(e.what(), "buffers");
+  }
+}
+
+// A merge of models sums stacks with the same functions (by name), a difference subtracts them:
+// a trace merged with itself has each of its stacks once, with twice the ticks, and its
+// difference with itself has them all at zero.
+TEST(merged_and_differenced_models_sum_stacks_by_function) {
+  for (const char* f : {"xray/fdr-v5-st.xray", "xray/fdr-v5-mt-manybuf.xray"}) {
+    auto p = readProfile(bytes(slurp(f)), opts());
+    auto m = buildModel(*p, {});
+    std::map<std::vector<std::string>, uint64_t> want;  // stack of names -> ticks
+    auto stacksOf = [](const Model& x) {
+      std::map<std::vector<std::string>, uint64_t> out;
+      const StackLayer& st = x.stacks();
+      for (size_t s = 0; s < st.stacks(); ++s) {
+        std::vector<std::string> names;
+        for (uint64_t i = st.start[s]; i < st.start[s + 1]; ++i)
+          names.push_back(x.function(st.frames[i]).name);
+        out[names] += st.values[s];
+      }
+      return out;
+    };
+    want = stacksOf(*m);
+    CHECK(want.size() > 10);
+    const MergeInput twice[] = {{p.get(), "a"}, {p.get(), "b"}};
+    auto merged = mergeModels(twice);
+    CHECK(merged->has(kCapStacks));
+    CHECK_EQ(merged->stacks().stacks(), want.size());  // each distinct stack once
+    const auto got = stacksOf(*merged);
+    for (const auto& [names, ticks] : want) CHECK_EQ(got.at(names), 2 * ticks);
+    auto diff = diffModels({p.get(), "a"}, {p.get(), "b"});
+    CHECK_EQ(diff->stacks().stacks(), want.size());
+    for (uint64_t v : diff->stacks().values) CHECK_EQ(v, uint64_t{0});
   }
 }
 

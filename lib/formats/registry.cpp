@@ -48,8 +48,9 @@ struct Codec {
   // and read back), unless `merge` merges them itself.
   FormatId mergeAs = FormatId::callgrind;
   std::unique_ptr<FormatMerge> (*merge)() = nullptr;
-  bool holdsSigned = false;          // its profiles can hold negative costs (a difference)
-  bool writeModelReadsEdges = true;  // `writeModel` reads the model's call edges
+  bool holdsSigned = false;           // its profiles can hold negative costs (a difference)
+  bool writeModelReadsEdges = true;   // `writeModel` reads the model's call edges
+  bool writeModelReadsStacks = true;  // `writeModel` reads the model's stacks
 };
 
 void putString(Sink& out, std::string s) { out.write(std::move(s)); }
@@ -99,14 +100,16 @@ constexpr Codec kCodecs[] = {
      [](const Model& m, const ModelFor& perThread, const WriteOptions&, Sink& out) {
        writeCallgrindModel(m, perThread, out);
      },
-     costTableModel, nullptr, nullptr, FormatId::callgrind, nullptr, true},
+     costTableModel, nullptr, nullptr, FormatId::callgrind, nullptr, true, true,
+     /*writeModelReadsStacks=*/false},
     {FormatId::cachegrind, "cachegrind", ir::Format::CACHEGRIND, FormatId::callgrind, isCachegrind,
      readCachegrind,
      [](const Profile& p, const WriteOptions&, Sink& out) { writeCachegrind(p, out); },
      [](const Model& m, const ModelFor&, const WriteOptions&, Sink& out) {
        writeCachegrindModel(m, out);
      },
-     costTableModel, nullptr, nullptr, FormatId::cachegrind, nullptr, true},
+     costTableModel, nullptr, nullptr, FormatId::cachegrind, nullptr, true, true,
+     /*writeModelReadsStacks=*/false},
     {FormatId::folded, "folded", ir::Format::UNKNOWN, FormatId::folded, nullptr, nullptr, nullptr,
      [](const Model& m, const ModelFor&, const WriteOptions&, Sink& out) {
        writeFolded(m, 0, out);
@@ -286,6 +289,11 @@ FormatId differenceFormat(const Profile& base, const Profile& current) {
 std::unique_ptr<FormatMerge> formatMerge(const Profile& profile) {
   const Codec& c = codecOf(profile);
   return c.merge ? c.merge() : nullptr;
+}
+
+bool keepsStacks(FormatId format) {
+  const Codec* c = codecFor(format);
+  return c && c->writeModel && c->writeModelReadsStacks;
 }
 
 std::unique_ptr<Profile> profileFromModel(const Model& model, FormatId format) {

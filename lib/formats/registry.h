@@ -52,5 +52,8 @@ FormatId mixedFormat();
 FormatId differenceFormat(const Profile& base, const Profile& current);
 std::unique_ptr<FormatMerge> formatMerge(const Profile& profile);
 std::unique_ptr<Profile> profileFromModel(const Model& model, FormatId format);
+// Whether profileFromModel(model, format) reads the model's stacks (a merge kept in a format
+// that holds none need not sum them).
+bool keepsStacks(FormatId format);
 
 }  // namespace profpack

@@ -25,13 +25,63 @@ std::string joined(const std::vector<std::string>& names) {
   return out.empty() ? "(none)" : out;
 }
 
+// Stacks summed by their frames, in order of first appearance: each distinct stack's frames are
+// kept once and found again through a hash of them. (A tree map keyed by the frame vectors
+// compared them lexicographically log n times a stack.)
+class StackSums {
+ public:
+  explicit StackSums(size_t events) : events_(events) {}
+  // The values (one per event) of the stack of `frames`, zero if it is new.
+  uint64_t* values(const std::vector<uint64_t>& frames) {
+    uint64_t h = 0x9e3779b97f4a7c15ull ^ frames.size();
+    for (uint64_t f : frames) h = (h ^ f) * 0xbf58476d1ce4e5b9ull;
+    h ^= h >> 31;
+    if (2 * (hash_.size() + 1) > slots_.size()) grow();
+    const size_t mask = slots_.size() - 1;
+    size_t i = h & mask;
+    for (; slots_[i] != 0; i = (i + 1) & mask) {
+      const uint64_t k = slots_[i] - 1;
+      if (hash_[k] == h && start_[k + 1] - start_[k] == frames.size() &&
+          std::equal(frames.begin(), frames.end(), frames_.begin() + start_[k]))
+        return &values_[k * events_];
+    }
+    slots_[i] = hash_.size() + 1;
+    hash_.push_back(h);
+    frames_.insert(frames_.end(), frames.begin(), frames.end());
+    start_.push_back(frames_.size());
+    values_.resize(values_.size() + events_, 0);
+    return &values_[(hash_.size() - 1) * events_];
+  }
+  void moveTo(StackLayer& out) {
+    out.frames = std::move(frames_);
+    out.start = std::move(start_);
+    out.values = std::move(values_);
+  }
+
+ private:
+  void grow() {
+    std::vector<uint64_t> slots(std::max<size_t>(64, 2 * slots_.size()), 0);
+    const size_t mask = slots.size() - 1;
+    for (uint64_t k = 0; k < hash_.size(); ++k) {
+      size_t i = hash_[k] & mask;
+      while (slots[i] != 0) i = (i + 1) & mask;
+      slots[i] = k + 1;
+    }
+    slots_.swap(slots);
+  }
+  size_t events_;
+  std::vector<uint64_t> frames_, start_{0}, values_, hash_;  // hash_: per stack
+  std::vector<uint64_t> slots_;                              // stack index + 1; 0: empty
+};
+
 // Sums one model after another into the layers of a MemorySource.
 class Merger {
  public:
-  Merger(const Model& first, const EventRenames& renames)
+  // `stacks`: the merge sums the stacks too (else their layer is neither read nor made).
+  Merger(const Model& first, const EventRenames& renames, bool stacks)
       : renames_(renames), events_(renamed(first, "input 1")) {
-    src_.caps =
-        first.capabilities() & (kCapCallArcs | kCapCallCounts | kCapLines | kCapStacks | kCapNames);
+    const uint32_t keep = kCapCallArcs | kCapCallCounts | kCapLines | kCapNames;
+    src_.caps = first.capabilities() & (stacks ? keep | kCapStacks : keep);
     FunctionLayer& f = src_.functionLayer;
     f.eventNames = events_;
     f.eventLongNames = first.eventLongNames();
@@ -140,8 +190,7 @@ class Merger {
       for (size_t s = 0; s < st.stacks(); ++s) {
         key.clear();
         for (uint64_t i = st.start[s]; i < st.start[s + 1]; ++i) key.push_back(fn[st.frames[i]]);
-        std::vector<uint64_t>& v = stacks_[key];
-        v.resize(ne, 0);
+        uint64_t* v = stacks_.values(key);
         for (size_t k = 0; k < m.events(); ++k) v[ev[k]] += sgn(st.values[s * m.events() + k]);
       }
     }
@@ -170,13 +219,7 @@ class Merger {
         for (auto& [line, cost] : byLine) out.push_back({line, std::move(cost)});
       }
     }
-    if (src_.caps & kCapStacks) {
-      for (auto& [frames, values] : stacks_) {
-        src_.stackLayer.frames.insert(src_.stackLayer.frames.end(), frames.begin(), frames.end());
-        src_.stackLayer.start.push_back(src_.stackLayer.frames.size());
-        src_.stackLayer.values.insert(src_.stackLayer.values.end(), values.begin(), values.end());
-      }
-    }
+    if (src_.caps & kCapStacks) stacks_.moveTo(src_.stackLayer);
     Summary& s = src_.summaryLayer;
     s.formatVersion = "merge of " + std::to_string(inputs_) + " profiles";
     s.functions = f.functions.size();
@@ -200,7 +243,7 @@ class Merger {
   std::map<uint64_t, size_t> roots_;
   std::map<std::pair<uint64_t, uint64_t>, std::vector<uint64_t>> functionLines_;
   std::map<std::string, std::map<uint64_t, std::vector<uint64_t>>> lines_;
-  std::map<std::vector<uint64_t>, std::vector<uint64_t>> stacks_;
+  StackSums stacks_{events_.size()};
   size_t inputs_ = 0;
   bool signed_ = false;
 };
@@ -228,7 +271,7 @@ std::unique_ptr<Model> mergeModels(std::span<const MergeInput> inputs,
     if (!in.profile) throw Error(Status::invalidArgument, "", inputName(in, i) + " is null");
     std::unique_ptr<Model> m = forInput(in, i, [&] { return buildModel(*in.profile, {}); });
     if (!merger) {
-      merger = std::make_unique<Merger>(*m, renames);
+      merger = std::make_unique<Merger>(*m, renames, /*stacks=*/true);
       sourceFormat = m->sourceFormat();
     } else if (sourceFormat != m->sourceFormat()) {
       sourceFormat = "a merge of several formats";
@@ -282,7 +325,9 @@ void MergeStream::add(const MergeInput& in) {
   }
   std::unique_ptr<Model> m = forInput(in, i, [&] { return buildModel(p, {}); });
   if (!s.merger) {
-    s.merger = std::make_unique<Merger>(*m, s.renames);
+    // Kept as the first input's merge format or, once formats mix, as mixedFormat().
+    s.merger = std::make_unique<Merger>(*m, s.renames,
+                                        keepsStacks(s.keptAs) || keepsStacks(mixedFormat()));
     s.sourceFormat = m->sourceFormat();
   } else if (s.sourceFormat != m->sourceFormat()) {
     s.sourceFormat = "a merge of several formats";
@@ -354,14 +399,14 @@ std::string NameRewrite::apply(const std::string& name) const {
 namespace {
 
 std::unique_ptr<Model> diffOf(const MergeInput& base, const MergeInput& current,
-                              const DiffOptions& options, bool cgDiffDescription) {
+                              const DiffOptions& options, bool cgDiffDescription, bool stacks) {
   const MergeInput in[2] = {base, current};
   std::unique_ptr<Model> models[2];
   for (size_t i = 0; i < 2; ++i) {
     if (!in[i].profile) throw Error(Status::invalidArgument, "", inputName(in[i], i) + " is null");
     models[i] = forInput(in[i], i, [&] { return buildModel(*in[i].profile, {}); });
   }
-  Merger merger(*models[1], options.eventRenames);
+  Merger merger(*models[1], options.eventRenames, stacks);
   const std::vector<size_t> same =
       merger.eventMap(*models[1], inputName(in[1], 1), inputName(in[1], 1));
   const std::vector<size_t> ev =
@@ -386,7 +431,7 @@ std::unique_ptr<Model> diffOf(const MergeInput& base, const MergeInput& current,
 
 std::unique_ptr<Model> diffModels(const MergeInput& base, const MergeInput& current,
                                   const DiffOptions& options) {
-  return diffOf(base, current, options, false);
+  return diffOf(base, current, options, false, /*stacks=*/true);
 }
 
 std::unique_ptr<Profile> diffProfiles(const MergeInput& base, const MergeInput& current,
@@ -394,7 +439,8 @@ std::unique_ptr<Profile> diffProfiles(const MergeInput& base, const MergeInput& 
   if (!base.profile || !current.profile)
     throw Error(Status::invalidArgument, "", "diff needs two profiles");
   const FormatId kept = differenceFormat(*base.profile, *current.profile);
-  return profileFromModel(*diffOf(base, current, options, kept != mixedFormat()), kept);
+  return profileFromModel(*diffOf(base, current, options, kept != mixedFormat(), keepsStacks(kept)),
+                          kept);
 }
 
 }  // namespace profpack
