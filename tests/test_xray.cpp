@@ -590,6 +590,12 @@ TEST(deep_stacks_are_spelled_out_up_to_a_limit) {
       CHECK_CONTAINS(e.what(), "more than " + std::to_string(kMaxStackFrames) + " frames");
       CHECK_CONTAINS(e.what(), "up to 12000 calls deep");
     }
+    // A merge or difference, kept as Callgrind, sums no stacks: it is not refused.
+    const MergeInput twice[] = {{p.get(), "a"}, {p.get(), "b"}};
+    auto merged = buildModel(*mergeProfiles(twice), {});
+    CHECK_EQ(merged->calls(0) + merged->calls(1) + merged->calls(2), uint64_t{2} * n);
+    auto diff = buildModel(*diffProfiles(twice[0], twice[1]), {});
+    CHECK_EQ(diff->total(0), uint64_t{0});
   }
 }
 
