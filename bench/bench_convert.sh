@@ -6,7 +6,9 @@
 #   XRay -> trace events      profpack convert --to trace-event
 #                             vs  llvm-xray-14 convert --output-format=trace_event
 # Neither side symbolizes (pprof: -symbolize=none; llvm-xray: no --symbolize). Each figure is
-# the median of BENCH_RUNS runs (default 3; see bench/lib.sh).
+# the median of BENCH_RUNS runs (default 5), the two sides alternating (measure_pair in
+# bench/lib.sh): single conversions on a shared machine vary by a third from run to run, and
+# alternating gives both the same conditions.
 # usage: bench/bench_convert.sh [BUILD_DIR] [GPERF_MB] [XRAY_ITERS]
 #   GPERF_MB (default 50): size of the synthetic gperftools profile (bench/gen_gperf_large.py,
 #   100000 distinct chains with Zipf popularity, from the real tests/data profile);
@@ -25,17 +27,19 @@ tmp=$(mktemp -d); trap 'rm -rf "$tmp"' EXIT
 export HOME="$tmp/home" GOCACHE="$tmp/gocache" GOPATH="$tmp/gopath" PPROF_TMPDIR="$tmp/pprof"
 mkdir -p "$HOME" "$GOCACHE" "$GOPATH" "$PPROF_TMPDIR"
 
-. "$(dirname "$0")/lib.sh"  # measure
+. "$(dirname "$0")/lib.sh"  # measure_pair
+export BENCH_RUNS=${BENCH_RUNS:-5}
 compare() {  # label size "ours..." -- "theirs...": one line with both figures and the ratios
   local label=$1 size=$2; shift 2
   local ours=() theirs=()
   while [ "$1" != "--" ]; do ours+=("$1"); shift; done; shift
   theirs=("$@")
-  read -r w1 r1 < <(measure "${ours[@]}")
-  read -r w2 r2 < <(measure "${theirs[@]}")
+  read -r w1 r1 w2 r2 lo1 hi1 lo2 hi2 < <(measure_pair "${ours[@]}" -- "${theirs[@]}")
   awk -v l="$label" -v s="$size" -v w1="$w1" -v r1="$r1" -v w2="$w2" -v r2="$r2" 'BEGIN {
     printf "%-26s profpack %6.3f s %7.1f MB | reference %7.2f s %7.1f MB | %5.1fx faster, %.3fx the memory\n",
       l, w1, r1 / 1024, w2, r2 / 1024, (w1 > 0 ? w2 / w1 : 0), r1 / r2 }'
+  awk -v a="$lo1" -v b="$hi1" -v c="$lo2" -v d="$hi2" 'BEGIN {
+    printf "  spread: profpack %.3f-%.3f s, reference %.2f-%.2f s\n", a, b, c, d }'
 }
 
 echo "machine: $(nproc) cores, load average $(cut -d' ' -f1-3 /proc/loadavg)"
