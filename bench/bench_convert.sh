@@ -31,15 +31,12 @@ mkdir -p "$HOME" "$GOCACHE" "$GOPATH" "$PPROF_TMPDIR"
 export BENCH_RUNS=${BENCH_RUNS:-5}
 compare() {  # label size "ours..." -- "theirs...": one line with both figures and the ratios
   local label=$1 size=$2; shift 2
-  local ours=() theirs=()
-  while [ "$1" != "--" ]; do ours+=("$1"); shift; done; shift
-  theirs=("$@")
-  read -r w1 r1 w2 r2 lo1 hi1 lo2 hi2 < <(measure_pair "${ours[@]}" -- "${theirs[@]}")
-  awk -v l="$label" -v s="$size" -v w1="$w1" -v r1="$r1" -v w2="$w2" -v r2="$r2" 'BEGIN {
+  read -r w1 r1 w2 r2 lo1 hi1 lo2 hi2 < <(measure_pair "$@")
+  awk -v l="$label" -v s="$size" -v w1="$w1" -v r1="$r1" -v w2="$w2" -v r2="$r2" \
+    -v lo1="$lo1" -v hi1="$hi1" -v lo2="$lo2" -v hi2="$hi2" 'BEGIN {
     printf "%-26s profpack %6.3f s %7.1f MB | reference %7.2f s %7.1f MB | %5.1fx faster, %.3fx the memory\n",
-      l, w1, r1 / 1024, w2, r2 / 1024, (w1 > 0 ? w2 / w1 : 0), r1 / r2 }'
-  awk -v a="$lo1" -v b="$hi1" -v c="$lo2" -v d="$hi2" 'BEGIN {
-    printf "  spread: profpack %.3f-%.3f s, reference %.2f-%.2f s\n", a, b, c, d }'
+      l, w1, r1 / 1024, w2, r2 / 1024, (w1 > 0 ? w2 / w1 : 0), r1 / r2
+    printf "  spread: profpack %.3f-%.3f s, reference %.2f-%.2f s\n", lo1, hi1, lo2, hi2 }'
 }
 
 echo "machine: $(nproc) cores, load average $(cut -d' ' -f1-3 /proc/loadavg)"
