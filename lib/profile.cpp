@@ -14,19 +14,45 @@ namespace profpack {
 
 Profile::Profile(std::unique_ptr<capnp::MallocMessageBuilder> message)
     : builder_(std::move(message)) {
-  root_ = builder_->getRoot<ir::Profile>().asReader();
+  root_ = partialRoot_ = builder_->getRoot<ir::Profile>().asReader();
 }
 
 Profile::Profile(kj::Array<capnp::word> words, capnp::ReaderOptions options)
     : words_(std::move(words)) {
   reader_ = std::make_unique<capnp::FlatArrayMessageReader>(words_.asPtr(), options);
-  root_ = reader_->getRoot<ir::Profile>();
+  root_ = partialRoot_ = reader_->getRoot<ir::Profile>();
+}
+
+Profile::Profile(std::unique_ptr<capnp::MallocMessageBuilder> partial,
+                 std::unique_ptr<Deferred> rest)
+    : Profile(std::move(partial)) {
+  if (!rest) return;
+  deferred_ = std::move(rest);
+  complete_.store(false, std::memory_order_relaxed);
 }
 
 Profile::~Profile() = default;
 
+void Profile::complete() const {
+  std::lock_guard<std::mutex> lock(completeMutex_);
+  if (complete_.load(std::memory_order_relaxed)) return;  // another thread did it meanwhile
+  // The partial message is never written to again: readers of partialRoot() on other threads
+  // go on reading it while the copy is completed.
+  auto whole = newMessage(deferred_->expectedBytes());
+  whole->setRoot(partialRoot_);
+  deferred_->complete(whole->getRoot<ir::Profile>());
+  partial_ = std::move(builder_);
+  builder_ = std::move(whole);
+  root_ = builder_->getRoot<ir::Profile>().asReader();
+  deferred_.reset();
+  complete_.store(true, std::memory_order_release);
+}
+
 const StringTableReader& Profile::strings() const {
-  if (!strings_) strings_ = std::make_unique<StringTableReader>(root_.getStrings());
+  // Readers that defer part of the IR never defer the strings.
+  std::call_once(stringsOnce_, [&] {
+    strings_ = std::make_unique<StringTableReader>(partialRoot_.getStrings());
+  });
   return *strings_;
 }
 
@@ -36,11 +62,13 @@ std::unique_ptr<Profile::Decoded> Profile::takeDecoded() const {
 }
 
 size_t Profile::flatSize() const {
+  root();  // builds a deferred part
   if (reader_) return words_.size() * sizeof(capnp::word);
   return capnp::computeSerializedSizeInWords(*builder_) * sizeof(capnp::word);
 }
 
 void Profile::forEachFlatPiece(const std::function<void(const void*, size_t)>& sink) const {
+  root();  // builds a deferred part
   if (reader_) {
     sink(words_.begin(), words_.size() * sizeof(capnp::word));
     return;

@@ -6,6 +6,7 @@
 #include <capnp/serialize.h>
 #include <kj/array.h>
 
+#include <atomic>
 #include <functional>
 #include <memory>
 #include <mutex>
@@ -23,12 +24,34 @@ class Profile {
   explicit Profile(std::unique_ptr<capnp::MallocMessageBuilder> message);
   // Takes the words of a flat message (as decoded from a .ppk), read in place without a copy.
   Profile(kj::Array<capnp::word> words, capnp::ReaderOptions options);
+
+  // Part of the IR a reader leaves to be built when it is first asked for (ReadOptions::deferIR):
+  // complete() sets, on a copy of the rest of the message, only fields the rest leaves unset.
+  struct Deferred {
+    virtual ~Deferred() = default;
+    virtual void complete(ir::Profile::Builder root) = 0;
+    // Bytes the completed message is expected to take (sizes its first segment).
+    virtual size_t expectedBytes() const = 0;
+  };
+  // Takes the message without the deferred part, and that part.
+  Profile(std::unique_ptr<capnp::MallocMessageBuilder> partial, std::unique_ptr<Deferred> rest);
   ~Profile();
   Profile(const Profile&) = delete;
   Profile& operator=(const Profile&) = delete;
 
-  ir::Profile::Reader root() const { return root_; }
-  // The interned strings, decoded on first use.
+  // The whole IR; a deferred part is built first (once, under a lock: safe from several
+  // threads).
+  ir::Profile::Reader root() const {
+    if (!complete_.load(std::memory_order_acquire)) [[unlikely]]
+      complete();
+    return root_;
+  }
+  // The IR without a deferred part: every field but those the deferred part sets, which read
+  // as unset. Never builds anything, and never changes: what it returns stays valid and
+  // unchanged while the profile lives, even while another thread completes the IR. For a
+  // profile without a deferred part it is root().
+  ir::Profile::Reader partialRoot() const { return partialRoot_; }
+  // The interned strings, decoded on first use (by one thread; the others wait for it).
   const StringTableReader& strings() const;
   // The message as the flat bytes a .ppk stores, without assembling them: the segment table,
   // then each segment, in order, each passed to `sink`. Total size is flatSize() bytes. Safe to
@@ -48,10 +71,19 @@ class Profile {
   const std::vector<std::string>& warnings() const { return warnings_; }
 
  private:
-  std::unique_ptr<capnp::MallocMessageBuilder> builder_;
+  void complete() const;
+
+  // builder_ or words_ holds the message. A deferred part is built into a new builder_; the
+  // old one stays in partial_ for partialRoot().
+  mutable std::unique_ptr<capnp::MallocMessageBuilder> builder_, partial_;
   kj::Array<capnp::word> words_;
   std::unique_ptr<capnp::FlatArrayMessageReader> reader_;
-  ir::Profile::Reader root_;
+  mutable ir::Profile::Reader root_;  // set before complete_ is
+  ir::Profile::Reader partialRoot_;
+  mutable std::unique_ptr<Deferred> deferred_;
+  mutable std::mutex completeMutex_;
+  mutable std::atomic<bool> complete_{true};
+  mutable std::once_flag stringsOnce_;
   mutable std::unique_ptr<StringTableReader> strings_;
   mutable std::mutex decodedMutex_;
   mutable std::unique_ptr<Decoded> decoded_;
