@@ -113,13 +113,15 @@ profpack::ReadOptions readOptions(const profpack_read_options* o) {
             "profpack_read_options_init()");
     d = *o;
   }
-  require((d.flags & ~PROFPACK_READ_STRICT) == 0, "unknown bits in profpack_read_options.flags");
+  require((d.flags & ~(PROFPACK_READ_STRICT | PROFPACK_READ_DEFER_IR)) == 0,
+          "unknown bits in profpack_read_options.flags");
   require(formatValue(d.format) >= PROFPACK_FORMAT_UNKNOWN &&
               formatValue(d.format) <= PROFPACK_FORMAT_PPROF,
           "unknown format in profpack_read_options.format");
   profpack::ReadOptions r;
   r.maxPpkMessage = d.max_ppk_size;
   r.strict = (d.flags & PROFPACK_READ_STRICT) != 0;
+  r.deferIR = (d.flags & PROFPACK_READ_DEFER_IR) != 0;
   r.format = static_cast<profpack::FormatId>(formatValue(d.format));
   return r;
 }

@@ -161,6 +161,57 @@ TEST(threads_read_and_write_large_gperftools) {
   }
 }
 
+// A profile read with PROFPACK_READ_DEFER_IR builds its stack columns when first asked for:
+// six threads ask one such profile for every output at once, in different orders, so that the
+// build races with model builds that read the rest of the IR (and with other builds). Each
+// output must be the eagerly read profile's.
+TEST(threads_share_a_profile_read_with_defer_ir) {
+  const std::string whole = syntheticGperftools(20000, false);
+  const profpack_format kFormats[] = {PROFPACK_FORMAT_PPK, PROFPACK_FORMAT_PPROF,
+                                      PROFPACK_FORMAT_GPERFTOOLS, PROFPACK_FORMAT_CALLGRIND,
+                                      PROFPACK_FORMAT_FOLDED};
+  constexpr size_t kN = sizeof kFormats / sizeof kFormats[0];
+  auto write = [](const profpack_profile* p, profpack_format f, std::string& out) {
+    void* data = nullptr;
+    size_t size = 0;
+    const bool ok = profpack_write_memory(p, f, nullptr, &data, &size) == PROFPACK_OK;
+    if (ok) out.assign(static_cast<const char*>(data), size);
+    profpack_free(data);
+    return ok;
+  };
+  std::string expected[kN];
+  profpack_profile* eager = nullptr;
+  CHECK_EQ(profpack_read_memory(whole.data(), whole.size(), nullptr, &eager), PROFPACK_OK);
+  for (size_t i = 0; i < kN; ++i) CHECK(write(eager, kFormats[i], expected[i]));
+  profpack_profile_free(eager);
+  CHECK(expected[2] == whole);
+
+  for (int round = 0; round < 3; ++round) {
+    profpack_read_options ro;
+    profpack_read_options_init(&ro);
+    ro.flags = PROFPACK_READ_DEFER_IR;
+    profpack_profile* p = nullptr;
+    CHECK_EQ(profpack_read_memory(whole.data(), whole.size(), &ro, &p), PROFPACK_OK);
+    std::atomic<int> failures{0};
+    std::vector<std::thread> threads;
+    for (size_t t = 0; t < 6; ++t) {
+      threads.emplace_back([&, t] {
+        for (size_t k = 0; k < kN; ++k) {
+          const size_t i = (t + k + static_cast<size_t>(round)) % kN;
+          std::string out;
+          if (!write(p, kFormats[i], out) || out != expected[i]) ++failures;
+        }
+        profpack_info info;
+        profpack_info_init(&info);
+        if (profpack_profile_info(p, &info) != PROFPACK_OK || info.records != 20000) ++failures;
+      });
+    }
+    for (auto& t : threads) t.join();
+    profpack_profile_free(p);
+    CHECK_EQ(failures.load(), 0);
+  }
+}
+
 TEST(threads_query_one_profile) {
   profpack_profile* p = nullptr;
   CHECK_EQ(profpack_read_file(testlib::data(kFiles[0]).c_str(), nullptr, &p), PROFPACK_OK);

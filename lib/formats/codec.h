@@ -34,6 +34,9 @@ struct ReadOptions {
   // Make recoverable defects errors: a truncated XRay trace, a text profile cut before its
   // closing summary/totals line or in the middle of a line.
   bool strict = false;
+  // The profile will be queried or converted to another format: a reader may leave what only
+  // .ppk output and its own writer need to be built on first use (Profile::Deferred).
+  bool deferIR = false;
   FormatId format = FormatId::unknown;  // read as this format instead of detecting it
 };
 

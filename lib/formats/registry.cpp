@@ -73,7 +73,7 @@ constexpr Codec kCodecs[] = {
      },
      nullptr, nullptr, nullptr},
     {FormatId::gperftools, "gperftools", ir::Format::GPERFTOOLS, FormatId::gperftools, isGperftools,
-     [](std::span<const uint8_t> d, const ReadOptions&) { return readGperftools(d); },
+     [](std::span<const uint8_t> d, const ReadOptions& o) { return readGperftools(d, o.deferIR); },
      [](const Profile& p, const WriteOptions& o, Sink& out) {
        putString(out, writeGperftools(p, gperfOptions(o)));
      },
@@ -171,7 +171,7 @@ FormatId formatFromName(std::string_view name) {
 namespace {
 // The codec of the format a profile was read from.
 const Codec& codecOf(const Profile& profile) {
-  const ir::Format f = profile.root().getFormat();
+  const ir::Format f = profile.partialRoot().getFormat();
   for (const Codec& c : kCodecs)
     if (c.model && c.ir == f) return c;
   throw Error(Status::malformed, "ppk",
@@ -181,7 +181,7 @@ const Codec& codecOf(const Profile& profile) {
 }  // namespace
 
 FormatId formatOf(const Profile& profile) {
-  const ir::Format f = profile.root().getFormat();
+  const ir::Format f = profile.partialRoot().getFormat();
   for (const Codec& c : kCodecs)
     if (c.model && c.ir == f) return c.id;
   return FormatId::unknown;
@@ -200,7 +200,7 @@ std::unique_ptr<Model> buildModel(const Profile& profile, const ModelOptions& op
   // A symbol section names what symbolize looks up: function ids, and the addresses of
   // formats without names (in any other profile, such as a crafted .ppk, it is ignored).
   const uint32_t caps = source->capabilities();
-  if (options.symbols && profile.root().hasSymbols() &&
+  if (options.symbols && profile.partialRoot().hasSymbols() &&
       ((caps & kCapFunctionIds) || ((caps & kCapAddresses) && !(caps & kCapNames))))
     source = symbolizedSource(std::move(source), profile);
   auto model = std::make_unique<Model>(std::move(source), c.name);

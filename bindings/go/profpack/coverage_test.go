@@ -374,6 +374,19 @@ func TestWriteOptions(t *testing.T) {
 	if err := p.WriteFile(out, FormatPprof, nil); err != nil {
 		t.Fatal(err)
 	}
+	// DeferIR moves work, never changes an output.
+	lazy, err := ReadFile(filepath.Join(dataDir(), "gperftools", "workload.64le.prof"), &ReadOptions{DeferIR: true})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer lazy.Close()
+	for _, f := range []Format{FormatPprof, FormatPPK, FormatGperftools} {
+		a, errA := lazy.Bytes(f, nil)
+		b, errB := g.Bytes(f, nil)
+		if errA != nil || errB != nil || len(a) == 0 || string(a) != string(b) {
+			t.Fatalf("%v read with DeferIR differs: %v %v", f, errA, errB)
+		}
+	}
 }
 
 // One profile queried from many goroutines (go test -race).

@@ -13,6 +13,10 @@ type ReadOptions struct {
 	Strict     bool   // make recoverable defects (a cut file) errors instead of warnings
 	MaxPPKSize uint64 // largest decompressed .ppk accepted; 0 = library default (4 GiB)
 	Format     Format // read as this format instead of detecting it
+	// DeferIR hints that the profile will be queried or converted to another format, not
+	// written as .ppk or in its own format: the reader may build the IR those need only when
+	// it is first asked for (PROFPACK_READ_DEFER_IR). Outputs are the same either way.
+	DeferIR bool
 }
 
 func (o *ReadOptions) c() *C.profpack_read_options {
@@ -21,6 +25,9 @@ func (o *ReadOptions) c() *C.profpack_read_options {
 	if o != nil {
 		if o.Strict {
 			co.flags |= C.PROFPACK_READ_STRICT
+		}
+		if o.DeferIR {
+			co.flags |= C.PROFPACK_READ_DEFER_IR
 		}
 		if o.MaxPPKSize != 0 {
 			co.max_ppk_size = C.uint64_t(o.MaxPPKSize)

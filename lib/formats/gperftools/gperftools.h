@@ -16,7 +16,9 @@ namespace profpack {
 
 // True if `data` starts like a gperftools CPU profile header (any slot width and byte order).
 bool isGperftools(std::span<const uint8_t> data);
-std::unique_ptr<Profile> readGperftools(std::span<const uint8_t> data);
+// With `deferIR` the stack columns are built when the IR is first asked for (Profile::Deferred);
+// the model needs only what the reader keeps (ReadStacks) and the rest of the IR.
+std::unique_ptr<Profile> readGperftools(std::span<const uint8_t> data, bool deferIR = false);
 
 struct GperfWriteOptions {
   // Slot width of the output: 4 or 8; 0 keeps the width the profile was read with.

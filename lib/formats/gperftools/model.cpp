@@ -26,7 +26,9 @@ class StackSource : public ModelSource {
 
   void functions(FunctionLayer& out) override {
     out.eventNames = {"samples"};
-    out.samplePeriodNanos = profile_.root().getStacks().getSamplingPeriodUs() * 1000;
+    // partialRoot(): a profile read with deferIR keeps its stack columns unbuilt; the model
+    // needs none of them (the tree comes from the reader, or else from StackTree's decoding).
+    out.samplePeriodNanos = profile_.partialRoot().getStacks().getSamplingPeriodUs() * 1000;
     std::unordered_map<uint64_t, uint64_t> index;  // address -> function
     tree_ = std::make_unique<StackTree>(profile_);
     // The call edges, or where nobody reads them the chains of the stack layer, and the figures
@@ -64,7 +66,7 @@ class StackSource : public ModelSource {
   }
 
   void locations(LocationLayer& out) override {
-    for (const GperfMapping& m : parseMappings(profile_.root().getStacks()))
+    for (const GperfMapping& m : parseMappings(profile_.partialRoot().getStacks()))
       out.mappings.push_back({m.start, m.limit, m.offset, std::string(m.path)});
     std::sort(addresses_.begin(), addresses_.end(), [](const Address& a, const Address& b) {
       return a.mapping != b.mapping ? a.mapping < b.mapping : a.address < b.address;

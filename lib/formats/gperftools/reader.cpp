@@ -73,6 +73,12 @@ inline uint64_t mix(uint64_t h) {
   return h;
 }
 
+// A node of the prefix tree: its own PC and its parent (0: the root).
+struct TreeNode {
+  uint64_t pc;
+  uint32_t parent;
+};
+
 // Every node of the prefix tree, keyed by its chain: the PCs from the node outward to the
 // outermost frame, i.e. a suffix of some record's PCs. Lookups compare a 64-bit hash, then
 // walk the node's PCs up the tree (an array of a few MB that stays in cache) against the
@@ -123,12 +129,11 @@ class NodeTable {
   }
   // Nodes so far, the root included.
   size_t nodes() const { return nodes_.size(); }
+  // Every node by id, [0] the root; the table is empty after.
+  std::vector<TreeNode> takeNodes() { return std::move(nodes_); }
 
  private:
-  struct Node {
-    uint64_t pc;
-    uint32_t parent;
-  };
+  using Node = TreeNode;
   // A node's depth is its chain's length, checked by the caller: n steps end at the root.
   bool sameChain(uint32_t node, const uint8_t* pcs, uint32_t n) const {
     for (uint32_t k = 0; k < n; ++k, pcs += W) {
@@ -437,8 +442,11 @@ class RecordWalk {
 // slot and the nodes of the chain it is compared with. kAhead records in front of the adding,
 // the record's slot is prefetched, and kAhead/2 records in front the node that slot points to,
 // so those misses overlap.
+//
+// `keepNodes`, if not null, receives every node of the tree (see NodeTable::takeNodes).
 template <unsigned W, bool BE>
-void parseRecords(std::span<const uint8_t> data, size_t pos, Body& body) {
+void parseRecords(std::span<const uint8_t> data, size_t pos, Body& body,
+                  std::vector<TreeNode>* keepNodes) {
   const uint8_t* base = data.data();
   const size_t size = data.size();
   NodeTable<W, BE> table;
@@ -525,6 +533,13 @@ void parseRecords(std::span<const uint8_t> data, size_t pos, Body& body) {
   const Tail tail = tailOf<W, BE>(base, std::move(last));
   while (done < walked - tail.offset.size()) addNext();
   const size_t t = tail.offset.size();
+  struct Keep {
+    NodeTable<W, BE>& table;
+    std::vector<TreeNode>* nodes;
+    ~Keep() {
+      if (nodes) *nodes = table.takeNodes();
+    }
+  } keep{table, keepNodes};
   if (t == 0) return;
   std::vector<uint32_t> order(t);
   for (size_t i = 0; i < t; ++i) order[i] = static_cast<uint32_t>(i);
@@ -545,9 +560,31 @@ void parseRecords(std::span<const uint8_t> data, size_t pos, Body& body) {
   tailRanks(tail.bucket, order, body.ranks);
 }
 
+// The stack columns: the records' columns as the parser pushed them, and the tree's address
+// column, encoded while parsing or, read with deferIR, only now from the tree's nodes. Both
+// ways the columns are added to a copy of the rest of the message, so the IR is laid out the
+// same, byte for byte.
+class DeferredStacks : public Profile::Deferred {
+ public:
+  DeferredStacks(std::unique_ptr<Body> body, std::vector<TreeNode> nodes, size_t expectedBytes)
+      : body_(std::move(body)), nodes_(std::move(nodes)), expectedBytes_(expectedBytes) {}
+  void complete(ir::Profile::Builder root) override {
+    if (!body_->deferAddresses) return body_->build(root.getStacks(), body_->address.finish());
+    AddressColumn column;
+    for (size_t n = 1; n < nodes_.size(); ++n) column.add(nodes_[n].parent, nodes_[n].pc);
+    body_->build(root.getStacks(), column);
+  }
+  size_t expectedBytes() const override { return expectedBytes_; }
+
+ private:
+  std::unique_ptr<Body> body_;
+  std::vector<TreeNode> nodes_;
+  size_t expectedBytes_;
+};
+
 }  // namespace
 
-std::unique_ptr<Profile> readGperftools(std::span<const uint8_t> data) {
+std::unique_ptr<Profile> readGperftools(std::span<const uint8_t> data, bool deferIR) {
   const size_t size = data.size();
   const uint8_t* p = data.data();
   if (size == 0) fail(kFmt, 0, kUnknown, "empty file: expected a gperftools CPU profile header");
@@ -584,28 +621,37 @@ std::unique_ptr<Profile> readGperftools(std::span<const uint8_t> data) {
     fail(kFmt, 2 * w, kUnknown,
          "unsupported format version: expected 0, found " + std::to_string(version));
 
-  Body body;
+  auto bodyOwner = std::make_unique<Body>();
+  Body& body = *bodyOwner;
   const size_t recordsAt = static_cast<size_t>((2 + words) * w);
-  // Each node is a PC slot of some record; as for the record walk, a thread only pays off for
-  // a large profile.
-  body.address.start(size - recordsAt >= kThreadFrom, (size - recordsAt) / w);
+  std::vector<TreeNode> nodes;
+  std::vector<TreeNode>* keepNodes = nullptr;
+  if (deferIR) {
+    body.deferAddresses = true;
+    keepNodes = &nodes;
+  } else {
+    // Each node is a PC slot of some record; as for the record walk, a thread only pays off
+    // for a large profile.
+    body.address.start(size - recordsAt >= kThreadFrom, (size - recordsAt) / w);
+  }
   if (w == 4) {
     if (bigEndian)
-      parseRecords<4, true>(data, recordsAt, body);
+      parseRecords<4, true>(data, recordsAt, body, keepNodes);
     else
-      parseRecords<4, false>(data, recordsAt, body);
+      parseRecords<4, false>(data, recordsAt, body, keepNodes);
   } else {
     if (bigEndian)
-      parseRecords<8, true>(data, recordsAt, body);
+      parseRecords<8, true>(data, recordsAt, body, keepNodes);
     else
-      parseRecords<8, false>(data, recordsAt, body);
+      parseRecords<8, false>(data, recordsAt, body, keepNodes);
   }
   const size_t textAt = body.end;
   if (size - textAt > kMaxData)
     throw Error(Status::limit, kFmt, "mapped-objects text larger than 512 MiB", textAt);
   std::string_view text(reinterpret_cast<const char*>(p + textAt), size - textAt);
 
-  auto message = newMessage(size / 4);
+  // The rest of the IR: the columns go to a copy of it (DeferredStacks).
+  auto message = newMessage(size - textAt + 8 * words);
   auto root = message->getRoot<ir::Profile>();
   root.setFormat(ir::Format::GPERFTOOLS);
   root.setFormatVersion("0");
@@ -621,16 +667,18 @@ std::unique_ptr<Profile> readGperftools(std::span<const uint8_t> data) {
   for (unsigned i = 0; i < 3; ++i)
     trailer.set(i, loadSlot(p + textAt - 3 * w + i * w, w, bigEndian));
   st.setMapsText(kj::ArrayPtr<const kj::byte>(p + textAt, size - textAt));
-  // The range-coded columns last: zstd's fast levels search ever more sparsely through data
-  // they find no matches in, and text placed after the columns compressed 3 KB worse.
-  body.build(st);
-
-  auto profile = std::make_unique<Profile>(std::move(message));
+  // The range-coded columns are added last, by DeferredStacks: zstd's fast levels search ever
+  // more sparsely through data they find no matches in, and text placed after the columns
+  // compressed 3 KB worse.
   auto decoded = std::make_unique<ReadStacks>();
   body.parent.erase(body.parent.begin());
   decoded->parent = std::move(body.parent);
-  decoded->address = body.address.finish().takeAddresses();
   decoded->samples = std::move(body.samples);
+  decoded->address = deferIR ? std::move(body.addresses) : body.address.finish().takeAddresses();
+  auto profile = std::make_unique<Profile>(
+      std::move(message),
+      std::make_unique<DeferredStacks>(std::move(bodyOwner), std::move(nodes), size / 4));
+  if (!deferIR) profile->root();  // builds the columns now
   profile->keepDecoded(std::move(decoded));
   return profile;
 }

@@ -12,10 +12,11 @@ namespace profpack {
 
 namespace {
 
-ir::StackSamples::Reader stacksOf(const Profile& profile) {
-  if (profile.root().getFormat() != ir::Format::GPERFTOOLS)
+// `columns`: false if the stack columns will not be read (a deferred part stays unbuilt).
+ir::StackSamples::Reader stacksOf(const Profile& profile, bool columns = true) {
+  if (profile.partialRoot().getFormat() != ir::Format::GPERFTOOLS)
     throw Error(Status::unsupported, "", "stack-sample queries need a gperftools CPU profile");
-  return profile.root().getStacks();
+  return (columns ? profile.root() : profile.partialRoot()).getStacks();
 }
 
 // Address -> mapping index lookup over the mappings sorted by start.
@@ -159,12 +160,16 @@ std::vector<std::pair<uint32_t, uint32_t>> keyEdges(const Tree& t, std::vector<u
 }  // namespace
 
 struct StackTree::Impl {
-  explicit Impl(const Profile& profile) : st(stacksOf(profile)), t(st, profile.takeDecoded()) {}
+  // With the reader's tree, only the mapped-objects text is read from the IR.
+  Impl(const Profile& profile, std::unique_ptr<Profile::Decoded> read)
+      : st(stacksOf(profile, !dynamic_cast<const ReadStacks*>(read.get()))),
+        t(st, std::move(read)) {}
   ir::StackSamples::Reader st;
   Tree t;
 };
 
-StackTree::StackTree(const Profile& profile) : impl_(std::make_unique<Impl>(profile)) {}
+StackTree::StackTree(const Profile& profile)
+    : impl_(std::make_unique<Impl>(profile, profile.takeDecoded())) {}
 StackTree::~StackTree() = default;
 
 size_t StackTree::nodes() const { return impl_->t.d.nodes(); }

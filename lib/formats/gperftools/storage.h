@@ -180,11 +180,18 @@ struct Body {
   size_t end = 0;       // byte offset just past the trailer
 
   std::vector<uint64_t> parent{0}, samples{0};  // by node id (see ReadStacks)
+  // With deferAddresses the nodes' addresses are only kept (by node id, from 1), and their
+  // column is encoded by whoever calls build() later; else `address` encodes it.
+  bool deferAddresses = false;
+  std::vector<uint64_t> addresses;
 
   // A record adds nodes below `par`: call before adding them with addNode.
   void addBranch(uint64_t par) { branch.push(par); }
   void addNode(uint64_t par, uint64_t addr) {
-    address.add(par, addr);
+    if (deferAddresses)
+      addresses.push_back(addr);
+    else
+      address.add(par, addr);
     parent.push_back(par);
     samples.push_back(0);
   }
@@ -206,14 +213,15 @@ struct Body {
   uint64_t sortedTail = 0;
   ColumnWriter ranks{kAdaptive};
 
-  void build(ir::StackSamples::Builder st) {
+  // `addressColumn`: address.finish(), or with deferAddresses the column encoded since.
+  void build(ir::StackSamples::Builder st, AddressColumn& addressColumn) {
     branch.build(st.initNodeParent());
     st.setTreeCoding(1);
     if (sortedTail) {
       st.setSortedTail(sortedTail);
       ranks.build(st.initTailRanks());
     }
-    address.finish().build(st);
+    addressColumn.build(st);
     count.build(st.initSampleCount());
     node.build(st.initSampleNode());
   }

@@ -8,15 +8,24 @@ public struct ReadOptions: Sendable {
   public var maxPPKSize: UInt64? = nil
   /// Read as this format instead of detecting it.
   public var format: Format = .unknown
-  public init(strict: Bool = false, maxPPKSize: UInt64? = nil, format: Format = .unknown) {
+  /// A hint that the profile will be queried or converted to another format, not written as
+  /// .ppk or in its own format: the reader may build the IR those need only when first asked
+  /// for (PROFPACK_READ_DEFER_IR). Outputs are the same either way.
+  public var deferIR = false
+  public init(
+    strict: Bool = false, maxPPKSize: UInt64? = nil, format: Format = .unknown,
+    deferIR: Bool = false
+  ) {
     self.strict = strict
     self.maxPPKSize = maxPPKSize
     self.format = format
+    self.deferIR = deferIR
   }
   var c: profpack_read_options {
     var o = profpack_read_options()
     profpack_read_options_init(&o)
     if strict { o.flags |= UInt32(PROFPACK_READ_STRICT) }
+    if deferIR { o.flags |= UInt32(PROFPACK_READ_DEFER_IR) }
     if let maxPPKSize { o.max_ppk_size = maxPPKSize }
     o.format = format.c
     return o

@@ -151,6 +151,15 @@ final class ProfpackTests: XCTestCase {
     let out = NSTemporaryDirectory() + "/profpack-swift-\(getpid()).pb.gz"
     try st.write(to: out, as: .pprof)
     try? FileManager.default.removeItem(atPath: out)
+    // deferIR moves work, never changes an output.
+    let path = data + "/gperftools/workload.64le.prof"
+    let eager = try Profile(path: path)
+    let lazy = try Profile(path: path, options: ReadOptions(deferIR: true))
+    for format in [Format.pprof, .ppk, .gperftools] {
+      let a = try lazy.data(as: format)
+      XCTAssertFalse(a.isEmpty)
+      XCTAssertEqual(a, try eager.data(as: format))
+    }
   }
 
   /// One profile queried from many tasks at once (it is Sendable).
