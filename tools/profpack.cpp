@@ -265,6 +265,16 @@ void jsonWarnings(cli::Json& j) {
 
 void printJson(const cli::Json& j) { std::printf("%s\n", j.text().c_str()); }
 
+// The format of the file at `path` from its first bytes; unknown for standard input or a file
+// that cannot be opened (reading it reports why).
+profpack_format formatOfFile(const std::string& path) {
+  if (path == "-") return PROFPACK_FORMAT_UNKNOWN;
+  std::ifstream f(path, std::ios::binary);
+  char head[4096];
+  f.read(head, sizeof head);
+  return profpack_detect_format(head, static_cast<size_t>(f.gcount()));
+}
+
 int cmdConvert(const std::vector<std::string>& argv) {
   Args args;
   if (int rc = parseArgs("convert", argv, args)) return rc;
@@ -298,6 +308,8 @@ int cmdConvert(const std::vector<std::string>& argv) {
   if (fmt == PROFPACK_FORMAT_UNKNOWN) return usageError("unknown format '" + to + "'");
   profpack_read_options ro;
   profpack_read_options_init(&ro);
+  // Only a .ppk and a rewrite in the input's own format need the input's IR.
+  if (fmt != PROFPACK_FORMAT_PPK && fmt != formatOfFile(in)) ro.flags |= PROFPACK_READ_DEFER_IR;
   Profile p;
   if (profpack_read_file(in.c_str(), &ro, &p.p) != PROFPACK_OK) return failWith(in.c_str());
   printWarnings(p.p, in);
