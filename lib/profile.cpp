@@ -36,11 +36,10 @@ Profile::~Profile() = default;
 void Profile::complete() const {
   std::lock_guard<std::mutex> lock(completeMutex_);
   if (complete_.load(std::memory_order_relaxed)) return;  // another thread did it meanwhile
-  // The partial message is never written to again: readers of partialRoot() on other threads
-  // go on reading it while the copy is completed.
+  // The partial message is never written to: readers of partialRoot() on other threads go on
+  // reading it while the whole one is built.
   auto whole = newMessage(deferred_->expectedBytes());
-  whole->setRoot(partialRoot_);
-  deferred_->complete(whole->getRoot<ir::Profile>());
+  deferred_->complete(partialRoot_, whole->getRoot<ir::Profile>());
   partial_ = std::move(builder_);
   builder_ = std::move(whole);
   root_ = builder_->getRoot<ir::Profile>().asReader();

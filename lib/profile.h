@@ -25,11 +25,12 @@ class Profile {
   // Takes the words of a flat message (as decoded from a .ppk), read in place without a copy.
   Profile(kj::Array<capnp::word> words, capnp::ReaderOptions options);
 
-  // Part of the IR a reader leaves to be built when it is first asked for (ReadOptions::deferIR):
-  // complete() sets, on a copy of the rest of the message, only fields the rest leaves unset.
+  // Part of the IR a reader leaves to be built when it is first asked for (ReadOptions::deferIR).
   struct Deferred {
     virtual ~Deferred() = default;
-    virtual void complete(ir::Profile::Builder root) = 0;
+    // Builds the whole IR into `whole`, an empty root of a new message, from `partial` (the IR
+    // without this part, which leaves unset every field this part sets).
+    virtual void complete(ir::Profile::Reader partial, ir::Profile::Builder whole) = 0;
     // Bytes the completed message is expected to take (sizes its first segment).
     virtual size_t expectedBytes() const = 0;
   };
@@ -40,7 +41,7 @@ class Profile {
   Profile& operator=(const Profile&) = delete;
 
   // The whole IR; a deferred part is built first (once, under a lock: safe from several
-  // threads).
+  // threads), into a new message.
   ir::Profile::Reader root() const {
     if (!complete_.load(std::memory_order_acquire)) [[unlikely]]
       complete();

@@ -560,19 +560,51 @@ void parseRecords(std::span<const uint8_t> data, size_t pos, Body& body,
   tailRanks(tail.bucket, order, body.ranks);
 }
 
-// The stack columns: the records' columns as the parser pushed them, and the tree's address
-// column, encoded while parsing or, read with deferIR, only now from the tree's nodes. Both
-// ways the columns are added to a copy of the rest of the message, so the IR is laid out the
-// same, byte for byte.
+// The IR but for the stack columns: what the file holds besides its records.
+struct Rest {
+  unsigned slotBytes;
+  bool bigEndian;
+  std::vector<uint64_t> header;  // every header slot, the count and nwords included
+  uint64_t trailer[3];
+  kj::ArrayPtr<const kj::byte> mapsText;
+};
+
+// Sets every field of the IR but the stack columns; the columns go after (build() of a Body):
+// zstd's fast levels search ever more sparsely through data they find no matches in, and text
+// placed after the columns compressed 3 KB worse. Returns the stacks, for the columns.
+ir::StackSamples::Builder buildRest(ir::Profile::Builder root, const Rest& r) {
+  root.setFormat(ir::Format::GPERFTOOLS);
+  root.setFormatVersion("0");
+  StringInterner strings;
+  strings.build(root.initStrings());
+  auto st = root.initStacks();
+  st.setSlotBytes(static_cast<uint8_t>(r.slotBytes));
+  st.setBigEndian(r.bigEndian);
+  auto hdr = st.initHeaderSlots(static_cast<unsigned>(r.header.size()));
+  for (unsigned i = 0; i < r.header.size(); ++i) hdr.set(i, r.header[i]);
+  st.setSamplingPeriodUs(r.header[3]);
+  auto trailer = st.initTrailerSlots(3);
+  for (unsigned i = 0; i < 3; ++i) trailer.set(i, r.trailer[i]);
+  st.setMapsText(r.mapsText);
+  return st;
+}
+
+// The stack columns of a profile read with deferIR: the records' columns as the parser pushed
+// them, and the tree's nodes, whose address column is encoded only now. The whole IR is built
+// in the order an eager reading builds it, so it is the same byte for byte.
 class DeferredStacks : public Profile::Deferred {
  public:
   DeferredStacks(std::unique_ptr<Body> body, std::vector<TreeNode> nodes, size_t expectedBytes)
       : body_(std::move(body)), nodes_(std::move(nodes)), expectedBytes_(expectedBytes) {}
-  void complete(ir::Profile::Builder root) override {
-    if (!body_->deferAddresses) return body_->build(root.getStacks(), body_->address.finish());
+  void complete(ir::Profile::Reader partial, ir::Profile::Builder whole) override {
+    const auto from = partial.getStacks();
+    Rest r{from.getSlotBytes(), from.getBigEndian(), {}, {}, from.getMapsText()};
+    for (uint64_t v : from.getHeaderSlots()) r.header.push_back(v);
+    for (unsigned i = 0; i < 3; ++i) r.trailer[i] = from.getTrailerSlots()[i];
+    auto st = buildRest(whole, r);
     AddressColumn column;
     for (size_t n = 1; n < nodes_.size(); ++n) column.add(nodes_[n].parent, nodes_[n].pc);
-    body_->build(root.getStacks(), column);
+    body_->build(st, column);
   }
   size_t expectedBytes() const override { return expectedBytes_; }
 
@@ -650,35 +682,36 @@ std::unique_ptr<Profile> readGperftools(std::span<const uint8_t> data, bool defe
     throw Error(Status::limit, kFmt, "mapped-objects text larger than 512 MiB", textAt);
   std::string_view text(reinterpret_cast<const char*>(p + textAt), size - textAt);
 
-  // The rest of the IR: the columns go to a copy of it (DeferredStacks).
-  auto message = newMessage(size - textAt + 8 * words);
-  auto root = message->getRoot<ir::Profile>();
-  root.setFormat(ir::Format::GPERFTOOLS);
-  root.setFormatVersion("0");
-  StringInterner strings;
-  strings.build(root.initStrings());
-  auto st = root.initStacks();
-  st.setSlotBytes(static_cast<uint8_t>(w));
-  st.setBigEndian(bigEndian);
-  auto hdr = st.initHeaderSlots(static_cast<unsigned>(words + 2));
-  for (unsigned i = 0; i < words + 2; ++i) hdr.set(i, loadSlot(p + i * w, w, bigEndian));
-  st.setSamplingPeriodUs(loadSlot(p + 3 * w, w, bigEndian));
-  auto trailer = st.initTrailerSlots(3);
+  Rest rest{w,
+            bigEndian,
+            std::vector<uint64_t>(words + 2),
+            {},
+            kj::ArrayPtr<const kj::byte>(p + textAt, size - textAt)};
+  for (unsigned i = 0; i < words + 2; ++i) rest.header[i] = loadSlot(p + i * w, w, bigEndian);
   for (unsigned i = 0; i < 3; ++i)
-    trailer.set(i, loadSlot(p + textAt - 3 * w + i * w, w, bigEndian));
-  st.setMapsText(kj::ArrayPtr<const kj::byte>(p + textAt, size - textAt));
-  // The range-coded columns are added last, by DeferredStacks: zstd's fast levels search ever
-  // more sparsely through data they find no matches in, and text placed after the columns
-  // compressed 3 KB worse.
+    rest.trailer[i] = loadSlot(p + textAt - 3 * w + i * w, w, bigEndian);
+
   auto decoded = std::make_unique<ReadStacks>();
   body.parent.erase(body.parent.begin());
   decoded->parent = std::move(body.parent);
   decoded->samples = std::move(body.samples);
-  decoded->address = deferIR ? std::move(body.addresses) : body.address.finish().takeAddresses();
-  auto profile = std::make_unique<Profile>(
-      std::move(message),
-      std::make_unique<DeferredStacks>(std::move(bodyOwner), std::move(nodes), size / 4));
-  if (!deferIR) profile->root();  // builds the columns now
+  std::unique_ptr<Profile> profile;
+  if (deferIR) {
+    // This message holds the rest of the IR; the whole one is built when asked for.
+    auto message = newMessage(size - textAt + 8 * words);
+    buildRest(message->getRoot<ir::Profile>(), rest);
+    decoded->address = std::move(body.addresses);
+    profile = std::make_unique<Profile>(
+        std::move(message),
+        std::make_unique<DeferredStacks>(std::move(bodyOwner), std::move(nodes), size / 4));
+  } else {
+    auto message = newMessage(size / 4);
+    auto st = buildRest(message->getRoot<ir::Profile>(), rest);
+    AddressColumn& addresses = body.address.finish();
+    body.build(st, addresses);
+    decoded->address = addresses.takeAddresses();
+    profile = std::make_unique<Profile>(std::move(message));
+  }
   profile->keepDecoded(std::move(decoded));
   return profile;
 }
