@@ -148,7 +148,9 @@ PROFPACK_API profpack_format profpack_detect_format(const void* data, size_t siz
  * without it; what differs is when the work is done. A gperftools reader with it builds no
  * stack columns while it parses (converting a 50 MB profile to pprof takes about a tenth less
  * time); writing that profile as `.ppk` or gperftools later builds them then, on the calling
- * thread. The other formats ignore it.
+ * thread. Until then it keeps the records' raw columns and 16 bytes per call-tree node instead,
+ * about as much memory as the built IR (12 MB either way for a 50 MB profile of 175,000
+ * nodes). The other formats ignore it.
  */
 #define PROFPACK_READ_DEFER_IR 0x2u
 
