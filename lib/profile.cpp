@@ -36,12 +36,22 @@ Profile::~Profile() = default;
 void Profile::complete() const {
   std::lock_guard<std::mutex> lock(completeMutex_);
   if (complete_.load(std::memory_order_relaxed)) return;  // another thread did it meanwhile
-  // The partial message is never written to: readers of partialRoot() on other threads go on
-  // reading it while the whole one is built.
-  auto whole = newMessage(deferred_->expectedBytes());
-  deferred_->complete(partialRoot_, whole->getRoot<ir::Profile>());
-  partial_ = std::move(builder_);
-  builder_ = std::move(whole);
+  // A build that failed part-way (out of memory) may have used up what the deferred part held
+  // (a column writer gives its chunks away as it builds): it is never tried again, and every
+  // later call reports the same failure rather than an IR with parts missing.
+  if (completeError_) std::rethrow_exception(completeError_);
+  try {
+    // The partial message is never written to: readers of partialRoot() on other threads go
+    // on reading it while the whole one is built.
+    auto whole = newMessage(deferred_->expectedBytes());
+    deferred_->complete(partialRoot_, whole->getRoot<ir::Profile>());
+    partial_ = std::move(builder_);
+    builder_ = std::move(whole);
+  } catch (...) {
+    completeError_ = std::current_exception();
+    deferred_.reset();
+    throw;
+  }
   root_ = builder_->getRoot<ir::Profile>().asReader();
   deferred_.reset();
   complete_.store(true, std::memory_order_release);

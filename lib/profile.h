@@ -7,6 +7,7 @@
 #include <kj/array.h>
 
 #include <atomic>
+#include <exception>
 #include <functional>
 #include <memory>
 #include <mutex>
@@ -41,7 +42,8 @@ class Profile {
   Profile& operator=(const Profile&) = delete;
 
   // The whole IR; a deferred part is built first (once, under a lock: safe from several
-  // threads), into a new message.
+  // threads), into a new message. If that build throws, this and every later call throw the
+  // same exception.
   ir::Profile::Reader root() const {
     if (!complete_.load(std::memory_order_acquire)) [[unlikely]]
       complete();
@@ -84,6 +86,7 @@ class Profile {
   mutable std::unique_ptr<Deferred> deferred_;
   mutable std::mutex completeMutex_;
   mutable std::atomic<bool> complete_{true};
+  mutable std::exception_ptr completeError_;  // what stopped building the deferred part
   mutable std::once_flag stringsOnce_;
   mutable std::unique_ptr<StringTableReader> strings_;
   mutable std::mutex decodedMutex_;

@@ -11,6 +11,7 @@
 #include "formats/callgrind/costs.h"
 #include "ir/adaptive.h"
 #include "ir/column.h"
+#include "profile.h"
 #include "testlib.h"
 #include "util/gzip.h"
 
@@ -494,6 +495,49 @@ TEST(gzip_chunks_inflate_to_the_input_with_any_thread_count) {
       at = std::min(in.size(), at + n);
     }
     CHECK(gz.finish() == one);
+  }
+}
+
+// A deferred part is built once. A build that fails part-way is not tried again (it may have
+// used up what the part held): every later root() throws the same error.
+TEST(deferred_part_built_once_and_failure_sticks) {
+  struct Part : profpack::Profile::Deferred {
+    int* calls;
+    bool fail;
+    Part(int* c, bool f) : calls(c), fail(f) {}
+    void complete(profpack::ir::Profile::Reader partial,
+                  profpack::ir::Profile::Builder whole) override {
+      ++*calls;
+      whole.setFormat(partial.getFormat());
+      if (fail) throw profpack::Error(profpack::Status::noMemory, "", "out of memory halfway");
+      whole.setFormatVersion("built");
+    }
+    size_t expectedBytes() const override { return 0; }
+  };
+  for (bool fail : {false, true}) {
+    int calls = 0;
+    auto partial = profpack::newMessage();
+    partial->getRoot<profpack::ir::Profile>().setFormat(profpack::ir::Format::GPERFTOOLS);
+    profpack::Profile p(std::move(partial), std::make_unique<Part>(&calls, fail));
+    CHECK(p.partialRoot().getFormat() == profpack::ir::Format::GPERFTOOLS);
+    CHECK(!p.partialRoot().hasFormatVersion());
+    CHECK_EQ(calls, 0);
+    for (int k = 0; k < 3; ++k) {
+      if (!fail) {
+        CHECK(std::string(p.root().getFormatVersion().cStr()) == "built");
+        CHECK(p.root().getFormat() == profpack::ir::Format::GPERFTOOLS);
+        continue;
+      }
+      bool threw = false;
+      try {
+        p.root();
+      } catch (const profpack::Error& e) {
+        threw = std::string(e.what()).find("out of memory halfway") != std::string::npos;
+      }
+      CHECK(threw);
+    }
+    CHECK_EQ(calls, 1);
+    CHECK(!p.partialRoot().hasFormatVersion());  // the partial message is never changed
   }
 }
 
