@@ -532,15 +532,7 @@ void parseRecords(std::span<const uint8_t> data, size_t pos, Body& body,
   for (uint64_t r = done; r < walked; ++r) last.push_back(waiting[r % kTailMax].at);
   const Tail tail = tailOf<W, BE>(base, std::move(last));
   while (done < walked - tail.offset.size()) addNext();
-  const size_t t = tail.offset.size();
-  struct Keep {
-    NodeTable<W, BE>& table;
-    std::vector<TreeNode>* nodes;
-    ~Keep() {
-      if (nodes) *nodes = table.takeNodes();
-    }
-  } keep{table, keepNodes};
-  if (t == 0) return;
+  const size_t t = tail.offset.size();  // 0: nothing below is done (no tail, no ranks)
   std::vector<uint32_t> order(t);
   for (size_t i = 0; i < t; ++i) order[i] = static_cast<uint32_t>(i);
   auto slot = [&](uint32_t i, uint64_t k) { return load<W, BE>(base + tail.offset[i] + k * W); };
@@ -558,6 +550,7 @@ void parseRecords(std::span<const uint8_t> data, size_t pos, Body& body,
   }
   body.sortedTail = t;
   tailRanks(tail.bucket, order, body.ranks);
+  if (keepNodes) *keepNodes = table.takeNodes();
 }
 
 // The IR but for the stack columns: what the file holds besides its records.
@@ -700,7 +693,8 @@ std::unique_ptr<Profile> readGperftools(std::span<const uint8_t> data, bool defe
     // This message holds the rest of the IR; the whole one is built when asked for.
     auto message = newMessage(size - textAt + 8 * words);
     buildRest(message->getRoot<ir::Profile>(), rest);
-    decoded->address = std::move(body.addresses);
+    decoded->address.reserve(nodes.size() - 1);
+    for (size_t n = 1; n < nodes.size(); ++n) decoded->address.push_back(nodes[n].pc);
     profile = std::make_unique<Profile>(
         std::move(message),
         std::make_unique<DeferredStacks>(std::move(bodyOwner), std::move(nodes), size / 4));

@@ -180,18 +180,14 @@ struct Body {
   size_t end = 0;       // byte offset just past the trailer
 
   std::vector<uint64_t> parent{0}, samples{0};  // by node id (see ReadStacks)
-  // With deferAddresses the nodes' addresses are only kept (by node id, from 1), and their
-  // column is encoded by whoever calls build() later; else `address` encodes it.
+  // With deferAddresses the address column is encoded by whoever calls build() later, from
+  // the tree the parser keeps; else `address` encodes it as nodes are added.
   bool deferAddresses = false;
-  std::vector<uint64_t> addresses;
 
   // A record adds nodes below `par`: call before adding them with addNode.
   void addBranch(uint64_t par) { branch.push(par); }
   void addNode(uint64_t par, uint64_t addr) {
-    if (deferAddresses)
-      addresses.push_back(addr);
-    else
-      address.add(par, addr);
+    if (!deferAddresses) address.add(par, addr);
     parent.push_back(par);
     samples.push_back(0);
   }
