@@ -39,7 +39,20 @@ compare() {  # label size "ours..." -- "theirs...": one line with both figures a
     printf "  spread: profpack %.3f-%.3f s, reference %.2f-%.2f s\n", lo1, hi1, lo2, hi2 }'
 }
 
+# The host's state (bench/first_touch.cpp): the first touch of 32 MB of fresh memory on huge
+# pages in three processes in a row, and on 4 KiB pages. A conversion of the 50 MB gperftools
+# profile touches about that much, on huge pages (the CLI's heap and the reader's table).
+host_state() {
+  local h1 h2 h3 small
+  read -r _ h1 _ small < <("$build/bench/first_touch" 32)
+  read -r _ h2 _ _ < <("$build/bench/first_touch" 32)
+  read -r _ h3 _ _ < <("$build/bench/first_touch" 32)
+  echo "$1: first touch of 32 MB: huge pages $h1, $h2, $h3 ms; 4 KiB pages $small ms"
+}
+[ -x "$build/bench/first_touch" ] || { echo "build first: ninja -C $build"; exit 1; }
+
 echo "machine: $(nproc) cores, load average $(cut -d' ' -f1-3 /proc/loadavg)"
+host_state "host before"
 python3 "$here/bench/gen_gperf_large.py" "$here/tests/data/gperftools/workload.64le.prof" \
   "$tmp/zipf.prof" --mb "$mb" --distinct 100000 >/dev/null
 prof=$tmp/zipf.prof
@@ -62,3 +75,4 @@ compare "xray -> trace-event" "$tsize" "$cli" convert "$trace" --to trace-event 
   -- llvm-xray-14 convert --output-format=trace_event "$trace" -o "$tmp/l.json"
 echo "  sizes: $(stat -c %s "$tmp/p.json") vs $(stat -c %s "$tmp/l.json") bytes"
 echo "load average after: $(cut -d' ' -f1-3 /proc/loadavg)"
+host_state "host after"
