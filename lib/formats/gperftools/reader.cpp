@@ -81,8 +81,12 @@ struct TreeNode {
   uint32_t depth;
 };
 
-// The seed and the step of the chain hashes (suffixHashes, chainHash, NodeTable::grow).
-constexpr uint64_t kHashSeed = 0x9e3779b97f4a7c15ull, kHashStep = 0xbf58476d1ce4e5b9ull;
+// A chain's hash is built from its outermost PC inward: from kHashSeed, one hashStep per PC,
+// then hashOf with the chain's length. suffixHashes, chainHash and NodeTable::grow (which
+// recomputes the hashes from the tree) must agree, so all three use these.
+constexpr uint64_t kHashSeed = 0x9e3779b97f4a7c15ull;
+inline uint64_t hashStep(uint64_t h, uint64_t pc) { return (h ^ pc) * 0xbf58476d1ce4e5b9ull; }
+inline uint64_t hashOf(uint64_t h, uint64_t length) { return mix(h + length); }
 
 // Every node of the prefix tree, keyed by its chain: the PCs from the node outward to the
 // outermost frame, i.e. a suffix of some record's PCs. Lookups compare 32 bits of a 64-bit
@@ -195,8 +199,8 @@ class NodeTable {
     running[0] = kHashSeed;
     for (size_t node = 1; node < nodes_.size(); ++node) {
       const Node& x = nodes_[node];
-      running[node] = (running[x.parent] ^ x.pc) * kHashStep;
-      const uint64_t h = mix(running[node] + x.depth);
+      running[node] = hashStep(running[x.parent], x.pc);
+      const uint64_t h = hashOf(running[node], x.depth);
       size_t i = h & mask_;
       while (slots_[i].node != 0) i = (i + 1) & mask_;
       slots_[i] = {tagOf(h), static_cast<uint32_t>(node)};
@@ -213,8 +217,8 @@ template <unsigned W, bool BE>
 inline void suffixHashes(const uint8_t* pcs, size_t n, uint64_t* out) {
   uint64_t h = kHashSeed;
   for (size_t j = n; j-- > 0;) {
-    h = (h ^ load<W, BE>(pcs + j * W)) * kHashStep;
-    out[j] = mix(h + (n - j));
+    h = hashStep(h, load<W, BE>(pcs + j * W));
+    out[j] = hashOf(h, n - j);
   }
 }
 
@@ -222,12 +226,9 @@ inline void suffixHashes(const uint8_t* pcs, size_t n, uint64_t* out) {
 template <unsigned W, bool BE>
 inline uint64_t chainHash(const uint8_t* pcs, size_t n, uint64_t* callerHash = nullptr) {
   uint64_t h = kHashSeed;
-  for (size_t j = n; j-- > 1;) {
-    h = (h ^ load<W, BE>(pcs + j * W)) * kHashStep;
-  }
-  if (callerHash && n >= 2) *callerHash = mix(h + (n - 1));
-  h = (h ^ load<W, BE>(pcs)) * kHashStep;
-  return mix(h + n);
+  for (size_t j = n; j-- > 1;) h = hashStep(h, load<W, BE>(pcs + j * W));
+  if (callerHash && n >= 2) *callerHash = hashOf(h, n - 1);
+  return hashOf(hashStep(h, load<W, BE>(pcs)), n);
 }
 
 // The records that end a file in nondecreasing bucket order (at most kTailMax, the 1024 x 4
