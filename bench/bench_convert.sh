@@ -20,7 +20,7 @@ build=${1:-$here/build}
 mb=${2:-50}
 iters=${3:-3600}
 cli=$build/tools/profpack
-[ -x "$cli" ] || { echo "build first: ninja -C $build"; exit 1; }
+[ -x "$cli" ] && [ -x "$build/bench/first_touch" ] || { echo "build first: ninja -C $build"; exit 1; }
 command -v go >/dev/null || { echo "go not installed (go tool pprof)"; exit 1; }
 command -v llvm-xray-14 >/dev/null || { echo "llvm-xray-14 not installed"; exit 1; }
 tmp=$(mktemp -d); trap 'rm -rf "$tmp"' EXIT
@@ -49,7 +49,6 @@ host_state() {
   read -r _ h3 _ _ < <("$build/bench/first_touch" 32)
   echo "$1: first touch of 32 MB: huge pages $h1, $h2, $h3 ms; 4 KiB pages $small ms"
 }
-[ -x "$build/bench/first_touch" ] || { echo "build first: ninja -C $build"; exit 1; }
 
 echo "machine: $(nproc) cores, load average $(cut -d' ' -f1-3 /proc/loadavg)"
 host_state "host before"
