@@ -81,6 +81,31 @@ for l in run("annotate", hot, "--source", "hot.c").stdout.splitlines()[1:]:
 check(ref_lines and our_lines == dict(ref_lines),
       f"hot.c per-line samples: profpack {our_lines}, pprof -list {dict(ref_lines)}")
 
+# --- merge of symbolized runs: the names carried over ---------------------------------------
+# hot.run2.prof is a second run of the same binary, loaded at another address (ASLR): the merge
+# moves its addresses onto the first run's mappings and must keep both runs' names, with the
+# figures `go tool pprof -top BINARY A B` gives for the two originals.
+r, run2 = symbolize("hot.run2")
+merged = os.path.join(tmp, "hot.merged.ppk")
+r = run("merge", hot, run2, "-o", merged)
+check(r.returncode == 0, f"merge two symbolized runs (exit {r.returncode}: {r.stderr.strip()[:200]})")
+ours = top_tsv(merged)
+ref = {}
+for l in pprof("-top", "-symbolize=local", "-sample_index=samples", "-nodecount=100000",
+               os.path.join(sym, "hot"), os.path.join(sym, "hot.prof"),
+               os.path.join(sym, "hot.run2.prof")).splitlines():
+    m = re.match(r"\s*(\d+)\s+[\d.]+%\s+[\d.]+%\s+(\d+)\s+[\d.]+%\s+(.+)$", l)
+    if m and not m.group(3).startswith("["):
+        ref[m.group(3).strip()] = (int(m.group(1)), int(m.group(2)))
+check(len(ref) >= 5, f"pprof names {len(ref)} functions of the two runs: {sorted(ref)}")
+for name, (flat, cum) in sorted(ref.items()):
+    check(ours.get(name) == (flat, cum),
+          f"merged runs: {name}: profpack self/inclusive {ours.get(name)}, pprof flat/cum "
+          f"{flat}/{cum}")
+r = run("info", "--json", merged)
+check(r.returncode == 0 and '"functions":0,' not in r.stdout.replace(" ", ""),
+      f"info of the merge counts its named functions ({r.stdout.strip()[:160]})")
+
 # --- hot-inline: inline chains against addr2line -i ------------------------------------------
 r, inl = symbolize("hot-inline")
 check(r.returncode == 0, f"symbolize hot-inline.prof (exit {r.returncode})")

@@ -9,6 +9,7 @@
 
 #include "error.h"
 #include "formats/registry.h"
+#include "symbolize/symbolize.h"
 #include "util/text.h"
 
 namespace profpack {
@@ -291,6 +292,9 @@ struct MergeStream::State {
   std::unique_ptr<FormatMerge> native;  // the format's own merge, where it has one
   std::unique_ptr<Merger> merger;       // else the model's
   std::string sourceFormat;
+  // A format's own merge keeps addresses, not names: the names of symbolized inputs, to name
+  // the merge's addresses with (the model's merge keeps the names themselves).
+  SymbolMemory names;
 };
 
 MergeStream::MergeStream(EventRenames renames) : s_(std::make_unique<State>()) {
@@ -319,7 +323,10 @@ void MergeStream::add(const MergeInput& in) {
     mixed = true;
   }
   if (s.native) {
-    forInput(in, i, [&] { s.native->add(p); });
+    forInput(in, i, [&] {
+      s.native->add(p);
+      s.names.add(p);
+    });
     ++s.inputs;
     return;
   }
@@ -341,7 +348,7 @@ void MergeStream::add(const MergeInput& in) {
 std::unique_ptr<Profile> MergeStream::finish() {
   State& s = *s_;
   if (s.inputs == 0) throw Error(Status::invalidArgument, "", "merge needs at least one profile");
-  if (s.native) return s.native->finish();
+  if (s.native) return s.names.apply(s.native->finish());
   return profileFromModel(*s.merger->finish(s.sourceFormat), s.keptAs);
 }
 

@@ -8,6 +8,7 @@
 #include <algorithm>
 #include <cstdlib>
 #include <map>
+#include <tuple>
 #include <unordered_map>
 
 #include "error.h"
@@ -94,6 +95,194 @@ std::unique_ptr<capnp::MallocMessageBuilder> copyOf(const Profile& profile) {
 
 }  // namespace
 
+namespace {
+
+// Where the names of a mapping's addresses come from: its binary (symbolize), or the symbol
+// sections of other profiles of the same objects (a merge of symbolized profiles).
+class Resolver {
+ public:
+  virtual ~Resolver() = default;
+  // Prepares mapping `m`; false, with `why`, where its addresses cannot be named. `used` is
+  // the file its names come from, `buildId` that file's build id.
+  virtual bool open(const Mapping& m, std::string& used, std::string& buildId,
+                    std::string& why) = 0;
+  // The inline chain of `address` of the mapping last opened (a caller's frame: of
+  // address - 1), innermost first; null or empty where nothing names it.
+  virtual const std::vector<SymbolFrame>* frames(const Mapping& m, uint64_t address,
+                                                 bool returnAddress) = 0;
+  // Problems met reading the file last opened, once per file ("" if none).
+  virtual std::string problem() { return ""; }
+};
+
+// Names from ELF binaries: the path a mapping names, then the search path by base name; a
+// function-id mapping from the binary that ran.
+class ElfResolver : public Resolver {
+ public:
+  ElfResolver(const SymbolizeOptions& options, std::vector<uint64_t> entries)
+      : options_(options), dirs_(searchPath(options)), entries_(std::move(entries)) {}
+
+  bool open(const Mapping& mapping, std::string& used, std::string& buildId,
+            std::string& why) override {
+    bin_ = nullptr;
+    bias_ = 0;
+    ElfBinary* bin = nullptr;
+    if (mapping.functionIds) {
+      std::string reason;
+      bin = open_.get(options_.binary, reason);
+      used = options_.binary;
+      if (!bin) why = options_.binary + ": " + reason;
+    } else if (mapping.path.empty() || mapping.path[0] == '[') {
+      why = "names no file";
+    } else {
+      std::vector<std::string> candidates;
+      if (mapping.path[0] == '/') candidates.push_back(mapping.path);
+      for (const std::string& d : dirs_) candidates.push_back(d + "/" + baseName(mapping.path));
+      for (const std::string& c : candidates) {
+        std::string reason;
+        bin = open_.get(c, reason);
+        if (bin) {
+          used = c;
+          break;
+        }
+        why += (why.empty() ? "" : "; ") + c + ": " + reason;
+      }
+      if (candidates.empty()) why = "a relative path, and no --binary-path directory holds it";
+    }
+    if (bin && !mapping.linkTime && !bin->loadBias(mapping.start, mapping.offset, bias_)) {
+      why = used + ": no loadable segment holds file offset " + hexString(mapping.offset);
+      bin = nullptr;
+    }
+    if (!bin) return false;
+    buildId = bin->buildId();
+    bin_ = bin;
+    return true;
+  }
+
+  const std::vector<SymbolFrame>* frames(const Mapping& mapping, uint64_t address,
+                                         bool returnAddress) override {
+    if (mapping.functionIds) {
+      if (returnAddress || address >= entries_.size() || entries_[address] == 0) return nullptr;
+      return &bin_->lookupEntry(entries_[address]);
+    }
+    return &bin_->lookup(address - bias_ - (returnAddress ? 1 : 0));
+  }
+
+  std::string problem() override { return bin_ ? bin_->problem() : ""; }
+
+ private:
+  const SymbolizeOptions& options_;
+  const std::vector<std::string> dirs_;
+  const std::vector<uint64_t> entries_;
+  Binaries open_;
+  ElfBinary* bin_ = nullptr;
+  uint64_t bias_ = 0;
+};
+
+// The addresses of `model` to name: every location with self cost at its address (function
+// ids: every location), every caller's frame of a stack as a return address.
+std::vector<Key> addressesToName(const Model& model) {
+  const bool ids = model.has(kCapFunctionIds);
+  const LocationLayer& layer = model.locations();
+  const size_t ne = model.events();
+  std::vector<Key> keys;
+  std::vector<int64_t> locationOf(model.functions(), -1);
+  for (size_t i = 0; i < layer.locations.size(); ++i) {
+    const Location& l = layer.locations[i];
+    if (l.function >= 0 && locationOf[static_cast<size_t>(l.function)] < 0)
+      locationOf[static_cast<size_t>(l.function)] = static_cast<int64_t>(i);
+    if (l.mapping < 0) continue;
+    bool self = ids || !model.has(kCapStacks);
+    for (size_t e = 0; e < ne && !self; ++e) self = layer.self[i * ne + e] != 0;
+    if (self) keys.push_back({l.mapping, l.address, false});
+  }
+  if (!ids && model.has(kCapStacks)) {
+    const StackLayer& st = model.stacks();
+    for (size_t s = 0; s < st.stacks(); ++s)
+      for (uint64_t k = st.start[s]; k + 1 < st.start[s + 1]; ++k) {
+        const int64_t li = locationOf[st.frames[k]];
+        if (li < 0) continue;
+        const Location& l = layer.locations[static_cast<size_t>(li)];
+        if (l.mapping >= 0) keys.push_back({l.mapping, l.address, true});
+      }
+  }
+  std::sort(keys.begin(), keys.end());
+  keys.erase(std::unique(keys.begin(), keys.end()), keys.end());
+  return keys;
+}
+
+// A copy of `profile` whose symbol section names `model`'s addresses as `resolver` finds them.
+std::unique_ptr<Profile> withSymbols(const Profile& profile, const Model& model, Resolver& resolver,
+                                     std::vector<std::string> warnings) {
+  const std::vector<Key> keys = addressesToName(model);
+  const LocationLayer& layer = model.locations();
+  auto msg = copyOf(profile);
+  auto sym = msg->getRoot<ir::Profile>().initSymbols();
+  auto binaries = sym.initMappings(static_cast<unsigned>(layer.mappings.size()));
+  ColumnWriter mappingCol, addressCol(ir::Column::Encoding::ZIGZAG_DELTA), returnCol, countCol;
+  ColumnWriter functionCol, fileCol, lineCol;
+  std::vector<std::string> names{""};
+  std::unordered_map<std::string, uint64_t> nameIndex{{"", 0}};
+  auto intern = [&](const std::string& s) {
+    auto [it, added] = nameIndex.emplace(s, names.size());
+    if (added) names.push_back(s);
+    return it->second;
+  };
+
+  size_t k = 0;
+  while (k < keys.size()) {
+    const int64_t m = keys[k].mapping;
+    size_t end = k;
+    while (end < keys.size() && keys[end].mapping == m) ++end;
+    const Mapping& mapping = layer.mappings[static_cast<size_t>(m)];
+    auto binary = binaries[static_cast<unsigned>(m)];
+    const std::string label = "mapping " + std::to_string(m) + " (" +
+                              (mapping.path.empty() ? std::string("no file") : mapping.path) + ")";
+    std::string used, id, why;
+    if (!resolver.open(mapping, used, id, why)) {
+      binary.setWarning(label + ": " + why);
+      warnings.push_back(label + " not symbolized: " + why);
+      k = end;
+      continue;
+    }
+    binary.setPath(used);
+    binary.setBuildId(kj::arrayPtr(reinterpret_cast<const kj::byte*>(id.data()), id.size()));
+    for (; k < end; ++k) {
+      const Key& key = keys[k];
+      const std::vector<SymbolFrame>* frames =
+          resolver.frames(mapping, key.address, key.returnAddress);
+      if (!frames || frames->empty()) continue;
+      mappingCol.push(static_cast<uint64_t>(m));
+      addressCol.push(key.address);
+      returnCol.push(key.returnAddress ? 1 : 0);
+      countCol.push(frames->size());
+      for (const SymbolFrame& f : *frames) {
+        functionCol.push(intern(f.function));
+        fileCol.push(intern(f.file));
+        lineCol.push(f.line);
+      }
+    }
+    const std::string problem = resolver.problem();
+    if (!problem.empty()) warnings.push_back(label + ": " + used + ": " + problem);
+  }
+  if (names.size() > (size_t{1} << 29) - 1)
+    throw Error(Status::limit, kFmt, "more than 2^29 - 1 distinct symbol names");
+  mappingCol.build(sym.initMapping());
+  addressCol.build(sym.initAddress());
+  returnCol.build(sym.initReturnAddress());
+  countCol.build(sym.initFrameCount());
+  functionCol.build(sym.initFunction());
+  fileCol.build(sym.initFile());
+  lineCol.build(sym.initLine());
+  auto list = sym.initNames(static_cast<unsigned>(names.size()));
+  for (size_t i = 0; i < names.size(); ++i) list.set(static_cast<unsigned>(i), names[i]);
+
+  auto out = std::make_unique<Profile>(std::move(msg));
+  out->warnings() = std::move(warnings);
+  return out;
+}
+
+}  // namespace
+
 std::unique_ptr<Profile> symbolizeProfile(const Profile& profile, const SymbolizeOptions& options) {
   ModelOptions mo;
   mo.symbols = false;
@@ -114,16 +303,14 @@ std::unique_ptr<Profile> symbolizeProfile(const Profile& profile, const Symboliz
   }
 
   // The addresses to look up (function ids: their entry addresses in the binary).
-  const std::vector<uint64_t> entries =
+  std::vector<uint64_t> entries =
       ids ? functionEntries(profile, options.binary) : std::vector<uint64_t>{};
-  const LocationLayer& layer = model->locations();
-  const size_t ne = model->events();
   std::vector<std::string> warnings;
   if (ids) {
     // A trace of another build names ids its binary does not have (the one check a trace
     // allows: it records no build id).
     uint64_t beyond = 0, highest = 0;
-    for (const Location& l : layer.locations)
+    for (const Location& l : model->locations().locations)
       if (l.address >= entries.size()) {
         ++beyond;
         highest = std::max(highest, l.address);
@@ -135,131 +322,8 @@ std::unique_ptr<Profile> symbolizeProfile(const Profile& profile, const Symboliz
                          " function ids beyond them (up to " + std::to_string(highest) +
                          "): not the binary that ran?");
   }
-  std::vector<Key> keys;
-  std::vector<int64_t> locationOf(model->functions(), -1);
-  for (size_t i = 0; i < layer.locations.size(); ++i) {
-    const Location& l = layer.locations[i];
-    if (l.function >= 0 && locationOf[static_cast<size_t>(l.function)] < 0)
-      locationOf[static_cast<size_t>(l.function)] = static_cast<int64_t>(i);
-    if (l.mapping < 0) continue;
-    bool self = ids || !model->has(kCapStacks);
-    for (size_t e = 0; e < ne && !self; ++e) self = layer.self[i * ne + e] != 0;
-    if (self) keys.push_back({l.mapping, l.address, false});
-  }
-  if (!ids && model->has(kCapStacks)) {
-    const StackLayer& st = model->stacks();
-    for (size_t s = 0; s < st.stacks(); ++s)
-      for (uint64_t k = st.start[s]; k + 1 < st.start[s + 1]; ++k) {
-        const int64_t li = locationOf[st.frames[k]];
-        if (li < 0) continue;
-        const Location& l = layer.locations[static_cast<size_t>(li)];
-        if (l.mapping >= 0) keys.push_back({l.mapping, l.address, true});
-      }
-  }
-  std::sort(keys.begin(), keys.end());
-  keys.erase(std::unique(keys.begin(), keys.end()), keys.end());
-
-  auto msg = copyOf(profile);
-  auto sym = msg->getRoot<ir::Profile>().initSymbols();
-  auto binaries = sym.initMappings(static_cast<unsigned>(layer.mappings.size()));
-  const std::vector<std::string> dirs = searchPath(options);
-  Binaries open;
-  ColumnWriter mappingCol, addressCol(ir::Column::Encoding::ZIGZAG_DELTA), returnCol, countCol;
-  ColumnWriter functionCol, fileCol, lineCol;
-  std::vector<std::string> names{""};
-  std::unordered_map<std::string, uint64_t> nameIndex{{"", 0}};
-  auto intern = [&](const std::string& s) {
-    auto [it, added] = nameIndex.emplace(s, names.size());
-    if (added) names.push_back(s);
-    return it->second;
-  };
-
-  size_t k = 0;
-  while (k < keys.size()) {
-    const int64_t m = keys[k].mapping;
-    size_t end = k;
-    while (end < keys.size() && keys[end].mapping == m) ++end;
-    const Mapping& mapping = layer.mappings[static_cast<size_t>(m)];
-    auto binary = binaries[static_cast<unsigned>(m)];
-    const std::string label = "mapping " + std::to_string(m) + " (" +
-                              (mapping.path.empty() ? std::string("no file") : mapping.path) + ")";
-    // The binary: the path the mapping names, then the search path by base name.
-    ElfBinary* bin = nullptr;
-    std::string used, why;
-    if (mapping.functionIds) {
-      std::string reason;
-      bin = open.get(options.binary, reason);
-      used = options.binary;
-      if (!bin) why = options.binary + ": " + reason;
-    } else if (mapping.path.empty() || mapping.path[0] == '[') {
-      why = "names no file";
-    } else {
-      std::vector<std::string> candidates;
-      if (mapping.path[0] == '/') candidates.push_back(mapping.path);
-      for (const std::string& d : dirs) candidates.push_back(d + "/" + baseName(mapping.path));
-      for (const std::string& c : candidates) {
-        std::string reason;
-        bin = open.get(c, reason);
-        if (bin) {
-          used = c;
-          break;
-        }
-        why += (why.empty() ? "" : "; ") + c + ": " + reason;
-      }
-      if (candidates.empty()) why = "a relative path, and no --binary-path directory holds it";
-    }
-    uint64_t bias = 0;
-    if (bin && !mapping.linkTime && !bin->loadBias(mapping.start, mapping.offset, bias)) {
-      why = used + ": no loadable segment holds file offset " + hexString(mapping.offset);
-      bin = nullptr;
-    }
-    if (!bin) {
-      binary.setWarning(label + ": " + why);
-      warnings.push_back(label + " not symbolized: " + why);
-      k = end;
-      continue;
-    }
-    binary.setPath(used);
-    const std::string& id = bin->buildId();
-    binary.setBuildId(kj::arrayPtr(reinterpret_cast<const kj::byte*>(id.data()), id.size()));
-    for (; k < end; ++k) {
-      const Key& key = keys[k];
-      uint64_t at = key.address - bias - (key.returnAddress ? 1 : 0);
-      if (mapping.functionIds) {
-        if (key.returnAddress || key.address >= entries.size() || entries[key.address] == 0)
-          continue;
-        at = entries[key.address];
-      }
-      const std::vector<SymbolFrame>& frames =
-          mapping.functionIds ? bin->lookupEntry(at) : bin->lookup(at);
-      if (frames.empty()) continue;
-      mappingCol.push(static_cast<uint64_t>(m));
-      addressCol.push(key.address);
-      returnCol.push(key.returnAddress ? 1 : 0);
-      countCol.push(frames.size());
-      for (const SymbolFrame& f : frames) {
-        functionCol.push(intern(f.function));
-        fileCol.push(intern(f.file));
-        lineCol.push(f.line);
-      }
-    }
-    if (!bin->problem().empty()) warnings.push_back(label + ": " + used + ": " + bin->problem());
-  }
-  if (names.size() > (size_t{1} << 29) - 1)
-    throw Error(Status::limit, kFmt, "more than 2^29 - 1 distinct symbol names");
-  mappingCol.build(sym.initMapping());
-  addressCol.build(sym.initAddress());
-  returnCol.build(sym.initReturnAddress());
-  countCol.build(sym.initFrameCount());
-  functionCol.build(sym.initFunction());
-  fileCol.build(sym.initFile());
-  lineCol.build(sym.initLine());
-  auto list = sym.initNames(static_cast<unsigned>(names.size()));
-  for (size_t i = 0; i < names.size(); ++i) list.set(static_cast<unsigned>(i), names[i]);
-
-  auto out = std::make_unique<Profile>(std::move(msg));
-  out->warnings() = std::move(warnings);
-  return out;
+  ElfResolver resolver(options, std::move(entries));
+  return withSymbols(profile, *model, resolver, std::move(warnings));
 }
 
 namespace {
@@ -593,6 +657,94 @@ class SymbolizedSource : public ModelSource {
 std::unique_ptr<ModelSource> symbolizedSource(std::unique_ptr<ModelSource> inner,
                                               const Profile& profile) {
   return std::make_unique<SymbolizedSource>(std::move(inner), profile);
+}
+
+// Names by object: the mapping's file as the profile records it, and the address as the
+// object lays it out (a run-time address less the mapping's start, plus its file offset), so
+// that the same instruction has the same key in every run of the program.
+struct SymbolMemory::Names {
+  struct Object {
+    std::string used, buildId;  // the file the names came from, its build id
+  };
+  std::map<std::string, Object> objects;  // by recorded path
+  std::map<std::tuple<std::string, uint64_t, bool>, std::vector<SymbolFrame>> frames;
+
+  static uint64_t relative(const Mapping& m, uint64_t address) {
+    return m.linkTime ? address : address - m.start + m.offset;
+  }
+};
+
+namespace {
+
+class MemoryResolver : public Resolver {
+ public:
+  explicit MemoryResolver(const SymbolMemory::Names& names) : names_(names) {}
+  bool open(const Mapping& m, std::string& used, std::string& buildId, std::string& why) override {
+    auto it = names_.objects.find(m.path);
+    if (it == names_.objects.end()) {
+      why = "no symbolized profile of the merge names it";
+      return false;
+    }
+    used = it->second.used;
+    buildId = it->second.buildId;
+    return true;
+  }
+  const std::vector<SymbolFrame>* frames(const Mapping& m, uint64_t address,
+                                         bool returnAddress) override {
+    auto it =
+        names_.frames.find({m.path, SymbolMemory::Names::relative(m, address), returnAddress});
+    return it == names_.frames.end() ? nullptr : &it->second;
+  }
+
+ private:
+  const SymbolMemory::Names& names_;
+};
+
+}  // namespace
+
+SymbolMemory::SymbolMemory() : names_(std::make_unique<Names>()) {}
+SymbolMemory::~SymbolMemory() = default;
+
+bool SymbolMemory::empty() const { return names_->objects.empty(); }
+
+void SymbolMemory::add(const Profile& profile) {
+  if (!profile.partialRoot().hasSymbols()) return;
+  ModelOptions mo;
+  mo.symbols = false;
+  const std::unique_ptr<Model> model = buildModel(profile, mo);
+  const SymbolTable table(profile.root().getSymbols());
+  const LocationLayer& layer = model->locations();
+  auto binaries = profile.root().getSymbols().getMappings();
+  for (unsigned m = 0; m < binaries.size() && m < layer.mappings.size(); ++m) {
+    if (binaries[m].getPath().size() == 0) continue;
+    auto id = binaries[m].getBuildId();
+    names_->objects.try_emplace(
+        layer.mappings[m].path,
+        Names::Object{binaries[m].getPath().cStr(), std::string(id.begin(), id.end())});
+  }
+  for (const auto& [key, span] : table.entries) {
+    if (static_cast<uint64_t>(key.mapping) >= layer.mappings.size()) continue;
+    const Mapping& m = layer.mappings[static_cast<size_t>(key.mapping)];
+    auto [it, added] =
+        names_->frames.try_emplace({m.path, Names::relative(m, key.address), key.returnAddress});
+    if (!added) continue;  // the first profile's names win
+    for (uint64_t i = span.first; i < span.first + span.second; ++i) {
+      const SymbolTable::Frame& f = table.frames[i];
+      it->second.push_back({table.names[f.function], table.names[f.file], f.line});
+    }
+  }
+}
+
+std::unique_ptr<Profile> SymbolMemory::apply(std::unique_ptr<Profile> profile) const {
+  if (empty()) return profile;
+  ModelOptions mo;
+  mo.symbols = false;
+  const std::unique_ptr<Model> model = buildModel(*profile, mo);
+  if (!model->has(kCapAddresses) || model->has(kCapNames) || model->has(kCapFunctionIds))
+    return profile;
+  MemoryResolver resolver(*names_);
+  std::vector<std::string> warnings = profile->warnings();
+  return withSymbols(*profile, *model, resolver, std::move(warnings));
 }
 
 }  // namespace profpack

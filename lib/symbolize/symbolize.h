@@ -37,4 +37,25 @@ std::unique_ptr<Profile> symbolizeProfile(const Profile& profile, const Symboliz
 std::unique_ptr<ModelSource> symbolizedSource(std::unique_ptr<ModelSource> inner,
                                               const Profile& profile);
 
+// The names of symbolized profiles, kept to name a profile made of them (a merge of several
+// runs of the same program): each address by its object and its place in the object, so that
+// a run that loaded the object elsewhere finds the same names.
+class SymbolMemory {
+ public:
+  SymbolMemory();
+  ~SymbolMemory();
+  // Keeps the names of `profile`'s symbol section (none: nothing kept). The first profile's
+  // names win where two name the same address.
+  void add(const Profile& profile);
+  bool empty() const;
+  // `profile` with a symbol section of the kept names of its addresses, where its functions
+  // are unnamed addresses and some name was kept; else `profile` as it is.
+  std::unique_ptr<Profile> apply(std::unique_ptr<Profile> profile) const;
+
+  struct Names;
+
+ private:
+  std::unique_ptr<Names> names_;
+};
+
 }  // namespace profpack
