@@ -158,4 +158,15 @@ with tempfile.TemporaryDirectory() as tmp:
           "odd names: valid JSON, invalid UTF-8 as U+FFFD, escapes round-trip")
     check(run("info", odd, "--json").stdout.count("\n") == 1, "one document, one line")
 
+    # Warnings go to stderr in text mode too: `info cut.out >/dev/null` still shows them.
+    cut = os.path.join(tmp, "cut.out")
+    with open(os.path.join(data, SAMPLES["cachegrind"]), "rb") as f:
+        text = f.read()
+    with open(cut, "wb") as o:
+        o.write(text[:text.rindex(b"summary:")])
+    r = run("info", cut)
+    check(r.returncode == 0 and "warning" not in r.stdout and
+          "warning" in r.stderr and "summary" in r.stderr,
+          f"info: a reader's warning on stderr, not stdout ({r.stderr.strip()[:120]!r})")
+
 finish()

@@ -461,7 +461,7 @@ int cmdInfo(const std::vector<std::string>& argv) {
     for (size_t i = 0; i < nt; ++i)
       std::printf("  %zu: pid %u, thread %u\n", i, threads[i].pid, threads[i].thread_id);
   }
-  for (const char* w : warningsOf(p.p)) std::printf("warning: %s\n", w);
+  printWarnings(p.p, args[0]);  // on stderr, as every other command's
   return 0;
 }
 
