@@ -381,7 +381,8 @@ class SymbolizedSource : public ModelSource {
 
   uint32_t capabilities() const override {
     const uint32_t inner = inner_->capabilities();
-    return inner | kCapNames | kCapLines;
+    // Inline chains give arcs where the source has none (an inlined function's caller).
+    return inner | kCapNames | kCapLines | ((inner & kCapFunctionIds) ? 0u : kCapCallArcs);
   }
 
   void functions(FunctionLayer& out) override {
@@ -529,6 +530,7 @@ class SymbolizedSource : public ModelSource {
     };
 
     // Self cost, lines and locations: each location's own address.
+    std::map<std::pair<uint64_t, uint64_t>, size_t> inlineArcs;  // (caller, callee) -> edge
     std::map<std::pair<uint64_t, uint64_t>, std::vector<uint64_t>> lineCost;  // (file, line)
     std::map<std::pair<uint64_t, uint64_t>, std::vector<uint64_t>> functionLine;
     for (size_t i = 0; i < locs.size(); ++i) {
@@ -553,13 +555,22 @@ class SymbolizedSource : public ModelSource {
           fc[e] += self[e];
         }
       }
-      if (!stacks) {  // no stacks: self on the innermost, inclusive on the whole chain
+      if (!stacks) {
+        // No stacks: self on the innermost, inclusive on the whole chain, and an arc from each
+        // function of the chain to the one inlined into it (what a caller's inclusive cost
+        // is made of, for writers that add it up from arcs).
         for (size_t e = 0; e < ne_; ++e) out.self[c.functions.back() * ne_ + e] += self[e];
         std::vector<uint64_t> seen;
-        for (uint64_t f : c.functions) {
+        for (size_t k = 0; k < c.functions.size(); ++k) {
+          const uint64_t f = c.functions[k];
           if (std::find(seen.begin(), seen.end(), f) != seen.end()) continue;
           seen.push_back(f);
           for (size_t e = 0; e < ne_; ++e) out.inclusive[f * ne_ + e] += self[e];
+          if (k == 0) continue;
+          auto [it, added] = inlineArcs.try_emplace({c.functions[k - 1], f}, out.edges.size());
+          if (added) out.addEdge(c.functions[k - 1], f, 0);
+          uint64_t* cost = out.edgeCost(it->second);
+          for (size_t e = 0; e < ne_; ++e) cost[e] += self[e];
         }
       }
     }
