@@ -21,7 +21,7 @@ name the binaries at a path that no longer exists, so they are found through --b
 """
 import collections, os, re, shutil, subprocess, tempfile
 
-from checklib import check, finish, run, top_tsv, data
+from checklib import check, dcpi_of_text, finish, run, top_tsv, data
 
 sym = os.path.join(data, "symbolize")
 tmp = tempfile.mkdtemp(prefix="profpack-symbolize-")
@@ -243,22 +243,9 @@ check("mix" in top_tsv(out), "corrupt DWARF: functions still named from the symb
 # --- DCPI: link-time addresses of an image's text ---------------------------------------------
 # A DCPI profile written here against hot's .text: one count every 4 bytes of the text (DCPI's
 # slot), counts varied; the image path does not exist, so --binary-path finds the binary.
-import struct
-
-sec = subprocess.run(["readelf", "-SW", os.path.join(sym, "hot")], capture_output=True,
-                     text=True).stdout
-m = re.search(r"\.text\s+PROGBITS\s+([0-9a-f]+)\s+[0-9a-f]+\s+([0-9a-f]+)", sec)
-tstart, tsize = int(m.group(1), 16), int(m.group(2), 16)
-slots = tsize // 4
-counts = [(i * 37) % 11 for i in range(slots)]
-header = ["version pdb-0.7", "image 1f2e3d4c5b6a", "epoch 9901010101", "platform x86-64",
-          "event cycles", "period 65536", "tstart %x" % tstart, "tsize %d" % tsize,
-          "cpuspeed 600", "cpucount 1", "path /nonexistent/image/hot"]
-body = struct.pack("<II", 0, slots) + struct.pack("<%dI" % slots, *counts)
-body += struct.pack("<II", sum(1 for c in counts if c), sum(counts))
 dcpi = os.path.join(tmp, "hot.dcpi")
-with open(dcpi, "wb") as f:
-    f.write(("\n".join(header) + "\nsamples\n").encode() + body)
+tstart, tsize, counts = dcpi_of_text(os.path.join(sym, "hot"), dcpi)
+slots = len(counts)
 out = os.path.join(tmp, "dcpi.ppk")
 r = run("symbolize", dcpi, "-o", out, "--binary-path", sym)
 check(r.returncode == 0 and not r.stderr, f"symbolize a DCPI profile ({r.stderr.strip()[:200]})")
