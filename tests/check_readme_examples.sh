@@ -24,6 +24,11 @@ example() {
 . "$src/tests/stage.sh"
 stage_install "$build" "$tmp/stage"
 
+# The installed CLI runs from its prefix, finding the library through its RUNPATH.
+r=0
+"$STAGED_CLI" info "$data/dcpi/medium.dcpi" >/dev/null || r=1
+check $r "the installed profpack runs with no LD_LIBRARY_PATH"
+
 samples=(callgrind/callgrind.workload.out cachegrind/cachegrind.workload.out
   gperftools/workload.64le.prof xray/fdr-v5-st.xray dcpi/medium.dcpi)
 

@@ -1,9 +1,9 @@
 # Sourced by the binding and README checks: installs this build into a fresh directory with
 # `meson install --destdir`, as a user's `meson install` would lay it out, and points
 # PKG_CONFIG_PATH at its profpack.pc. That is all the bindings get to find the library
-# (meson writes the .pc relocatable: its prefix is relative to the .pc file). The programs
-# then run with LD_LIBRARY_PATH naming the staged library directory, as a user's dynamic
-# loader would find a library installed under /usr/local.
+# (meson writes the .pc relocatable: its prefix is relative to the .pc file). Nothing else is
+# set, as on a newcomer's machine: no LD_LIBRARY_PATH, no ldconfig. Programs find the library
+# through the RUNPATH that `pkg-config --libs profpack` adds, the CLI through its own.
 #   stage_install BUILD_DIR STAGE_DIR
 stage_install() {
   local build=$1 stage=$2 pc
@@ -15,6 +15,6 @@ stage_install() {
     return 1
   }
   export PKG_CONFIG_PATH=${pc%/*}
-  export LD_LIBRARY_PATH
-  LD_LIBRARY_PATH=$(pkg-config --variable=libdir profpack)
+  unset LD_LIBRARY_PATH
+  STAGED_CLI=$(find "$stage" -path '*/bin/profpack' -print -quit)
 }
