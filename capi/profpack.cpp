@@ -288,6 +288,11 @@ profpack_format profpack_format_from_name(const char* name) {
   return static_cast<profpack_format>(profpack::formatFromName(name));
 }
 
+profpack_format profpack_format_for_path(const char* path) {
+  if (!path) return PROFPACK_FORMAT_UNKNOWN;
+  return static_cast<profpack_format>(profpack::formatForFileName(path));
+}
+
 profpack_format profpack_detect_format(const void* data, size_t size) {
   if (!data && size) return PROFPACK_FORMAT_UNKNOWN;
   return static_cast<profpack_format>(

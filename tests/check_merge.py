@@ -234,4 +234,27 @@ check(r.returncode == 1 and "different events" in r.stderr and "xray" in r.stder
       "gperftools" in r.stderr and len(r.stderr.splitlines()) == 1,
       f"gperftools + XRay: different events: {r.stderr.strip()}")
 
+# The output's format as a cg_merge or pprof user would guess it: the name decides where it
+# says a format, else the inputs' own; never a .ppk under a name that says otherwise unasked.
+r = run("merge", d("merge/cachegrind.workload.run1.out"), d("merge/cachegrind.workload.run2.out"),
+        "-o", t("sum.out"))
+a = subprocess.run(["cg_annotate", t("sum.out")], capture_output=True, text=True)
+check(r.returncode == 0 and a.returncode == 0 and "Ir" in a.stdout,
+      f"merge of Cachegrind files to sum.out: a Cachegrind file cg_annotate reads ({a.stderr[-160:]})")
+r = run("merge", d("merge/workload.run1.prof"), d("merge/workload.run2.prof"), "-o", t("m.prof"))
+p = subprocess.run(["go", "tool", "pprof", "-raw", t("m.prof")], capture_output=True, text=True,
+                   env=dict(os.environ, HOME=tmp))
+check(r.returncode == 0 and p.returncode == 0 and open(t("m.prof"), "rb").read(8) != b"\x89PPK\r\n\x1a\n",
+      f"merge of gperftools profiles to merged.prof: a gperftools profile pprof reads ({p.stderr[-160:]})")
+r = run("convert", d("callgrind/callgrind.workload.out"), "-o", t("x.pb.gz"))
+p = subprocess.run(["go", "tool", "pprof", "-raw", t("x.pb.gz")], capture_output=True, text=True,
+                   env=dict(os.environ, HOME=tmp))
+check(r.returncode == 0 and p.returncode == 0, f"convert to x.pb.gz writes pprof ({p.stderr[-160:]})")
+r = run("convert", d("callgrind/callgrind.workload.out"), "-o", t("cg.ppk.pb.gz"), "--to", "ppk")
+check(r.returncode == 0 and "warning" in r.stderr and "pprof" in r.stderr and
+      open(t("cg.ppk.pb.gz"), "rb").read(4) == b"\x89PPK",
+      f"--to ppk under a pprof name: written as asked, with a warning ({r.stderr.strip()})")
+r = run("merge", d("merge/workload.run1.prof"), d("merge/workload.run2.prof"), "-o", t("m.ppk"))
+check(r.returncode == 0 and open(t("m.ppk"), "rb").read(4) == b"\x89PPK", "merge to m.ppk: a .ppk")
+
 finish()

@@ -48,6 +48,15 @@ TEST(format_names) {
   }
   CHECK_EQ(profpack_format_from_name("nope"), PROFPACK_FORMAT_UNKNOWN);
   CHECK_EQ(profpack_format_from_name(nullptr), PROFPACK_FORMAT_UNKNOWN);
+  CHECK_EQ(profpack_format_for_path("dir.ppk/profile.pb.gz"), PROFPACK_FORMAT_PPROF);
+  CHECK_EQ(profpack_format_for_path("/tmp/callgrind.out.1234"), PROFPACK_FORMAT_CALLGRIND);
+  CHECK_EQ(profpack_format_for_path("cachegrind.out"), PROFPACK_FORMAT_CACHEGRIND);
+  CHECK_EQ(profpack_format_for_path("merged.prof"), PROFPACK_FORMAT_GPERFTOOLS);
+  CHECK_EQ(profpack_format_for_path("a.ppk"), PROFPACK_FORMAT_PPK);
+  CHECK_EQ(profpack_format_for_path("trace.json"), PROFPACK_FORMAT_TRACE_EVENT);
+  CHECK_EQ(profpack_format_for_path("sum.out"), PROFPACK_FORMAT_UNKNOWN);
+  CHECK_EQ(profpack_format_for_path(".ppk"), PROFPACK_FORMAT_UNKNOWN);
+  CHECK_EQ(profpack_format_for_path(nullptr), PROFPACK_FORMAT_UNKNOWN);
   CHECK(std::strcmp(profpack_format_name(static_cast<profpack_format>(99)), "unknown") == 0);
   for (int s = 0; s <= 7; ++s) CHECK(*profpack_status_name(static_cast<profpack_status>(s)));
 }

@@ -28,9 +28,12 @@ const char* kUsage =
     "  convert IN -o OUT [--to FORMAT] [--level N] [--xray-mode basic|fdr] [--xray-version N]\n"
     "          [--image NAME] [--slot-bytes 4|8] [--byte-order little|big]\n"
     "      Convert a profile. The input format is detected from the content. FORMAT is one of\n"
-    "      ppk (default), callgrind, cachegrind, gperftools, xray, dcpi, and (written only)\n"
-    "      folded (collapsed stacks), trace-event (Chrome Trace Event JSON) and pprof (gzipped\n"
-    "      profile.proto). A format that cannot hold what the input has is refused with\n"
+    "      ppk, callgrind, cachegrind, gperftools, xray, dcpi, and (written only) folded\n"
+    "      (collapsed stacks), trace-event (Chrome Trace Event JSON) and pprof (gzipped\n"
+    "      profile.proto). Without --to, OUT's name decides: .ppk, .pb.gz/.pprof/.pb (pprof),\n"
+    "      .folded/.collapsed, .json (trace-event), .prof (gperftools), .xray, .dcpi,\n"
+    "      .callgrind or callgrind.out.*, .cachegrind or cachegrind.out.*; any other name is\n"
+    "      written as ppk. A format that cannot hold what the input has is refused with\n"
     "      the reason (docs/formats.md has the whole matrix). --level sets the zstd level\n"
     "      (1-22, default 3) of .ppk output. --xray-mode/--xray-version choose the XRay\n"
     "      output (default: the input's). --image picks the DCPI image (path or index) when a\n"
@@ -51,13 +54,14 @@ const char* kUsage =
     "  merge A B [C ...] -o OUT [--to FORMAT] [--event FROM=TO]...\n"
     "      Sum profiles (cg_merge, pprof -proto A B): per function, line, call arc and stack.\n"
     "      The inputs need the same events; --event renames one in every input first.\n"
-    "      FORMAT as for convert (default ppk); Cachegrind inputs merge into a Cachegrind\n"
-    "      profile, gperftools into gperftools, others into Callgrind.\n"
+    "      FORMAT, or OUT's name, as for convert; a name that says no format gets the\n"
+    "      inputs' own: Cachegrind inputs merge into Cachegrind, gperftools into gperftools,\n"
+    "      others into Callgrind.\n"
     "  diff BASE NEW -o OUT [--to FORMAT] [--event FROM=TO]...\n"
     "       [--mod-filename s/RE/REPL/[g]]... [--mod-funcname s/RE/REPL/[g]]...\n"
     "      NEW - BASE (cg_diff): signed costs per function, line and call arc. The rewrites\n"
-    "      (repeatable, as cg_diff's) line up names from two build directories. Cachegrind\n"
-    "      inputs give a Cachegrind difference, others Callgrind.\n"
+    "      (repeatable, as cg_diff's) line up names from two build directories. FORMAT or\n"
+    "      OUT's name as for merge: Cachegrind inputs give Cachegrind, others Callgrind.\n"
     "  symbolize IN -o OUT.ppk [--binary-path DIR]... [--binary BIN]\n"
     "      Name the addresses of a gperftools or DCPI profile from the ELF binaries its\n"
     "      mappings name (or DIR/<base name>, then the PROFPACK_BINARY_PATH directories):\n"
@@ -75,7 +79,7 @@ const char* kUsage =
     "      and exit codes are in docs/cli.md.\n"
     "  --version, --help\n"
     "\n"
-    "exit status: 0 success, 1 failure (unreadable or malformed input, nothing found, `same`\n"
+    "exit status: 0 success, 1 failure (unreadable or malformed input, nothing found, `equal`\n"
     "of different profiles), 2 usage error.\n";
 
 // --json: documents on stdout, failures as {"error": ...} on stderr, warnings in the document.
@@ -276,13 +280,41 @@ profpack_format formatOfFile(const std::string& path) {
   return profpack_detect_format(head, static_cast<size_t>(f.gcount()));
 }
 
+// The format to write OUT in: --to where given; else the format OUT's name says (".pb.gz",
+// ".ppk", "callgrind.out.1", ...: profpack_format_for_path); else `otherwise`. A --to that the
+// name contradicts is written as asked, with a warning. PROFPACK_FORMAT_UNKNOWN (after a usage
+// error) for a --to that names no format.
+profpack_format outputFormat(const Args& args, const std::string& out, profpack_format otherwise) {
+  const profpack_format named = profpack_format_for_path(out.c_str());
+  if (!args.has("--to")) return named != PROFPACK_FORMAT_UNKNOWN ? named : otherwise;
+  const std::string to = args.get("--to");
+  const profpack_format fmt = profpack_format_from_name(to.c_str());
+  if (fmt == PROFPACK_FORMAT_UNKNOWN) {
+    usageError("unknown format '" + to + "'");
+    return fmt;
+  }
+  if (named != PROFPACK_FORMAT_UNKNOWN && named != fmt)
+    std::fprintf(stderr,
+                 "profpack: %s: warning: written as %s, as --to asks, under a name that says %s\n",
+                 out.c_str(), profpack_format_name(fmt), profpack_format_name(named));
+  return fmt;
+}
+
+// The format a merge or difference is kept in: its inputs' own (Cachegrind, gperftools), or
+// Callgrind for other and mixed formats.
+profpack_format keptFormat(profpack_profile* p) {
+  profpack_info info;
+  profpack_info_init(&info);
+  return profpack_profile_info(p, &info) == PROFPACK_OK ? info.format : PROFPACK_FORMAT_PPK;
+}
+
 int cmdConvert(const std::vector<std::string>& argv) {
   Args args;
   if (int rc = parseArgs("convert", argv, args)) return rc;
   if (args.positional.size() > 1) return usageError("convert takes one input file");
   if (args.positional.empty()) return usageError("convert needs an input file");
   const std::string in = args.positional[0], out = args.get("--output"),
-                    to = args.get("--to", "ppk"), image = args.get("--image");
+                    image = args.get("--image");
   if (out.empty()) return usageError("convert needs -o OUT");
   int level = 0, xrayMode = -1, xrayVersion = 0, slotBytes = 0, byteOrder = 0;
   if (args.has("--level") && (level = static_cast<int>(number(args.get("--level"), 1, 22))) < 0)
@@ -305,8 +337,8 @@ int cmdConvert(const std::vector<std::string>& argv) {
     if (v != "little" && v != "big") return usageError("--byte-order is little or big");
     byteOrder = v == "little" ? 1 : 2;
   }
-  profpack_format fmt = profpack_format_from_name(to.c_str());
-  if (fmt == PROFPACK_FORMAT_UNKNOWN) return usageError("unknown format '" + to + "'");
+  const profpack_format fmt = outputFormat(args, out, PROFPACK_FORMAT_PPK);
+  if (fmt == PROFPACK_FORMAT_UNKNOWN) return 2;
   profpack_read_options ro;
   profpack_read_options_init(&ro);
   // Only a .ppk and a rewrite in the input's own format need the input's IR.
@@ -772,11 +804,12 @@ int jsonSummary(profpack_profile* p, const std::vector<std::string>& inputs, con
 int cmdMerge(const std::vector<std::string>& argv) {
   Args args;
   if (int rc = parseArgs("merge", argv, args)) return rc;
-  const std::string out = args.get("--output"), to = args.get("--to", "ppk");
+  const std::string out = args.get("--output");
   if (args.positional.empty()) return usageError("merge needs input files");
   if (out.empty()) return usageError("merge needs -o OUT");
-  const profpack_format fmt = profpack_format_from_name(to.c_str());
-  if (fmt == PROFPACK_FORMAT_UNKNOWN) return usageError("unknown format '" + to + "'");
+  if (args.has("--to") &&
+      outputFormat(args, out, PROFPACK_FORMAT_UNKNOWN) == PROFPACK_FORMAT_UNKNOWN)
+    return 2;
   // One input at a time: each is freed once added, so memory stays that of the result.
   struct Merger {
     profpack_merger* m = nullptr;
@@ -801,6 +834,7 @@ int cmdMerge(const std::vector<std::string>& argv) {
   }
   Profile merged;
   if (profpack_merger_finish(merger.m, &merged.p) != PROFPACK_OK) return failWith("merge");
+  const profpack_format fmt = outputFormat(args, out, keptFormat(merged.p));
   if (profpack_write_file(merged.p, fmt, out.c_str(), nullptr) != PROFPACK_OK)
     return failWith(out.c_str());
   return jsonSummary(merged.p, args.positional, out, fmt);
@@ -809,11 +843,12 @@ int cmdMerge(const std::vector<std::string>& argv) {
 int cmdDiff(const std::vector<std::string>& argv) {
   Args args;
   if (int rc = parseArgs("diff", argv, args)) return rc;
-  const std::string out = args.get("--output"), to = args.get("--to", "ppk");
+  const std::string out = args.get("--output");
   if (args.positional.size() != 2) return usageError("diff takes two files: BASE NEW");
   if (out.empty()) return usageError("diff needs -o OUT");
-  const profpack_format fmt = profpack_format_from_name(to.c_str());
-  if (fmt == PROFPACK_FORMAT_UNKNOWN) return usageError("unknown format '" + to + "'");
+  if (args.has("--to") &&
+      outputFormat(args, out, PROFPACK_FORMAT_UNKNOWN) == PROFPACK_FORMAT_UNKNOWN)
+    return 2;
   Profile in[2];
   for (size_t i = 0; i < 2; ++i) {
     const std::string& file = args.positional[i];
@@ -840,6 +875,7 @@ int cmdDiff(const std::vector<std::string>& argv) {
   o.current_name = args.positional[1].c_str();
   Profile d;
   if (profpack_diff(in[0].p, in[1].p, &o, &d.p) != PROFPACK_OK) return failWith("diff");
+  const profpack_format fmt = outputFormat(args, out, keptFormat(d.p));
   if (profpack_write_file(d.p, fmt, out.c_str(), nullptr) != PROFPACK_OK)
     return failWith(out.c_str());
   return jsonSummary(d.p, args.positional, out, fmt);
@@ -848,11 +884,11 @@ int cmdDiff(const std::vector<std::string>& argv) {
 int cmdSymbolize(const std::vector<std::string>& argv) {
   Args args;
   if (int rc = parseArgs("symbolize", argv, args)) return rc;
-  const std::string out = args.get("--output"), to = args.get("--to", "ppk");
+  const std::string out = args.get("--output");
   if (args.positional.size() != 1) return usageError("symbolize takes one input file");
   if (out.empty()) return usageError("symbolize needs -o OUT");
-  const profpack_format fmt = profpack_format_from_name(to.c_str());
-  if (fmt == PROFPACK_FORMAT_UNKNOWN) return usageError("unknown format '" + to + "'");
+  const profpack_format fmt = outputFormat(args, out, PROFPACK_FORMAT_PPK);
+  if (fmt == PROFPACK_FORMAT_UNKNOWN) return 2;
   const std::string& file = args.positional[0];
   Profile in;
   if (profpack_read_file(file.c_str(), nullptr, &in.p) != PROFPACK_OK)

@@ -133,6 +133,12 @@ typedef enum profpack_format {
 PROFPACK_API const char* profpack_format_name(profpack_format format);
 /** The format of a name as profpack_format_name() spells it; PROFPACK_FORMAT_UNKNOWN if none. */
 PROFPACK_API profpack_format profpack_format_from_name(const char* name);
+/** The format a file's name says it holds, for choosing an output format: by its ending
+ * (".ppk", ".pb.gz"/".pprof"/".pb" pprof, ".folded"/".collapsed", ".json" trace events, ".prof"
+ * gperftools, ".xray", ".dcpi", ".callgrind", ".cachegrind") or the name its profiler gives it
+ * ("callgrind.out.PID", "cachegrind.out.PID", "xray-log.*"); PROFPACK_FORMAT_UNKNOWN where it
+ * says none, or for NULL. Reading never uses it: the format comes from the content. */
+PROFPACK_API profpack_format profpack_format_for_path(const char* path);
 /** The format of a profile from its first bytes (file names are never consulted). */
 PROFPACK_API profpack_format profpack_detect_format(const void* data, size_t size);
 

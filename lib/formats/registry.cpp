@@ -162,6 +162,52 @@ const char* formatName(FormatId f) {
   return c ? c->name : "unknown";
 }
 
+namespace {
+// What a file's name says it holds: the endings each format's files are given, and the names
+// its profiler writes (a prefix of the base name). In this order: the longer endings first.
+struct FileName {
+  FormatId format;
+  const char* ending;  // ".pb.gz"; null: none
+  const char* prefix;  // "callgrind.out"; null: none
+};
+constexpr FileName kFileNames[] = {
+    {FormatId::ppk, ".ppk", nullptr},
+    {FormatId::pprof, ".pb.gz", nullptr},
+    {FormatId::pprof, ".pprof", nullptr},
+    {FormatId::pprof, ".pb", nullptr},
+    {FormatId::folded, ".folded", nullptr},
+    {FormatId::folded, ".collapsed", nullptr},
+    {FormatId::traceEvent, ".json", nullptr},
+    {FormatId::gperftools, ".prof", nullptr},
+    {FormatId::xray, ".xray", "xray-log."},
+    {FormatId::dcpi, ".dcpi", nullptr},
+    {FormatId::callgrind, ".callgrind", "callgrind.out"},
+    {FormatId::cachegrind, ".cachegrind", "cachegrind.out"},
+};
+constexpr bool everyFormatNamed() {
+  for (const Codec& c : kCodecs) {
+    bool named = false;
+    for (const FileName& n : kFileNames) named |= n.format == c.id;
+    if (!named) return false;
+  }
+  return true;
+}
+static_assert(everyFormatNamed(), "every format has a file name it is known by");
+}  // namespace
+
+FormatId formatForFileName(std::string_view path) {
+  const size_t slash = path.rfind('/');
+  const std::string_view base = slash == std::string_view::npos ? path : path.substr(slash + 1);
+  for (const FileName& n : kFileNames) {
+    if (n.ending) {
+      const std::string_view e(n.ending);
+      if (base.size() > e.size() && base.substr(base.size() - e.size()) == e) return n.format;
+    }
+    if (n.prefix && base.substr(0, std::string_view(n.prefix).size()) == n.prefix) return n.format;
+  }
+  return FormatId::unknown;
+}
+
 FormatId formatFromName(std::string_view name) {
   for (const Codec& c : kCodecs)
     if (name == c.name) return c.id;

@@ -16,6 +16,10 @@ namespace profpack {
 
 const char* formatName(FormatId f);              // "ppk", "callgrind", ... ("unknown")
 FormatId formatFromName(std::string_view name);  // unknown if not a name
+// The format a file's name says it holds, by its ending (".pb.gz", ".ppk", ...) or the name a
+// profiler gives it ("callgrind.out.123"); unknown where the name says none. Used to choose an
+// output format, never to read a file (reading detects the format from the content).
+FormatId formatForFileName(std::string_view path);
 // The format a profile was read from (FormatId::unknown for an IR that names none).
 FormatId formatOf(const Profile& profile);
 

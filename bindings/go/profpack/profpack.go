@@ -54,6 +54,15 @@ func ParseFormat(s string) Format {
 	return Format(C.profpack_format_from_name(cs))
 }
 
+// FormatForPath returns the format a file's name says it holds (".pb.gz" pprof, ".ppk",
+// "callgrind.out.123", ...), or FormatUnknown: for choosing an output format. Reading never
+// uses it.
+func FormatForPath(path string) Format {
+	cs := C.CString(path)
+	defer C.free(unsafe.Pointer(cs))
+	return Format(C.profpack_format_for_path(cs))
+}
+
 // DetectFormat returns the format of a profile from its first bytes, or FormatUnknown.
 func DetectFormat(data []byte) Format {
 	if len(data) == 0 {

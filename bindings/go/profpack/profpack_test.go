@@ -90,6 +90,9 @@ func TestErrors(t *testing.T) {
 	if _, err := ReadBytes(nil, nil); !errors.Is(err, ErrMalformed) && !errors.Is(err, ErrUnsupported) {
 		t.Fatalf("empty input: %v", err)
 	}
+	if FormatForPath("out/profile.pb.gz") != FormatPprof || FormatForPath("sum.out") != FormatUnknown {
+		t.Fatal("FormatForPath")
+	}
 	if ParseFormat("xray") != FormatXRay || ParseFormat("nope") != FormatUnknown {
 		t.Fatal("ParseFormat")
 	}

@@ -27,6 +27,10 @@ public enum Format: Int32, CustomStringConvertible, Sendable, CaseIterable {
   /// The format named `name`, or `.unknown`.
   public init(name: String) { self.init(profpack_format_from_name(name)) }
 
+  /// The format a file's name says it holds (".pb.gz" pprof, ".ppk", "callgrind.out.123", ...),
+  /// or `.unknown`: for choosing an output format. Reading never uses it.
+  public init(path: String) { self.init(profpack_format_for_path(path)) }
+
   /// The format of a profile from its first bytes, or `.unknown`.
   public static func detect<Bytes: ContiguousBytes>(_ bytes: Bytes) -> Format {
     bytes.withUnsafeBytes { Format(profpack_detect_format($0.baseAddress, $0.count)) }

@@ -43,6 +43,8 @@ final class ProfpackTests: XCTestCase {
       XCTAssertEqual((error as! ProfpackError).code, .io)
     }
     XCTAssertEqual(Format(name: "xray"), .xray)
+    XCTAssertEqual(Format(path: "out/callgrind.out.42"), .callgrind)
+    XCTAssertEqual(Format(path: "sum.out"), .unknown)
     for f in Format.allCases where f != .unknown { XCTAssertEqual(Format(name: f.description), f) }
     XCTAssertFalse(profpackVersion.isEmpty)
     XCTAssertGreaterThan(profpackVersionNumber, 0)
