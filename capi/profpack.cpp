@@ -356,9 +356,13 @@ profpack_status profpack_read_file(const char* path, const profpack_read_options
   return guard([&] {
     require(path && out, "profpack_read_file: path and out must not be NULL");
     auto opts = readOptions(options);
-    profpack::InputFile in(path);
+    profpack::InputFile in(path);  // its own errors name the file already
     profpack::FileMappingScope scope(in.mapped() ? in.bytes() : std::span<const uint8_t>());
-    *out = wrap(profpack::readProfile(in.bytes(), opts));
+    try {
+      *out = wrap(profpack::readProfile(in.bytes(), opts));
+    } catch (const profpack::Error& e) {
+      throw e.inFile(path);
+    }
   });
 }
 

@@ -32,6 +32,14 @@ class Error : public std::runtime_error {
         offset_(offset),
         line_(line) {}
 
+  // The same error, its message led by the file whose content it is about ("a.out: cachegrind:
+  // line 3: ..."): a program that reads several files can tell which one failed.
+  Error inFile(const std::string& file) const {
+    Error e(*this);
+    static_cast<std::runtime_error&>(e) = std::runtime_error(file + ": " + what());
+    return e;
+  }
+
   Status status() const { return status_; }
   const std::string& format() const { return format_; }
   const std::string& message() const { return message_; }  // without format and position

@@ -124,7 +124,11 @@ int failWith(const char* context) {
                context);
     return 1;
   }
-  std::fprintf(stderr, "profpack: %s%s%s\n", context, *context ? ": " : "", e->message);
+  // A read error names its file already.
+  const std::string_view m(e->message), c(context);
+  const bool named = m.size() > c.size() && m.substr(0, c.size()) == c && m[c.size()] == ':';
+  std::fprintf(stderr, "profpack: %s%s%s\n", named ? "" : context, *context && !named ? ": " : "",
+               e->message);
   return 1;
 }
 

@@ -236,7 +236,8 @@ typedef struct profpack_profile profpack_profile;
 /**
  * Reads a profile of any supported format, or a `.ppk`, from `path` ("-" for standard input).
  * The format is detected from the content. On success `*out` receives a new profile owned by
- * the caller; on failure `*out` is set to NULL. A gperftools profile also keeps the call tree
+ * the caller; on failure `*out` is set to NULL, and the error's message starts with `path`
+ * ("a.out: cachegrind: line 3, byte offset 17: ..."). A gperftools profile also keeps the call tree
  * its reading built, 24 bytes per node (a twelfth of the file's size for a 50 MB profile of
  * 100,000 distinct chains), until its first query or conversion, which uses it instead of
  * decoding the tree again.

@@ -5,6 +5,7 @@ import (
 	"errors"
 	"os"
 	"path/filepath"
+	"strings"
 	"testing"
 )
 
@@ -82,6 +83,13 @@ func TestErrors(t *testing.T) {
 	}
 	if !errors.Is(err, ErrMalformed) || errors.Is(err, ErrIO) || e.Status.String() != "malformed input" {
 		t.Fatalf("errors.Is by status: %v", err)
+	}
+	empty := filepath.Join(t.TempDir(), "empty.out")
+	if err := os.WriteFile(empty, nil, 0o644); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := ReadFile(empty, nil); err == nil || !strings.HasPrefix(err.Error(), empty+": ") {
+		t.Fatalf("a read error names its file: %v", err)
 	}
 	_, err = ReadFile("/nonexistent/file", nil)
 	if !errors.As(err, &e) || e.Status != StatusIO || !errors.Is(err, ErrIO) {

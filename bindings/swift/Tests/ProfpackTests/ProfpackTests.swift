@@ -42,6 +42,12 @@ final class ProfpackTests: XCTestCase {
     XCTAssertThrowsError(try Profile(path: "/nonexistent/file")) { error in
       XCTAssertEqual((error as! ProfpackError).code, .io)
     }
+    let empty = FileManager.default.temporaryDirectory.appendingPathComponent("profpack-empty.out")
+    XCTAssertTrue(FileManager.default.createFile(atPath: empty.path, contents: Data()))
+    defer { try? FileManager.default.removeItem(at: empty) }
+    XCTAssertThrowsError(try Profile(path: empty.path)) { error in
+      XCTAssertTrue((error as! ProfpackError).message.hasPrefix(empty.path + ": "))
+    }
     XCTAssertEqual(Format(name: "xray"), .xray)
     XCTAssertEqual(Format(path: "out/callgrind.out.42"), .callgrind)
     XCTAssertEqual(Format(path: "sum.out"), .unknown)
