@@ -158,6 +158,17 @@ with tempfile.TemporaryDirectory() as tmp:
           "odd names: valid JSON, invalid UTF-8 as U+FFFD, escapes round-trip")
     check(run("info", odd, "--json").stdout.count("\n") == 1, "one document, one line")
 
+    # A sampled profile's top shows time as pprof does: samples times the header's period.
+    import re, subprocess
+    prof = os.path.join(data, SAMPLES["gperftools"])
+    first = run("top", prof).stdout.splitlines()[0]
+    ref = subprocess.run(["go", "tool", "pprof", "-top", "-unit=ms", prof], capture_output=True,
+                         text=True, env=dict(os.environ, HOME=tmp)).stdout
+    m, want = re.search(r"\(([\d.]+)s\)$", first), re.search(r"of ([\d.]+)ms total", ref)
+    check(m and want and abs(float(m.group(1)) * 1000 - float(want.group(1))) < 1e-6,
+          f"top of a gperftools profile in seconds ({first!r}) as pprof's total "
+          f"({want.group(0) if want else ref[:80]!r})")
+
     # Warnings go to stderr in text mode too: `info cut.out >/dev/null` still shows them.
     cut = os.path.join(tmp, "cut.out")
     with open(os.path.join(data, SAMPLES["cachegrind"]), "rb") as f:

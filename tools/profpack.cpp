@@ -650,19 +650,28 @@ int cmdTop(const std::vector<std::string>& args) {
     }
     return 0;
   }
-  std::printf("%s total: %s\n%s %s:\n", ev.c_str(), commas(total).c_str(), ev.c_str(),
-              q.inclusive ? "inclusive" : "self");
+  // Where the events are time (a trace's ticks, a sampled profile's samples), seconds too;
+  // and the calls where the profile counts them, as llvm-xray account shows them.
   double perSecond = 0;
   profpack_profile_units_per_second(p.p, &perSecond);
+  std::vector<uint64_t> calls(count, 0);
+  bool counted = false;
   for (size_t i = 0; i < count; ++i) {
-    uint64_t self = 0, incl = 0, calls = 0;
+    profpack_profile_function_calls(p.p, ids[i], &calls[i]);
+    counted |= calls[i] != 0;
+  }
+  std::printf("%s total: %s", ev.c_str(), commas(total).c_str());
+  if (perSecond > 0) std::printf(" (%.6fs)", value(total) / perSecond);
+  std::printf("\n%s %s:\n", ev.c_str(), q.inclusive ? "inclusive" : "self");
+  for (size_t i = 0; i < count; ++i) {
+    uint64_t self = 0, incl = 0;
     profpack_profile_function_cost(p.p, ids[i], event, &self, &incl);
-    profpack_profile_function_calls(p.p, ids[i], &calls);
     uint64_t c = q.inclusive ? incl : self;
-    if (perSecond > 0) {  // time: seconds and calls, as llvm-xray account shows them
-      std::printf("%15s (%6.2f%%) %12.6fs %10s calls  %s\n", commas(c).c_str(),
-                  total ? 100.0 * value(c) / value(total) : 0.0, value(c) / perSecond,
-                  commas(calls).c_str(), functionLabel(p.p, ids[i]).c_str());
+    if (perSecond > 0) {
+      std::printf("%15s (%6.2f%%) %12.6fs", commas(c).c_str(),
+                  total ? 100.0 * value(c) / value(total) : 0.0, value(c) / perSecond);
+      if (counted) std::printf(" %10s calls", commas(calls[i]).c_str());
+      std::printf("  %s\n", functionLabel(p.p, ids[i]).c_str());
       continue;
     }
     std::printf("%15s (%6.2f%%)  %s\n", commas(c).c_str(),

@@ -515,7 +515,8 @@ PROFPACK_API profpack_status profpack_profile_function_calls(const profpack_prof
 
 /**
  * Event units per second when the events measure time (XRay: "ticks" at the TSC frequency of
- * the trace header), so seconds = cost / `*per_second`; 0 when they do not.
+ * the trace header; a sampled profile: samples, each standing for its sampling period, as
+ * gperftools' header gives it), so seconds = cost / `*per_second`; 0 when they do not.
  */
 PROFPACK_API profpack_status profpack_profile_units_per_second(const profpack_profile* profile,
                                                                double* per_second);
