@@ -429,6 +429,18 @@ void profpack_info_init(profpack_info* info) {
   info->format_version = "";
 }
 
+// The model's capabilities the header names, with the same bits.
+static_assert(uint32_t{PROFPACK_HAS_CALL_ARCS} == uint32_t{profpack::kCapCallArcs} &&
+                  uint32_t{PROFPACK_HAS_CALL_COUNTS} == uint32_t{profpack::kCapCallCounts} &&
+                  uint32_t{PROFPACK_HAS_LINES} == uint32_t{profpack::kCapLines} &&
+                  uint32_t{PROFPACK_HAS_ADDRESSES} == uint32_t{profpack::kCapAddresses} &&
+                  uint32_t{PROFPACK_HAS_STACKS} == uint32_t{profpack::kCapStacks} &&
+                  uint32_t{PROFPACK_HAS_TIMELINE} == uint32_t{profpack::kCapTimeline} &&
+                  uint32_t{PROFPACK_HAS_THREADS} == uint32_t{profpack::kCapThreads} &&
+                  uint32_t{PROFPACK_HAS_NAMES} == uint32_t{profpack::kCapNames},
+              "profpack_capability must keep the model's Capability bits");
+constexpr uint32_t kPublicCapabilities = 0xff;
+
 profpack_status profpack_profile_info(const profpack_profile* profile, profpack_info* info) {
   return guard([&] {
     require(profile && info, "profpack_profile_info: profile and info must not be NULL");
@@ -449,6 +461,8 @@ profpack_status profpack_profile_info(const profpack_profile* profile, profpack_
       info->ir_bytes = profile->profile->flatSize();
     if (info->struct_size >= offsetof(profpack_info, signed_costs) + sizeof(int32_t))
       info->signed_costs = g.has(profpack::kCapSigned) ? 1 : 0;
+    if (info->struct_size >= offsetof(profpack_info, capabilities) + sizeof(uint32_t))
+      info->capabilities = g.capabilities() & kPublicCapabilities;
   });
 }
 

@@ -169,6 +169,30 @@ with tempfile.TemporaryDirectory() as tmp:
           f"top of a gperftools profile in seconds ({first!r}) as pprof's total "
           f"({want.group(0) if want else ref[:80]!r})")
 
+    # Several events: top shows every one, as cg_annotate does, for every function.
+    cgf = os.path.join(data, SAMPLES["cachegrind"])
+    want = {}
+    for l in subprocess.run(["cg_annotate", "--auto=no", "--threshold=0", cgf],
+                            capture_output=True, text=True).stdout.splitlines():
+        m = re.match(r"^((?:\s*(?:[\d,]+(?: \(\s*[\d.]+%\))?|\.)){13})\s+(\S.*)$", l)
+        if m and ":" in m.group(2):
+            vals = re.findall(r"([\d,]+)(?: \(\s*[\d.]+%\))?|(?<!\S)\.(?!\S)", m.group(1))
+            want[m.group(2).strip()] = [int(v.replace(",", "")) if v else 0 for v in vals]
+    got = {}
+    for l in run("top", cgf, "-n", "1000000").stdout.splitlines()[3:]:
+        f = re.split(r"\s{2,}", l.strip())
+        if f[-1] != "(total)":
+            got[f[-1]] = [int(v.replace(",", "")) for v in f[:-1]]
+    check(len(want) > 20 and all(got.get(k) == v for k, v in want.items() if any(v)),
+          f"top of a Cachegrind file: every event per function as cg_annotate shows it "
+          f"({len(want)} functions; first differing: "
+          f"{next(((k, got.get(k), v) for k, v in want.items() if any(v) and got.get(k) != v), None)})")
+
+    # calls on a profile that records no calls says so, and info tells what a profile holds.
+    r = run("calls", cgf, "cmp")
+    check(r.returncode == 0 and "record no calls" in r.stdout and "callers:" not in r.stdout,
+          f"calls on a Cachegrind file says it records no calls ({r.stdout.strip()[-80:]!r})")
+
     # Warnings go to stderr in text mode too: `info cut.out >/dev/null` still shows them.
     cut = os.path.join(tmp, "cut.out")
     with open(os.path.join(data, SAMPLES["cachegrind"]), "rb") as f:

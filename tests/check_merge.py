@@ -185,7 +185,7 @@ for base, new, extra in [(a, b, []), (b, a, []), (a, moved, []),
           open(t("cg_diff.out"), "rb").read() == open(t("cg_diff.back"), "rb").read(),
           f"{what}: cg_diff's output (negative counts, repeated fl=) round-trips byte for byte")
 r = run("diff", b, a, "-o", t("diff.ppk"))
-top_lines = run("top", t("diff.ppk"), "-n", "2").stdout.splitlines()
+top_lines = run("top", t("diff.ppk"), "-n", "2", "--event", "Ir").stdout.splitlines()
 check(r.returncode == 0 and top_lines[0].startswith("Ir total: -") and "-" in top_lines[2],
       "a difference stored as .ppk answers top with negative costs, largest change first")
 i = totals(t("diff.ppk"))["Ir"]

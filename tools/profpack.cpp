@@ -663,6 +663,33 @@ int cmdTop(const std::vector<std::string>& args) {
   std::printf("%s total: %s", ev.c_str(), commas(total).c_str());
   if (perSecond > 0) std::printf(" (%.6fs)", value(total) / perSecond);
   std::printf("\n%s %s:\n", ev.c_str(), q.inclusive ? "inclusive" : "self");
+  if (nev > 1 && q.event.empty()) {
+    // Several events (Cachegrind, Callgrind with a cache simulation): every one, as
+    // cg_annotate shows them, ranked by the first; --event picks one.
+    std::vector<std::string> cells(nev);
+    std::vector<size_t> width(nev);
+    for (size_t e = 0; e < nev; ++e) width[e] = std::max<size_t>(strlen(events[e].name), 6);
+    std::vector<std::vector<std::string>> rows(count + 1, std::vector<std::string>(nev));
+    for (size_t e = 0; e < nev; ++e) rows[0][e] = commas(events[e].total);
+    for (size_t i = 0; i < count; ++i)
+      for (size_t e = 0; e < nev; ++e) {
+        uint64_t self = 0, incl = 0;
+        profpack_profile_function_cost(p.p, ids[i], e, &self, &incl);
+        rows[i + 1][e] = commas(q.inclusive ? incl : self);
+      }
+    for (const auto& row : rows)
+      for (size_t e = 0; e < nev; ++e) width[e] = std::max(width[e], row[e].size());
+    auto line = [&](const std::vector<std::string>& cells, const std::string& label) {
+      for (size_t e = 0; e < nev; ++e)
+        std::printf("%s%*s", e ? "  " : "", static_cast<int>(width[e]), cells[e].c_str());
+      std::printf("  %s\n", label.c_str());
+    };
+    for (size_t e = 0; e < nev; ++e) cells[e] = events[e].name;
+    line(cells, "function");
+    line(rows[0], "(total)");
+    for (size_t i = 0; i < count; ++i) line(rows[i + 1], functionLabel(p.p, ids[i]));
+    return 0;
+  }
   for (size_t i = 0; i < count; ++i) {
     uint64_t self = 0, incl = 0;
     profpack_profile_function_cost(p.p, ids[i], event, &self, &incl);
@@ -739,6 +766,11 @@ int cmdCalls(const std::vector<std::string>& args) {
   size_t event;
   std::string ev;
   if (int rc = openQuery(q, p, event, ev)) return rc;
+  // A profile without call arcs (Cachegrind, DCPI) says so rather than list none.
+  profpack_info info;
+  profpack_info_init(&info);
+  const bool arcsKnown = profpack_profile_info(p.p, &info) != PROFPACK_OK ||
+                         (info.capabilities & PROFPACK_HAS_CALL_ARCS) != 0;
   size_t nf = 0;
   profpack_profile_functions(p.p, nullptr, 0, &nf);
   bool found = false;
@@ -777,6 +809,11 @@ int cmdCalls(const std::vector<std::string>& args) {
     profpack_profile_function_cost(p.p, id, event, &self, &incl);
     std::printf("%s\n  %s self %s, inclusive %s\n", functionLabel(p.p, id).c_str(), ev.c_str(),
                 commas(self).c_str(), commas(incl).c_str());
+    if (!arcsKnown) {
+      std::printf("  (%s profiles record no calls: no callers or callees to show)\n",
+                  profpack_format_name(info.format));
+      continue;
+    }
     for (int dir = 0; dir < 2; ++dir) {
       std::printf("  %s:\n", dir == 0 ? "callers" : "callees");
       for (const profpack_call& c : arcs(p.p, id, event, dir == 0))

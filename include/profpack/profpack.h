@@ -298,7 +298,23 @@ typedef struct profpack_info {
    *  every cost, total and call count this API returns as uint64_t holds a two's-complement
    *  int64_t and may be negative; 0 otherwise. Filled only when struct_size covers it. */
   int32_t signed_costs;
+  /** What the profile holds: PROFPACK_HAS_* bits (a query of what it lacks answers with
+   *  nothing, e.g. no callers where there are no call arcs). Filled only when struct_size
+   *  covers it. */
+  uint32_t capabilities;
 } profpack_info;
+
+/** Bits of profpack_info.capabilities. */
+typedef enum profpack_capability {
+  PROFPACK_HAS_CALL_ARCS = 1u << 0,   /**< caller -> callee arcs with inclusive costs */
+  PROFPACK_HAS_CALL_COUNTS = 1u << 1, /**< how often each function and arc was called */
+  PROFPACK_HAS_LINES = 1u << 2,       /**< self cost per source line */
+  PROFPACK_HAS_ADDRESSES = 1u << 3,   /**< self cost per instruction address */
+  PROFPACK_HAS_STACKS = 1u << 4,      /**< whole call stacks (folded, pprof) */
+  PROFPACK_HAS_TIMELINE = 1u << 5,    /**< when each call began and ended (trace events) */
+  PROFPACK_HAS_THREADS = 1u << 6,     /**< figures per thread (profpack_profile_view) */
+  PROFPACK_HAS_NAMES = 1u << 7        /**< functions have names, not only addresses or ids */
+} profpack_capability;
 
 /** Zeroes `*info` and sets its struct_size, for profpack_profile_info(). */
 PROFPACK_API void profpack_info_init(profpack_info* info);

@@ -132,7 +132,27 @@ type Info struct {
 	Strings       uint64
 	IRBytes       uint64 // size of the uncompressed IR
 	SignedCosts   bool   // a difference of profiles: costs are int64 in disguise
+	Capabilities  Capability
 }
+
+// Capability is what a profile holds (Info.Capabilities): a query of what it lacks answers
+// with nothing.
+type Capability uint32
+
+// The bits of Capability.
+const (
+	HasCallArcs   Capability = 1 << 0 // caller -> callee arcs with inclusive costs
+	HasCallCounts Capability = 1 << 1 // how often each function and arc was called
+	HasLines      Capability = 1 << 2 // self cost per source line
+	HasAddresses  Capability = 1 << 3 // self cost per instruction address
+	HasStacks     Capability = 1 << 4 // whole call stacks
+	HasTimeline   Capability = 1 << 5 // when each call began and ended
+	HasThreads    Capability = 1 << 6 // figures per thread (View)
+	HasNames      Capability = 1 << 7 // functions have names, not only addresses or ids
+)
+
+// Has reports whether every bit of c2 is in c.
+func (c Capability) Has(c2 Capability) bool { return c&c2 == c2 }
 
 // Info returns whole-profile figures.
 func (p *Profile) Info() (Info, error) {
@@ -144,7 +164,8 @@ func (p *Profile) Info() (Info, error) {
 	}
 	return Info{Format(ci.format), C.GoString(ci.format_version), uint64(ci.parts),
 		uint64(ci.events), uint64(ci.records), uint64(ci.functions), uint64(ci.files),
-		uint64(ci.objects), uint64(ci.strings), uint64(ci.ir_bytes), ci.signed_costs != 0}, nil
+		uint64(ci.objects), uint64(ci.strings), uint64(ci.ir_bytes), ci.signed_costs != 0,
+		Capability(ci.capabilities)}, nil
 }
 
 // Warnings are what the reader said about the input (e.g. a truncated trace that was still

@@ -108,3 +108,20 @@ func TestErrors(t *testing.T) {
 		t.Fatal("Version")
 	}
 }
+
+func TestCapabilities(t *testing.T) {
+	for _, c := range []struct {
+		file string
+		arcs bool
+	}{{"cachegrind/cachegrind.workload.out", false}, {"callgrind/callgrind.workload.out", true}} {
+		p, err := ReadFile(filepath.Join(dataDir(), c.file), nil)
+		if err != nil {
+			t.Fatal(err)
+		}
+		in, err := p.Info()
+		p.Close()
+		if err != nil || in.Capabilities.Has(HasCallArcs) != c.arcs || !in.Capabilities.Has(HasNames) {
+			t.Fatalf("%s: capabilities %b, err %v", c.file, in.Capabilities, err)
+		}
+	}
+}

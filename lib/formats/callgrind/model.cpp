@@ -77,7 +77,9 @@ class CostTableSource : public ModelSource {
   }
 
   uint32_t capabilities() const override {
-    uint32_t c = kCapCallArcs | kCapCallCounts | kCapNames;
+    // Cachegrind files record no calls; Callgrind files do.
+    uint32_t c = kCapNames;
+    if (root_.getFormat() != ir::Format::CACHEGRIND) c |= kCapCallArcs | kCapCallCounts;
     if (root_.getSignedCosts()) c |= kCapSigned;
     if (linePos_ >= 0) c |= kCapLines;
     if (instrPos_ >= 0) c |= kCapAddresses;

@@ -57,6 +57,22 @@ public final class Profile: @unchecked Sendable {
     public let parts, events, records, functions, files, objects, strings, irBytes: UInt64
     /// A difference of profiles: its costs are two's-complement Int64 values.
     public let signedCosts: Bool
+    /// What the profile holds: a query of what it lacks answers with nothing.
+    public let capabilities: Capabilities
+  }
+
+  /// What a profile holds (profpack_capability).
+  public struct Capabilities: OptionSet, Sendable, Equatable {
+    public let rawValue: UInt32
+    public init(rawValue: UInt32) { self.rawValue = rawValue }
+    public static let callArcs = Capabilities(rawValue: PROFPACK_HAS_CALL_ARCS.rawValue)
+    public static let callCounts = Capabilities(rawValue: PROFPACK_HAS_CALL_COUNTS.rawValue)
+    public static let lines = Capabilities(rawValue: PROFPACK_HAS_LINES.rawValue)
+    public static let addresses = Capabilities(rawValue: PROFPACK_HAS_ADDRESSES.rawValue)
+    public static let stacks = Capabilities(rawValue: PROFPACK_HAS_STACKS.rawValue)
+    public static let timeline = Capabilities(rawValue: PROFPACK_HAS_TIMELINE.rawValue)
+    public static let threads = Capabilities(rawValue: PROFPACK_HAS_THREADS.rawValue)
+    public static let names = Capabilities(rawValue: PROFPACK_HAS_NAMES.rawValue)
   }
 
   /// Whole-profile figures.
@@ -67,7 +83,8 @@ public final class Profile: @unchecked Sendable {
     return Info(
       format: Format(i.format), formatVersion: String(cString: i.format_version), parts: i.parts,
       events: i.events, records: i.records, functions: i.functions, files: i.files,
-      objects: i.objects, strings: i.strings, irBytes: i.ir_bytes, signedCosts: i.signed_costs != 0
+      objects: i.objects, strings: i.strings, irBytes: i.ir_bytes, signedCosts: i.signed_costs != 0,
+      capabilities: Capabilities(rawValue: i.capabilities)
     )
   }
 

@@ -140,6 +140,7 @@ final class ProfpackTests: XCTestCase {
     let d = try Profile.diff(
       base: a, current: b, options: DiffOptions(modFilename: ["s/x/x/"]))
     XCTAssertTrue(try d.info().signedCosts)
+    XCTAssertFalse(try d.info().capabilities.contains(.timeline))
     XCTAssertEqual(
       Int64(bitPattern: try d.events()[0].total),
       Int64(try b.events()[0].total) - Int64(try a.events()[0].total))
