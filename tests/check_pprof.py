@@ -9,8 +9,9 @@ profile.proto decoder:
 - Callgrind with --dump-instr=yes, where recursion contexts (`fib'2`) and their functions share
   addresses: per function, `go tool pprof -top` flat equals callgrind_annotate's self cost and
   `profpack top`'s.
-- Symbolized gperftools profiles (hot.prof, hot-inline.prof of tests/data/symbolize):
-  `go tool pprof -list` of the conversion gives each line of hot.c the flat and cumulative
+- Symbolized gperftools profiles (hot.prof, hot-inline.prof of tests/data/symbolize), whose
+  stacks keep each frame's location: folded output has one line per stack of functions, and
+  `go tool pprof -list` of the pprof conversion gives each line of hot.c the flat and cumulative
   samples pprof's own symbolization of the original gives (hot-inline: pprof names no inline
   frames for C binaries, so there the flat samples per line, and the cumulative ones of lines
   without an inlined call); `-top` flat and cum equal `profpack top`'s self and inclusive.
@@ -249,6 +250,14 @@ for name, ppk in symbolized.items():
         check(inlined and mine == same,
               f"{name}: -list per (function, line) outside inlined code: ours {mine}, "
               f"pprof's {same}")
+    # Folded stacks name functions only: stacks told apart by their lines are one line.
+    folded = os.path.join(tmp, name + ".folded")
+    r = run("convert", ppk, "--to", "folded", "-o", folded)
+    with open(folded) as fh:
+        stacks = [l.rsplit(" ", 1)[0] for l in fh.read().splitlines()]
+    dup = [k for k, n in collections.Counter(stacks).items() if n > 1]
+    check(r.returncode == 0 and stacks and not dup,
+          f"{name}: folded has one line per stack of functions ({len(dup)} repeated)")
     top = profpack_top(ppk)
     got = pprof_top(out, "-sample_index=samples")
     bad = [(n, v, tuple(top.get(n, (None, None)))) for n, v in got.items()
