@@ -9,7 +9,8 @@ profile.proto decoder:
 - Callgrind with --dump-instr=yes, where recursion contexts (`fib'2`) and their functions share
   addresses: per function, `go tool pprof -top` flat equals callgrind_annotate's self cost and
   `profpack top`'s.
-- Symbolized gperftools profiles (hot.prof, hot-inline.prof of tests/data/symbolize), whose
+- Symbolized gperftools profiles (hot.prof, hot-inline.prof, chain.prof of tests/data/symbolize:
+  chain's `outer` is only ever the outer frame of an inline chain at a call site), whose
   stacks keep each frame's location: folded output has one line per stack of functions, and
   `go tool pprof -list` of the pprof conversion gives each line of hot.c the flat and cumulative
   samples pprof's own symbolization of the original gives (hot-inline: pprof names no inline
@@ -108,7 +109,7 @@ def convert(src, name):
 
 # --- every format's test data: readable, every location mapped -------------------------------
 symbolized = {}
-for name in ("hot", "hot-inline"):
+for name in ("hot", "hot-inline", "chain"):
     ppk = os.path.join(tmp, name + ".ppk")
     r = run("symbolize", os.path.join(sym, name + ".prof"), "--binary-path", sym, "-o", ppk)
     check(r.returncode == 0, f"symbolize {name}.prof ({r.stderr.strip()[:200]})")
@@ -211,15 +212,18 @@ for rel in ("callgrind/callgrind.rec.instr.out", "callgrind/callgrind.workload.i
 
 
 # --- symbolized gperftools: per line and per function ----------------------------------------
-def pprof_list(*args, binary_path=None):
-    """(routine, line) -> (flat, cum) of the routines in hot.c, and the flat per line."""
+def pprof_list(source, *args, binary_path=None):
+    """(routine, line) -> (flat, cum) of the routines in source, and the flat per line."""
     per, flat = {}, collections.Counter()
     routine = None
-    g = pprof("-list", ".", "-sample_index=samples", *args, binary_path=binary_path)
+    # The sources, found in tests/data/symbolize whatever directory the binaries were built in.
+    built = "/tmp/psym2" if source == "chain.c" else "/work/main/tests/data/symbolize"
+    g = pprof("-list", ".", "-sample_index=samples", "-source_path=" + sym, "-trim_path=" + built,
+              *args, binary_path=binary_path)
     for l in g.stdout.splitlines():
         m = re.match(r"ROUTINE =+ (\S+) in (.*)$", l)
         if m:
-            routine = m.group(1) if m.group(2).rstrip().endswith("/hot.c") else None
+            routine = m.group(1) if m.group(2).rstrip().split("/")[-1] == source else None
             continue
         m = re.match(r"\s*(\S+)\s+(\S+)\s+(\d+):", l)
         if routine and m and (m.group(1), m.group(2)) != (".", "."):
@@ -232,14 +236,23 @@ def pprof_list(*args, binary_path=None):
 for name, ppk in symbolized.items():
     r, out = convert(ppk, "symbolized-" + name)
     check(r.returncode == 0, f"symbolized {name} -> pprof ({r.stderr.strip()[:200]})")
-    ref, ref_flat = pprof_list(os.path.join(sym, name), os.path.join(sym, name + ".prof"),
-                               binary_path=sym)
-    ours, our_flat = pprof_list(out)
-    check(len(ref) >= 4, f"{name}: pprof -list of the original names {len(ref)} lines of hot.c")
-    check(our_flat == ref_flat and len([v for v in our_flat.values() if v]) >= 2,
-          f"{name}: flat samples per line of hot.c: ours {dict(our_flat)}, pprof's "
+    source = "chain.c" if name == "chain" else "hot.c"
+    ref, ref_flat = pprof_list(source, os.path.join(sym, name),
+                               os.path.join(sym, name + ".prof"), binary_path=sym)
+    ours, our_flat = pprof_list(source, out)
+    check(len(ref) >= (1 if name == "chain" else 4),
+          f"{name}: pprof -list of the original names {len(ref)} lines of {source}")
+    our_flat = {k: v for k, v in our_flat.items() if v}
+    ref_flat = {k: v for k, v in ref_flat.items() if v}
+    check(our_flat == ref_flat and len(our_flat) >= (1 if name == "chain" else 2),
+          f"{name}: flat samples per line of {source}: ours {dict(our_flat)}, pprof's "
           f"{dict(ref_flat)}")
-    if name == "hot":
+    if name == "chain":
+        # The frame of outer is the chain [outer, helper] at its call of spin: a location with
+        # two lines (pprof names no inline frames: its -list has outer at helper's line).
+        check(ours.get(("outer", 17)) == ours.get(("helper", 14)) == (0, sum(ref_flat.values())),
+              f"{name}: outer's call of spin is in the inlined helper ({ours})")
+    elif name == "hot":
         check(ours == ref, f"{name}: -list per (function, line): ours {ours}, pprof's {ref}")
     else:
         # The lines pprof gives another function's flat samples (it names no inline frames)
