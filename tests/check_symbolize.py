@@ -164,8 +164,8 @@ conv = {}
 for l in pprof("-top", "-symbolize=none", "-sample_index=samples", "-nodecount=100000",
                pb).splitlines():
     m = re.match(r"\s*(\d+)\s+[\d.]+%\s+[\d.]+%\s+(\d+)\s+[\d.]+%\s+(.+)$", l)
-    if m:
-        conv[m.group(3).strip()] = (int(m.group(1)), int(m.group(2)))
+    if m:  # pprof marks a function it finds as an inline frame "(inline)"
+        conv[re.sub(r" \(inline\)$", "", m.group(3).strip())] = (int(m.group(1)), int(m.group(2)))
 check(r.returncode == 0 and conv and all(ours.get(n) == v for n, v in conv.items()) and
       set(conv) == set(ours),
       f"--to pprof: go tool pprof -top -symbolize=none equals profpack top ({conv})")

@@ -445,7 +445,25 @@ TEST(queries_self_inclusive_callers_callees) {
   CHECK_EQ(model->inclusive(mainFn, 0), 10u);
   std::map<std::string, uint64_t> byMapping;
   const LocationLayer& at = model->locations();
-  CHECK_EQ(at.locations.size(), 5u);
+  // Five program counters, then their call sites (one byte back, no self cost).
+  CHECK_EQ(at.locations.size(), 10u);
+  for (size_t l = 0; l < 5; ++l) {
+    CHECK(!at.locations[l].callSite);
+    CHECK(at.locations[l + 5].callSite);
+    CHECK_EQ(at.locations[l + 5].address, at.locations[l].address - 1);
+    CHECK_EQ(at.locations[l + 5].function, at.locations[l].function);
+    CHECK_EQ(at.self[l + 5], 0u);
+  }
+  // Each frame of the stacks is at its function's location: the leaf at its program counter,
+  // a caller's frame at the call site.
+  const StackLayer& st = model->stacks();
+  CHECK_EQ(st.locations.size(), st.frames.size());
+  for (size_t s = 0; s < st.stacks(); ++s)
+    for (uint64_t i = st.start[s]; i < st.start[s + 1]; ++i) {
+      const Location& l = at.locations[st.locations[i]];
+      CHECK_EQ(static_cast<uint64_t>(l.function), st.frames[i]);
+      CHECK_EQ(l.callSite, i + 1 < st.start[s + 1]);
+    }
   for (size_t l = 0; l < at.locations.size(); ++l)
     byMapping[at.locations[l].mapping < 0 ? "" : at.mappings[at.locations[l].mapping].path] +=
         at.self[l];

@@ -139,6 +139,10 @@ const LocationLayer& Model::locations() const {
     std::lock_guard<std::mutex> lock(sourceMutex_);
     source_->locations(locations_);
     locations_.self.resize(locations_.locations.size() * events(), 0);
+    if (locations_.inlineStart.size() != locations_.locations.size() + 1) {
+      locations_.inlined.clear();
+      locations_.inlineStart.clear();
+    }
   });
   return locations_;
 }
@@ -148,6 +152,7 @@ const StackLayer& Model::stacks() const {
     std::lock_guard<std::mutex> lock(sourceMutex_);
     source_->stacks(stacks_);
     stacks_.values.resize(stacks_.stacks() * events(), 0);
+    if (stacks_.locations.size() != stacks_.frames.size()) stacks_.locations.clear();
   });
   return stacks_;
 }

@@ -7,10 +7,10 @@
 //   completed-call counts, call arcs with call counts and inclusive cost;
 // - lines: self cost per source line, per file; and per (function, line), for writers that
 //   keep lines apart by function;
-// - locations: instruction addresses with their mapping (object), function, line and self
-//   cost per event;
-// - stacks: whole call stacks (functions, outermost first) with the cost spent with that stack
-//   innermost, one entry per distinct stack;
+// - locations: instruction addresses with their mapping (object), function, line (and the
+//   functions inlined there, where known) and self cost per event;
+// - stacks: whole call stacks (functions, outermost first, and where known the location of
+//   each frame) with the cost spent with that stack innermost, one entry per distinct stack;
 // - timeline: per thread, every completed call as a span of time, streamed (never held whole:
 //   a long trace has millions).
 // A profile's capabilities say which of these it holds at all.
@@ -94,6 +94,9 @@ struct FunctionLayer {
   std::vector<std::string> eventNames, eventLongNames;
   double unitsPerSecond = 0;       // event units per second where the event is time, else 0
   uint64_t samplePeriodNanos = 0;  // sampled profiles: the CPU time one sample stands for
+  // Sampled events (DCPI): per event, the occurrences of the event one sample stands for;
+  // shorter than the events, or 0, where unknown.
+  std::vector<uint64_t> eventPeriods;
   std::vector<ThreadRow> threads;
   std::vector<FunctionRow> functions;
   std::vector<uint64_t> self, inclusive;  // functions x events, row-major
@@ -133,14 +136,36 @@ struct Location {
   int64_t mapping = -1;   // index into LocationLayer::mappings, -1 if none holds it
   int64_t function = -1;  // index into the function layer, -1 if unknown
   uint64_t line = 0;      // source line, 0 if unknown
+  // A caller's frame of the stacks layer: the call instruction before a return address
+  // (`address` is the return address - 1, where symbolization names the calling line). No
+  // sample is at it, so it has no self cost; such locations follow all the others.
+  bool callSite = false;
+};
+
+// One frame of what a location stands for where code was inlined there.
+struct InlineFrame {
+  int64_t function = -1;  // index into the function layer, -1 if unknown
+  uint64_t line = 0;      // the line of `function` the address is at (0 if unknown)
 };
 
 // The locations layer: every instruction address with self cost, in ascending (mapping,
-// address) order, one entry per (mapping, address).
+// address) order (then function and line: a source whose functions share addresses, such as
+// Callgrind's recursion contexts `f'2`, has one entry per (mapping, address, function, line)),
+// then the call sites of the stacks layer's frames, where the source has them.
 struct LocationLayer {
   std::vector<Mapping> mappings;
   std::vector<Location> locations;
   std::vector<uint64_t> self;  // locations x events, row-major
+  // Where the source knows what was inlined at an address (a symbolized profile): location l
+  // is the frames inlined[inlineStart[l], inlineStart[l + 1]), outermost first (the function
+  // the address is in, then each function inlined into it; the last is l's function and
+  // line). Empty: every location is one frame, its function and line.
+  std::vector<InlineFrame> inlined;
+  std::vector<uint64_t> inlineStart;  // empty, or locations + 1
+  // The frames of location l (1 where there is no inline chain).
+  uint64_t frames(size_t l) const {
+    return l + 1 < inlineStart.size() ? inlineStart[l + 1] - inlineStart[l] : 1;
+  }
 };
 
 // Self cost per (function, source line), for sources with lines: rows ascending by function,
@@ -160,6 +185,11 @@ struct FunctionLineLayer {
 inline constexpr uint64_t kMaxStackFrames = uint64_t{1} << 26;  // 512 MiB of frames
 struct StackLayer {
   std::vector<uint64_t> frames;    // function indexes, each stack outermost first, concatenated
+  // Where the source has addresses: per frame, the location it is at (an index into
+  // LocationLayer::locations; a caller's frame is at a call-site location). A location with
+  // an inline chain of n frames stands for n consecutive frames, its chain, each naming it.
+  // Empty where the source has no locations for its frames.
+  std::vector<uint64_t> locations;
   std::vector<uint64_t> start{0};  // stack s is frames[start[s], start[s + 1]): stacks + 1
   std::vector<uint64_t> values;    // stacks x events: the cost spent with this stack innermost
   size_t stacks() const { return start.size() - 1; }
@@ -242,6 +272,10 @@ class Model {
   double unitsPerSecond() const { return f_.unitsPerSecond; }
   // Sampled profiles: the nanoseconds of CPU time one sample stands for; 0 otherwise.
   uint64_t samplePeriodNanos() const { return f_.samplePeriodNanos; }
+  // Sampled events: how many occurrences of event e one sample stands for; 0 where unknown.
+  uint64_t eventPeriod(size_t e) const {
+    return e < f_.eventPeriods.size() ? f_.eventPeriods[e] : 0;
+  }
   uint64_t total(size_t e) const { return totals_[e]; }
 
   size_t functions() const { return f_.functions.size(); }

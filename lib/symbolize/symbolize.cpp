@@ -188,6 +188,7 @@ std::vector<Key> addressesToName(const Model& model) {
   std::vector<int64_t> locationOf(model.functions(), -1);
   for (size_t i = 0; i < layer.locations.size(); ++i) {
     const Location& l = layer.locations[i];
+    if (l.callSite) continue;  // looked up below, at its return address
     if (l.function >= 0 && locationOf[static_cast<size_t>(l.function)] < 0)
       locationOf[static_cast<size_t>(l.function)] = static_cast<int64_t>(i);
     if (l.mapping < 0) continue;
@@ -474,6 +475,7 @@ class SymbolizedSource : public ModelSource {
   // One chain of functions of this model, outermost first, and where the innermost is.
   struct Chain {
     std::vector<uint64_t> functions;
+    std::vector<uint64_t> lines;  // per function: the line it is at (0 if unknown)
     uint64_t file = 0, line = 0;  // name index, 0 if unknown
   };
 
@@ -495,7 +497,8 @@ class SymbolizedSource : public ModelSource {
     const std::vector<Location>& locs = locations_.locations;
     std::vector<int64_t> locationOf(in.functions.size(), -1);
     for (size_t i = 0; i < locs.size(); ++i)
-      if (locs[i].function >= 0 && static_cast<size_t>(locs[i].function) < in.functions.size() &&
+      if (!locs[i].callSite && locs[i].function >= 0 &&
+          static_cast<size_t>(locs[i].function) < in.functions.size() &&
           locationOf[static_cast<size_t>(locs[i].function)] < 0)
         locationOf[static_cast<size_t>(locs[i].function)] = static_cast<int64_t>(i);
 
@@ -503,31 +506,46 @@ class SymbolizedSource : public ModelSource {
     std::vector<int64_t> memo[2];
     memo[0].assign(in.functions.size(), -1);
     memo[1].assign(in.functions.size(), -1);
-    // The chain of inner function f (its location's address; a caller's frame at address - 1).
-    auto chainOf = [&](uint64_t f, bool ret) -> const Chain& {
-      if (memo[ret][f] >= 0) return chains[static_cast<size_t>(memo[ret][f])];
+    // The chain of inner function f at location li (-1: none) (its address; a caller's frame
+    // at address - 1, which a call-site location is at already).
+    auto chainAt = [&](uint64_t f, int64_t li, bool ret) {
       Chain c;
       const FunctionRow& row = in.functions[f];
-      const int64_t li = locationOf[f];
-      auto it = li < 0 ? table_.entries.end()
-                       : table_.entries.find({locs[static_cast<size_t>(li)].mapping,
-                                              locs[static_cast<size_t>(li)].address, ret});
+      auto it = table_.entries.end();
+      if (li >= 0) {
+        const Location& l = locs[static_cast<size_t>(li)];
+        it = table_.entries.find({l.mapping, l.address + (l.callSite ? 1 : 0), ret});
+      }
       if (it == table_.entries.end()) {
         c.functions.push_back(function(row.name, row.file, row.object));
+        c.lines.push_back(0);
       } else {
         const auto [first, count] = it->second;
         for (uint64_t i = first + count; i-- > first;) {  // outermost first
           const SymbolTable::Frame& fr = table_.frames[i];
           c.functions.push_back(
               function(table_.names[fr.function], table_.names[fr.file], row.object));
+          c.lines.push_back(fr.line);
         }
         c.file = table_.frames[first].file;
         c.line = table_.frames[first].line;
       }
-      memo[ret][f] = static_cast<int64_t>(chains.size());
       chains.push_back(std::move(c));
-      return chains.back();
+      return static_cast<int64_t>(chains.size() - 1);
     };
+    auto chainOf = [&](uint64_t f, bool ret) -> const Chain& {
+      if (memo[ret][f] < 0) memo[ret][f] = chainAt(f, locationOf[f], ret);
+      return chains[static_cast<size_t>(memo[ret][f])];
+    };
+    // Per location: its chain (-1: none), and the layer's inline frames. A call site no
+    // frame is at gets none (it would name its address as a function).
+    std::vector<int64_t> chainOfLocation(locs.size(), -1);
+    std::vector<bool> used(locs.size(), false);
+    if (innerStacks.locations.size() == innerStacks.frames.size())
+      for (uint64_t li : innerStacks.locations)
+        if (li < used.size()) used[li] = true;
+    locations_.inlined.clear();
+    locations_.inlineStart.assign(1, 0);
 
     // Self cost, lines and locations: each location's own address.
     std::map<std::pair<uint64_t, uint64_t>, size_t> inlineArcs;  // (caller, callee) -> edge
@@ -535,14 +553,29 @@ class SymbolizedSource : public ModelSource {
     std::map<std::pair<uint64_t, uint64_t>, std::vector<uint64_t>> functionLine;
     for (size_t i = 0; i < locs.size(); ++i) {
       Location& l = locations_.locations[i];
-      if (l.function < 0 || static_cast<size_t>(l.function) >= in.functions.size()) continue;
+      if (l.function < 0 || static_cast<size_t>(l.function) >= in.functions.size() ||
+          (l.callSite && !used[i])) {
+        l.function = -1;
+        locations_.inlined.push_back({-1, l.line});
+        locations_.inlineStart.push_back(locations_.inlined.size());
+        continue;
+      }
       const uint64_t* self = locations_.self.data() + i * ne_;
       // An address only ever seen in callers' frames was looked up as a return address.
       bool leaf = !stacks;
       for (size_t e = 0; e < ne_ && !leaf; ++e) leaf = self[e] != 0;
-      const Chain& c = chainOf(static_cast<uint64_t>(l.function), !leaf);
+      const uint64_t inner = static_cast<uint64_t>(l.function);
+      const bool ret = l.callSite || !leaf;
+      chainOfLocation[i] = chainAt(inner, static_cast<int64_t>(i), ret);
+      if (locationOf[inner] == static_cast<int64_t>(i) && memo[ret][inner] < 0)
+        memo[ret][inner] = chainOfLocation[i];
+      const Chain& c = chains[static_cast<size_t>(chainOfLocation[i])];
       l.function = static_cast<int64_t>(c.functions.back());
       l.line = c.line;
+      for (size_t k = 0; k < c.functions.size(); ++k)
+        locations_.inlined.push_back({static_cast<int64_t>(c.functions[k]), c.lines[k]});
+      locations_.inlineStart.push_back(locations_.inlined.size());
+      if (l.callSite) continue;
       bool cost = false;
       for (size_t e = 0; e < ne_ && !cost; ++e) cost = self[e] != 0;
       if (c.line != 0 && cost) {
@@ -582,24 +615,33 @@ class SymbolizedSource : public ModelSource {
     }
 
     if (stacks) {
-      // Every stack with each frame expanded into its inline chain; stacks that become equal
-      // are one.
+      // Every stack with each frame expanded into its inline chain, each of the chain's frames
+      // at the frame's location where the inner source has them; stacks that become equal
+      // (functions and locations) are one.
+      const bool frameLocations = innerStacks.locations.size() == innerStacks.frames.size();
       std::unordered_map<std::string, uint64_t> stackIndex;
-      std::vector<uint64_t> frames;
+      std::vector<uint64_t> frames, at;
       for (size_t s = 0; s < innerStacks.stacks(); ++s) {
         frames.clear();
+        at.clear();
         const uint64_t b = innerStacks.start[s], e = innerStacks.start[s + 1];
         for (uint64_t k = b; k < e; ++k) {
           const uint64_t f = innerStacks.frames[k];
           if (f >= in.functions.size())
             throw Error(Status::internal, kFmt, "a stack names a function beyond the model");
-          const Chain& c = chainOf(f, k + 1 < e);
+          const uint64_t li = frameLocations ? innerStacks.locations[k] : locs.size();
+          const Chain& c = li < locs.size() && chainOfLocation[li] >= 0
+                               ? chains[static_cast<size_t>(chainOfLocation[li])]
+                               : chainOf(f, k + 1 < e);
           frames.insert(frames.end(), c.functions.begin(), c.functions.end());
+          if (frameLocations) at.insert(at.end(), c.functions.size(), li);
         }
         std::string key(reinterpret_cast<const char*>(frames.data()), frames.size() * 8);
+        key.append(reinterpret_cast<const char*>(at.data()), at.size() * 8);
         auto [it, added] = stackIndex.emplace(std::move(key), stacks_.stacks());
         if (added) {
           stacks_.frames.insert(stacks_.frames.end(), frames.begin(), frames.end());
+          stacks_.locations.insert(stacks_.locations.end(), at.begin(), at.end());
           stacks_.start.push_back(stacks_.frames.size());
           stacks_.values.resize(stacks_.values.size() + ne_, 0);
         }

@@ -285,7 +285,9 @@ void CostTableSource::locations(LocationLayer& out) {
   if (instrPos_ < 0) return;
   const StringTableReader& strings = profile_.strings();
   // Mappings: the contexts' objects, by name; every cost row's address is one location per
-  // (object, address), its self cost the sum of the rows' costs.
+  // (object, address, function, line), its self cost the sum of the rows' costs. Functions
+  // share addresses (recursion contexts f'2, aliases): one location per address would hand
+  // one function's cost to another.
   std::map<std::string_view, int64_t> objects;
   for (uint64_t o : contexts_.object) objects.emplace(strings.get(o), 0);
   for (auto& [name, index] : objects) {
@@ -295,29 +297,25 @@ void CostTableSource::locations(LocationLayer& out) {
   std::vector<int64_t> mappingOf(contexts_.size());
   for (size_t c = 0; c < contexts_.size(); ++c)
     mappingOf[c] = objects.at(strings.get(contexts_.object[c]));
-  struct Cost {
-    int64_t function = -1;
-    uint64_t line = 0;
-    std::vector<uint64_t> self;
-  };
-  std::map<std::pair<int64_t, uint64_t>, Cost> byAddress;
+  // (mapping, address, function, line) -> self cost per event.
+  std::map<std::tuple<int64_t, uint64_t, int64_t, uint64_t>, std::vector<uint64_t>> byAddress;
   forEachCostRow([&](const CostTableBatches& t, size_t r, const uint64_t* c, size_t n) {
     const uint64_t ctx = t.context[r];
-    Cost& cost = byAddress[{mappingOf[ctx], t.positions[static_cast<size_t>(instrPos_)][r]}];
-    if (cost.self.empty()) {
-      cost.self.assign(ne_, 0);
-      const uint64_t file = t.sourceFile[r] ? t.sourceFile[r] : contexts_.file[ctx];
-      auto it = functionIds_.find({contexts_.object[ctx], file, contexts_.function[ctx]});
-      if (it != functionIds_.end()) cost.function = static_cast<int64_t>(it->second);
-      if (linePos_ >= 0) cost.line = t.positions[static_cast<size_t>(linePos_)][r];
-    }
-    for (size_t i = 0; i < n; ++i) cost.self[i] += c[i];
+    const uint64_t file = t.sourceFile[r] ? t.sourceFile[r] : contexts_.file[ctx];
+    auto it = functionIds_.find({contexts_.object[ctx], file, contexts_.function[ctx]});
+    const int64_t function = it != functionIds_.end() ? static_cast<int64_t>(it->second) : -1;
+    const uint64_t line = linePos_ >= 0 ? t.positions[static_cast<size_t>(linePos_)][r] : 0;
+    std::vector<uint64_t>& cost =
+        byAddress[{mappingOf[ctx], t.positions[static_cast<size_t>(instrPos_)][r], function, line}];
+    if (cost.empty()) cost.assign(ne_, 0);
+    for (size_t i = 0; i < n; ++i) cost[i] += c[i];
   });
   out.locations.reserve(byAddress.size());
   out.self.reserve(byAddress.size() * ne_);
   for (auto& [key, cost] : byAddress) {
-    out.locations.push_back({key.second, key.first, cost.function, cost.line});
-    out.self.insert(out.self.end(), cost.self.begin(), cost.self.end());
+    const auto& [mapping, address, function, line] = key;
+    out.locations.push_back({address, mapping, function, line});
+    out.self.insert(out.self.end(), cost.begin(), cost.end());
   }
 }
 

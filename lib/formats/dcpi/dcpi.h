@@ -63,6 +63,7 @@ struct DcpiImage {
   std::vector<uint64_t> counts;          // all counts, in file order
   uint32_t footerAddresses = 0, footerSamples = 0;
   std::string event, path;  // `event` and `path` header values ("" if absent)
+  uint64_t period = 0;      // `period`: the events one sample stands for (0 if unreadable)
 };
 DcpiImage decodeDcpiImage(ir::ImageHistogram::Reader image);
 

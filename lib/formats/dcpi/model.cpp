@@ -25,7 +25,13 @@ class ImageSource : public ModelSource {
       const DcpiImage& image = images_[i];
       size_t e = 0;
       while (e < out.eventNames.size() && out.eventNames[e] != image.event) ++e;
-      if (e == out.eventNames.size()) widen(out, image.event);
+      if (e == out.eventNames.size()) {
+        widen(out, image.event);
+        out.eventPeriods.resize(out.eventNames.size(), 0);
+        out.eventPeriods[e] = image.period;
+      } else if (out.eventPeriods[e] != image.period) {
+        out.eventPeriods[e] = 0;  // images sampled at different periods: none stands for all
+      }
       const size_t ne = out.eventNames.size();
       for (const DcpiAddressSamples& a : dcpiSamplesByAddress(image)) {
         std::string name;

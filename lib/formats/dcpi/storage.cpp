@@ -2,6 +2,7 @@
 // their invariants, and what the reader and the writer share.
 
 #include <string>
+#include <string_view>
 
 #include "formats/dcpi/common.h"
 #include "ir/column.h"
@@ -52,6 +53,21 @@ uint64_t decodeChunks(ir::ImageHistogram::Reader image, DcpiImage& d) {
 using dcpi::corruptImage;
 using dcpi::decodeChunks;
 
+namespace {
+
+// A `period` value as the reader admits it (decimal digits); 0 if it is not one or too large.
+uint64_t parsePeriod(std::string_view v) {
+  uint64_t p = 0;
+  if (v.empty() || v.size() > 19) return 0;
+  for (char c : v) {
+    if (c < '0' || c > '9') return 0;
+    p = p * 10 + static_cast<uint64_t>(c - '0');
+  }
+  return p;
+}
+
+}  // namespace
+
 DcpiImage decodeDcpiImage(ir::ImageHistogram::Reader image) {
   DcpiImage d;
   decodeChunks(image, d);
@@ -61,6 +77,7 @@ DcpiImage decodeDcpiImage(ir::ImageHistogram::Reader image) {
   for (auto l : image.getHeaderLines()) {
     if (l.getKey() == "event" && d.event.empty()) d.event = l.getValue().cStr();
     if (l.getKey() == "path" && d.path.empty()) d.path = l.getValue().cStr();
+    if (l.getKey() == "period" && d.period == 0) d.period = parsePeriod(l.getValue().cStr());
   }
   return d;
 }

@@ -149,8 +149,9 @@ std::unique_ptr<Profile> dcpiFromModel(const Model& model, const DcpiConvertOpti
   rows.reserve(layer.locations.size());
   const size_t ne = model.events();
   for (size_t l = 0; l < layer.locations.size(); ++l)
-    rows.push_back({rankOf(layer.locations[l].mapping), layer.locations[l].address & ~uint64_t{3},
-                    layer.self[l * ne + event]});
+    if (!layer.locations[l].callSite)  // a caller's frame, where no sample is
+      rows.push_back({rankOf(layer.locations[l].mapping),
+                      layer.locations[l].address & ~uint64_t{3}, layer.self[l * ne + event]});
   // Objects in name order, addresses ascending.
   std::sort(rows.begin(), rows.end(), [](const Row& a, const Row& b) {
     return a.object != b.object ? a.object < b.object : a.slot < b.slot;

@@ -65,23 +65,41 @@ class StackSource : public ModelSource {
         out.edgeCost(out.addEdge(index.at(e.caller), index.at(e.callee), 0))[0] += e.samples;
   }
 
+  // Every program counter, then (call sites) every one that is a return address in some chain,
+  // moved back one byte into its call instruction, as pprof does on import.
   void locations(LocationLayer& out) override {
     for (const GperfMapping& m : parseMappings(profile_.partialRoot().getStacks()))
       out.mappings.push_back({m.start, m.limit, m.offset, std::string(m.path)});
-    std::sort(addresses_.begin(), addresses_.end(), [](const Address& a, const Address& b) {
-      return a.mapping != b.mapping ? a.mapping < b.mapping : a.address < b.address;
-    });
+    sortAddresses();
     for (const Address& a : addresses_) {
       out.locations.push_back({a.address, a.mapping, static_cast<int64_t>(a.function), 0});
       out.self.push_back(a.self);
+    }
+    for (const Address& a : addresses_) {
+      Location site{a.address ? a.address - 1 : 0, a.mapping, static_cast<int64_t>(a.function), 0};
+      site.callSite = true;
+      out.locations.push_back(site);
+      out.self.push_back(0);
     }
   }
 
   void stacks(StackLayer& out) override {
     ChainSamples c = chains_.valid() ? chains_.get() : tree_->chainSamples();
     tree_.reset();
+    // Location of each function: its program counter's rank (the locations layer's order);
+    // a caller's frame: its call site, as many locations further on.
+    sortAddresses();
+    std::vector<uint64_t> locationOf(addresses_.size());
+    for (size_t i = 0; i < addresses_.size(); ++i)
+      if (addresses_[i].function < locationOf.size()) locationOf[addresses_[i].function] = i;
     out.frames.resize(c.frames.size());
-    for (size_t i = 0; i < c.frames.size(); ++i) out.frames[i] = functionOfId_.at(c.frames[i]);
+    out.locations.resize(c.frames.size());
+    for (size_t s = 0; s + 1 < c.start.size(); ++s)
+      for (uint64_t i = c.start[s]; i < c.start[s + 1] && i < c.frames.size(); ++i) {
+        const uint64_t f = functionOfId_.at(c.frames[i]);
+        out.frames[i] = f;
+        out.locations[i] = locationOf.at(f) + (i + 1 < c.start[s + 1] ? addresses_.size() : 0);
+      }
     out.start = std::move(c.start);
     out.values = std::move(c.samples);
   }
@@ -104,6 +122,12 @@ class StackSource : public ModelSource {
     int64_t mapping;
     uint64_t function, self;
   };
+  void sortAddresses() {
+    std::sort(addresses_.begin(), addresses_.end(), [](const Address& a, const Address& b) {
+      return a.mapping != b.mapping ? a.mapping < b.mapping : a.address < b.address;
+    });
+  }
+
   const Profile& profile_;
   std::vector<Address> addresses_;  // filled with the function layer, which the model builds first
   std::vector<uint64_t> functionOfId_;  // per address number of tree_: its function

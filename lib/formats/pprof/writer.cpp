@@ -115,6 +115,10 @@ std::string writePprof(const Model& m) {
   std::vector<uint64_t> locationOfFunction(m.functions(), 0);  // location id per function
   struct Loc {
     uint64_t address = 0, mapping = 0, function = 0, line = 0;
+    // Where the model has inline frames there: locations().inlined[first, first + frames),
+    // outermost first (frames 0: the one function and line above).
+    uint64_t first = 0, frames = 0;
+    bool callSite = false;
   };
   std::vector<Loc> locations;
   std::vector<uint64_t> locationSelf;  // per location, ne values: for one-frame samples
@@ -137,10 +141,18 @@ std::string writePprof(const Model& m) {
     }
     for (size_t l = 0; l < at.locations.size(); ++l) {
       const Location& loc = at.locations[l];
-      locations.push_back({loc.address, static_cast<uint64_t>(loc.mapping + 1),
-                           loc.function >= 0 ? static_cast<uint64_t>(loc.function) + 1 : 0,
-                           loc.line});
-      if (loc.function >= 0 && locationOfFunction[loc.function] == 0)
+      const bool known = loc.function >= 0 && static_cast<uint64_t>(loc.function) < m.functions();
+      const bool mapped =
+          loc.mapping >= 0 && static_cast<uint64_t>(loc.mapping) < at.mappings.size();
+      Loc add{loc.address, mapped ? static_cast<uint64_t>(loc.mapping) + 1 : 0,
+              known ? static_cast<uint64_t>(loc.function) + 1 : 0, loc.line};
+      add.callSite = loc.callSite;
+      if (!at.inlineStart.empty() && at.frames(l) > 1) {
+        add.first = at.inlineStart[l];
+        add.frames = at.frames(l);
+      }
+      locations.push_back(add);
+      if (known && !loc.callSite && locationOfFunction[loc.function] == 0)
         locationOfFunction[loc.function] = locations.size();
       locationSelf.insert(locationSelf.end(), at.self.begin() + l * ne,
                           at.self.begin() + (l + 1) * ne);
@@ -211,6 +223,7 @@ std::string writePprof(const Model& m) {
   std::vector<uint64_t> callSite(returnAddresses ? locations.size() + 1 : 0, 0);
   auto caller = [&](uint64_t id) {
     if (!returnAddresses) return id;
+    if (locations[id - 1].address == 0) return id;  // no address: nothing to move
     uint64_t& site = callSite[id];
     if (site == 0) {
       Loc adjusted = locations[id - 1];
@@ -225,11 +238,27 @@ std::string writePprof(const Model& m) {
   };
   if (m.has(kCapStacks)) {
     const StackLayer& st = m.stacks();
+    // Where the model says which location each frame is at (its call sites are callers'
+    // frames already), a location's inline chain is as many frames of the stack.
+    const bool frameLocations =
+        addresses && !st.locations.empty() && st.locations.size() == st.frames.size();
+    const LocationLayer* at = frameLocations ? &m.locations() : nullptr;
     for (size_t s = 0; s < st.stacks(); ++s) {
       ids.clear();
-      for (uint64_t i = st.start[s + 1]; i > st.start[s]; --i) {
+      const uint64_t b = st.start[s];
+      for (uint64_t i = st.start[s + 1]; i > b;) {
+        const uint64_t li = frameLocations ? st.locations[i - 1] : ~uint64_t{0};
+        if (frameLocations && li < at->locations.size()) {
+          uint64_t n = at->frames(li);
+          for (uint64_t k = 1; k < n && n <= i - b; ++k)
+            if (st.locations[i - 1 - k] != li) n = 1;
+          i -= n <= i - b ? n : 1;
+          ids.push_back(li + 1);
+          continue;
+        }
         const uint64_t id = locationOfFunction[st.frames[i - 1]];
         ids.push_back(i == st.start[s + 1] ? id : caller(id));
+        --i;
       }
       sample(ids, st.values.data() + s * ne);
     }
@@ -240,21 +269,52 @@ std::string writePprof(const Model& m) {
     }
   }
   msg += mappings;
-  // Locations no sample uses (no self cost, only ever a caller) are kept, after the others.
+  // Locations no sample uses (no self cost, only ever a caller) are kept, after the others;
+  // call sites that no frame is at are left out.
   idOf.resize(locations.size() + 1, 0);
   for (size_t l = 0; l < locations.size(); ++l)
-    if (idOf[l + 1] == 0) byId.push_back(static_cast<uint32_t>(l));
+    if (idOf[l + 1] == 0 && !locations[l].callSite) byId.push_back(static_cast<uint32_t>(l));
+  // Every location has a mapping, as pprof's own profiles do (consumers expect one): those the
+  // model has none for get one per object their function names (its path, no address range).
+  uint64_t mappingCount = addresses ? m.locations().mappings.size() : 0;
+  std::unordered_map<std::string, uint64_t> objectMapping;
+  auto mappingOf = [&](const Loc& loc) {
+    if (loc.mapping != 0) return loc.mapping;
+    const std::string& object = loc.function != 0 ? m.function(loc.function - 1).object : "";
+    auto [it, added] = objectMapping.try_emplace(object, mappingCount + 1);
+    if (added) {
+      ++mappingCount;
+      std::string mp;
+      uintField(mp, 1, it->second);
+      uintField(mp, 5, strings.index(object));
+      // Its locations carry their functions (and lines) where names are written at all.
+      uintField(mp, 7, named ? 1 : 0);
+      uintField(mp, 8, named ? 1 : 0);
+      uintField(mp, 9, named && m.has(kCapLines) ? 1 : 0);
+      bytesField(msg, 3, mp);
+    }
+    return it->second;
+  };
+  const std::vector<InlineFrame>* inlined = addresses ? &m.locations().inlined : nullptr;
+  auto lineOf = [&](std::string& lp, int64_t function, uint64_t line) {
+    if (function < 0 || static_cast<uint64_t>(function) >= m.functions()) return;
+    std::string lm;
+    uintField(lm, 1, static_cast<uint64_t>(function) + 1);
+    uintField(lm, 2, line);
+    bytesField(lp, 4, lm);
+  };
   for (size_t k = 0; k < byId.size(); ++k) {
     const Loc& loc = locations[byId[k]];
     std::string lp;
     uintField(lp, 1, k + 1);
-    uintField(lp, 2, loc.mapping);
+    uintField(lp, 2, mappingOf(loc));
     uintField(lp, 3, loc.address);
-    if (named && loc.function != 0) {
-      std::string line;
-      uintField(line, 1, loc.function);
-      uintField(line, 2, loc.line);
-      bytesField(lp, 4, line);
+    if (named && loc.frames > 1 && inlined && loc.first + loc.frames <= inlined->size()) {
+      // Innermost first, as pprof writes inline frames.
+      for (uint64_t i = loc.first + loc.frames; i-- > loc.first;)
+        lineOf(lp, (*inlined)[i].function, (*inlined)[i].line);
+    } else if (named && loc.function != 0) {
+      lineOf(lp, static_cast<int64_t>(loc.function - 1), loc.line);
     }
     bytesField(msg, 4, lp);
     flush();
@@ -276,6 +336,18 @@ std::string writePprof(const Model& m) {
     uintField(pt, 2, strings.index("nanoseconds"));
     bytesField(msg, 11, pt);
     uintField(msg, 12, period);
+  } else {
+    // A sampled event (DCPI's): each sample stands for `period` occurrences of the first
+    // event whose period the source says.
+    for (size_t e = 0; e < ne; ++e)
+      if (m.eventPeriod(e) > 0) {
+        std::string pt;
+        uintField(pt, 1, strings.index(m.eventNames()[e]));
+        uintField(pt, 2, strings.index("count"));
+        bytesField(msg, 11, pt);
+        uintField(msg, 12, m.eventPeriod(e));
+        break;
+      }
   }
   // The type pprof shows by default: the time where there is one (its own default, the last
   // type), else the first event.
