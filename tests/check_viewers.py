@@ -92,9 +92,11 @@ def pprof_top(path, event):
             continue
         f = l.split(None, 5)
         if body and len(f) == 6:
-            # A unit pprof does not scale is printed after the number ("2319721ticks").
-            rows[f[5].strip()][0] += int(re.match(r"-?\d+", f[0]).group())
-            rows[f[5].strip()][1] += int(re.match(r"-?\d+", f[3]).group())
+            # A unit pprof does not scale is printed after the number ("2319721ticks"); an
+            # inlined function's name after " (inline)".
+            name = re.sub(r" \(inline\)$", "", f[5].strip())
+            rows[name][0] += int(re.match(r"-?\d+", f[0]).group())
+            rows[name][1] += int(re.match(r"-?\d+", f[3]).group())
     return {n: tuple(v) for n, v in rows.items()}, r.returncode, r.stderr
 
 
