@@ -18,6 +18,7 @@
 #include "error.h"
 #include "formats/registry.h"
 #include "merge/merge.h"
+#include "model/find.h"
 #include "model/model.h"
 #include "symbolize/symbolize.h"
 #include "util/io.h"
@@ -671,6 +672,25 @@ profpack_status profpack_profile_functions(const profpack_profile* profile,
       const profpack::FunctionRow& f = g.function(i);
       functions[i] = {f.name.c_str(), f.file.c_str(), f.object.c_str()};
     }
+  });
+}
+
+profpack_status profpack_profile_find_functions(const profpack_profile* profile,
+                                                const char* pattern, uint32_t flags, size_t* ids,
+                                                size_t capacity, size_t* count) {
+  if (count) *count = 0;
+  return guard([&] {
+    require(profile && pattern && count,
+            "profpack_profile_find_functions: profile, pattern and count must not be NULL");
+    require(ids || capacity == 0, "profpack_profile_find_functions: ids is NULL but capacity > 0");
+    require((flags & ~uint32_t{PROFPACK_FIND_SIMILAR}) == 0,
+            "profpack_profile_find_functions: unknown flags");
+    const profpack::Model& g = modelOf(profile);
+    const std::vector<uint64_t> found = (flags & PROFPACK_FIND_SIMILAR)
+                                            ? profpack::similarFunctions(g, pattern, capacity)
+                                            : profpack::findFunctions(g, pattern);
+    *count = found.size();
+    for (size_t i = 0; i < capacity && i < found.size(); ++i) ids[i] = found[i];
   });
 }
 

@@ -193,6 +193,18 @@ with tempfile.TemporaryDirectory() as tmp:
     check(r.returncode == 0 and "record no calls" in r.stdout and "callers:" not in r.stdout,
           f"calls on a Cachegrind file says it records no calls ({r.stdout.strip()[-80:]!r})")
 
+    # calls takes FILE:FUNCTION and regular expressions, and suggests near names on a miss.
+    cgw = os.path.join(data, "callgrind/callgrind.workload.out")
+    r = run("calls", cgw, "workload.c:cmp")
+    check(r.returncode == 0 and r.stdout.startswith("/usr/src/profpack-samples/workload.c:cmp"),
+          f"calls FILE:FUNCTION ({r.stdout[:60]!r})")
+    r = run("calls", cgw, "^msort_with_tmp")
+    check(r.returncode == 0 and r.stdout.count("msort_with_tmp.part.0") >= 2,
+          "calls takes a regular expression, one entry per match")
+    r = run("calls", cgw, "wrker")
+    check(r.returncode == 1 and "did you mean" in r.stderr and "'worker'" in r.stderr,
+          f"calls suggests near names on a miss ({r.stderr.strip()})")
+
     # Warnings go to stderr in text mode too: `info cut.out >/dev/null` still shows them.
     cut = os.path.join(tmp, "cut.out")
     with open(os.path.join(data, SAMPLES["cachegrind"]), "rb") as f:

@@ -93,6 +93,43 @@ TEST(callers_callees_empty_without_calls) {
   profpack_profile_free(p);
 }
 
+TEST(find_functions_by_name_file_and_regex) {
+  profpack_profile* p = open("callgrind/callgrind.workload.out");
+  auto find = [&](const char* pattern, uint32_t flags = 0) {
+    size_t n = 0;
+    CHECK_EQ(profpack_profile_find_functions(p, pattern, flags, nullptr, 0, &n), PROFPACK_OK);
+    std::vector<size_t> ids(n);
+    CHECK_EQ(profpack_profile_find_functions(p, pattern, flags, ids.data(), n, &n), PROFPACK_OK);
+    std::vector<std::string> names;
+    for (size_t id : ids) {
+      profpack_function f;
+      CHECK_EQ(profpack_profile_function(p, id, &f), PROFPACK_OK);
+      names.push_back(f.name);
+    }
+    return names;
+  };
+  CHECK(find("cmp") == std::vector<std::string>{"cmp"});
+  CHECK(find("workload.c:cmp") == std::vector<std::string>{"cmp"});
+  CHECK(find("profpack-samples/workload.c:cmp").size() == 1);
+  CHECK(find("orkload.c:cmp").empty());  // a file matches by whole path components
+  CHECK(find("^msort_with_tmp").size() == 2);
+  CHECK(find("no_such_function").empty());
+  CHECK(find("(").empty());  // not a valid expression: no match, no error
+  std::vector<size_t> near(3);
+  size_t n = 0;
+  CHECK_EQ(profpack_profile_find_functions(p, "cpm", PROFPACK_FIND_SIMILAR, near.data(), 3, &n),
+           PROFPACK_OK);
+  CHECK(n >= 1);
+  profpack_function f;
+  CHECK_EQ(profpack_profile_function(p, near[0], &f), PROFPACK_OK);
+  CHECK(std::string(f.name) == "cmp");
+  CHECK_EQ(profpack_profile_find_functions(p, "cmp", 0x80, nullptr, 0, &n),
+           PROFPACK_ERROR_INVALID_ARGUMENT);
+  CHECK_EQ(profpack_profile_find_functions(p, nullptr, 0, nullptr, 0, &n),
+           PROFPACK_ERROR_INVALID_ARGUMENT);
+  profpack_profile_free(p);
+}
+
 TEST(bad_query_arguments) {
   profpack_profile* p = open("cachegrind/cachegrind.workload.out");
   uint64_t self;

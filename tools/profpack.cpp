@@ -771,18 +771,19 @@ int cmdCalls(const std::vector<std::string>& args) {
   profpack_info_init(&info);
   const bool arcsKnown = profpack_profile_info(p.p, &info) != PROFPACK_OK ||
                          (info.capabilities & PROFPACK_HAS_CALL_ARCS) != 0;
+  // FUNCTION: a name, FILE:FUNCTION, or a regular expression (as pprof's -focus).
   size_t nf = 0;
-  profpack_profile_functions(p.p, nullptr, 0, &nf);
+  if (profpack_profile_find_functions(p.p, q.function.c_str(), 0, nullptr, 0, &nf) != PROFPACK_OK)
+    return failWith(q.file.c_str());
+  std::vector<size_t> matches(nf);
+  profpack_profile_find_functions(p.p, q.function.c_str(), 0, matches.data(), nf, &nf);
   bool found = false;
   cli::Json j;
   if (gJson) {
     jsonQueryHead(j, q, ev);
     j.key("function").str(q.function).key("matches").array();
   }
-  for (size_t id = 0; id < nf; ++id) {
-    profpack_function f;
-    profpack_profile_function(p.p, id, &f);
-    if (q.function != f.name) continue;
+  for (size_t id : matches) {
     found = true;
     if (gJson) {
       uint64_t self = 0, incl = 0, count = 0;
@@ -821,7 +822,23 @@ int cmdCalls(const std::vector<std::string>& args) {
                     commas(c.calls).c_str(), functionLabel(p.p, c.function).c_str());
     }
   }
-  if (!found) return failure(q.file, "no function named '" + q.function + "'");
+  if (!found) {
+    std::vector<size_t> near(20);  // several functions may share a name: five names of them
+    size_t n = 0;
+    profpack_profile_find_functions(p.p, q.function.c_str(), PROFPACK_FIND_SIMILAR, near.data(),
+                                    near.size(), &n);
+    std::string hint;
+    std::vector<std::string> named;
+    for (size_t i = 0; i < n && i < near.size() && named.size() < 5; ++i) {
+      profpack_function f;
+      if (profpack_profile_function(p.p, near[i], &f) != PROFPACK_OK ||
+          std::find(named.begin(), named.end(), f.name) != named.end())
+        continue;
+      named.push_back(f.name);
+      hint += std::string(hint.empty() ? "; did you mean " : ", ") + "'" + f.name + "'";
+    }
+    return failure(q.file, "no function named or matching '" + q.function + "'" + hint);
+  }
   if (gJson) {
     j.end();
     jsonWarnings(j);

@@ -503,6 +503,23 @@ PROFPACK_API profpack_status profpack_profile_functions(const profpack_profile* 
                                                         profpack_function* functions,
                                                         size_t capacity, size_t* count);
 
+/** Flags of profpack_profile_find_functions(). */
+enum {
+  /** Instead of the functions `pattern` names, up to `capacity` whose names are nearest it
+   *  (fewest edits, case folded; names containing it first): "did you mean" after a miss. */
+  PROFPACK_FIND_SIMILAR = 1u << 0
+};
+/**
+ * The ids of the functions `pattern` names, ascending (two-call enumeration: `*count` is the
+ * number found): those named exactly `pattern`; else, for FILE:FUNCTION (a colon not part of
+ * "::"), those named FUNCTION in a file that is FILE or ends in "/FILE"; else those whose name
+ * the ECMAScript regular expression `pattern` matches anywhere, as pprof's -focus takes one (an
+ * invalid expression matches none). No match is not an error: `*count` is 0.
+ */
+PROFPACK_API profpack_status profpack_profile_find_functions(const profpack_profile* profile,
+                                                             const char* pattern, uint32_t flags,
+                                                             size_t* ids, size_t capacity,
+                                                             size_t* count);
 /** Describes function `id`. */
 PROFPACK_API profpack_status profpack_profile_function(const profpack_profile* profile, size_t id,
                                                        profpack_function* out);

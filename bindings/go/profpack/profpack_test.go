@@ -125,3 +125,21 @@ func TestCapabilities(t *testing.T) {
 		}
 	}
 }
+
+func TestFindFunctions(t *testing.T) {
+	p, err := ReadFile(filepath.Join(dataDir(), "callgrind", "callgrind.workload.out"), nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer p.Close()
+	for pattern, want := range map[string]int{"cmp": 1, "workload.c:cmp": 1, "^msort_with_tmp": 2, "nope": 0, "(": 0} {
+		got, err := p.FindFunctions(pattern)
+		if err != nil || len(got) != want {
+			t.Fatalf("FindFunctions(%q): %d functions, %v; want %d", pattern, len(got), err, want)
+		}
+	}
+	near, err := p.SimilarFunctions("cpm", 3)
+	if err != nil || len(near) == 0 || near[0].Name != "cmp" {
+		t.Fatalf("SimilarFunctions(cpm): %v %v", near, err)
+	}
+}

@@ -51,6 +51,52 @@ func (p *Profile) Function(id int) (Function, error) {
 	return Function{id, C.GoString(f.name), C.GoString(f.file), C.GoString(f.object)}, nil
 }
 
+// FindFunctions returns the functions pattern names: those of that exact name; else, for
+// FILE:FUNCTION, those named FUNCTION in that file; else those whose name the regular
+// expression pattern matches (as pprof's -focus). None found is no error.
+func (p *Profile) FindFunctions(pattern string) ([]Function, error) {
+	return p.find(pattern, 0, 0)
+}
+
+// SimilarFunctions returns up to n functions whose names are nearest name (fewest edits, names
+// containing it first): "did you mean" after FindFunctions found none.
+func (p *Profile) SimilarFunctions(name string, n int) ([]Function, error) {
+	if n <= 0 {
+		return nil, nil
+	}
+	return p.find(name, C.PROFPACK_FIND_SIMILAR, n)
+}
+
+func (p *Profile) find(pattern string, flags C.uint32_t, capacity int) ([]Function, error) {
+	defer runtime.KeepAlive(p)
+	cs := C.CString(pattern)
+	defer C.free(unsafe.Pointer(cs))
+	var n C.size_t
+	if capacity == 0 {
+		if err := call(func() C.profpack_status {
+			return C.profpack_profile_find_functions(p.handle(), cs, flags, nil, 0, &n)
+		}); err != nil || n == 0 {
+			return nil, err
+		}
+		capacity = int(n)
+	}
+	ids := make([]C.size_t, capacity)
+	if err := call(func() C.profpack_status {
+		return C.profpack_profile_find_functions(p.handle(), cs, flags, &ids[0], C.size_t(capacity), &n)
+	}); err != nil {
+		return nil, err
+	}
+	out := make([]Function, 0, min(int(n), capacity))
+	for _, id := range ids[:min(int(n), capacity)] {
+		f, err := p.Function(int(id))
+		if err != nil {
+			return nil, err
+		}
+		out = append(out, f)
+	}
+	return out, nil
+}
+
 // FunctionLine is the line at which function id starts in its file, where the profile knows
 // it (a symbolized XRay trace); 0 otherwise.
 func (p *Profile) FunctionLine(id int) (uint64, error) {

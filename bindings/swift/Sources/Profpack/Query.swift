@@ -61,6 +61,32 @@ extension Profile {
       object: String(cString: f.object))
   }
 
+  /// The functions `pattern` names: those of that exact name; else, for FILE:FUNCTION, those
+  /// named FUNCTION in that file; else those whose name the regular expression `pattern`
+  /// matches (as pprof's -focus). None found is no error.
+  public func findFunctions(_ pattern: String) throws -> [Function] {
+    try find(pattern, flags: 0, capacity: nil)
+  }
+
+  /// Up to `count` functions whose names are nearest `name` (fewest edits, names containing it
+  /// first): "did you mean" after `findFunctions` found none.
+  public func similarFunctions(to name: String, count: Int = 5) throws -> [Function] {
+    count > 0 ? try find(name, flags: UInt32(PROFPACK_FIND_SIMILAR), capacity: count) : []
+  }
+
+  private func find(_ pattern: String, flags: UInt32, capacity: Int?) throws -> [Function] {
+    var n = 0
+    var size = capacity ?? 0
+    if capacity == nil {
+      try check { profpack_profile_find_functions(handle, pattern, flags, nil, 0, &n) }
+      size = n
+    }
+    if size == 0 { return [] }
+    var ids = [Int](repeating: 0, count: size)
+    try check { profpack_profile_find_functions(handle, pattern, flags, &ids, size, &n) }
+    return try ids.prefix(min(n, size)).map { try function($0) }
+  }
+
   /// The line at which function `id` starts, where the profile knows it; 0 otherwise.
   public func functionLine(_ id: Int) throws -> UInt64 {
     var line: UInt64 = 0

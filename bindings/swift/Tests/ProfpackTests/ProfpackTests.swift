@@ -140,6 +140,10 @@ final class ProfpackTests: XCTestCase {
     let d = try Profile.diff(
       base: a, current: b, options: DiffOptions(modFilename: ["s/x/x/"]))
     XCTAssertTrue(try d.info().signedCosts)
+    let cg = try Profile(path: data + "/callgrind/callgrind.workload.out")
+    XCTAssertEqual(try cg.findFunctions("workload.c:cmp").map(\.name), ["cmp"])
+    XCTAssertEqual(try cg.findFunctions("^msort_with_tmp").count, 2)
+    XCTAssertEqual(try cg.similarFunctions(to: "cpm", count: 3).first?.name, "cmp")
     XCTAssertFalse(try d.info().capabilities.contains(.timeline))
     XCTAssertEqual(
       Int64(bitPattern: try d.events()[0].total),
