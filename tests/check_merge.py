@@ -191,8 +191,15 @@ check(r.returncode == 0 and top_lines[0].startswith("Ir total: -") and "-" in to
 i = totals(t("diff.ppk"))["Ir"]
 check(i == totals(a)["Ir"] - totals(b)["Ir"], f"its Ir total is the difference ({i})")
 r = run("convert", t("diff.ppk"), "--to", "gperftools", "-o", t("d.prof"))
-check(r.returncode == 1 and not os.path.exists(t("d.prof")),
-      f"a difference is not written as gperftools: {r.stderr.strip()}")
+check(r.returncode == 1 and not os.path.exists(t("d.prof")) and
+      "a difference of profiles holds negative costs" in r.stderr and "callgrind holds" not in r.stderr,
+      f"a difference is not written as gperftools, and the refusal says why: {r.stderr.strip()}")
+r = run("diff", d("merge/workload.run1.prof"), d("merge/workload.run2.prof"), "-o", t("d2.prof"))
+check(r.returncode == 1 and "negative costs" in r.stderr and not os.path.exists(t("d2.prof")),
+      f"diff to a .prof name: refused naming what a difference is ({r.stderr.strip()})")
+r = run("diff", d("cachegrind/cachegrind.workload.out"), d("merge/workload.run1.prof"), "-o", t("x.ppk"))
+check(r.returncode == 1 and "cannot diff profiles with different events" in r.stderr,
+      f"diff of different events says diff, not merge ({r.stderr.strip()[:80]})")
 r = run("convert", t("diff.ppk"), "--to", "dcpi", "-o", t("d.dcpi"))
 check(r.returncode == 1 and not os.path.exists(t("d.dcpi")),
       f"a difference is not written as DCPI: {r.stderr.strip()}")

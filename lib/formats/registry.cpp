@@ -291,6 +291,11 @@ void writeProfile(const Profile& profile, FormatId format, const WriteOptions& o
   const Codec* source = codecFor(formatOf(profile));
   const bool sameFamily = c->family == FormatId::unknown || (source && source->family == c->family);
   if (c->write && (sameFamily || !c->writeModel)) {
+    if (!sameFamily && c->needs && source && profile.partialRoot().getSignedCosts())
+      // A difference is kept as Callgrind whatever its inputs were: name what it is.
+      throw Error(Status::unsupported, c->name,
+                  std::string("a difference of profiles holds negative costs, which ") + c->name +
+                      " cannot: write it as callgrind, pprof or ppk");
     if (!sameFamily && c->needs && source)
       throw Error(Status::unsupported, c->name,
                   std::string(source->name) + " holds no " + c->needs +

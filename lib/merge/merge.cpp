@@ -79,8 +79,9 @@ class StackSums {
 class Merger {
  public:
   // `stacks`: the merge sums the stacks too (else their layer is neither read nor made).
-  Merger(const Model& first, const EventRenames& renames, bool stacks)
-      : renames_(renames), events_(renamed(first, "input 1")) {
+  // `verb`: what the user asked for ("merge", "diff"), for messages.
+  Merger(const Model& first, const EventRenames& renames, bool stacks, const char* verb = "merge")
+      : renames_(renames), verb_(verb), events_(renamed(first, "input 1")) {
     const uint32_t keep = kCapCallArcs | kCapCallCounts | kCapLines | kCapNames;
     src_.caps = first.capabilities() & (stacks ? keep | kCapStacks : keep);
     FunctionLayer& f = src_.functionLayer;
@@ -109,7 +110,7 @@ class Merger {
     if (!missing.empty() || !extra.empty() || m.events() != events_.size())
       throw Error(
           Status::invalidArgument, "",
-          "cannot merge profiles with different events: " + name +
+          std::string("cannot ") + verb_ + " profiles with different events: " + name +
               (extra.empty() ? "" : " has " + joined(extra) + ", which " + firstName + " lacks") +
               (extra.empty() || missing.empty() ? "" : ", and") +
               (missing.empty() ? ""
@@ -237,6 +238,7 @@ class Merger {
 
  private:
   EventRenames renames_;
+  const char* verb_;
   std::vector<std::string> events_;
   MemorySource src_;
   std::map<std::tuple<std::string, std::string, std::string>, uint64_t> functions_;
@@ -413,7 +415,7 @@ std::unique_ptr<Model> diffOf(const MergeInput& base, const MergeInput& current,
     if (!in[i].profile) throw Error(Status::invalidArgument, "", inputName(in[i], i) + " is null");
     models[i] = forInput(in[i], i, [&] { return buildModel(*in[i].profile, {}); });
   }
-  Merger merger(*models[1], options.eventRenames, stacks);
+  Merger merger(*models[1], options.eventRenames, stacks, "diff");
   const std::vector<size_t> same =
       merger.eventMap(*models[1], inputName(in[1], 1), inputName(in[1], 1));
   const std::vector<size_t> ev =
