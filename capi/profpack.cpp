@@ -367,6 +367,31 @@ profpack_status profpack_read_file(const char* path, const profpack_read_options
   });
 }
 
+profpack_status profpack_read_files(const char* const* paths, size_t count,
+                                    const profpack_read_options* options, profpack_profile** out) {
+  if (out) *out = nullptr;
+  return guard([&] {
+    require(paths && out && count > 0,
+            "profpack_read_files: paths and out must not be NULL, count not 0");
+    for (size_t i = 0; i < count; ++i)
+      require(paths[i] != nullptr, "profpack_read_files: a path is NULL");
+    auto opts = readOptions(options);
+    std::vector<std::unique_ptr<profpack::InputFile>> files;
+    std::vector<std::span<const uint8_t>> bytes;
+    for (size_t i = 0; i < count; ++i) {
+      files.push_back(std::make_unique<profpack::InputFile>(paths[i]));
+      bytes.push_back(files.back()->bytes());
+    }
+    try {
+      *out = wrap(
+          profpack::readProfileParts(bytes, opts, [&](size_t i) { return std::string(paths[i]); }));
+    } catch (const profpack::Error& e) {
+      if (count == 1) throw e.inFile(paths[0]);
+      throw;
+    }
+  });
+}
+
 profpack_status profpack_read_memory(const void* data, size_t size,
                                      const profpack_read_options* options, profpack_profile** out) {
   if (out) *out = nullptr;

@@ -205,6 +205,20 @@ with tempfile.TemporaryDirectory() as tmp:
     check(r.returncode == 1 and "did you mean" in r.stderr and "'worker'" in r.stderr,
           f"calls suggests near names on a miss ({r.stderr.strip()})")
 
+    # valgrind's --separate-threads=yes files, read as one profile: a thread per file, each with
+    # its own file's figures; converted, one file with a part per thread.
+    parts = [os.path.join(data, "callgrind-threads", "callgrind.out.workload-0%d" % i)
+             for i in (1, 2, 3)]
+    r = run("info", *parts)
+    check(r.returncode == 0 and r.stdout.count("pid ") == 3, "info of three per-thread files: three threads")
+    same = all(run("top", *parts, "--thread", str(i), "--tsv", "-n", "100000").stdout ==
+               run("top", part, "--tsv", "-n", "100000").stdout for i, part in enumerate(parts))
+    check(same, "top --thread N of the joined files = top of file N")
+    joined = os.path.join(tmp, "joined.ppk")
+    r = run("convert", *parts, "-o", joined)
+    check(r.returncode == 0 and run("info", joined).stdout.count("pid ") == 3,
+          "convert of three per-thread files keeps the three threads")
+
     # Warnings go to stderr in text mode too: `info cut.out >/dev/null` still shows them.
     cut = os.path.join(tmp, "cut.out")
     with open(os.path.join(data, SAMPLES["cachegrind"]), "rb") as f:

@@ -130,6 +130,42 @@ TEST(find_functions_by_name_file_and_regex) {
   profpack_profile_free(p);
 }
 
+TEST(per_thread_files_read_as_one_profile) {
+  const std::string dir = testlib::data("callgrind-threads/callgrind.out.workload-0");
+  const std::string one = dir + "1", two = dir + "2", three = dir + "3";
+  const char* paths[] = {one.c_str(), two.c_str(), three.c_str()};
+  profpack_profile* p = nullptr;
+  CHECK_EQ(profpack_read_files(paths, 3, nullptr, &p), PROFPACK_OK);
+  size_t n = 0;
+  CHECK_EQ(profpack_profile_threads(p, nullptr, 0, &n), PROFPACK_OK);
+  CHECK_EQ(n, 3u);
+  // Each thread's view has the figures of its own file.
+  for (size_t t = 0; t < 3; ++t) {
+    profpack_profile* view = nullptr;
+    profpack_view_options vo;
+    profpack_view_options_init(&vo);
+    vo.thread = t;
+    CHECK_EQ(profpack_profile_view(p, &vo, &view), PROFPACK_OK);
+    profpack_profile* alone = nullptr;
+    CHECK_EQ(profpack_read_file(paths[t], nullptr, &alone), PROFPACK_OK);
+    profpack_event a, b;
+    size_t na = 1, nb = 1;
+    CHECK_EQ(profpack_profile_events(view, &a, 1, &na), PROFPACK_OK);
+    CHECK_EQ(profpack_profile_events(alone, &b, 1, &nb), PROFPACK_OK);
+    CHECK_EQ(a.total, b.total);
+    profpack_profile_free(alone);
+    profpack_profile_free(view);
+  }
+  profpack_profile_free(p);
+  // Files that are whole profiles each do not join; a defect names its file.
+  const std::string prof = testlib::data("gperftools/workload.64le.prof");
+  const char* mixed[] = {one.c_str(), prof.c_str()};
+  CHECK_EQ(profpack_read_files(mixed, 2, nullptr, &p), PROFPACK_ERROR_UNSUPPORTED);
+  CHECK(p == nullptr);
+  CHECK(std::string(profpack_last_error()->message).find(prof) != std::string::npos);
+  CHECK_EQ(profpack_read_files(paths, 0, nullptr, &p), PROFPACK_ERROR_INVALID_ARGUMENT);
+}
+
 TEST(bad_query_arguments) {
   profpack_profile* p = open("cachegrind/cachegrind.workload.out");
   uint64_t self;

@@ -25,8 +25,8 @@ const char* kUsage =
     "usage: profpack <command> [options]\n"
     "\n"
     "commands:\n"
-    "  convert IN -o OUT [--to FORMAT] [--level N] [--xray-mode basic|fdr] [--xray-version N]\n"
-    "          [--image NAME] [--slot-bytes 4|8] [--byte-order little|big]\n"
+    "  convert IN [PART...] -o OUT [--to FORMAT] [--level N] [--xray-mode basic|fdr]\n"
+    "          [--xray-version N] [--image NAME] [--slot-bytes 4|8] [--byte-order little|big]\n"
     "      Convert a profile. The input format is detected from the content. FORMAT is one of\n"
     "      ppk, callgrind, cachegrind, gperftools, xray, dcpi, and (written only) folded\n"
     "      (collapsed stacks), trace-event (Chrome Trace Event JSON) and pprof (gzipped\n"
@@ -39,16 +39,16 @@ const char* kUsage =
     "      output (default: the input's). --image picks the DCPI image (path or index) when a\n"
     "      profile has several. --slot-bytes/--byte-order choose the gperftools output\n"
     "      (default: as read). '-' means standard input / output.\n"
-    "  info FILE\n"
+    "  info FILE [PART...]\n"
     "      Print format and version, parts, events with totals, and counts of functions,\n"
     "      files and objects.\n"
-    "  top FILE [--event E] [-n N] [--inclusive] [--binary BIN] [--tsv]\n"
+    "  top FILE [PART...] [--event E] [-n N] [--inclusive] [--binary BIN] [--tsv]\n"
     "      The N (default 20) most costly functions by self (or inclusive) cost of event E\n"
     "      (default: the first event). --tsv prints tab-separated columns for tools: self,\n"
     "      inclusive, recursive (1 if it calls itself), file, function, object.\n"
-    "  annotate FILE --source PATH [--event E] [--thread N]\n"
+    "  annotate FILE [PART...] --source PATH [--event E] [--thread N]\n"
     "      Per-line self cost of one source file; with the source text when PATH is readable.\n"
-    "  calls FILE FUNCTION [--event E] [--binary BIN]\n"
+    "  calls FILE [PART...] FUNCTION [--event E] [--binary BIN]\n"
     "      Callers and callees of every function named FUNCTION, with call counts and\n"
     "      inclusive costs.\n"
     "  merge A B [C ...] -o OUT [--to FORMAT] [--event FROM=TO]...\n"
@@ -77,6 +77,9 @@ const char* kUsage =
     "  --json (info, top, annotate, calls, merge, diff, symbolize): print one JSON document\n"
     "      for programs instead of text, and failures as a JSON object on stderr. The shapes\n"
     "      and exit codes are in docs/cli.md.\n"
+    "  PART (info, top, annotate, calls, convert): more files of the same profile, read as\n"
+    "      one: valgrind's --separate-threads=yes writes a Callgrind file per thread\n"
+    "      (callgrind.out.PID-01, -02, ...), each a thread of the profile, as in KCachegrind.\n"
     "  --version, --help\n"
     "\n"
     "exit status: 0 success, 1 failure (unreadable or malformed input, nothing found, `equal`\n"
@@ -284,6 +287,15 @@ profpack_format formatOfFile(const std::string& path) {
   return profpack_detect_format(head, static_cast<size_t>(f.gcount()));
 }
 
+// Reads `files` as one profile: one file, or the parts of one (a Callgrind file per thread).
+profpack_status readInputs(const std::vector<std::string>& files,
+                           const profpack_read_options* options, profpack_profile** out) {
+  if (files.size() == 1) return profpack_read_file(files[0].c_str(), options, out);
+  std::vector<const char*> paths;
+  for (const std::string& f : files) paths.push_back(f.c_str());
+  return profpack_read_files(paths.data(), paths.size(), options, out);
+}
+
 // The format to write OUT in: --to where given; else the format OUT's name says (".pb.gz",
 // ".ppk", "callgrind.out.1", ...: profpack_format_for_path); else `otherwise`. A --to that the
 // name contradicts is written as asked, with a warning. PROFPACK_FORMAT_UNKNOWN (after a usage
@@ -315,7 +327,6 @@ profpack_format keptFormat(profpack_profile* p) {
 int cmdConvert(const std::vector<std::string>& argv) {
   Args args;
   if (int rc = parseArgs("convert", argv, args)) return rc;
-  if (args.positional.size() > 1) return usageError("convert takes one input file");
   if (args.positional.empty()) return usageError("convert needs an input file");
   const std::string in = args.positional[0], out = args.get("--output"),
                     image = args.get("--image");
@@ -348,7 +359,7 @@ int cmdConvert(const std::vector<std::string>& argv) {
   // Only a .ppk and a rewrite in the input's own format need the input's IR.
   if (fmt != PROFPACK_FORMAT_PPK && fmt != formatOfFile(in)) ro.flags |= PROFPACK_READ_DEFER_IR;
   Profile p;
-  if (profpack_read_file(in.c_str(), &ro, &p.p) != PROFPACK_OK) return failWith(in.c_str());
+  if (readInputs(args.positional, &ro, &p.p) != PROFPACK_OK) return failWith(in.c_str());
   printWarnings(p.p, in);
   profpack_write_options wo;
   profpack_write_options_init(&wo);
@@ -461,10 +472,9 @@ int cmdInfo(const std::vector<std::string>& argv) {
   if (int rc = parseArgs("info", argv, parsed)) return rc;
   const std::vector<std::string>& args = parsed.positional;
   const std::string binary = parsed.get("--binary");
-  if (args.size() != 1) return usageError("info takes one file");
+  if (args.empty()) return usageError("info needs a profile file");
   Profile p;
-  if (profpack_read_file(args[0].c_str(), nullptr, &p.p) != PROFPACK_OK)
-    return failWith(args[0].c_str());
+  if (readInputs(args, nullptr, &p.p) != PROFPACK_OK) return failWith(args[0].c_str());
   if (!binary.empty() && view(p, binary, -1) != PROFPACK_OK) return failWith(binary.c_str());
   profpack_info info;
   profpack_info_init(&info);
@@ -504,6 +514,7 @@ int cmdInfo(const std::vector<std::string>& argv) {
 // The query commands' arguments: FILE [FUNCTION] and their options.
 struct QueryArgs {
   std::string file, event, source, function, binary;
+  std::vector<std::string> files;  // file and the parts that follow it (a file per thread)
   long thread = -1;
   size_t n = 20;
   bool inclusive = false, tsv = false;
@@ -524,17 +535,18 @@ int parseQuery(const std::vector<std::string>& argv, QueryArgs& q, const char* c
     if (n < 0) return usageError("-n needs a positive number");
     q.n = static_cast<size_t>(n);
   }
-  if (args.positional.size() > (wantFn ? 2u : 1u))
-    return usageError(std::string("too many arguments for ") + cmd);
   if (args.positional.empty()) return usageError(std::string(cmd) + " needs a profile file");
-  q.file = args.positional[0];
-  if (wantFn && args.positional.size() > 1) q.function = args.positional[1];
+  q.files = args.positional;
+  if (wantFn && q.files.size() > 1) {
+    q.function = q.files.back();
+    q.files.pop_back();
+  }
+  q.file = q.files[0];
   return 0;
 }
 
 int openQuery(const QueryArgs& q, Profile& p, size_t& event, std::string& eventName) {
-  if (profpack_read_file(q.file.c_str(), nullptr, &p.p) != PROFPACK_OK)
-    return failWith(q.file.c_str());
+  if (readInputs(q.files, nullptr, &p.p) != PROFPACK_OK) return failWith(q.file.c_str());
   printWarnings(p.p, q.file);
   if ((!q.binary.empty() || q.thread >= 0) && view(p, q.binary, q.thread) != PROFPACK_OK)
     return failWith(q.binary.empty() || q.thread >= 0 ? q.file.c_str() : q.binary.c_str());

@@ -246,6 +246,17 @@ PROFPACK_API profpack_status profpack_read_file(const char* path,
                                                 const profpack_read_options* options,
                                                 profpack_profile** out);
 
+/**
+ * Reads `count` files that are parts of one profile as that profile: valgrind's
+ * --separate-threads=yes writes a Callgrind file per thread (callgrind.out.PID-01, -02, ...),
+ * read here as one profile with each file's thread (as KCachegrind loads them). One file is
+ * profpack_read_file(). PROFPACK_ERROR_UNSUPPORTED for files of a format whose files are whole
+ * profiles each (merge sums those); an error in one file starts with its path.
+ */
+PROFPACK_API profpack_status profpack_read_files(const char* const* paths, size_t count,
+                                                 const profpack_read_options* options,
+                                                 profpack_profile** out);
+
 /** As profpack_read_file(), from `size` bytes at `data` (not retained after the call). */
 PROFPACK_API profpack_status profpack_read_memory(const void* data, size_t size,
                                                   const profpack_read_options* options,

@@ -51,6 +51,10 @@ struct Codec {
   bool holdsSigned = false;           // its profiles can hold negative costs (a difference)
   bool writeModelReadsEdges = true;   // `writeModel` reads the model's call edges
   bool writeModelReadsStacks = true;  // `writeModel` reads the model's stacks
+  // Reads several files that are parts of one profile (a file per thread); null: the format's
+  // files are whole profiles each.
+  std::unique_ptr<Profile> (*readParts)(std::span<const std::span<const uint8_t>> files,
+                                        const ReadOptions& options) = nullptr;
 };
 
 void putString(Sink& out, std::string s) { out.write(std::move(s)); }
@@ -101,7 +105,7 @@ constexpr Codec kCodecs[] = {
        writeCallgrindModel(m, perThread, out);
      },
      costTableModel, nullptr, nullptr, FormatId::callgrind, nullptr, true, true,
-     /*writeModelReadsStacks=*/false},
+     /*writeModelReadsStacks=*/false, readCallgrindParts},
     {FormatId::cachegrind, "cachegrind", ir::Format::CACHEGRIND, FormatId::callgrind, isCachegrind,
      readCachegrind,
      [](const Profile& p, const WriteOptions&, Sink& out) { writeCachegrind(p, out); },
@@ -281,6 +285,43 @@ std::unique_ptr<Profile> readProfile(std::span<const uint8_t> data, const ReadOp
               "unrecognised input: not a .ppk, Callgrind, Cachegrind, gperftools, XRay or DCPI "
               "profile",
               0);
+}
+
+std::unique_ptr<Profile> readProfileParts(std::span<const std::span<const uint8_t>> files,
+                                          const ReadOptions& options,
+                                          const std::function<std::string(size_t)>& name) {
+  if (files.size() == 1) return readProfile(files[0], options);
+  if (files.empty()) throw Error(Status::invalidArgument, "", "no files to read");
+  const Codec* first = nullptr;
+  for (size_t i = 0; i < files.size(); ++i) {
+    const FormatId f =
+        options.format == FormatId::unknown ? detectFormat(files[i]) : options.format;
+    const Codec* c = codecFor(f);
+    if (!c || !c->readParts) {
+      std::string which;
+      for (const Codec& k : kCodecs)
+        if (k.readParts) which += std::string(which.empty() ? "" : ", ") + k.name;
+      throw Error(Status::unsupported, c ? c->name : "",
+                  name(i) + " is " + (c ? std::string("a ") + c->name + " profile" : "no profile") +
+                      ": only " + which +
+                      " files join as parts of one profile (a file per thread); merge sums "
+                      "profiles");
+    }
+    if (first && c != first)
+      throw Error(Status::invalidArgument, c->name,
+                  name(i) + " is " + c->name + ", " + name(0) + " " + first->name +
+                      ": the parts of one profile are of one format");
+    first = c;
+  }
+  std::vector<std::span<const uint8_t>> parts(files.begin(), files.end());
+  for (size_t i = 0; i < files.size(); ++i) {
+    try {
+      first->readParts(std::span(parts).subspan(i, 1), options);
+    } catch (const Error& e) {
+      throw e.inFile(name(i));
+    }
+  }
+  return first->readParts(parts, options);
 }
 
 void writeProfile(const Profile& profile, FormatId format, const WriteOptions& options, Sink& out) {

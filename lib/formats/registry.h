@@ -3,6 +3,7 @@
 #pragma once
 
 #include <cstdint>
+#include <functional>
 #include <memory>
 #include <span>
 #include <string>
@@ -37,6 +38,13 @@ std::vector<uint64_t> functionEntries(const Profile& profile, const std::string&
 FormatId detectFormat(std::span<const uint8_t> data);
 
 std::unique_ptr<Profile> readProfile(std::span<const uint8_t> data, const ReadOptions& options);
+// Several files that are parts of one profile (valgrind --separate-threads=yes: a Callgrind file
+// per thread), read as one with a part per file; one file is readProfile. Status::unsupported
+// for a format whose files are whole profiles each; an error in one file names it
+// (`name(i)`) and gives its place in that file.
+std::unique_ptr<Profile> readProfileParts(std::span<const std::span<const uint8_t>> files,
+                                          const ReadOptions& options,
+                                          const std::function<std::string(size_t)>& name);
 
 // Serialises `profile` in `format`. Throws Status::unsupported where the IR lacks what the
 // format needs (e.g. a gperftools profile written as Cachegrind).

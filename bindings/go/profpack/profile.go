@@ -36,6 +36,29 @@ func ReadFile(path string, opts *ReadOptions) (*Profile, error) {
 	return wrap(p), nil
 }
 
+// ReadFiles reads files that are parts of one profile as that profile: valgrind's
+// --separate-threads=yes writes a Callgrind file per thread (callgrind.out.PID-01, -02, ...),
+// each a thread of the result. One path is ReadFile. opts may be nil.
+func ReadFiles(paths []string, opts *ReadOptions) (*Profile, error) {
+	if len(paths) == 0 {
+		return nil, &Error{Status: StatusInvalidArgument, Message: "ReadFiles: no paths", Offset: Unknown, Line: Unknown}
+	}
+	cs := C.malloc(C.size_t(len(paths)) * C.size_t(unsafe.Sizeof(uintptr(0))))
+	defer C.free(cs)
+	list := unsafe.Slice((**C.char)(cs), len(paths))
+	for i, path := range paths {
+		list[i] = C.CString(path)
+		defer C.free(unsafe.Pointer(list[i]))
+	}
+	var p *C.profpack_profile
+	if err := call(func() C.profpack_status {
+		return C.profpack_read_files((**C.char)(cs), C.size_t(len(paths)), opts.c(), &p)
+	}); err != nil {
+		return nil, err
+	}
+	return wrap(p), nil
+}
+
 // ReadBytes reads a profile from memory. opts may be nil.
 func ReadBytes(data []byte, opts *ReadOptions) (*Profile, error) {
 	var p *C.profpack_profile

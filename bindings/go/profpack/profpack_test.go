@@ -143,3 +143,19 @@ func TestFindFunctions(t *testing.T) {
 		t.Fatalf("SimilarFunctions(cpm): %v %v", near, err)
 	}
 }
+
+func TestReadFiles(t *testing.T) {
+	var paths []string
+	for _, n := range []string{"01", "02", "03"} {
+		paths = append(paths, filepath.Join(dataDir(), "callgrind-threads", "callgrind.out.workload-"+n))
+	}
+	p, err := ReadFiles(paths, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer p.Close()
+	threads, err := p.Threads()
+	if err != nil || len(threads) != 3 {
+		t.Fatalf("threads: %v %v", threads, err)
+	}
+}

@@ -18,6 +18,11 @@ bool isCachegrind(std::span<const uint8_t> data);
 
 std::unique_ptr<Profile> readCallgrind(std::span<const uint8_t> data,
                                        const ReadOptions& options = {});
+// Several Callgrind files of one run (valgrind --separate-threads=yes: a file per thread) as
+// one profile with a part per file (parts.cpp); the registry reads each on its own first, so
+// that a defect is reported in its own file.
+std::unique_ptr<Profile> readCallgrindParts(std::span<const std::span<const uint8_t>> files,
+                                            const ReadOptions& options);
 // Writes the profile's cost tables (a Callgrind or Cachegrind profile) as Callgrind text.
 std::string writeCallgrind(const Profile& profile);
 void writeCallgrind(const Profile& profile, Sink& out);

@@ -18,6 +18,19 @@ public final class Profile: @unchecked Sendable {
     self.init(p!)
   }
 
+  /// Reads files that are parts of one profile as that profile: valgrind's
+  /// --separate-threads=yes writes a Callgrind file per thread (callgrind.out.PID-01, -02, ...),
+  /// each a thread of the result.
+  public convenience init(paths: [String], options: ReadOptions = ReadOptions()) throws {
+    var opts = options.c
+    var p: OpaquePointer?
+    let copies = paths.map { strdup($0) }
+    defer { copies.forEach { free($0) } }
+    var list = copies.map { UnsafePointer<CChar>($0) }
+    try check { profpack_read_files(&list, list.count, &opts, &p) }
+    self.init(p!)
+  }
+
   /// Reads a profile from memory.
   public convenience init<Bytes: ContiguousBytes>(data: Bytes, options: ReadOptions = ReadOptions())
     throws

@@ -140,6 +140,9 @@ final class ProfpackTests: XCTestCase {
     let d = try Profile.diff(
       base: a, current: b, options: DiffOptions(modFilename: ["s/x/x/"]))
     XCTAssertTrue(try d.info().signedCosts)
+    let parts = try Profile(
+      paths: ["01", "02", "03"].map { data + "/callgrind-threads/callgrind.out.workload-" + $0 })
+    XCTAssertEqual(try parts.threads().count, 3)
     let cg = try Profile(path: data + "/callgrind/callgrind.workload.out")
     XCTAssertEqual(try cg.findFunctions("workload.c:cmp").map(\.name), ["cmp"])
     XCTAssertEqual(try cg.findFunctions("^msort_with_tmp").count, 2)
