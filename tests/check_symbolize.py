@@ -33,6 +33,18 @@ def pprof(*args):
                           env=env, timeout=300).stdout
 
 
+def pprof_named_top(*profiles):
+    """go tool pprof -top of hot's profiles, symbolized by pprof from the binary: (flat, cum)
+    per function it names."""
+    ref = {}
+    for l in pprof("-top", "-symbolize=local", "-sample_index=samples", "-nodecount=100000",
+                   os.path.join(sym, "hot"), *[os.path.join(sym, p) for p in profiles]).splitlines():
+        m = re.match(r"\s*(\d+)\s+[\d.]+%\s+[\d.]+%\s+(\d+)\s+[\d.]+%\s+(.+)$", l)
+        if m and not m.group(3).startswith("["):
+            ref[m.group(3).strip()] = (int(m.group(1)), int(m.group(2)))
+    return ref
+
+
 def symbolize(name, *extra, binary_path=sym):
     out = os.path.join(tmp, name + ".ppk")
     r = run("symbolize", os.path.join(sym, name + ".prof"), "-o", out,
@@ -44,12 +56,7 @@ def symbolize(name, *extra, binary_path=sym):
 r, hot = symbolize("hot")
 check(r.returncode == 0, f"symbolize hot.prof (exit {r.returncode}: {r.stderr.strip()[:200]})")
 ours = top_tsv(hot)
-ref = {}
-for l in pprof("-top", "-symbolize=local", "-sample_index=samples", "-nodecount=100000",
-               os.path.join(sym, "hot"), os.path.join(sym, "hot.prof")).splitlines():
-    m = re.match(r"\s*(\d+)\s+[\d.]+%\s+[\d.]+%\s+(\d+)\s+[\d.]+%\s+(.+)$", l)
-    if m and not m.group(3).startswith("["):
-        ref[m.group(3).strip()] = (int(m.group(1)), int(m.group(2)))
+ref = pprof_named_top("hot.prof")
 check(len(ref) >= 5, f"pprof names {len(ref)} functions of hot: {sorted(ref)}")
 for name, (flat, cum) in sorted(ref.items()):
     check(ours.get(name) == (flat, cum),
@@ -90,13 +97,7 @@ merged = os.path.join(tmp, "hot.merged.ppk")
 r = run("merge", hot, run2, "-o", merged)
 check(r.returncode == 0, f"merge two symbolized runs (exit {r.returncode}: {r.stderr.strip()[:200]})")
 ours = top_tsv(merged)
-ref = {}
-for l in pprof("-top", "-symbolize=local", "-sample_index=samples", "-nodecount=100000",
-               os.path.join(sym, "hot"), os.path.join(sym, "hot.prof"),
-               os.path.join(sym, "hot.run2.prof")).splitlines():
-    m = re.match(r"\s*(\d+)\s+[\d.]+%\s+[\d.]+%\s+(\d+)\s+[\d.]+%\s+(.+)$", l)
-    if m and not m.group(3).startswith("["):
-        ref[m.group(3).strip()] = (int(m.group(1)), int(m.group(2)))
+ref = pprof_named_top("hot.prof", "hot.run2.prof")
 check(len(ref) >= 5, f"pprof names {len(ref)} functions of the two runs: {sorted(ref)}")
 for name, (flat, cum) in sorted(ref.items()):
     check(ours.get(name) == (flat, cum),
