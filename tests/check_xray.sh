@@ -45,13 +45,13 @@ check() {  # TRACE BINARY NAME
     yaml "$f" "$bin" > "$tmp/a"; yaml "$tmp/$name.back" "$bin" > "$tmp/b"
   fi
   same "$name" "$tmp/a" "$tmp/b"
-  yaml "$ref" "$bin" > "$tmp/ref"
+  cp "$tmp/a" "$tmp/ref"  # llvm-xray's records of $ref (the whole trace or its complete part)
   local srcv; srcv=$(od -An -tu2 -N2 "$f" | tr -d ' ')
   if [ "$(od -An -tu2 -j2 -N2 "$f" | tr -d ' ')" = 1 ]; then
     for v in 1 2 3 4 5; do
       [ "$ref" != "$f" ] && [ "$v" = "$srcv" ] && continue  # same version: checked above
       "$tool" "$f" "$tmp/$name.v$v" fdr $v
-      local norm='s/^\(.*\)$/\1/'
+      local norm=''  # sed '': unchanged
       # Without a Pid record llvm-xray omits the process field (pid 0).
       [ $v -lt 3 ] && norm='s/process: [0-9]*, //'
       yaml "$tmp/$name.v$v" "$bin" | sed "$norm" > "$tmp/b"
@@ -70,7 +70,7 @@ check() {  # TRACE BINARY NAME
     # Basic mode written as FDR: one buffer per thread; llvm-xray must read the same records.
     for v in 1 2 3 4 5; do
       "$tool" "$f" "$tmp/$name.fdr$v" fdr $v
-      local norm='s/^\(.*\)$/\1/'
+      local norm=''  # sed '': unchanged
       [ $v -lt 3 ] && norm='s/process: [0-9]*, //'  # no Pid record before version 3
       sed "$norm" "$tmp/ref" | sort > "$tmp/a"
       yaml "$tmp/$name.fdr$v" "$bin" | sed "$norm" | sort > "$tmp/b"
