@@ -27,6 +27,10 @@ struct Register {
 struct Failure {
   std::string what;
 };
+// Thrown by SKIP(why): the case could not run here. It counts as skipped, never as passed.
+struct Skip {
+  std::string why;
+};
 inline int failures = 0;
 
 // Directory of test data (tests/data), from PROFPACK_TEST_DATA set by meson.
@@ -57,6 +61,10 @@ inline std::string slurp(const std::string& path) {
     }                                                                    \
   } while (0)
 
+// Ends the case as skipped, saying why (e.g. what this machine lacks).
+#define SKIP(why) \
+  throw testlib::Skip { why }
+
 #define CHECK_EQ(a, b)                                                                   \
   do {                                                                                   \
     auto va_ = (a);                                                                      \
@@ -82,22 +90,45 @@ inline std::string slurp(const std::string& path) {
     }                                                                                         \
   } while (0)
 
-#define TEST_MAIN()                                                             \
-  int main() {                                                                  \
-    int passed = 0, failed = 0;                                                 \
-    for (auto& c : testlib::registry()) {                                       \
-      try {                                                                     \
-        c.fn();                                                                 \
-        ++passed;                                                               \
-        std::printf("ok   %s\n", c.name);                                       \
-      } catch (const testlib::Failure& f) {                                     \
-        ++failed;                                                               \
-        std::printf("FAIL %s\n  %s\n", c.name, f.what.c_str());                 \
-      } catch (const std::exception& e) {                                       \
-        ++failed;                                                               \
-        std::printf("FAIL %s\n  unexpected exception: %s\n", c.name, e.what()); \
-      }                                                                         \
-    }                                                                           \
-    std::printf("%d passed, %d failed\n", passed, failed);                      \
-    return failed ? 1 : 0;                                                      \
+// The test binary's main: runs every case, or with arguments only the cases named (NAME) or all
+// but those named (-NAME). Prints one line per case, then "N passed, N failed" (", N skipped"
+// when a case was skipped). Exits 1 if a case failed, else 77 (meson: SKIP) if one was skipped,
+// else 0: a case that can skip gets a meson test of its own, so its skip hides no other result.
+#define TEST_MAIN()                                                                   \
+  int main(int argc, char** argv) {                                                   \
+    int passed = 0, failed = 0, skipped = 0;                                          \
+    std::vector<std::string> only, except;                                            \
+    for (int i = 1; i < argc; ++i)                                                    \
+      (argv[i][0] == '-' ? except : only).push_back(argv[i] + (argv[i][0] == '-'));   \
+    auto named = [](const std::vector<std::string>& v, const char* n) {               \
+      for (auto& s : v)                                                               \
+        if (s == n) return true;                                                      \
+      return false;                                                                   \
+    };                                                                                \
+    for (auto& c : testlib::registry()) {                                             \
+      if ((!only.empty() && !named(only, c.name)) || named(except, c.name)) continue; \
+      try {                                                                           \
+        c.fn();                                                                       \
+        ++passed;                                                                     \
+        std::printf("ok   %s\n", c.name);                                             \
+      } catch (const testlib::Skip& s) {                                              \
+        ++skipped;                                                                    \
+        std::printf("skip %s: %s\n", c.name, s.why.c_str());                          \
+      } catch (const testlib::Failure& f) {                                           \
+        ++failed;                                                                     \
+        std::printf("FAIL %s\n  %s\n", c.name, f.what.c_str());                       \
+      } catch (const std::exception& e) {                                             \
+        ++failed;                                                                     \
+        std::printf("FAIL %s\n  unexpected exception: %s\n", c.name, e.what());       \
+      }                                                                               \
+    }                                                                                 \
+    if (passed + failed + skipped == 0) {                                             \
+      std::printf("FAIL no case matched the arguments\n");                            \
+      ++failed;                                                                       \
+    }                                                                                 \
+    if (skipped)                                                                      \
+      std::printf("%d passed, %d failed, %d skipped\n", passed, failed, skipped);     \
+    else                                                                              \
+      std::printf("%d passed, %d failed\n", passed, failed);                          \
+    return failed ? 1 : skipped ? 77 : 0;                                             \
   }
