@@ -220,6 +220,7 @@ std::unique_ptr<Profile> symbolizeProfile(const Profile& profile, const Symboliz
       continue;
     }
     binary.setPath(used);
+    binary.setLoadBias(bias);
     const std::string& id = bin->buildId();
     binary.setBuildId(kj::arrayPtr(reinterpret_cast<const kj::byte*>(id.data()), id.size()));
     for (; k < end; ++k) {
@@ -271,6 +272,7 @@ struct SymbolTable {
   };
   std::vector<std::string> names;
   std::vector<Frame> frames;
+  std::vector<uint64_t> loadBias;  // per mapping (0 where it went unsymbolized)
   std::unordered_map<Key, std::pair<uint64_t, uint64_t>, KeyHash> entries;  // -> first, count
 
   explicit SymbolTable(ir::Symbols::Reader s) {
@@ -278,6 +280,7 @@ struct SymbolTable {
       throw Error(Status::malformed, "ppk", "symbol section: " + what);
     };
     const uint64_t mappings = s.getMappings().size();
+    for (auto b : s.getMappings()) loadBias.push_back(b.hasPath() ? b.getLoadBias() : 0);
     for (auto n : s.getNames()) names.emplace_back(n.cStr(), n.size());
     if (names.empty()) names.emplace_back();
     std::vector<uint64_t> mapping = decodeColumn(s.getMapping());
@@ -312,8 +315,8 @@ struct SymbolTable {
 
 class SymbolizedSource : public ModelSource {
  public:
-  SymbolizedSource(std::unique_ptr<ModelSource> inner, const Profile& profile)
-      : inner_(std::move(inner)), table_(profile.root().getSymbols()) {}
+  SymbolizedSource(std::unique_ptr<ModelSource> inner, std::shared_ptr<const SymbolTable> table)
+      : inner_(std::move(inner)), tablePtr_(std::move(table)), table_(*tablePtr_) {}
 
   uint32_t capabilities() const override {
     const uint32_t inner = inner_->capabilities();
@@ -328,11 +331,15 @@ class SymbolizedSource : public ModelSource {
     FunctionLayer in;
     inner_->functions(in);
     inner_->locations(locations_);
+    // Each symbolized mapping's load bias, so that writers can give the file's own addresses.
+    for (size_t m = 0; m < locations_.mappings.size() && m < table_.loadBias.size(); ++m)
+      if (!locations_.mappings[m].linkTime) locations_.mappings[m].loadBias = table_.loadBias[m];
     out.eventNames = in.eventNames;
     out.eventLongNames = in.eventLongNames;
     out.unitsPerSecond = in.unitsPerSecond;
     out.samplePeriodNanos = in.samplePeriodNanos;
     out.threads = in.threads;
+    out.sharedThreads = in.sharedThreads;
     out.description = in.description;
     ne_ = out.events();
     inner_ = releaseAfterStacks(std::move(inner_), in, out);
@@ -577,7 +584,8 @@ class SymbolizedSource : public ModelSource {
   }
 
   std::unique_ptr<ModelSource> inner_;
-  SymbolTable table_;
+  std::shared_ptr<const SymbolTable> tablePtr_;
+  const SymbolTable& table_;
   size_t ne_ = 0;
   Summary summary_;
   uint64_t functionCount_ = 0, files_ = 0;
@@ -591,8 +599,12 @@ class SymbolizedSource : public ModelSource {
 }  // namespace
 
 std::unique_ptr<ModelSource> symbolizedSource(std::unique_ptr<ModelSource> inner,
-                                              const Profile& profile) {
-  return std::make_unique<SymbolizedSource>(std::move(inner), profile);
+                                              const Profile& profile, ModelCache* cache) {
+  auto decode = [&] { return SymbolTable(profile.root().getSymbols()); };
+  std::shared_ptr<const SymbolTable> table = cache
+                                                 ? cache->get<SymbolTable>("symbol section", decode)
+                                                 : std::make_shared<const SymbolTable>(decode());
+  return std::make_unique<SymbolizedSource>(std::move(inner), std::move(table));
 }
 
 }  // namespace profpack
