@@ -3,7 +3,8 @@
 // has threads (each part's figures from that thread's model), else one part. Functions are
 // named in full (no compressed ids); `ob=` and `fl=` give each function's object and file, and
 // `cob=`/`cfi=` a callee's where they differ from the caller's. Where the model has instruction
-// addresses each function's costs stand at its address (`positions: instr`), else at line 0.
+// addresses each function's costs stand at its addresses, object-relative (`positions: instr`,
+// with lines `instr line`), else on its lines; what they leave at its first one (or line 0).
 // Call counts are the model's; where the source does not count calls (samples), calls= is the
 // number of samples with the arc on their stack (callgrind_annotate takes calls=0 for no call,
 // and adds the call's cost to the caller's own).
