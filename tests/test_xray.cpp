@@ -1,6 +1,7 @@
 // XRay reader/writer: corpus round trips, version conversion, truncation, every bad-input
 // error, function names from the instrumented binaries, accounting against llvm-xray-14.
 #include <algorithm>
+#include <chrono>
 #include <cmath>
 #include <cstring>
 #include <map>
@@ -643,6 +644,75 @@ TEST(many_threads_with_large_function_ids) {
     CHECK_EQ(a.functions[0].sumTicks, uint64_t{threads} * 10);
     CHECK_EQ(a.threads[threads - 1].functions[0].calls, uint64_t{1});
   }
+}
+
+// A basic-mode trace of `threads` threads, each calling function 1 once; every third thread's
+// call makes a call of function 2, every fifth's a call of function 3 that never returns.
+std::string manyThreadsTrace(uint32_t threads) {
+  std::string out(32, '\0');
+  out[0] = 3;
+  out[4] = 3;
+  for (int i = 0; i < 8; ++i) out[8 + i] = static_cast<char>(uint64_t{1000000000} >> (8 * i));
+  uint64_t tsc = 1000;
+  auto record = [&](uint32_t thread, uint8_t kind, uint32_t fid) {
+    std::string r(32, '\0');
+    r[3] = static_cast<char>(kind);
+    for (int i = 0; i < 4; ++i) r[4 + i] = static_cast<char>(fid >> (8 * i));
+    tsc += 7 + thread % 13;
+    for (int i = 0; i < 8; ++i) r[8 + i] = static_cast<char>(tsc >> (8 * i));
+    for (int i = 0; i < 4; ++i) r[16 + i] = static_cast<char>((thread + 1) >> (8 * i));
+    r[20] = 42;
+    out += r;
+  };
+  for (uint32_t t = 0; t < threads; ++t) {
+    record(t, 0, 1);
+    if (t % 3 == 0) {
+      record(t, 0, 2);
+      record(t, 1, 2);
+    }
+    if (t % 5 == 0)
+      record(t, 0, 3);
+    else
+      record(t, 1, 1);
+  }
+  return out;
+}
+
+// Callgrind is written one part per thread, each from that thread's model: the models of one
+// write share the trace's accounting, so a small trace of many threads converts in time linear
+// in it (each thread's model accounted the whole trace again: 28 s for 12,000 threads).
+TEST(many_threads_convert_to_callgrind_in_linear_time) {
+  const uint32_t threads = 12000;
+  auto p = readProfile(bytes(manyThreadsTrace(threads)), opts());
+  auto m = buildModel(*p, {});
+  CHECK_EQ(m->threads().size(), size_t{threads});
+  using Clock = std::chrono::steady_clock;
+  auto seconds = [](Clock::time_point since) {
+    return std::chrono::duration<double>(Clock::now() - since).count();
+  };
+  Clock::time_point t0 = Clock::now();
+  const std::string folded = writeProfile(*p, FormatId::folded, {});
+  const double foldedSeconds = seconds(t0);
+  t0 = Clock::now();
+  const std::string cg = writeProfile(*p, FormatId::callgrind, {});
+  const double callgrindSeconds = seconds(t0);
+  std::printf("  callgrind %.3f s, folded %.3f s\n", callgrindSeconds, foldedSeconds);
+  CHECK(callgrindSeconds < 10);  // generous for the sanitizer builds
+  // Every thread has its part, and read back, every figure is the trace's.
+  size_t parts = 0;
+  for (size_t at = cg.find("\n# part "); at != std::string::npos; at = cg.find("\n# part ", at + 1))
+    ++parts;
+  CHECK_EQ(parts, size_t{threads});
+  auto back = buildModel(*readProfile(bytes(cg), opts()), {});
+  CHECK_EQ(back->total(0), m->total(0));
+  std::map<std::string, std::pair<uint64_t, uint64_t>> want, got;
+  for (size_t f = 0; f < m->functions(); ++f)  // a call that never returned has no figures
+    if (m->inclusive(f, 0) != 0) want[m->function(f).name] = {m->self(f, 0), m->inclusive(f, 0)};
+  for (size_t f = 0; f < back->functions(); ++f)
+    if (back->function(f).name != "(root)")
+      got[back->function(f).name] = {back->self(f, 0), back->inclusive(f, 0)};
+  CHECK(got == want);
+  CHECK_EQ(want["function 1"].first + want["function 2"].first, m->total(0));
 }
 
 TEST_MAIN()

@@ -252,7 +252,7 @@ std::unique_ptr<Model> buildModel(const Profile& profile, const ModelOptions& op
   const uint32_t caps = source->capabilities();
   if (options.symbols && profile.partialRoot().hasSymbols() &&
       ((caps & kCapFunctionIds) || ((caps & kCapAddresses) && !(caps & kCapNames))))
-    source = symbolizedSource(std::move(source), profile);
+    source = symbolizedSource(std::move(source), profile, options.cache.get());
   auto model = std::make_unique<Model>(std::move(source), c.name);
   if (options.thread >= 0 && static_cast<size_t>(options.thread) >= model->threads().size())
     throw Error(Status::invalidArgument, "",
@@ -343,13 +343,18 @@ void writeProfile(const Profile& profile, FormatId format, const WriteOptions& o
                       ", so it cannot be written as " + c->name);
     return c->write(profile, options, out);
   }
+  // The whole profile's model and each thread's share what they compute from the whole
+  // profile: a model per thread costs that thread's share of it, not the whole profile again.
+  const auto cache = std::make_shared<ModelCache>();
   const ModelFor perThread = [&](long thread) {
     ModelOptions o;
     o.thread = thread;
+    o.cache = cache;
     return buildModel(profile, o);
   };
   ModelOptions o;
   o.callEdges = c->writeModelReadsEdges;
+  o.cache = cache;
   c->writeModel(*buildModel(profile, o), perThread, options, out);
 }
 

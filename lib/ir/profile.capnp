@@ -364,6 +364,9 @@ struct Symbols {
     path @0 :Text;             # the file symbolized from ("" if none was usable)
     buildId @1 :Data;          # its GNU build id (empty if it has none)
     warning @2 :Text;          # why the mapping went unsymbolized ("" if it did not)
+    loadBias @3 :UInt64;       # the mapping's addresses less this are the file's own (link-time)
+                               # addresses, where path is set (0: none, or linked there; absent
+                               # in files written before it was added, read as 0)
   }
   mapping @1 :Column;          # per entry: index into mappings
   address @2 :Column;          # per entry: the address as the profile stores it (zigzagDelta)

@@ -44,6 +44,26 @@ enum Capability : uint32_t {
   kCapFunctionIds = 1u << 9,
 };
 
+// What the models of one profile built for one task share (the whole profile's and each
+// thread's model of one write): a source keeps here what each of them would otherwise compute
+// anew from the whole profile, so that a model per thread costs that thread's share, not the
+// profile's. Keys are the sources' own (one key, one type).
+class ModelCache {
+ public:
+  // The value kept under `key`, made by `make()` on first use.
+  template <class T, class Make>
+  std::shared_ptr<const T> get(const std::string& key, Make&& make) {
+    std::lock_guard<std::recursive_mutex> lock(mutex_);
+    auto it = entries_.find(key);
+    if (it == entries_.end()) it = entries_.emplace(key, std::make_shared<const T>(make())).first;
+    return std::static_pointer_cast<const T>(it->second);
+  }
+
+ private:
+  std::recursive_mutex mutex_;
+  std::unordered_map<std::string, std::shared_ptr<const void>> entries_;
+};
+
 // What to build the model for.
 struct ModelOptions {
   long thread = -1;     // restrict every figure to thread `thread` of threads() (-1: all)
@@ -52,6 +72,8 @@ struct ModelOptions {
   // False: whoever reads the model reads no call edges (a writer of pprof or folded stacks),
   // so a source may leave them out and spend the time elsewhere.
   bool callEdges = true;
+  // Shared by the models of one task (null: each model computes everything itself).
+  std::shared_ptr<ModelCache> cache;
 };
 
 struct FunctionRow {
@@ -98,6 +120,9 @@ struct FunctionLayer {
   // shorter than the events, or 0, where unknown.
   std::vector<uint64_t> eventPeriods;
   std::vector<ThreadRow> threads;
+  // Where set, the thread list in place of `threads`, one list that the models of one task
+  // share (ModelCache): each thread's model lists every thread.
+  std::shared_ptr<const std::vector<ThreadRow>> sharedThreads;
   std::vector<FunctionRow> functions;
   std::vector<uint64_t> self, inclusive;  // functions x events, row-major
   std::vector<uint64_t> calls;            // per function; may be shorter (missing: 0)
@@ -127,7 +152,11 @@ struct FunctionLayer {
 struct Mapping {
   uint64_t start = 0, limit = 0, offset = 0;  // all 0 where the source has no address range
   std::string path;                           // the object's file ("" if unknown)
-  bool linkTime = false;     // its addresses are the object's link-time addresses (no load bias)
+  bool linkTime = false;  // its addresses are the object's link-time addresses (no load bias)
+  // Where known (a symbolized mapping), what the object was loaded at beyond its link-time
+  // addresses: address - loadBias is the object's own address (objdump's, addr2line's). 0 where
+  // linkTime or unknown.
+  uint64_t loadBias = 0;
   bool functionIds = false;  // its "addresses" are function ids (kCapFunctionIds)
 };
 
@@ -263,7 +292,9 @@ class Model {
   uint32_t capabilities() const { return capabilities_; }
   bool has(Capability c) const { return (capabilities_ & c) != 0; }
 
-  const std::vector<ThreadRow>& threads() const { return f_.threads; }
+  const std::vector<ThreadRow>& threads() const {
+    return f_.sharedThreads ? *f_.sharedThreads : f_.threads;
+  }
   size_t events() const { return f_.eventNames.size(); }
   const std::vector<std::string>& eventNames() const { return f_.eventNames; }
   const std::vector<std::string>& eventLongNames() const { return f_.eventLongNames; }

@@ -112,6 +112,8 @@ class Resolver {
                                                  bool returnAddress) = 0;
   // Problems met reading the file last opened, once per file ("" if none).
   virtual std::string problem() { return ""; }
+  // The mapping last opened's addresses less this are the file's own (link-time) addresses.
+  virtual uint64_t loadBias() const { return 0; }
 };
 
 // Names from ELF binaries: the path a mapping names, then the search path by base name; a
@@ -168,6 +170,7 @@ class ElfResolver : public Resolver {
   }
 
   std::string problem() override { return bin_ ? bin_->problem() : ""; }
+  uint64_t loadBias() const override { return bias_; }
 
  private:
   const SymbolizeOptions& options_;
@@ -246,6 +249,7 @@ std::unique_ptr<Profile> withSymbols(const Profile& profile, const Model& model,
       continue;
     }
     binary.setPath(used);
+    binary.setLoadBias(resolver.loadBias());
     binary.setBuildId(kj::arrayPtr(reinterpret_cast<const kj::byte*>(id.data()), id.size()));
     for (; k < end; ++k) {
       const Key& key = keys[k];
@@ -336,6 +340,7 @@ struct SymbolTable {
   };
   std::vector<std::string> names;
   std::vector<Frame> frames;
+  std::vector<uint64_t> loadBias;  // per mapping (0 where it went unsymbolized)
   std::unordered_map<Key, std::pair<uint64_t, uint64_t>, KeyHash> entries;  // -> first, count
 
   explicit SymbolTable(ir::Symbols::Reader s) {
@@ -343,6 +348,7 @@ struct SymbolTable {
       throw Error(Status::malformed, "ppk", "symbol section: " + what);
     };
     const uint64_t mappings = s.getMappings().size();
+    for (auto b : s.getMappings()) loadBias.push_back(b.hasPath() ? b.getLoadBias() : 0);
     for (auto n : s.getNames()) names.emplace_back(n.cStr(), n.size());
     if (names.empty()) names.emplace_back();
     std::vector<uint64_t> mapping = decodeColumn(s.getMapping());
@@ -377,8 +383,8 @@ struct SymbolTable {
 
 class SymbolizedSource : public ModelSource {
  public:
-  SymbolizedSource(std::unique_ptr<ModelSource> inner, const Profile& profile)
-      : inner_(std::move(inner)), table_(profile.root().getSymbols()) {}
+  SymbolizedSource(std::unique_ptr<ModelSource> inner, std::shared_ptr<const SymbolTable> table)
+      : inner_(std::move(inner)), tablePtr_(std::move(table)), table_(*tablePtr_) {}
 
   uint32_t capabilities() const override {
     const uint32_t inner = inner_->capabilities();
@@ -394,11 +400,15 @@ class SymbolizedSource : public ModelSource {
     FunctionLayer in;
     inner_->functions(in);
     inner_->locations(locations_);
+    // Each symbolized mapping's load bias, so that writers can give the file's own addresses.
+    for (size_t m = 0; m < locations_.mappings.size() && m < table_.loadBias.size(); ++m)
+      if (!locations_.mappings[m].linkTime) locations_.mappings[m].loadBias = table_.loadBias[m];
     out.eventNames = in.eventNames;
     out.eventLongNames = in.eventLongNames;
     out.unitsPerSecond = in.unitsPerSecond;
     out.samplePeriodNanos = in.samplePeriodNanos;
     out.threads = in.threads;
+    out.sharedThreads = in.sharedThreads;
     out.description = in.description;
     ne_ = out.events();
     inner_ = releaseAfterStacks(std::move(inner_), in, out);
@@ -694,7 +704,8 @@ class SymbolizedSource : public ModelSource {
   }
 
   std::unique_ptr<ModelSource> inner_;
-  SymbolTable table_;
+  std::shared_ptr<const SymbolTable> tablePtr_;
+  const SymbolTable& table_;
   size_t ne_ = 0;
   Summary summary_;
   uint64_t functionCount_ = 0, files_ = 0;
@@ -708,8 +719,12 @@ class SymbolizedSource : public ModelSource {
 }  // namespace
 
 std::unique_ptr<ModelSource> symbolizedSource(std::unique_ptr<ModelSource> inner,
-                                              const Profile& profile) {
-  return std::make_unique<SymbolizedSource>(std::move(inner), profile);
+                                              const Profile& profile, ModelCache* cache) {
+  auto decode = [&] { return SymbolTable(profile.root().getSymbols()); };
+  std::shared_ptr<const SymbolTable> table = cache
+                                                 ? cache->get<SymbolTable>("symbol section", decode)
+                                                 : std::make_shared<const SymbolTable>(decode());
+  return std::make_unique<SymbolizedSource>(std::move(inner), std::move(table));
 }
 
 // Names by object: the mapping's file as the profile records it, and the address as the
@@ -718,6 +733,7 @@ std::unique_ptr<ModelSource> symbolizedSource(std::unique_ptr<ModelSource> inner
 struct SymbolMemory::Names {
   struct Object {
     std::string used, buildId;  // the file the names came from, its build id
+    uint64_t loadBias = 0;      // of the first profile's mapping of it
   };
   std::map<std::string, Object> objects;  // by recorded path
   std::map<std::tuple<std::string, uint64_t, bool>, std::vector<SymbolFrame>> frames;
@@ -740,8 +756,10 @@ class MemoryResolver : public Resolver {
     }
     used = it->second.used;
     buildId = it->second.buildId;
+    bias_ = m.linkTime ? 0 : it->second.loadBias;
     return true;
   }
+  uint64_t loadBias() const override { return bias_; }
   const std::vector<SymbolFrame>* frames(const Mapping& m, uint64_t address,
                                          bool returnAddress) override {
     auto it =
@@ -751,6 +769,7 @@ class MemoryResolver : public Resolver {
 
  private:
   const SymbolMemory::Names& names_;
+  uint64_t bias_ = 0;
 };
 
 }  // namespace
@@ -773,7 +792,8 @@ void SymbolMemory::add(const Profile& profile) {
     auto id = binaries[m].getBuildId();
     names_->objects.try_emplace(
         layer.mappings[m].path,
-        Names::Object{binaries[m].getPath().cStr(), std::string(id.begin(), id.end())});
+        Names::Object{binaries[m].getPath().cStr(), std::string(id.begin(), id.end()),
+                      binaries[m].getLoadBias()});
   }
   for (const auto& [key, span] : table.entries) {
     if (static_cast<uint64_t>(key.mapping) >= layer.mappings.size()) continue;

@@ -33,9 +33,10 @@ std::unique_ptr<Profile> symbolizeProfile(const Profile& profile, const Symboliz
 
 // The model source of a symbolized profile: `inner` (the format's own source) with functions,
 // lines and stacks regrouped by the names of the symbol section. Throws Status::malformed on a
-// section whose columns disagree.
+// section whose columns disagree. `cache` (may be null) keeps the decoded section for the other
+// models of the same task.
 std::unique_ptr<ModelSource> symbolizedSource(std::unique_ptr<ModelSource> inner,
-                                              const Profile& profile);
+                                              const Profile& profile, ModelCache* cache = nullptr);
 
 // The names of symbolized profiles, kept to name a profile made of them (a merge of several
 // runs of the same program): each address by its object and its place in the object, so that

@@ -3,7 +3,8 @@
 // has threads (each part's figures from that thread's model), else one part. Functions are
 // named in full (no compressed ids); `ob=` and `fl=` give each function's object and file, and
 // `cob=`/`cfi=` a callee's where they differ from the caller's. Where the model has instruction
-// addresses each function's costs stand at its address (`positions: instr`), else at line 0.
+// addresses each function's costs stand at its addresses, object-relative (`positions: instr`,
+// with lines `instr line`), else on its lines; what they leave at its first one (or line 0).
 // Call counts are the model's; where the source does not count calls (samples), calls= is the
 // number of samples with the arc on their stack (callgrind_annotate takes calls=0 for no call,
 // and adds the call's cost to the caller's own).
@@ -27,30 +28,79 @@ class ModelWriter {
  public:
   ModelWriter(Sink& sink) : sink_(sink) {}
 
-  void part(const Model& m, const ThreadRow* thread, size_t index, bool totals) {
+  // The file's header, once (valgrind's own multi-part files repeat it per part, which
+  // callgrind_annotate reports as malformed lines and where gprof2dot stops reading).
+  // `thread`: the one thread of a single-part file, if any. Positions and events are the
+  // whole model's: every thread's model has the same capabilities and events. `summary`: the
+  // whole model's totals as `summary:` (for a file of several parts, which carry no `totals:`;
+  // without it callgrind_annotate --inclusive=yes sums inclusive costs into its total).
+  void header(const Model& m, const ThreadRow* thread, bool summary) {
     if (m.events() == 0)
       throw Error(Status::unsupported, callgrind::kFmt,
                   m.sourceFormat() + " holds no cost events to write as Callgrind");
-    const bool instr = m.has(kCapAddresses);
-    const bool isSigned = m.has(kCapSigned);
-    const bool counted = m.has(kCapCallCounts);
-    std::unordered_map<uint64_t, uint64_t> address;  // function -> its address
-    if (instr) {
-      const LocationLayer& at = m.locations();
-      for (const Location& l : at.locations)
-        if (l.function >= 0) address.try_emplace(static_cast<uint64_t>(l.function), l.address);
-    }
+    instr_ = m.has(kCapAddresses);
+    lines_ = m.has(kCapLines);
     out_ += "# callgrind format\nversion: 1\ncreator: profpack (from " + m.sourceFormat() + ")\n";
-    first_ = true;  // every part starts with no ob= in effect
     if (thread) {
-      out_ += "pid: " + std::to_string(thread->pid) + "\npart: " + std::to_string(index + 1) +
-              "\nthread: " + std::to_string(thread->threadId) + "\n";
+      out_ += "pid: " + std::to_string(thread->pid) +
+              "\npart: 1\nthread: " + std::to_string(thread->threadId) + "\n";
     }
     for (const auto& [key, value] : m.description())
       if (key == "desc" || key == "cmd") out_ += key + ": " + value + "\n";
-    out_ += instr ? "positions: instr\n" : "positions: line\n";
+    out_ +=
+        instr_ ? (lines_ ? "positions: instr line\n" : "positions: instr\n") : "positions: line\n";
+    for (size_t e = 0; e < m.events(); ++e)
+      if (!m.eventLongNames()[e].empty())
+        out_ += "event: " + m.eventNames()[e] + " : " + m.eventLongNames()[e] + "\n";
+    out_ += "events:";
+    for (const std::string& e : m.eventNames()) out_ += ' ' + e;
+    out_ += "\n";
+    if (summary) {
+      out_ += "summary:";
+      for (size_t e = 0; e < m.events(); ++e) {
+        out_ += ' ';
+        appendCost(out_, m.total(e), m.has(kCapSigned));
+      }
+      out_ += '\n';
+    }
+  }
+
+  // A part's thread, as a comment: `pid:`/`part:`/`thread:` after the first `events:` are
+  // malformed to callgrind_annotate, and gprof2dot sums every part into one profile anyway.
+  void partComment(const ThreadRow& thread, size_t index) {
+    out_ += "\n# part " + std::to_string(index + 1) + ": pid " + std::to_string(thread.pid) +
+            ", thread " + std::to_string(thread.threadId) + "\n";
+  }
+
+  void part(const Model& m, bool totals) {
+    const bool instr = instr_;
+    const bool isSigned = m.has(kCapSigned);
+    const bool counted = m.has(kCapCallCounts);
+    const size_t ne = m.events();
+    first_ = true;  // every part starts with no ob= in effect
+    // Where the model has addresses: each function's locations with self cost, at the
+    // object's own address (less the mapping's load bias, as valgrind writes them) and line.
+    struct At {
+      uint64_t address = 0, line = 0;
+      const uint64_t* self = nullptr;
+    };
+    std::vector<std::vector<At>> at;
+    if (instr) {
+      at.resize(m.functions());
+      const LocationLayer& layer = m.locations();
+      for (size_t i = 0; i < layer.locations.size(); ++i) {
+        const Location& l = layer.locations[i];
+        if (l.function < 0 || static_cast<size_t>(l.function) >= m.functions()) continue;
+        const uint64_t bias =
+            l.mapping >= 0 && static_cast<size_t>(l.mapping) < layer.mappings.size()
+                ? layer.mappings[static_cast<size_t>(l.mapping)].loadBias
+                : 0;
+        at[static_cast<size_t>(l.function)].push_back(
+            {l.address - bias, lines_ ? l.line : 0, layer.self.data() + i * ne});
+      }
+    }
     // Without addresses, each function's costs stand on its lines where the model has them.
-    const bool lines = !instr && m.has(kCapLines);
+    const bool lines = !instr && lines_;
     std::vector<size_t> firstLine;  // function -> its first row of functionLines()
     if (lines) {
       const FunctionLineLayer& fl = m.functionLines();
@@ -59,22 +109,29 @@ class ModelWriter {
       for (size_t f = m.functions(); f-- > 0;)
         firstLine[f] = std::min(firstLine[f], firstLine[f + 1]);
     }
-    for (size_t e = 0; e < m.events(); ++e)
-      if (!m.eventLongNames()[e].empty())
-        out_ += "event: " + m.eventNames()[e] + " : " + m.eventLongNames()[e] + "\n";
-    out_ += "events:";
-    for (const std::string& e : m.eventNames()) out_ += ' ' + e;
-    out_ += "\n\n";
-    auto position = [&](uint64_t f) {
-      if (!instr) {
-        out_ += '0';
-        return;
+    out_ += '\n';
+    auto positionAt = [&](uint64_t address, uint64_t line) {
+      if (instr) {
+        appendHex(out_, address);
+        if (lines_) {
+          out_ += ' ';
+          appendDecimal(out_, line);
+        }
+      } else {
+        appendDecimal(out_, line);
       }
-      auto it = address.find(f);
-      appendHex(out_, it == address.end() ? 0 : it->second);
+    };
+    // A function's position: its first location, else its first line with cost (0: none).
+    auto position = [&](uint64_t f) {
+      if (f >= m.functions()) return positionAt(0, 0);
+      if (instr)
+        return at[f].empty() ? positionAt(0, 0) : positionAt(at[f][0].address, at[f][0].line);
+      if (lines && firstLine[f] < firstLine[f + 1])
+        return positionAt(0, m.functionLines().rows[firstLine[f]].line);
+      positionAt(0, 0);
     };
     auto costs = [&](const uint64_t* values) {
-      for (size_t e = 0; e < m.events(); ++e) {
+      for (size_t e = 0; e < ne; ++e) {
         out_ += ' ';
         appendCost(out_, values[e], isSigned);
       }
@@ -82,25 +139,44 @@ class ModelWriter {
     };
     std::vector<std::vector<const CallEdge*>> callees(m.functions());
     for (const CallEdge& e : m.edges()) callees[e.caller].push_back(&e);
-    std::vector<uint64_t> self(m.events());
+    std::vector<uint64_t> self(ne), rest(ne);
     for (size_t f = 0; f < m.functions(); ++f) {
       bool any = !callees[f].empty();
-      for (size_t e = 0; e < m.events(); ++e) any |= (self[e] = m.self(f, e)) != 0;
+      for (size_t e = 0; e < ne; ++e) any |= (self[e] = m.self(f, e)) != 0;
       if (!any) continue;
       const FunctionRow& fn = m.function(f);
       if (fn.object != object_ || first_) out_ += "ob=" + fn.object + "\n";
       object_ = fn.object;
       first_ = false;
       out_ += "fl=" + (fn.file.empty() ? "???" : fn.file) + "\nfn=" + fn.name + "\n";
+      // The self cost on the function's lines or addresses, and what they leave (a source's
+      // lines need not cover every address) at the function's position.
+      rest = self;
+      auto place = [&](const uint64_t* values) {
+        bool nonzero = false;
+        for (size_t e = 0; e < ne; ++e) {
+          nonzero |= values[e] != 0;
+          rest[e] -= values[e];  // modulo 2^64: signed costs subtract the same
+        }
+        return nonzero;
+      };
       if (lines) {
         const FunctionLineLayer& fl = m.functionLines();
         for (size_t r = firstLine[f]; r < firstLine[f + 1]; ++r) {
-          appendDecimal(out_, fl.rows[r].line);
-          costs(fl.self.data() + r * m.events());
+          if (!place(fl.self.data() + r * ne)) continue;
+          positionAt(0, fl.rows[r].line);
+          costs(fl.self.data() + r * ne);
         }
-      } else {
+      } else if (instr) {
+        for (const At& a : at[f]) {
+          if (!place(a.self)) continue;
+          positionAt(a.address, a.line);
+          costs(a.self);
+        }
+      }
+      if (std::any_of(rest.begin(), rest.end(), [](uint64_t v) { return v != 0; })) {
         position(f);
-        costs(self.data());
+        costs(rest.data());
       }
       for (const CallEdge* c : callees[f]) {
         const FunctionRow& callee = m.function(c->callee);
@@ -136,13 +212,13 @@ class ModelWriter {
         out_ += '\n';
         position(UINT64_MAX);
         std::vector<uint64_t> inclusive(c.inclusive);
-        inclusive.resize(m.events(), 0);
+        inclusive.resize(ne, 0);
         costs(inclusive.data());
       }
     }
     if (totals) {
       out_ += "totals:";
-      for (size_t e = 0; e < m.events(); ++e) {
+      for (size_t e = 0; e < ne; ++e) {
         out_ += ' ';
         appendCost(out_, m.total(e), isSigned);
       }
@@ -157,6 +233,7 @@ class ModelWriter {
   std::string out_;
   std::string object_;  // the ob= in effect
   bool first_ = true;
+  bool instr_ = false, lines_ = false;  // the header's positions
 };
 
 }  // namespace
@@ -164,9 +241,15 @@ class ModelWriter {
 void writeCallgrindModel(const Model& model, const ModelFor& perThread, Sink& out) {
   ModelWriter w(out);
   const std::vector<ThreadRow>& threads = model.threads();
-  if (threads.size() < 2) return w.part(model, threads.empty() ? nullptr : &threads[0], 0, true);
-  for (size_t t = 0; t < threads.size(); ++t)
-    w.part(*perThread(static_cast<long>(t)), &threads[t], t, false);
+  if (threads.size() < 2) {
+    w.header(model, threads.empty() ? nullptr : &threads[0], false);
+    return w.part(model, true);
+  }
+  w.header(model, nullptr, true);
+  for (size_t t = 0; t < threads.size(); ++t) {
+    w.partComment(threads[t], t);
+    w.part(*perThread(static_cast<long>(t)), false);
+  }
 }
 
 }  // namespace profpack

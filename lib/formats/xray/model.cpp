@@ -23,7 +23,7 @@ namespace {
 class XraySource : public ModelSource {
  public:
   XraySource(const Profile& profile, const ModelOptions& options)
-      : profile_(profile), thread_(options.thread), binary_(options.binary) {
+      : profile_(profile), thread_(options.thread), binary_(options.binary), cache_(options.cache) {
     if (!options.binary.empty()) names_ = xrayFunctionNames(options.binary);
   }
 
@@ -33,9 +33,24 @@ class XraySource : public ModelSource {
   }
 
   void functions(FunctionLayer& out) override {
-    XrayAccount account = accountXray(profile_, nullptr, /*orderStatistics=*/false);
+    // One accounting of the whole trace, shared by the models of one task: a model per thread
+    // takes its thread's figures from it rather than accounting the whole trace again.
+    auto make = [&] { return accountXray(profile_, nullptr, /*orderStatistics=*/false); };
+    const std::shared_ptr<const XrayAccount> shared =
+        cache_ ? cache_->get<XrayAccount>("xray account", make)
+               : std::make_shared<const XrayAccount>(make());
+    const XrayAccount& account = *shared;
     origin_ = account.firstEntry;  // of every thread's calls, also with a thread selected
-    for (const XrayThreadAccount& t : account.threads) out.threads.push_back({t.pid, t.threadId});
+    auto list = [&] {
+      std::vector<ThreadRow> rows;
+      rows.reserve(account.threads.size());
+      for (const XrayThreadAccount& t : account.threads) rows.push_back({t.pid, t.threadId});
+      return rows;
+    };
+    if (cache_)  // one list for every thread's model
+      out.sharedThreads = cache_->get<std::vector<ThreadRow>>("xray threads", list);
+    else
+      out.threads = list();
     if (thread_ >= static_cast<long>(account.threads.size()))
       throw Error(Status::invalidArgument, "",
                   "thread index " + std::to_string(thread_) + " out of range: the trace has " +
@@ -79,12 +94,14 @@ class XraySource : public ModelSource {
     }
     // Functions on a stack that never returned (a trace cut short) have no figures, but the
     // stacks and the timeline name them: add them too.
-    std::set<uint32_t> unfinished;
-    for (size_t k = 0; k < account.threads.size(); ++k)
-      if (thread_ < 0 || k == t)
-        unfinished.insert(account.threads[k].unfinished.begin(),
-                          account.threads[k].unfinished.end());
-    for (uint32_t id : unfinished) fn(id);
+    if (thread_ >= 0) {
+      for (uint32_t id : account.threads[t].unfinished) fn(id);
+    } else {
+      std::set<uint32_t> unfinished;
+      for (const XrayThreadAccount& k : account.threads)
+        unfinished.insert(k.unfinished.begin(), k.unfinished.end());
+      for (uint32_t id : unfinished) fn(id);
+    }
     self_ = out.self;
   }
 
@@ -227,6 +244,7 @@ class XraySource : public ModelSource {
   const Profile& profile_;
   long thread_;
   std::string binary_;
+  std::shared_ptr<ModelCache> cache_;
   std::vector<std::string> names_;
   std::vector<uint64_t> self_;                    // per function, as the function layer has it
   std::unordered_map<uint32_t, uint64_t> index_;  // function id -> function
