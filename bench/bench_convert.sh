@@ -65,7 +65,6 @@ echo "  sizes: callgrind $(stat -c %s "$tmp/p.cg") vs $(stat -c %s "$tmp/g.cg") 
   "pprof $(stat -c %s "$tmp/p.pb.gz") vs $(stat -c %s "$tmp/g.pb.gz") bytes"
 
 tools=${XRAY_TOOLS:-$here/../shared/tools/xray}
-[ -d "$tools" ] || tools=/work/shared/tools/xray
 ITERS=$iters "$tools/make-traces.sh" "$tmp/xray" >/dev/null 2>&1
 trace=$(ls "$tmp"/xray/fdr-big.* | head -1)
 tsize=$(stat -c %s "$trace")

@@ -18,7 +18,6 @@ mb=${2:-200}
 bench=$build/bench/bench_gperftools
 cli=$build/tools/profpack
 transcode=${GPERF_TRANSCODE:-$here/../shared/tools/gperf_transcode.py}
-[ -f "$transcode" ] || transcode=/work/shared/tools/gperf_transcode.py
 [ -x "$bench" ] && [ -x "$cli" ] || { echo "build first: ninja -C $build"; exit 1; }
 command -v go >/dev/null || { echo "go not installed (go tool pprof)"; exit 1; }
 tmp=$(mktemp -d); trap 'rm -rf "$tmp"' EXIT

@@ -9,7 +9,7 @@ cli=${1:-build/tools/profpack}
 trace=${2:-}
 tmp=$(mktemp -d); trap 'rm -rf "$tmp"' EXIT
 if [ -z "$trace" ]; then
-  tools=${XRAY_TOOLS:-$(cd "$(dirname "$0")/../../shared/tools/xray" 2>/dev/null && pwd || echo /work/shared/tools/xray)}
+  tools=${XRAY_TOOLS:-$(dirname "$0")/../../shared/tools/xray}
   ITERS=${ITERS:-3600} "$tools/make-traces.sh" "$tmp/gen" >/dev/null 2>&1
   trace=$(ls "$tmp"/gen/fdr-big.* | head -1)
 fi

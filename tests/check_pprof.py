@@ -212,12 +212,21 @@ for rel in ("callgrind/callgrind.rec.instr.out", "callgrind/callgrind.workload.i
 
 
 # --- symbolized gperftools: per line and per function ----------------------------------------
+def comp_dir(binary):
+    """The directory `binary` was compiled in, as its DWARF records it."""
+    info = subprocess.run(["readelf", "--debug-dump=info", binary], capture_output=True,
+                          text=True).stdout
+    m = re.search(r"DW_AT_comp_dir\s*:.*?:\s*(\S+)\s*$", info, re.M)
+    return m.group(1) if m else "/"
+
+
 def pprof_list(source, *args, binary_path=None):
     """(routine, line) -> (flat, cum) of the routines in source, and the flat per line."""
     per, flat = {}, collections.Counter()
     routine = None
-    # The sources, found in tests/data/symbolize whatever directory the binaries were built in.
-    built = "/tmp/psym2" if source == "chain.c" else "/work/main/tests/data/symbolize"
+    # The sources, found in tests/data/symbolize whatever directory the binaries were built in
+    # (the compilation directory their DWARF records).
+    built = comp_dir(os.path.join(sym, "chain" if source == "chain.c" else "hot"))
     g = pprof("-list", ".", "-sample_index=samples", "-source_path=" + sym, "-trim_path=" + built,
               *args, binary_path=binary_path)
     for l in g.stdout.splitlines():
