@@ -317,14 +317,6 @@ profpack_format outputFormat(const Args& args, const std::string& out, profpack_
   return fmt;
 }
 
-// The format a merge or difference is kept in: its inputs' own (Cachegrind, gperftools), or
-// Callgrind for other and mixed formats.
-profpack_format keptFormat(profpack_profile* p) {
-  profpack_info info;
-  profpack_info_init(&info);
-  return profpack_profile_info(p, &info) == PROFPACK_OK ? info.format : PROFPACK_FORMAT_PPK;
-}
-
 int cmdConvert(const std::vector<std::string>& argv) {
   Args args;
   if (int rc = parseArgs("convert", argv, args)) return rc;
@@ -779,11 +771,19 @@ int cmdCalls(const std::vector<std::string>& args) {
   size_t event;
   std::string ev;
   if (int rc = openQuery(q, p, event, ev)) return rc;
-  // A profile without call arcs (Cachegrind, DCPI) says so rather than list none.
-  profpack_info info;
-  profpack_info_init(&info);
-  const bool arcsKnown = profpack_profile_info(p.p, &info) != PROFPACK_OK ||
-                         (info.capabilities & PROFPACK_HAS_CALL_ARCS) != 0;
+  // A profile without call arcs (Cachegrind, DCPI) says so rather than list none. Asked only
+  // of a function with neither callers nor callees: profpack_profile_info counts the whole
+  // profile.
+  int noArcs = -1;
+  auto recordsNoCalls = [&] {
+    if (noArcs < 0) {
+      profpack_info info;
+      profpack_info_init(&info);
+      noArcs = profpack_profile_info(p.p, &info) == PROFPACK_OK &&
+               (info.capabilities & PROFPACK_HAS_CALL_ARCS) == 0;
+    }
+    return noArcs == 1;
+  };
   // FUNCTION: a name, FILE:FUNCTION, or a regular expression (as pprof's -focus).
   size_t nf = 0;
   if (profpack_profile_find_functions(p.p, q.function.c_str(), 0, nullptr, 0, &nf) != PROFPACK_OK)
@@ -823,14 +823,16 @@ int cmdCalls(const std::vector<std::string>& args) {
     profpack_profile_function_cost(p.p, id, event, &self, &incl);
     std::printf("%s\n  %s self %s, inclusive %s\n", functionLabel(p.p, id).c_str(), ev.c_str(),
                 commas(self).c_str(), commas(incl).c_str());
-    if (!arcsKnown) {
+    const std::vector<profpack_call> lists[2] = {arcs(p.p, id, event, true),
+                                                 arcs(p.p, id, event, false)};
+    if (lists[0].empty() && lists[1].empty() && recordsNoCalls()) {
       std::printf("  (%s profiles record no calls: no callers or callees to show)\n",
-                  profpack_format_name(info.format));
+                  profpack_format_name(profpack_profile_format(p.p)));
       continue;
     }
     for (int dir = 0; dir < 2; ++dir) {
       std::printf("  %s:\n", dir == 0 ? "callers" : "callees");
-      for (const profpack_call& c : arcs(p.p, id, event, dir == 0))
+      for (const profpack_call& c : lists[dir])
         std::printf("    %15s %10s calls  %s\n", commas(c.inclusive).c_str(),
                     commas(c.calls).c_str(), functionLabel(p.p, c.function).c_str());
     }
@@ -914,7 +916,7 @@ int cmdMerge(const std::vector<std::string>& argv) {
   }
   Profile merged;
   if (profpack_merger_finish(merger.m, &merged.p) != PROFPACK_OK) return failWith("merge");
-  const profpack_format fmt = outputFormat(args, out, keptFormat(merged.p));
+  const profpack_format fmt = outputFormat(args, out, profpack_profile_format(merged.p));
   if (profpack_write_file(merged.p, fmt, out.c_str(), nullptr) != PROFPACK_OK)
     return failWith(out.c_str());
   return jsonSummary(merged.p, args.positional, out, fmt);
@@ -955,7 +957,7 @@ int cmdDiff(const std::vector<std::string>& argv) {
   o.current_name = args.positional[1].c_str();
   Profile d;
   if (profpack_diff(in[0].p, in[1].p, &o, &d.p) != PROFPACK_OK) return failWith("diff");
-  const profpack_format fmt = outputFormat(args, out, keptFormat(d.p));
+  const profpack_format fmt = outputFormat(args, out, profpack_profile_format(d.p));
   if (profpack_write_file(d.p, fmt, out.c_str(), nullptr) != PROFPACK_OK)
     return failWith(out.c_str());
   return jsonSummary(d.p, args.positional, out, fmt);
