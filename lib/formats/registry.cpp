@@ -313,15 +313,16 @@ std::unique_ptr<Profile> readProfileParts(std::span<const std::span<const uint8_
                       ": the parts of one profile are of one format");
     first = c;
   }
-  std::vector<std::span<const uint8_t>> parts(files.begin(), files.end());
+  // Each file alone first, with the format's own reader, so that a defect is reported at its
+  // place in its own file; then the parts as one.
   for (size_t i = 0; i < files.size(); ++i) {
     try {
-      first->readParts(std::span(parts).subspan(i, 1), options);
+      first->read(files[i], options);
     } catch (const Error& e) {
       throw e.inFile(name(i));
     }
   }
-  return first->readParts(parts, options);
+  return first->readParts(files, options);
 }
 
 void writeProfile(const Profile& profile, FormatId format, const WriteOptions& options, Sink& out) {
