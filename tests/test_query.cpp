@@ -165,6 +165,19 @@ TEST(per_thread_files_read_as_one_profile) {
   CHECK(p == nullptr);
   CHECK(std::string(profpack_last_error()->message).find(prof) != std::string::npos);
   CHECK_EQ(profpack_read_files(paths, 0, nullptr, &p), PROFPACK_ERROR_INVALID_ARGUMENT);
+  // A corrupt part is reported in its own file: its path, its line and byte offset there.
+  const std::string bad = std::string(std::getenv("TMPDIR") ? std::getenv("TMPDIR") : "/tmp") +
+                          "/profpack-test-bad-part.out";
+  {
+    std::ofstream f(bad, std::ios::binary);
+    f << "# callgrind format\nevents: Ir\nfl=a.c\nfn=f\nx y\n";
+  }
+  const char* withBad[] = {one.c_str(), bad.c_str()};
+  CHECK_EQ(profpack_read_files(withBad, 2, nullptr, &p), PROFPACK_ERROR_MALFORMED);
+  const profpack_error* e = profpack_last_error();
+  CHECK(std::string(e->message).rfind(bad + ": callgrind: line 5", 0) == 0);
+  CHECK_EQ(e->line, 5u);
+  std::remove(bad.c_str());
 }
 
 TEST(bad_query_arguments) {
