@@ -286,12 +286,17 @@ std::unique_ptr<Profile> withSymbols(const Profile& profile, const Model& model,
   return out;
 }
 
+// The model of `profile`'s own addresses, its symbol section (if any) left aside.
+std::unique_ptr<Model> addressModel(const Profile& profile) {
+  ModelOptions mo;
+  mo.symbols = false;
+  return buildModel(profile, mo);
+}
+
 }  // namespace
 
 std::unique_ptr<Profile> symbolizeProfile(const Profile& profile, const SymbolizeOptions& options) {
-  ModelOptions mo;
-  mo.symbols = false;
-  std::unique_ptr<Model> model = buildModel(profile, mo);
+  std::unique_ptr<Model> model = addressModel(profile);
   const bool ids = model->has(kCapFunctionIds);
   if (ids && options.binary.empty())
     throw Error(Status::invalidArgument, model->sourceFormat(),
@@ -781,9 +786,7 @@ bool SymbolMemory::empty() const { return names_->objects.empty(); }
 
 void SymbolMemory::add(const Profile& profile) {
   if (!profile.partialRoot().hasSymbols()) return;
-  ModelOptions mo;
-  mo.symbols = false;
-  const std::unique_ptr<Model> model = buildModel(profile, mo);
+  const std::unique_ptr<Model> model = addressModel(profile);
   const SymbolTable table(profile.root().getSymbols());
   const LocationLayer& layer = model->locations();
   auto binaries = profile.root().getSymbols().getMappings();
@@ -810,9 +813,7 @@ void SymbolMemory::add(const Profile& profile) {
 
 std::unique_ptr<Profile> SymbolMemory::apply(std::unique_ptr<Profile> profile) const {
   if (empty()) return profile;
-  ModelOptions mo;
-  mo.symbols = false;
-  const std::unique_ptr<Model> model = buildModel(*profile, mo);
+  const std::unique_ptr<Model> model = addressModel(*profile);
   if (!model->has(kCapAddresses) || model->has(kCapNames) || model->has(kCapFunctionIds))
     return profile;
   MemoryResolver resolver(*names_);
