@@ -64,9 +64,10 @@ std::string referenceCommand(profpack_format f, const std::string& file) {
     case PROFPACK_FORMAT_GPERFTOOLS: return "go tool pprof -symbolize=none -raw " + quote(file);
     case PROFPACK_FORMAT_XRAY: return "llvm-xray-14 convert --output-format=yaml " + quote(file);
     case PROFPACK_FORMAT_DCPI: {
-      const char* shared = std::getenv("PROFPACK_SHARED");
-      return std::string("python3 ") + (shared ? shared : "../shared") +
-             "/tools/dcpi_gen.py --dump " + quote(file);
+      // The project's own dumper; PROFPACK_SOURCE_ROOT when not run from the source tree.
+      const char* root = std::getenv("PROFPACK_SOURCE_ROOT");
+      return std::string("python3 ") + (root ? root : ".") + "/tests/dcpi_tool.py dump " +
+             quote(file);
     }
     default: return "";
   }

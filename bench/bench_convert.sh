@@ -9,10 +9,10 @@
 # the median of BENCH_RUNS runs (default 5), the two sides alternating (measure_pair in
 # bench/lib.sh): single conversions on a shared machine vary by a third from run to run, and
 # alternating gives both the same conditions.
-# usage: bench/bench_convert.sh [BUILD_DIR] [GPERF_MB] [XRAY_ITERS]
+# usage: bench/bench_convert.sh [BUILD_DIR] [GPERF_MB] [XRAY_ROUNDS]
 #   GPERF_MB (default 50): size of the synthetic gperftools profile (bench/gen_gperf_large.py,
 #   100000 distinct chains with Zipf popularity, from the real tests/data profile);
-#   XRAY_ITERS (default 3600, about 60 MB): ITERS of ../shared/tools/xray/make-traces.sh.
+#   XRAY_ROUNDS (default 3600, about 60 MB): ROUNDS of tests/xray/make-traces.sh's fdr-big trace.
 # Aim: >= 20x faster and <= 0.1x the memory of the reference tool.
 set -euo pipefail
 here=$(cd "$(dirname "$0")/.." && pwd)
@@ -64,8 +64,7 @@ compare "gperftools -> pprof" "$psize" "$cli" convert "$prof" --to pprof -o "$tm
 echo "  sizes: callgrind $(stat -c %s "$tmp/p.cg") vs $(stat -c %s "$tmp/g.cg") bytes;" \
   "pprof $(stat -c %s "$tmp/p.pb.gz") vs $(stat -c %s "$tmp/g.pb.gz") bytes"
 
-tools=${XRAY_TOOLS:-$here/../shared/tools/xray}
-ITERS=$iters "$tools/make-traces.sh" "$tmp/xray" >/dev/null 2>&1
+ROUNDS=$iters "$here/tests/xray/make-traces.sh" "$tmp/xray" >/dev/null 2>&1
 trace=$(ls "$tmp"/xray/fdr-big.* | head -1)
 tsize=$(stat -c %s "$trace")
 echo "XRay trace: FDR, $(awk -v s="$tsize" 'BEGIN{printf "%.1f", s/1e6}') MB"

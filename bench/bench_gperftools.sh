@@ -7,7 +7,7 @@
 #   open   - 35% of records repeat an earlier chain, ~1.1M distinct chains (worst case)
 #   zipf   - 100000 distinct chains drawn with Zipf popularity (a long run of a big program)
 #   unique - every record a chain of its own (nothing for pprof to merge)
-# plus the zipf one transcoded to 32-bit big-endian with ../shared/tools/gperf_transcode.py.
+# plus the zipf one transcoded to 32-bit big-endian with bench/gperf_transcode.py.
 # For each it prints the in-process parse speed (bench_gperftools, best of 5, CPU and wall
 # time), the end-to-end `profpack convert` time, `go tool pprof -proto` time (same run), and
 # the sizes.
@@ -17,7 +17,7 @@ build=${1:-$here/build}
 mb=${2:-200}
 bench=$build/bench/bench_gperftools
 cli=$build/tools/profpack
-transcode=${GPERF_TRANSCODE:-$here/../shared/tools/gperf_transcode.py}
+transcode=$here/bench/gperf_transcode.py
 [ -x "$bench" ] && [ -x "$cli" ] || { echo "build first: ninja -C $build"; exit 1; }
 command -v go >/dev/null || { echo "go not installed (go tool pprof)"; exit 1; }
 tmp=$(mktemp -d); trap 'rm -rf "$tmp"' EXIT
@@ -29,9 +29,7 @@ echo "machine: $(nproc) cores, load average $(cut -d' ' -f1-3 /proc/loadavg)"
 python3 "$here/bench/gen_gperf_large.py" "$real" "$tmp/open.64le.prof" --mb "$mb"
 python3 "$here/bench/gen_gperf_large.py" "$real" "$tmp/zipf.64le.prof" --mb "$mb" --distinct 100000
 python3 "$here/bench/gen_gperf_large.py" "$real" "$tmp/unique.64le.prof" --mb "$mb" --unique
-if [ -f "$transcode" ]; then
-  python3 "$transcode" "$tmp/zipf.64le.prof" "$tmp/zipf.32be.prof" --to 32be
-fi
+python3 "$transcode" "$tmp/zipf.64le.prof" "$tmp/zipf.32be.prof" --to 32be
 
 secs() { local t0 t1; t0=$(date +%s.%N); "$@" >/dev/null 2>&1; t1=$(date +%s.%N); echo "$t1 - $t0" | bc; }
 for f in "$tmp"/*.prof; do

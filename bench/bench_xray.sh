@@ -2,15 +2,14 @@
 # Benchmark (not a test): XRay trace -> .ppk with the profpack CLI, beside llvm-xray-14 convert
 # on the same trace in the same run; wall time and peak RSS from /usr/bin/time -v.
 # usage: bench/bench_xray.sh [PROFPACK_CLI] [TRACE]
-# Without TRACE, records the ~60 MB trace with make-traces.sh (ITERS=3600, FDR, 64 KiB buffers).
+# Without TRACE, records the ~60 MB trace with tests/xray/make-traces.sh (ROUNDS=3600, FDR, 64 KiB buffers).
 # Targets: >= 300 MB/s and peak RSS <= 1.2x the input.
 set -euo pipefail
 cli=${1:-build/tools/profpack}
 trace=${2:-}
 tmp=$(mktemp -d); trap 'rm -rf "$tmp"' EXIT
 if [ -z "$trace" ]; then
-  tools=${XRAY_TOOLS:-$(dirname "$0")/../../shared/tools/xray}
-  ITERS=${ITERS:-3600} "$tools/make-traces.sh" "$tmp/gen" >/dev/null 2>&1
+  ROUNDS=${ROUNDS:-3600} "$(dirname "$0")/../tests/xray/make-traces.sh" "$tmp/gen" >/dev/null 2>&1
   trace=$(ls "$tmp"/gen/fdr-big.* | head -1)
 fi
 size=$(stat -c %s "$trace")
