@@ -78,13 +78,21 @@ public final class Profile: @unchecked Sendable {
   public struct Capabilities: OptionSet, Sendable, Equatable {
     public let rawValue: UInt32
     public init(rawValue: UInt32) { self.rawValue = rawValue }
+    /// `PROFPACK_HAS_CALL_ARCS` (0x01): caller -> callee arcs with inclusive costs.
     public static let callArcs = Capabilities(rawValue: PROFPACK_HAS_CALL_ARCS.rawValue)
+    /// `PROFPACK_HAS_CALL_COUNTS` (0x02): how often each function and arc was called.
     public static let callCounts = Capabilities(rawValue: PROFPACK_HAS_CALL_COUNTS.rawValue)
+    /// `PROFPACK_HAS_LINES` (0x04): self cost per source line.
     public static let lines = Capabilities(rawValue: PROFPACK_HAS_LINES.rawValue)
+    /// `PROFPACK_HAS_ADDRESSES` (0x08): self cost per instruction address.
     public static let addresses = Capabilities(rawValue: PROFPACK_HAS_ADDRESSES.rawValue)
+    /// `PROFPACK_HAS_STACKS` (0x10): whole call stacks.
     public static let stacks = Capabilities(rawValue: PROFPACK_HAS_STACKS.rawValue)
+    /// `PROFPACK_HAS_TIMELINE` (0x20): when each call began and ended.
     public static let timeline = Capabilities(rawValue: PROFPACK_HAS_TIMELINE.rawValue)
+    /// `PROFPACK_HAS_THREADS` (0x40): figures per thread (`view(thread:)`).
     public static let threads = Capabilities(rawValue: PROFPACK_HAS_THREADS.rawValue)
+    /// `PROFPACK_HAS_NAMES` (0x80): functions have names, not only addresses or ids.
     public static let names = Capabilities(rawValue: PROFPACK_HAS_NAMES.rawValue)
   }
 
