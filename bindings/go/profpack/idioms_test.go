@@ -287,3 +287,35 @@ func TestTopOptions(t *testing.T) {
 		t.Fatal("a difference with no negative cost in its top 20")
 	}
 }
+
+// Close while other goroutines query: each query either answers or returns ErrClosed; Close
+// waits for the calls in progress (go test -race).
+func TestCloseWhileQuerying(t *testing.T) {
+	p, err := ReadFile(filepath.Join(dataDir(), "callgrind", "callgrind.workload.out"), nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	done := make(chan error, 8)
+	for i := 0; i < 8; i++ {
+		go func() {
+			for j := 0; j < 50; j++ {
+				if _, err := p.Top(&TopOptions{Limit: 3}); err != nil {
+					if !errors.Is(err, ErrClosed) {
+						done <- err
+						return
+					}
+					break
+				}
+			}
+			done <- nil
+		}()
+	}
+	if err := p.Close(); err != nil {
+		t.Fatal(err)
+	}
+	for i := 0; i < 8; i++ {
+		if err := <-done; err != nil {
+			t.Fatal(err)
+		}
+	}
+}
