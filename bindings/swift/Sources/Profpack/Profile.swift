@@ -109,6 +109,14 @@ public final class Profile: @unchecked Sendable {
     )
   }
 
+  /// Whether the profile's costs are signed (a difference).
+  func signedCosts() throws -> Bool {
+    var i = profpack_info()
+    profpack_info_init(&i)
+    try check { profpack_profile_info(handle, &i) }
+    return i.signed_costs != 0
+  }
+
   /// What the reader said about the input, oldest first.
   public func warnings() throws -> [String] {
     var n = 0
@@ -124,9 +132,11 @@ public final class Profile: @unchecked Sendable {
     try check { profpack_profile_events(handle, nil, 0, &n) }
     var buf = [profpack_event](repeating: profpack_event(), count: n)
     try check { profpack_profile_events(handle, &buf, n, &n) }
+    let signed = try signedCosts()
     return buf.prefix(n).map {
       Event(
-        name: String(cString: $0.name), longName: String(cString: $0.long_name), total: $0.total)
+        name: String(cString: $0.name), longName: String(cString: $0.long_name),
+        total: signedCost($0.total, signed: signed))
     }
   }
 
@@ -176,9 +186,16 @@ public final class Profile: @unchecked Sendable {
   }
 }
 
+/// A cost or count of the C API as Int64: a difference's two's complement, or another
+/// profile's value, capped at Int64.max as pprof caps its int64 values.
+func signedCost(_ v: UInt64, signed: Bool) -> Int64 {
+  signed ? Int64(bitPattern: v) : Int64(clamping: v)
+}
+
 /// A cost event with its total over the whole profile (or the view's thread).
 public struct Event: Sendable, Equatable {
   public let name: String
   public let longName: String
-  public let total: UInt64
+  /// Negative where a difference's is.
+  public let total: Int64
 }

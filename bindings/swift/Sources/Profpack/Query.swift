@@ -54,10 +54,10 @@ public struct TopOptions: Sendable, Equatable {
 /// One side of a call arc: the caller (in `callers`) or callee (in `callees`).
 public struct Call: Sendable, Equatable {
   public let function: Int
-  /// How often, where the format counts calls (0 otherwise).
-  public let calls: UInt64
-  /// The inclusive cost of those calls.
-  public let inclusive: UInt64
+  /// How often, where the format counts calls (0 otherwise); negative where a difference's is.
+  public let calls: Int64
+  /// The inclusive cost of those calls; negative where a difference's is.
+  public let inclusive: Int64
 }
 
 /// A thread whose figures a view can show on their own (profpack_thread). Not `Thread`, which
@@ -70,7 +70,8 @@ public struct ProfileThread: Sendable, Equatable, Hashable {
 /// The self cost of one source line (line 0: costs with no line information).
 public struct LineCost: Sendable, Equatable {
   public let line: UInt64
-  public let cost: UInt64
+  /// Negative where a difference's is.
+  public let cost: Int64
 }
 
 extension Profile {
@@ -129,19 +130,22 @@ extension Profile {
     return line
   }
 
-  /// The self and inclusive cost of function `id` for `event`.
-  public func cost(of id: Int, event: Int = 0) throws -> (selfCost: UInt64, inclusive: UInt64) {
+  /// The self and inclusive cost of function `id` for `event` (negative where a
+  /// difference's are).
+  public func cost(of id: Int, event: Int = 0) throws -> (selfCost: Int64, inclusive: Int64) {
     var s: UInt64 = 0
     var i: UInt64 = 0
     try check { profpack_profile_function_cost(handle, id, event, &s, &i) }
-    return (s, i)
+    let signed = try signedCosts()
+    return (signedCost(s, signed: signed), signedCost(i, signed: signed))
   }
 
-  /// Completed calls of function `id`, where the format counts them; 0 otherwise.
-  public func calls(of id: Int) throws -> UInt64 {
+  /// Completed calls of function `id`, where the format counts them (negative where a
+  /// difference's are); 0 otherwise.
+  public func calls(of id: Int) throws -> Int64 {
     var n: UInt64 = 0
     try check { profpack_profile_function_calls(handle, id, &n) }
-    return n
+    return signedCost(n, signed: try signedCosts())
   }
 
   /// Event units per second when the events measure time (XRay ticks); 0 otherwise.
@@ -236,7 +240,8 @@ extension Profile {
     guard count > 0 else {
       throw ProfpackError(code: .invalidArgument, message: "top needs a count > 0")
     }
-    return try top(TopOptions(events: [event], sortEvent: event, inclusive: inclusive, limit: count))
+    return try top(
+      TopOptions(events: [event], sortEvent: event, inclusive: inclusive, limit: count))
   }
 
   /// Per-line self cost of `event` in one source file, ascending by line.
@@ -245,7 +250,10 @@ extension Profile {
     try check { profpack_profile_line_costs(handle, file, event, nil, 0, &n) }
     var buf = [profpack_line_cost](repeating: profpack_line_cost(), count: n)
     try check { profpack_profile_line_costs(handle, file, event, &buf, n, &n) }
-    return buf.prefix(n).map { LineCost(line: $0.line, cost: $0.cost) }
+    let signed = try signedCosts()
+    return buf.prefix(n).map {
+      LineCost(line: $0.line, cost: signedCost($0.cost, signed: signed))
+    }
   }
 
   /// The functions that call `id`, most costly first.
@@ -265,8 +273,11 @@ extension Profile {
     try check { fn(nil, 0, &n) }
     var buf = [profpack_call](repeating: profpack_call(), count: n)
     try buf.withUnsafeMutableBufferPointer { b in try check { fn(b.baseAddress, b.count, &n) } }
+    let signed = try signedCosts()
     return buf.prefix(n).map {
-      Call(function: $0.function, calls: $0.calls, inclusive: $0.inclusive)
+      Call(
+        function: $0.function, calls: signedCost($0.calls, signed: signed),
+        inclusive: signedCost($0.inclusive, signed: signed))
     }
   }
 }

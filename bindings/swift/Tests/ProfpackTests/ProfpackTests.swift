@@ -88,15 +88,17 @@ final class ProfpackTests: XCTestCase {
       XCTAssertEqual(i.functions, u64(info["functions"]), rel)
       XCTAssertEqual(i.irBytes, u64(info["ir_bytes"]), rel)
       let events = info["events"] as! [[String: Any]]
-      XCTAssertEqual(try p.events().map { $0.total }, events.map { u64($0["total"]) }, rel)
+      XCTAssertEqual(try p.events().map { $0.total }, events.map { i64($0["total"]) }, rel)
       XCTAssertEqual(try p.threads().count, (info["threads"] as! [Any]).count, rel)
       let top = (try json(["top", path, "-n", "10"])["functions"] as! [[String: Any]])
       let mine = try p.top(count: 10)
       XCTAssertEqual(mine.map { $0.id }, top.map { ($0["id"] as! NSNumber).intValue }, rel)
       XCTAssertEqual(mine.map { $0.costs[0].selfCost }, top.map { i64($0["self"]) }, rel)
       XCTAssertEqual(mine.map { $0.costs[0].inclusiveCost }, top.map { i64($0["inclusive"]) }, rel)
-      XCTAssertEqual(try mine.map { try p.calls(of: $0.id) }, top.map { u64($0["calls"]) }, rel)
-      XCTAssertEqual(mine.map { UInt64($0.calls) }, top.map { u64($0["calls"]) }, rel)
+      XCTAssertEqual(try mine.map { try p.calls(of: $0.id) }, top.map { i64($0["calls"]) }, rel)
+      XCTAssertEqual(mine.map { $0.calls }, top.map { i64($0["calls"]) }, rel)
+      XCTAssertEqual(
+        try mine.map { try p.cost(of: $0.id).selfCost }, top.map { i64($0["self"]) }, rel)
       XCTAssertEqual(mine.map { $0.line }, top.map { u64($0["line"]) }, rel)
       XCTAssertEqual(
         try mine.map { try p.functionLine($0.id) }, top.map { u64($0["line"]) }, rel)
@@ -106,9 +108,9 @@ final class ProfpackTests: XCTestCase {
       let callers = match["callers"] as! [[String: Any]]
       let callees = match["callees"] as! [[String: Any]]
       XCTAssertEqual(
-        try p.callers(of: first.id).map { $0.inclusive }, callers.map { u64($0["inclusive"]) }, rel)
+        try p.callers(of: first.id).map { $0.inclusive }, callers.map { i64($0["inclusive"]) }, rel)
       XCTAssertEqual(
-        try p.callees(of: first.id).map { $0.calls }, callees.map { u64($0["calls"]) }, rel)
+        try p.callees(of: first.id).map { $0.calls }, callees.map { i64($0["calls"]) }, rel)
       XCTAssertEqual(try p.functions()[first.id], first.function, rel)
       XCTAssertEqual(try p.data(as: .pprof).prefix(2), Data([0x1f, 0x8b]), rel)
     }
@@ -117,7 +119,7 @@ final class ProfpackTests: XCTestCase {
   func testViewsSymbolizeMergeDiff() throws {
     let mt = try Profile(path: data + "/xray/fdr-v5-mt-manybuf.xray")
     let all = try mt.events()[0].total
-    var sum: UInt64 = 0
+    var sum: Int64 = 0
     for t in 0..<(try mt.threads().count) { sum += try mt.view(thread: t).events()[0].total }
     XCTAssertEqual(sum, all)
     XCTAssertThrowsError(try mt.view(thread: 99))
@@ -152,9 +154,7 @@ final class ProfpackTests: XCTestCase {
     XCTAssertEqual(try cg.findFunctions("^msort_with_tmp").count, 2)
     XCTAssertEqual(try cg.similarFunctions(to: "cpm", count: 3).first?.name, "cmp")
     XCTAssertFalse(try d.info().capabilities.contains(.timeline))
-    XCTAssertEqual(
-      Int64(bitPattern: try d.events()[0].total),
-      Int64(try b.events()[0].total) - Int64(try a.events()[0].total))
+    XCTAssertEqual(try d.events()[0].total, try b.events()[0].total - a.events()[0].total)
   }
 
   func testWriteOptions() throws {
@@ -185,9 +185,9 @@ final class ProfpackTests: XCTestCase {
   /// One profile queried from many tasks at once (it is Sendable).
   func testConcurrentQueries() async throws {
     let p = try Profile(path: data + "/callgrind/callgrind.workload.out")
-    let tops = try await withThrowingTaskGroup(of: UInt64.self) { group in
-      for _ in 0..<8 { group.addTask { UInt64(try p.top(count: 3)[0].costs[0].selfCost) } }
-      var all: [UInt64] = []
+    let tops = try await withThrowingTaskGroup(of: Int64.self) { group in
+      for _ in 0..<8 { group.addTask { try p.top(count: 3)[0].costs[0].selfCost } }
+      var all: [Int64] = []
       for try await t in group { all.append(t) }
       return all
     }
@@ -298,5 +298,9 @@ final class ProfpackTests: XCTestCase {
     let diff = try d.top(TopOptions(limit: 20))
     XCTAssertEqual(rows(diff, 0), try tsv([out, "-n", "20"]))
     XCTAssertTrue(diff.contains { $0.costs[0].selfCost < 0 })
+    // Every query's costs are signed as top's.
+    let first = diff.first { $0.costs[0].selfCost < 0 }!
+    XCTAssertEqual(try d.cost(of: first.id).selfCost, first.costs[0].selfCost)
+    XCTAssertLessThan(try d.events()[0].total, 0)
   }
 }
