@@ -303,4 +303,57 @@ final class ProfpackTests: XCTestCase {
     XCTAssertEqual(try d.cost(of: first.id).selfCost, first.costs[0].selfCost)
     XCTAssertLessThan(try d.events()[0].total, 0)
   }
+
+  /// The value each case's doc comment gives (what the symbol graph shows) is its raw value.
+  func testDocCommentsGiveTheValues() throws {
+    let sources = URL(fileURLWithPath: #filePath).deletingLastPathComponent()
+      .appendingPathComponent("../../Sources/Profpack")
+    var checked = 0
+    for file in ["Format.swift", "Error.swift", "Options.swift", "Profile.swift"] {
+      let lines = try String(contentsOf: sources.appendingPathComponent(file), encoding: .utf8)
+        .split(separator: "\n", omittingEmptySubsequences: false).map(String.init)
+      for (i, line) in lines.enumerated() where i + 1 < lines.count {
+        // "/// `PROFPACK_…` (VALUE)…" above "case NAME" or "public static let NAME".
+        guard let open = line.range(of: "` ("), line.contains("/// `PROFPACK_"),
+          let close = line[open.upperBound...].firstIndex(of: ")")
+        else { continue }
+        let text = String(line[open.upperBound..<close])
+        let value = text.hasPrefix("0x") ? Int64(text.dropFirst(2), radix: 16) : Int64(text)
+        let decl = lines[i + 1].trimmingCharacters(in: .whitespaces)
+        let name = decl.hasPrefix("case ")
+          ? String(decl.dropFirst(5)).replacingOccurrences(of: "`", with: "")
+          : String(decl.split(separator: " ")[3])
+        var raw: Int64?
+        switch file {
+        case "Format.swift":
+          let formats: [String: Format] = [
+            "unknown": .unknown, "ppk": .ppk, "callgrind": .callgrind, "cachegrind": .cachegrind,
+            "gperftools": .gperftools, "xray": .xray, "dcpi": .dcpi, "folded": .folded,
+            "traceEvent": .traceEvent, "pprof": .pprof,
+          ]
+          raw = formats[name].map { Int64($0.rawValue) }
+        case "Error.swift":
+          let codes: [String: ProfpackError.Code] = [
+            "invalidArgument": .invalidArgument, "io": .io, "malformed": .malformed,
+            "unsupported": .unsupported, "limit": .limit, "noMemory": .noMemory,
+            "internal": .internal,
+          ]
+          raw = codes[name].map { Int64($0.rawValue) }
+        case "Options.swift": raw = WriteParam.allCases.first { "\($0)" == name }
+            .map { Int64($0.rawValue) }
+        default:
+          let caps: [String: Profile.Capabilities] = [
+            "callArcs": .callArcs, "callCounts": .callCounts, "lines": .lines,
+            "addresses": .addresses, "stacks": .stacks, "timeline": .timeline,
+            "threads": .threads, "names": .names,
+          ]
+          raw = caps[name].map { Int64($0.rawValue) }
+        }
+        XCTAssertNotNil(value, line)
+        XCTAssertEqual(raw, value, "\(file): \(name): \(line)")
+        checked += 1
+      }
+    }
+    XCTAssertEqual(checked, 10 + 7 + 6 + 8)
+  }
 }
