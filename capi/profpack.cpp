@@ -17,21 +17,13 @@
 #include "container/ppk.h"
 #include "error.h"
 #include "formats/registry.h"
+#include "handle.h"
 #include "merge/merge.h"
 #include "model/find.h"
 #include "model/model.h"
 #include "symbolize/symbolize.h"
 #include "util/io.h"
 #include "util/pages.h"
-
-// A handle: the profile's data, shared by its views, and what this handle shows of it. Nothing
-// in a handle changes after it is made but its model, built once on the first query.
-struct profpack_profile {
-  std::shared_ptr<const profpack::Profile> profile;
-  profpack::ModelOptions options;  // a view's thread and binary
-  std::mutex modelMutex;
-  std::unique_ptr<profpack::Model> model;  // built on the first query, for `options`
-};
 
 namespace {
 
@@ -258,6 +250,11 @@ profpack_profile* wrap(std::unique_ptr<profpack::Profile> p) {
 }
 
 }  // namespace
+
+namespace profpack::capi {
+profpack_status guarded(const std::function<void()>& f) noexcept { return guard(f); }
+const Model& modelOf(const profpack_profile* p) { return ::modelOf(p); }
+}  // namespace profpack::capi
 
 extern "C" {
 

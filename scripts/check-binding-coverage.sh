@@ -1,11 +1,12 @@
 #!/usr/bin/env bash
-# Lists every function the C header exports that a binding never calls. Exits 1 if the
-# binding named (go or swift; default both) leaves any out.
-#   bash scripts/check-binding-coverage.sh [go|swift]...
+# Lists every function the C header exports that a binding never calls, or that docs/api.md's
+# table does not name in full. Exits 1 if the binding named (go or swift) or docs/api.md
+# (docs) leaves any out; default all three.
+#   bash scripts/check-binding-coverage.sh [go|swift|docs]...
 set -euo pipefail
 cd "$(dirname "$0")/.."
 langs=("$@")
-[ ${#langs[@]} -gt 0 ] || langs=(go swift)
+[ ${#langs[@]} -gt 0 ] || langs=(go swift docs)
 exported=$(grep -o 'PROFPACK_API [^(]*\bprofpack_[a-z_]*(' include/profpack/profpack.h |
   grep -o 'profpack_[a-z_]*(' | tr -d '(' | sort -u)
 status=0
@@ -13,6 +14,11 @@ for lang in "${langs[@]}"; do
   case $lang in
     go) files=$(ls bindings/go/profpack/*.go | grep -v _test.go); pattern='C\.%s\(' ;;
     swift) files=$(ls bindings/swift/Sources/Profpack/*.swift); pattern='(^|[^a-z_])%s\(' ;;
+    docs) # the C column of docs/api.md's table of operations
+      files=$(mktemp); trap 'rm -f "$files"' EXIT
+      awk -F'|' '/^\| operation \|/ {on = 1} on && /^\|/ {print $3} on && !/^\|/ {exit}' \
+        docs/api.md >"$files"
+      pattern='`%s`' ;;
     *) echo "unknown binding $lang"; exit 2 ;;
   esac
   missing=()
@@ -22,9 +28,9 @@ for lang in "${langs[@]}"; do
   done
   n=$(echo "$exported" | wc -l)
   if [ ${#missing[@]} -eq 0 ]; then
-    echo "ok   $lang calls all $n exported functions"
+    echo "ok   $lang names all $n exported functions"
   else
-    echo "FAIL $lang calls $((n - ${#missing[@]})) of $n exported functions; not: ${missing[*]}"
+    echo "FAIL $lang names $((n - ${#missing[@]})) of $n exported functions; not: ${missing[*]}"
     status=1
   fi
 done

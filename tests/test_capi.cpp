@@ -739,3 +739,164 @@ TEST(symbolize_names_and_warns) {
   profpack_profile_free(s);
   profpack_profile_free(x);
 }
+
+namespace {
+// Runs the CLI (PROFPACK_CLI) and returns its standard output.
+std::string cli(const std::string& args) {
+  const char* exe = std::getenv("PROFPACK_CLI");
+  if (!exe) throw testlib::Failure{"PROFPACK_CLI is not set"};
+  FILE* f = popen((std::string(exe) + " " + args + " 2>/dev/null").c_str(), "r");
+  CHECK(f != nullptr);
+  std::string out;
+  char buf[4096];
+  for (size_t n; (n = std::fread(buf, 1, sizeof buf, f)) > 0;) out.append(buf, n);
+  CHECK_EQ(pclose(f), 0);
+  return out;
+}
+
+std::vector<std::string> split(const std::string& s, char sep) {
+  std::vector<std::string> out;
+  size_t start = 0;
+  for (size_t i; (i = s.find(sep, start)) != std::string::npos; start = i + 1)
+    out.push_back(s.substr(start, i - start));
+  out.push_back(s.substr(start));
+  return out;
+}
+
+// profpack_profile_top()'s rows as `profpack top --tsv` prints them: self, inclusive,
+// recursive (not compared: "-"), file, name, object; costs of event `k` of the rows.
+std::vector<std::string> topTsv(profpack_profile* p, const profpack_top_options& o, size_t k) {
+  size_t count = 0;
+  CHECK_EQ(profpack_profile_top(p, &o, nullptr, nullptr, 0, &count), PROFPACK_OK);
+  size_t ne = o.event_count;
+  if (!o.events) CHECK_EQ(profpack_profile_events(p, nullptr, 0, &ne), PROFPACK_OK);
+  std::vector<profpack_top_row> rows(count);
+  std::vector<profpack_top_cost> costs(count * ne);
+  size_t again = 0;
+  CHECK_EQ(profpack_profile_top(p, &o, rows.data(), costs.data(), count, &again), PROFPACK_OK);
+  CHECK_EQ(again, count);
+  std::vector<std::string> lines;
+  for (const profpack_top_row& r : rows) {
+    CHECK(r.costs == costs.data() + (&r - rows.data()) * ne);
+    lines.push_back(std::to_string(r.costs[k].self) + "\t" + std::to_string(r.costs[k].inclusive) +
+                    "\t-\t" + r.file + "\t" + r.name + "\t" + r.object);
+  }
+  return lines;
+}
+
+std::vector<std::string> cliTsv(const std::string& args) {
+  std::vector<std::string> lines;
+  for (const std::string& l : split(cli("top " + args + " --tsv"), '\n')) {
+    if (l.empty()) continue;
+    auto cells = split(l, '\t');
+    CHECK_EQ(cells.size(), 6u);
+    cells[2] = "-";
+    lines.push_back(cells[0] + "\t" + cells[1] + "\t" + cells[2] + "\t" + cells[3] + "\t" +
+                    cells[4] + "\t" + cells[5]);
+  }
+  return lines;
+}
+}  // namespace
+
+// One call gives the figures `profpack top` prints, for every event, ranking, thread and a
+// difference's negative costs.
+TEST(top_rows_equal_the_cli) {
+  profpack_top_options o;
+  profpack_top_options_init(&o);
+  CHECK_EQ(o.struct_size, sizeof o);
+  CHECK_EQ(o.thread, PROFPACK_ALL_THREADS);
+  CHECK(o.events == nullptr && o.limit == 0 && o.flags == 0 && o.sort_event == 0);
+
+  // Cachegrind, 13 events in one call; ranked by each event and by inclusive cost.
+  const std::string cg = testlib::data(kCg);
+  profpack_profile* p = readOk(cg);
+  o.limit = 12;
+  const auto byIr = topTsv(p, o, 0);
+  CHECK_EQ(byIr.size(), 12u);
+  CHECK(byIr == cliTsv(cg + " -n 12"));
+  o.sort_event = 3;  // Dr
+  const size_t dr = 3, dlmr = 5;
+  const size_t both[] = {dlmr, dr};
+  o.events = both;
+  o.event_count = 2;
+  CHECK(topTsv(p, o, 1) == cliTsv(cg + " -n 12 --event Dr"));
+  o.sort_event = dlmr;
+  o.flags = PROFPACK_TOP_INCLUSIVE;
+  CHECK(topTsv(p, o, 0) == cliTsv(cg + " -n 12 --event DLmr --inclusive"));
+  // Every function without a limit; a capacity below the count writes the first rows.
+  profpack_top_options_init(&o);
+  size_t n = 0, functions = 0;
+  CHECK_EQ(profpack_profile_top(p, &o, nullptr, nullptr, 0, &n), PROFPACK_OK);
+  CHECK_EQ(profpack_profile_functions(p, nullptr, 0, &functions), PROFPACK_OK);
+  CHECK_EQ(n, functions);
+  profpack_top_row row[2];
+  profpack_top_cost cost[2 * 13];
+  CHECK_EQ(profpack_profile_top(p, &o, row, cost, 2, &n), PROFPACK_OK);
+  CHECK_EQ(n, functions);
+  CHECK(std::string(row[0].name) == "msort_with_tmp.part.0" && cost[0].self == 34023858);
+  CHECK(row[1].costs == cost + 13);
+  // Bad options.
+  o.sort_event = 13;
+  CHECK_EQ(profpack_profile_top(p, &o, row, cost, 2, &n), PROFPACK_ERROR_INVALID_ARGUMENT);
+  CHECK(std::strstr(profpack_last_error()->message, "13 events") != nullptr);
+  profpack_top_options_init(&o);
+  const size_t bad[] = {0, 99};
+  o.events = bad;
+  o.event_count = 2;
+  CHECK_EQ(profpack_profile_top(p, &o, row, cost, 2, &n), PROFPACK_ERROR_INVALID_ARGUMENT);
+  profpack_top_options_init(&o);
+  o.flags = 0x80;
+  CHECK_EQ(profpack_profile_top(p, &o, row, cost, 2, &n), PROFPACK_ERROR_INVALID_ARGUMENT);
+  o.flags = 0;
+  CHECK_EQ(profpack_profile_top(p, &o, row, nullptr, 2, &n), PROFPACK_ERROR_INVALID_ARGUMENT);
+  CHECK_EQ(profpack_profile_top(p, &o, nullptr, cost, 2, &n), PROFPACK_ERROR_INVALID_ARGUMENT);
+  CHECK_EQ(profpack_profile_top(nullptr, &o, row, cost, 2, &n), PROFPACK_ERROR_INVALID_ARGUMENT);
+  o.struct_size = 8;
+  CHECK_EQ(profpack_profile_top(p, &o, row, cost, 2, &n), PROFPACK_ERROR_INVALID_ARGUMENT);
+  o.thread = 0;  // Cachegrind has no threads
+  o.struct_size = sizeof o;
+  CHECK_EQ(profpack_profile_top(p, &o, row, cost, 2, &n), PROFPACK_ERROR_INVALID_ARGUMENT);
+  // NULL options: the defaults.
+  CHECK_EQ(profpack_profile_top(p, nullptr, row, cost, 2, &n), PROFPACK_OK);
+  CHECK(cost[0].self == 34023858);
+  profpack_profile_free(p);
+
+  // Callgrind by inclusive cost; an XRay thread, as `--thread` shows it.
+  const std::string cgr = testlib::data("callgrind/callgrind.workload.out");
+  p = readOk(cgr);
+  profpack_top_options_init(&o);
+  o.limit = 15;
+  o.flags = PROFPACK_TOP_INCLUSIVE;
+  CHECK(topTsv(p, o, 0) == cliTsv(cgr + " -n 15 --inclusive"));
+  profpack_profile_free(p);
+  const std::string mt = testlib::data("xray/fdr-v5-mt-manybuf.xray");
+  p = readOk(mt);
+  profpack_top_options_init(&o);
+  o.limit = 10;
+  for (size_t t = 0; t < 4; ++t) {
+    o.thread = t;
+    CHECK(topTsv(p, o, 0) == cliTsv(mt + " -n 10 --thread " + std::to_string(t)));
+  }
+  o.thread = 4;
+  CHECK_EQ(profpack_profile_top(p, &o, row, cost, 2, &n), PROFPACK_ERROR_INVALID_ARGUMENT);
+  profpack_profile_free(p);
+
+  // A difference: signed costs, ranked by magnitude, as the CLI prints the same file.
+  profpack_profile* a = readOk(testlib::data("merge/cachegrind.workload.run1.out"));
+  profpack_profile* b = readOk(testlib::data("merge/cachegrind.workload.run2.out"));
+  profpack_profile* d = nullptr;
+  CHECK_EQ(profpack_diff(b, a, nullptr, &d), PROFPACK_OK);  // run 1 costs less: negative
+  const std::string path = tmpPath("diff.cachegrind");
+  CHECK_EQ(profpack_write_file(d, PROFPACK_FORMAT_CACHEGRIND, path.c_str(), nullptr), PROFPACK_OK);
+  profpack_top_options_init(&o);
+  o.limit = 20;
+  const auto diff = topTsv(d, o, 0);
+  CHECK(diff == cliTsv(path + " -n 20"));
+  bool negative = false;
+  for (const auto& l : diff) negative |= l[0] == '-';
+  CHECK(negative);
+  std::remove(path.c_str());
+  profpack_profile_free(d);
+  profpack_profile_free(b);
+  profpack_profile_free(a);
+}

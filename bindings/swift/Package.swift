@@ -32,6 +32,6 @@ let package = Package(
   targets: [
     .systemLibrary(name: "CProfpack", path: "Sources/CProfpack", pkgConfig: "profpack"),
     .target(name: "Profpack", dependencies: ["CProfpack"], linkerSettings: runpath),
-    .testTarget(name: "ProfpackTests", dependencies: ["Profpack"]),
+    .testTarget(name: "ProfpackTests", dependencies: ["Profpack", "CProfpack"]),
   ]
 )

@@ -622,6 +622,65 @@ PROFPACK_API profpack_status profpack_profile_top_functions(const profpack_profi
                                                             size_t* ids, size_t capacity,
                                                             size_t* count);
 
+/** What profpack_profile_top() ranks, and which costs its rows carry. */
+typedef struct profpack_top_options {
+  uint32_t struct_size; /**< set by profpack_top_options_init() */
+  /** PROFPACK_TOP_INCLUSIVE: rank by inclusive cost; default 0, by self cost. */
+  uint32_t flags;
+  /** The event ranked by, an index of profpack_profile_events(); default 0. Most costly first
+   *  (a difference: the largest change first, whichever its sign), ties by name, then file. */
+  size_t sort_event;
+  /** The events whose costs each row carries, in this order, as indices of
+   *  profpack_profile_events(): an array of `event_count`. NULL with 0 (default): every event,
+   *  in column order. Not retained after the call. */
+  const size_t* events;
+  size_t event_count;
+  /** Only thread `thread` of profpack_profile_threads(), as profpack_profile_view() shows it
+   *  (function ids are then the view's); PROFPACK_ALL_THREADS (default) for every thread. */
+  size_t thread;
+  /** At most `limit` rows; 0 (default) for every function. */
+  size_t limit;
+} profpack_top_options;
+
+/** Sets `*options` to the defaults: by self cost of event 0, every event, every thread, every
+ *  function. */
+PROFPACK_API void profpack_top_options_init(profpack_top_options* options);
+
+/** One event's costs of a row of profpack_profile_top(). Signed: negative only in a
+ *  difference (profpack_info.signed_costs); another profile's cost above INT64_MAX, which no
+ *  real profile reaches, is given as INT64_MAX, as pprof's int64 values cap it. */
+typedef struct profpack_top_cost {
+  int64_t self;
+  int64_t inclusive; /**< as profpack_profile_function_cost() counts it */
+} profpack_top_cost;
+
+/** A row of profpack_profile_top(): a function with its costs. */
+typedef struct profpack_top_row {
+  size_t function;    /**< the function's id */
+  const char* name;   /**< Owned by the profile */
+  const char* file;   /**< source file, or "". Owned by the profile */
+  const char* object; /**< ELF object or mapping, or "". Owned by the profile */
+  uint64_t line;      /**< as profpack_profile_function_line() */
+  int64_t calls;      /**< as profpack_profile_function_calls(); signed as the costs */
+  /** The row's costs, one per event of the options (every event by default), in their order:
+   *  a pointer into the `costs` array the caller passed. */
+  const profpack_top_cost* costs;
+} profpack_top_row;
+
+/**
+ * The most costly functions with their costs of every event asked for, in one call: what
+ * `profpack top` prints. A two-call enumeration of rows: `*count` receives the number of rows
+ * (the functions, at most `limit`) and the first `capacity` are written to `rows`, their costs
+ * to `costs`, which holds `capacity` times the number of events (options->event_count, or
+ * every event of profpack_profile_events()): row i's are costs[i * events ...]. `options` may
+ * be NULL (defaults). The strings are owned by the profile; with a thread, the rows are that
+ * thread's, and the profile keeps what it built for them as it keeps its own index.
+ */
+PROFPACK_API profpack_status profpack_profile_top(const profpack_profile* profile,
+                                                  const profpack_top_options* options,
+                                                  profpack_top_row* rows, profpack_top_cost* costs,
+                                                  size_t capacity, size_t* count);
+
 typedef struct profpack_line_cost {
   uint64_t line; /**< 1-based source line (0: costs with no line information) */
   uint64_t cost; /**< self cost of `event` on that line, summed over all functions */

@@ -43,18 +43,18 @@ type cliFunction struct {
 	File      string `json:"file"`
 	Line      uint64 `json:"line"`
 	Object    string `json:"object"`
-	Self      uint64 `json:"self"`
-	Inclusive uint64 `json:"inclusive"`
-	Calls     uint64 `json:"calls"`
+	Self      int64  `json:"self"`
+	Inclusive int64  `json:"inclusive"`
+	Calls     int64  `json:"calls"`
 	Callers   []struct {
-		ID        int    `json:"id"`
-		Calls     uint64 `json:"calls"`
-		Inclusive uint64 `json:"inclusive"`
+		ID        int   `json:"id"`
+		Calls     int64 `json:"calls"`
+		Inclusive int64 `json:"inclusive"`
 	} `json:"callers"`
 	Callees []struct {
-		ID        int    `json:"id"`
-		Calls     uint64 `json:"calls"`
-		Inclusive uint64 `json:"inclusive"`
+		ID        int   `json:"id"`
+		Calls     int64 `json:"calls"`
+		Inclusive int64 `json:"inclusive"`
 	} `json:"callees"`
 }
 
@@ -82,7 +82,7 @@ func TestEveryFormatAgainstCLI(t *testing.T) {
 				Events    []struct {
 					Name     string `json:"name"`
 					LongName string `json:"long_name"`
-					Total    uint64 `json:"total"`
+					Total    int64  `json:"total"`
 				} `json:"events"`
 				Threads []struct {
 					PID      uint32 `json:"pid"`
@@ -129,7 +129,7 @@ func TestEveryFormatAgainstCLI(t *testing.T) {
 				Functions      []cliFunction `json:"functions"`
 			}
 			cliJSON(t, &top, "top", path, "-n", "10")
-			costs, err := p.Top(0, 10, false)
+			costs, err := p.Top(&TopOptions{Limit: 10})
 			if err != nil || len(costs) != len(top.Functions) {
 				t.Fatalf("Top %v %v", costs, err)
 			}
@@ -145,8 +145,11 @@ func TestEveryFormatAgainstCLI(t *testing.T) {
 				w := top.Functions[i]
 				line, _ := p.FunctionLine(c.ID)
 				calls, _ := p.FunctionCalls(c.ID)
+				self, incl, _ := p.FunctionCost(c.ID, 0)
 				if c.ID != w.ID || c.Name != w.Name || c.File != w.File || c.Object != w.Object ||
-					c.Self != w.Self || c.Inclusive != w.Inclusive || line != w.Line || calls != w.Calls {
+					c.Costs[0].Self != w.Self || c.Costs[0].Inclusive != w.Inclusive ||
+					line != w.Line || calls != w.Calls || c.Line != w.Line || c.Calls != w.Calls ||
+					self != w.Self || incl != w.Inclusive || len(c.Costs) != len(events) {
 					t.Fatalf("top %d: %+v line %d calls %d, CLI %+v", i, c, line, calls, w)
 				}
 				if all[c.ID] != c.Function {
@@ -200,9 +203,10 @@ func TestViews(t *testing.T) {
 	defer p.Close()
 	threads, _ := p.Threads()
 	ev, _ := p.Events()
-	var sum uint64
+	var sum int64
 	for i := range threads {
-		v, err := p.View(i, "")
+		i := i
+		v, err := p.View(&ViewOptions{Thread: &i})
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -213,7 +217,8 @@ func TestViews(t *testing.T) {
 	if len(threads) != 4 || sum != ev[0].Total {
 		t.Fatalf("%d threads, sum %d of %d", len(threads), sum, ev[0].Total)
 	}
-	if _, err := p.View(len(threads), ""); !errors.Is(err, ErrInvalidArgument) {
+	n := len(threads)
+	if _, err := p.View(&ViewOptions{Thread: &n}); !errors.Is(err, ErrInvalidArgument) {
 		t.Fatalf("thread out of range: %v", err)
 	}
 	// An XRay trace's ids named from its binary.
@@ -222,16 +227,18 @@ func TestViews(t *testing.T) {
 		t.Fatal(err)
 	}
 	defer q.Close()
-	named, err := q.View(AllThreads, filepath.Join(dataDir(), "xray", "st.bin"))
+	named, err := q.View(&ViewOptions{Binary: filepath.Join(dataDir(), "xray", "st.bin")})
 	if err != nil {
 		t.Fatal(err)
 	}
 	defer named.Close()
-	top, err := named.Top(0, 1, false)
+	top, err := named.Top(&TopOptions{Limit: 1})
 	if err != nil || top[0].Name != "fib(int)" {
 		t.Fatalf("named top %v %v", top, err)
 	}
-	if _, err := q.View(AllThreads, "/nonexistent/bin"); !errors.Is(err, ErrIO) {
+	var e *Error
+	if _, err := q.View(&ViewOptions{Binary: "/nonexistent/bin"}); !errors.Is(err, ErrIO) ||
+		!errors.As(err, &e) || e.Path != "/nonexistent/bin" {
 		t.Fatalf("missing binary: %v", err)
 	}
 }
@@ -328,7 +335,7 @@ func TestMergeAndDiff(t *testing.T) {
 	defer d.Close()
 	in, _ := d.Info()
 	ed, _ := d.Events()
-	if !in.SignedCosts || int64(ed[0].Total) != int64(eb[0].Total)-int64(ea[0].Total) {
+	if !in.SignedCosts || ed[0].Total != eb[0].Total-ea[0].Total {
 		t.Fatalf("diff %v, info %+v", ed[0], in)
 	}
 	if _, err := d.Bytes(FormatGperftools, nil); !errors.Is(err, ErrUnsupported) &&
@@ -402,10 +409,10 @@ func TestConcurrentQueries(t *testing.T) {
 		wg.Add(1)
 		go func(i int) {
 			defer wg.Done()
-			if _, err := p.Top(0, 5, i%2 == 0); err != nil {
+			if _, err := p.Top(&TopOptions{Limit: 5, Inclusive: i%2 == 0}); err != nil {
 				errs <- err
 			}
-			if v, err := p.View(AllThreads, ""); err != nil {
+			if v, err := p.View(nil); err != nil {
 				errs <- err
 			} else {
 				v.Close()

@@ -24,9 +24,9 @@ func ExampleReadFile() {
 		return
 	}
 	defer p.Close()
-	top, _ := p.Top(0, 2, false)
+	top, _ := p.Top(&profpack.TopOptions{Limit: 2})
 	for _, f := range top {
-		fmt.Println(f.Self, f.Name)
+		fmt.Println(f.Costs[0].Self, f.Name)
 	}
 	// Output:
 	// 34023858 msort_with_tmp.part.0

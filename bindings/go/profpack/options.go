@@ -41,14 +41,15 @@ func (o *ReadOptions) c() *C.profpack_read_options {
 // format and is ignored by the others.
 type WriteParam int
 
-// The write parameters; WriteParamBounds gives each integer one's range and default.
+// The write parameters; WriteParamBounds gives each integer one's range and default. Their
+// values are the C constants'.
 const (
-	WritePPKLevel           WriteParam = C.PROFPACK_WRITE_PPK_LEVEL             // .ppk zstd level
-	WriteXRayMode           WriteParam = C.PROFPACK_WRITE_XRAY_MODE             // -1 as read, 0 basic, 1 FDR
-	WriteXRayVersion        WriteParam = C.PROFPACK_WRITE_XRAY_VERSION          // 0 as read, or the version
-	WriteGperftoolsSlotSize WriteParam = C.PROFPACK_WRITE_GPERFTOOLS_SLOT_BYTES // 0 as read, 4 or 8
-	WriteGperftoolsOrder    WriteParam = C.PROFPACK_WRITE_GPERFTOOLS_BYTE_ORDER // 0 as read, 1 little, 2 big
-	WriteDCPIImage          WriteParam = C.PROFPACK_WRITE_DCPI_IMAGE            // a string: path or index
+	WritePPKLevel           WriteParam = 1  // PROFPACK_WRITE_PPK_LEVEL: .ppk zstd level, 1-22 (default 3)
+	WriteXRayMode           WriteParam = 2  // PROFPACK_WRITE_XRAY_MODE: -1 as read, 0 basic, 1 FDR
+	WriteXRayVersion        WriteParam = 3  // PROFPACK_WRITE_XRAY_VERSION: 0 as read, or the version
+	WriteGperftoolsSlotSize WriteParam = 4  // PROFPACK_WRITE_GPERFTOOLS_SLOT_BYTES: 0 as read, 4 or 8
+	WriteGperftoolsOrder    WriteParam = 5  // PROFPACK_WRITE_GPERFTOOLS_BYTE_ORDER: 0 as read, 1 little, 2 big
+	WriteDCPIImage          WriteParam = 64 // PROFPACK_WRITE_DCPI_IMAGE: a string, the image's path or index
 )
 
 // WriteParamBounds returns the lowest and highest value and the default of an integer
@@ -122,8 +123,13 @@ func (o *WriteOptions) c() (co *C.profpack_write_options, free func(), err error
 	return co, free, nil
 }
 
-// AllThreads is View's thread for every thread.
-const AllThreads = -1
+// ViewOptions say what a view shows (profpack_view_options); nil means the whole profile.
+type ViewOptions struct {
+	// Thread restricts every figure to one thread, an index of Threads; nil: every thread.
+	Thread *int
+	// Binary names an XRay trace's function ids from the instrumented executable; "": none.
+	Binary string
+}
 
 // DiffOptions tune Diff (profpack_diff_options); nil means defaults.
 type DiffOptions struct {

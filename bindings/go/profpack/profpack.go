@@ -11,11 +11,14 @@
 //
 //	PKG_CONFIG_PATH=/usr/local/lib/x86_64-linux-gnu/pkgconfig go build
 //
-// Every exported call of the C API has one Go counterpart: the C objects profpack_profile and
-// profpack_merger are Profile and Merger (one file each here), their options structs the
-// *Options types, the status codes Status with one sentinel error each. A Profile never
-// changes after it is made, so every method is safe to call from several goroutines at once;
-// Close it when done (a finalizer frees a forgotten one).
+// Every exported call of the C API has one Go counterpart (docs/api.md lists them): the C
+// objects profpack_profile and profpack_merger are Profile and Merger (a file each here, with
+// query.go and top.go for the queries), their options structs the *Options types, the status
+// codes Status with one sentinel error each, and each C constant a typed constant declared
+// with its value. A Profile never changes after it is made, so every method is safe to call
+// from several goroutines at once. Close it when done (it is an io.Closer; a finalizer frees a
+// forgotten one); a call after Close returns an error matching ErrClosed. Costs are int64:
+// negative where a profile is a difference.
 package profpack
 
 /*
@@ -26,50 +29,6 @@ package profpack
 import "C"
 
 import "unsafe"
-
-// Format is a profile format.
-type Format int
-
-// The formats. The last three are written only.
-const (
-	FormatUnknown    Format = C.PROFPACK_FORMAT_UNKNOWN
-	FormatPPK        Format = C.PROFPACK_FORMAT_PPK
-	FormatCallgrind  Format = C.PROFPACK_FORMAT_CALLGRIND
-	FormatCachegrind Format = C.PROFPACK_FORMAT_CACHEGRIND
-	FormatGperftools Format = C.PROFPACK_FORMAT_GPERFTOOLS
-	FormatXRay       Format = C.PROFPACK_FORMAT_XRAY
-	FormatDCPI       Format = C.PROFPACK_FORMAT_DCPI
-	FormatFolded     Format = C.PROFPACK_FORMAT_FOLDED      // collapsed stacks
-	FormatTraceEvent Format = C.PROFPACK_FORMAT_TRACE_EVENT // Chrome Trace Event JSON
-	FormatPprof      Format = C.PROFPACK_FORMAT_PPROF       // gzipped profile.proto
-)
-
-// String returns the format's name as the CLI spells it ("ppk", "callgrind", ...).
-func (f Format) String() string { return C.GoString(C.profpack_format_name(C.profpack_format(f))) }
-
-// ParseFormat returns the format named s, or FormatUnknown.
-func ParseFormat(s string) Format {
-	cs := C.CString(s)
-	defer C.free(unsafe.Pointer(cs))
-	return Format(C.profpack_format_from_name(cs))
-}
-
-// FormatForPath returns the format a file's name says it holds (".pb.gz" pprof, ".ppk",
-// "callgrind.out.123", ...), or FormatUnknown: for choosing an output format. Reading never
-// uses it.
-func FormatForPath(path string) Format {
-	cs := C.CString(path)
-	defer C.free(unsafe.Pointer(cs))
-	return Format(C.profpack_format_for_path(cs))
-}
-
-// DetectFormat returns the format of a profile from its first bytes, or FormatUnknown.
-func DetectFormat(data []byte) Format {
-	if len(data) == 0 {
-		return FormatUnknown
-	}
-	return Format(C.profpack_detect_format(unsafe.Pointer(&data[0]), C.size_t(len(data))))
-}
 
 // Version is the version of the loaded C library, e.g. "0.1.0".
 func Version() string { return C.GoString(C.profpack_version_string()) }

@@ -51,8 +51,8 @@ func TestRoundTripAndQueries(t *testing.T) {
 	if string(a) != string(b) {
 		t.Fatal("written Cachegrind differs from the original")
 	}
-	top, err := q.Top(0, 2, false)
-	if err != nil || len(top) != 2 || top[0].Name != "msort_with_tmp.part.0" || top[0].Self != 34023858 {
+	top, err := q.Top(&TopOptions{Limit: 2})
+	if err != nil || len(top) != 2 || top[0].Name != "msort_with_tmp.part.0" || top[0].Costs[0].Self != 34023858 {
 		t.Fatalf("top %v %v", top, err)
 	}
 	dr, err := q.EventIndex("Dr")

@@ -2,14 +2,44 @@ import CProfpack
 
 /// A failure reported by the library.
 public struct ProfpackError: Error, CustomStringConvertible, Sendable, Equatable {
-  /// What failed: the C API's status codes other than success.
-  public enum Code: Int32, Sendable, CustomStringConvertible {
-    case invalidArgument = 1
-    case io, malformed, unsupported, limit, noMemory, `internal`
-    /// The status's English name, e.g. "malformed input".
-    public var description: String {
-      String(cString: profpack_status_name(profpack_status(rawValue: UInt32(rawValue))))
+  /// What failed: the C API's status codes other than success. Each case's `rawValue` is its
+  /// C constant's, read from the header (the doc comment of each case gives it).
+  public enum Code: Sendable, CustomStringConvertible, CaseIterable, RawRepresentable, Hashable {
+    /// `PROFPACK_ERROR_INVALID_ARGUMENT` (1): a bad option, an unknown format, a NULL handle.
+    case invalidArgument
+    /// `PROFPACK_ERROR_IO` (2): a file could not be opened, read or written.
+    case io
+    /// `PROFPACK_ERROR_MALFORMED` (3): the input is not a valid profile of its format.
+    case malformed
+    /// `PROFPACK_ERROR_UNSUPPORTED` (4): valid, but not something profpack can read or write.
+    case unsupported
+    /// `PROFPACK_ERROR_LIMIT` (5): the input exceeds an option's or a documented limit.
+    case limit
+    /// `PROFPACK_ERROR_NO_MEMORY` (6).
+    case noMemory
+    /// `PROFPACK_ERROR_INTERNAL` (7): a bug in profpack.
+    case `internal`
+
+    var c: profpack_status {
+      switch self {
+      case .invalidArgument: return PROFPACK_ERROR_INVALID_ARGUMENT
+      case .io: return PROFPACK_ERROR_IO
+      case .malformed: return PROFPACK_ERROR_MALFORMED
+      case .unsupported: return PROFPACK_ERROR_UNSUPPORTED
+      case .limit: return PROFPACK_ERROR_LIMIT
+      case .noMemory: return PROFPACK_ERROR_NO_MEMORY
+      case .internal: return PROFPACK_ERROR_INTERNAL
+      }
     }
+    /// The C constant's value.
+    public var rawValue: Int32 { Int32(c.rawValue) }
+    /// The code whose C constant is `rawValue`, or nil.
+    public init?(rawValue: Int32) {
+      guard let code = Code.allCases.first(where: { $0.rawValue == rawValue }) else { return nil }
+      self = code
+    }
+    /// The status's English name, e.g. "malformed input".
+    public var description: String { String(cString: profpack_status_name(c)) }
   }
   public let code: Code
   /// The complete message, including format and position.

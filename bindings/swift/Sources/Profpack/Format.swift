@@ -11,15 +11,53 @@ import Foundation
   import Darwin
 #endif
 
-/// A profile format.
-public enum Format: Int32, CustomStringConvertible, Sendable, CaseIterable {
-  case unknown = 0
-  case ppk, callgrind, cachegrind, gperftools, xray, dcpi
-  /// Written only: collapsed stacks, Chrome Trace Event JSON, pprof's profile.proto.
-  case folded, traceEvent, pprof
+/// A profile format (profpack_format). Each case's `rawValue` is its C constant's, read from
+/// the header (the doc comment of each case gives it).
+public enum Format: CustomStringConvertible, Sendable, CaseIterable, RawRepresentable, Hashable {
+  /// `PROFPACK_FORMAT_UNKNOWN` (0).
+  case unknown
+  /// `PROFPACK_FORMAT_PPK` (1): profpack's own container.
+  case ppk
+  /// `PROFPACK_FORMAT_CALLGRIND` (2).
+  case callgrind
+  /// `PROFPACK_FORMAT_CACHEGRIND` (3).
+  case cachegrind
+  /// `PROFPACK_FORMAT_GPERFTOOLS` (4): gperftools CPU profile.
+  case gperftools
+  /// `PROFPACK_FORMAT_XRAY` (5): LLVM XRay trace, FDR or basic mode.
+  case xray
+  /// `PROFPACK_FORMAT_DCPI` (6).
+  case dcpi
+  /// `PROFPACK_FORMAT_FOLDED` (7), written only: collapsed stacks.
+  case folded
+  /// `PROFPACK_FORMAT_TRACE_EVENT` (8), written only: Chrome Trace Event JSON.
+  case traceEvent
+  /// `PROFPACK_FORMAT_PPROF` (9), written only: gzipped pprof profile.proto.
+  case pprof
 
-  var c: profpack_format { profpack_format(rawValue: UInt32(rawValue)) }
-  init(_ c: profpack_format) { self = Format(rawValue: Int32(c.rawValue)) ?? .unknown }
+  var c: profpack_format {
+    switch self {
+    case .unknown: return PROFPACK_FORMAT_UNKNOWN
+    case .ppk: return PROFPACK_FORMAT_PPK
+    case .callgrind: return PROFPACK_FORMAT_CALLGRIND
+    case .cachegrind: return PROFPACK_FORMAT_CACHEGRIND
+    case .gperftools: return PROFPACK_FORMAT_GPERFTOOLS
+    case .xray: return PROFPACK_FORMAT_XRAY
+    case .dcpi: return PROFPACK_FORMAT_DCPI
+    case .folded: return PROFPACK_FORMAT_FOLDED
+    case .traceEvent: return PROFPACK_FORMAT_TRACE_EVENT
+    case .pprof: return PROFPACK_FORMAT_PPROF
+    }
+  }
+  init(_ c: profpack_format) { self = Format.allCases.first { $0.c == c } ?? .unknown }
+
+  /// The C constant's value.
+  public var rawValue: Int32 { Int32(c.rawValue) }
+  /// The format whose C constant is `rawValue`, or nil.
+  public init?(rawValue: Int32) {
+    guard let f = Format.allCases.first(where: { $0.rawValue == rawValue }) else { return nil }
+    self = f
+  }
 
   /// The name the CLI uses ("ppk", "callgrind", ...).
   public var description: String { String(cString: profpack_format_name(c)) }

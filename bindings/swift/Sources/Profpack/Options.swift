@@ -32,20 +32,29 @@ public struct ReadOptions: Sendable {
   }
 }
 
-/// A keyed write parameter (profpack_write_param): each applies to one output format.
-public enum WriteParam: Sendable, Hashable {
-  /// .ppk: zstd level, 1-22.
+/// A keyed write parameter (profpack_write_param): each applies to one output format. Each
+/// case's `rawValue` is its C constant's, read from the header (its doc comment gives it).
+public enum WriteParam: Sendable, Hashable, CaseIterable, RawRepresentable {
+  /// `PROFPACK_WRITE_PPK_LEVEL` (1). .ppk: zstd level, 1-22 (default 3).
   case ppkLevel
-  /// XRay: -1 the input's mode, 0 basic, 1 FDR.
+  /// `PROFPACK_WRITE_XRAY_MODE` (2). XRay: -1 the input's mode, 0 basic, 1 FDR.
   case xrayMode
-  /// XRay: 0 the input's version, else the file version.
+  /// `PROFPACK_WRITE_XRAY_VERSION` (3). XRay: 0 the input's version, else the file version.
   case xrayVersion
-  /// gperftools: 0 as read, 4 or 8 bytes per slot.
+  /// `PROFPACK_WRITE_GPERFTOOLS_SLOT_BYTES` (4). gperftools: 0 as read, 4 or 8 bytes per slot.
   case gperftoolsSlotBytes
-  /// gperftools: 0 as read, 1 little-endian, 2 big-endian.
+  /// `PROFPACK_WRITE_GPERFTOOLS_BYTE_ORDER` (5). gperftools: 0 as read, 1 little-, 2 big-endian.
   case gperftoolsByteOrder
-  /// DCPI (a string): the image to write, by path or index.
+  /// `PROFPACK_WRITE_DCPI_IMAGE` (64). DCPI (a string): the image to write, by path or index.
   case dcpiImage
+
+  /// The C constant's value.
+  public var rawValue: Int32 { Int32(c.rawValue) }
+  /// The parameter whose C constant is `rawValue`, or nil.
+  public init?(rawValue: Int32) {
+    guard let p = WriteParam.allCases.first(where: { $0.rawValue == rawValue }) else { return nil }
+    self = p
+  }
 
   var c: profpack_write_param {
     switch self {

@@ -78,13 +78,21 @@ public final class Profile: @unchecked Sendable {
   public struct Capabilities: OptionSet, Sendable, Equatable {
     public let rawValue: UInt32
     public init(rawValue: UInt32) { self.rawValue = rawValue }
+    /// `PROFPACK_HAS_CALL_ARCS` (0x01): caller -> callee arcs with inclusive costs.
     public static let callArcs = Capabilities(rawValue: PROFPACK_HAS_CALL_ARCS.rawValue)
+    /// `PROFPACK_HAS_CALL_COUNTS` (0x02): how often each function and arc was called.
     public static let callCounts = Capabilities(rawValue: PROFPACK_HAS_CALL_COUNTS.rawValue)
+    /// `PROFPACK_HAS_LINES` (0x04): self cost per source line.
     public static let lines = Capabilities(rawValue: PROFPACK_HAS_LINES.rawValue)
+    /// `PROFPACK_HAS_ADDRESSES` (0x08): self cost per instruction address.
     public static let addresses = Capabilities(rawValue: PROFPACK_HAS_ADDRESSES.rawValue)
+    /// `PROFPACK_HAS_STACKS` (0x10): whole call stacks.
     public static let stacks = Capabilities(rawValue: PROFPACK_HAS_STACKS.rawValue)
+    /// `PROFPACK_HAS_TIMELINE` (0x20): when each call began and ended.
     public static let timeline = Capabilities(rawValue: PROFPACK_HAS_TIMELINE.rawValue)
+    /// `PROFPACK_HAS_THREADS` (0x40): figures per thread (`view(thread:)`).
     public static let threads = Capabilities(rawValue: PROFPACK_HAS_THREADS.rawValue)
+    /// `PROFPACK_HAS_NAMES` (0x80): functions have names, not only addresses or ids.
     public static let names = Capabilities(rawValue: PROFPACK_HAS_NAMES.rawValue)
   }
 
@@ -99,6 +107,14 @@ public final class Profile: @unchecked Sendable {
       objects: i.objects, strings: i.strings, irBytes: i.ir_bytes, signedCosts: i.signed_costs != 0,
       capabilities: Capabilities(rawValue: i.capabilities)
     )
+  }
+
+  /// Whether the profile's costs are signed (a difference).
+  func signedCosts() throws -> Bool {
+    var i = profpack_info()
+    profpack_info_init(&i)
+    try check { profpack_profile_info(handle, &i) }
+    return i.signed_costs != 0
   }
 
   /// What the reader said about the input, oldest first.
@@ -116,9 +132,11 @@ public final class Profile: @unchecked Sendable {
     try check { profpack_profile_events(handle, nil, 0, &n) }
     var buf = [profpack_event](repeating: profpack_event(), count: n)
     try check { profpack_profile_events(handle, &buf, n, &n) }
+    let signed = try signedCosts()
     return buf.prefix(n).map {
       Event(
-        name: String(cString: $0.name), longName: String(cString: $0.long_name), total: $0.total)
+        name: String(cString: $0.name), longName: String(cString: $0.long_name),
+        total: signedCost($0.total, signed: signed))
     }
   }
 
@@ -168,9 +186,16 @@ public final class Profile: @unchecked Sendable {
   }
 }
 
+/// A cost or count of the C API as Int64: a difference's two's complement, or another
+/// profile's value, capped at Int64.max as pprof caps its int64 values.
+func signedCost(_ v: UInt64, signed: Bool) -> Int64 {
+  signed ? Int64(bitPattern: v) : Int64(clamping: v)
+}
+
 /// A cost event with its total over the whole profile (or the view's thread).
 public struct Event: Sendable, Equatable {
   public let name: String
   public let longName: String
-  public let total: UInt64
+  /// Negative where a difference's is.
+  public let total: Int64
 }

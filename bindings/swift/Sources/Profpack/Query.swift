@@ -8,26 +8,61 @@ public struct Function: Sendable, Equatable {
   public let object: String
 }
 
-/// A function with its costs for the event it was queried for.
-public struct FunctionCost: Sendable, Equatable {
+/// One event's costs of a `TopRow`: negative only in a difference.
+public struct TopCost: Sendable, Equatable, Hashable {
+  public let selfCost: Int64
+  public let inclusiveCost: Int64
+}
+
+/// A function with its costs, as `profpack top` prints it (profpack_top_row).
+public struct TopRow: Sendable, Equatable {
   public let function: Function
-  public let selfCost: UInt64
-  public let inclusiveCost: UInt64
+  /// Where the function starts, where the profile knows it; else 0.
+  public let line: UInt64
+  /// Completed calls, where the format counts them; else 0.
+  public let calls: Int64
+  /// One per event of `TopOptions.events` (every event by default), in that order.
+  public let costs: [TopCost]
   public var id: Int { function.id }
   public var name: String { function.name }
+}
+
+/// What `top` ranks and which costs its rows carry (profpack_top_options).
+public struct TopOptions: Sendable, Equatable {
+  /// The events whose costs each row carries, as indices of `events()`; nil: every event.
+  public var events: [Int]?
+  /// The event ranked by, an index of `events()`.
+  public var sortEvent: Int
+  /// Rank by inclusive rather than self cost.
+  public var inclusive: Bool
+  /// Only this thread, an index of `threads()` (ids are then a view's of it); nil: every one.
+  public var thread: Int?
+  /// At most this many rows; nil: every function.
+  public var limit: Int?
+  public init(
+    events: [Int]? = nil, sortEvent: Int = 0, inclusive: Bool = false, thread: Int? = nil,
+    limit: Int? = nil
+  ) {
+    self.events = events
+    self.sortEvent = sortEvent
+    self.inclusive = inclusive
+    self.thread = thread
+    self.limit = limit
+  }
 }
 
 /// One side of a call arc: the caller (in `callers`) or callee (in `callees`).
 public struct Call: Sendable, Equatable {
   public let function: Int
-  /// How often, where the format counts calls (0 otherwise).
-  public let calls: UInt64
-  /// The inclusive cost of those calls.
-  public let inclusive: UInt64
+  /// How often, where the format counts calls (0 otherwise); negative where a difference's is.
+  public let calls: Int64
+  /// The inclusive cost of those calls; negative where a difference's is.
+  public let inclusive: Int64
 }
 
-/// A thread whose figures a view can show on their own.
-public struct Thread: Sendable, Equatable {
+/// A thread whose figures a view can show on their own (profpack_thread). Not `Thread`, which
+/// would clash with Foundation's in every file that imports both.
+public struct ProfileThread: Sendable, Equatable, Hashable {
   public let pid: UInt32
   public let threadID: UInt32
 }
@@ -35,7 +70,8 @@ public struct Thread: Sendable, Equatable {
 /// The self cost of one source line (line 0: costs with no line information).
 public struct LineCost: Sendable, Equatable {
   public let line: UInt64
-  public let cost: UInt64
+  /// Negative where a difference's is.
+  public let cost: Int64
 }
 
 extension Profile {
@@ -94,19 +130,22 @@ extension Profile {
     return line
   }
 
-  /// The self and inclusive cost of function `id` for `event`.
-  public func cost(of id: Int, event: Int = 0) throws -> (selfCost: UInt64, inclusive: UInt64) {
+  /// The self and inclusive cost of function `id` for `event` (negative where a
+  /// difference's are).
+  public func cost(of id: Int, event: Int = 0) throws -> (selfCost: Int64, inclusive: Int64) {
     var s: UInt64 = 0
     var i: UInt64 = 0
     try check { profpack_profile_function_cost(handle, id, event, &s, &i) }
-    return (s, i)
+    let signed = try signedCosts()
+    return (signedCost(s, signed: signed), signedCost(i, signed: signed))
   }
 
-  /// Completed calls of function `id`, where the format counts them; 0 otherwise.
-  public func calls(of id: Int) throws -> UInt64 {
+  /// Completed calls of function `id`, where the format counts them (negative where a
+  /// difference's are); 0 otherwise.
+  public func calls(of id: Int) throws -> Int64 {
     var n: UInt64 = 0
     try check { profpack_profile_function_calls(handle, id, &n) }
-    return n
+    return signedCost(n, signed: try signedCosts())
   }
 
   /// Event units per second when the events measure time (XRay ticks); 0 otherwise.
@@ -117,29 +156,92 @@ extension Profile {
   }
 
   /// The profile's threads (XRay threads; Callgrind parts with a thread: line).
-  public func threads() throws -> [Thread] {
+  public func threads() throws -> [ProfileThread] {
     var n = 0
     try check { profpack_profile_threads(handle, nil, 0, &n) }
     var buf = [profpack_thread](repeating: profpack_thread(), count: n)
     try check { profpack_profile_threads(handle, &buf, n, &n) }
-    return buf.prefix(n).map { Thread(pid: $0.pid, threadID: $0.thread_id) }
+    return buf.prefix(n).map { ProfileThread(pid: $0.pid, threadID: $0.thread_id) }
   }
 
-  /// The `count` most costly functions for `event`, most costly first.
-  public func top(event: Int = 0, count: Int, inclusive: Bool = false) throws -> [FunctionCost] {
+  /// The most costly functions, most costly first (a difference: the largest change first),
+  /// ties by name, with their costs of every event `options` asks for: profpack_profile_top.
+  public func top(_ options: TopOptions = TopOptions()) throws -> [TopRow] {
+    var o = profpack_top_options()
+    profpack_top_options_init(&o)
+    guard options.sortEvent >= 0, (options.limit ?? 0) >= 0, (options.thread ?? 0) >= 0,
+      (options.events ?? []).allSatisfy({ $0 >= 0 })
+    else {
+      throw ProfpackError(code: .invalidArgument, message: "top: a negative index or limit")
+    }
+    if options.inclusive { o.flags |= UInt32(PROFPACK_TOP_INCLUSIVE) }
+    o.sort_event = options.sortEvent
+    if let thread = options.thread { o.thread = thread }
+    if let limit = options.limit { o.limit = limit }
+    let events = options.events ?? []
+    var ne = events.count
+    if options.events == nil {
+      try check { profpack_profile_events(handle, nil, 0, &ne) }
+    }
+    return try events.withUnsafeBufferPointer { ev in
+      if options.events != nil {
+        o.events = ev.baseAddress
+        o.event_count = ev.count
+      }
+      var n = 0
+      try check { profpack_profile_top(handle, &o, nil, nil, 0, &n) }
+      var rows = [profpack_top_row](repeating: profpack_top_row(), count: n)
+      var costs = [profpack_top_cost](repeating: profpack_top_cost(), count: n * ne + 1)
+      let capacity = n
+      try rows.withUnsafeMutableBufferPointer { r in
+        try costs.withUnsafeMutableBufferPointer { c in
+          try check { profpack_profile_top(handle, &o, r.baseAddress, c.baseAddress, capacity, &n) }
+        }
+      }
+      return rows.prefix(Swift.min(n, capacity)).enumerated().map { i, r in
+        TopRow(
+          function: Function(
+            id: r.function, name: String(cString: r.name), file: String(cString: r.file),
+            object: String(cString: r.object)),
+          line: r.line, calls: r.calls,
+          costs: costs[i * ne..<(i + 1) * ne].map {
+            TopCost(selfCost: $0.`self`, inclusiveCost: $0.inclusive)
+          })
+      }
+    }
+  }
+
+  /// The ids of the most costly functions, ranked as `top` ranks them (`sortEvent`,
+  /// `inclusive`, `thread`, `limit`), without their costs: profpack_profile_top_functions.
+  public func topFunctions(_ options: TopOptions = TopOptions()) throws -> [Int] {
+    if let thread = options.thread {
+      var o = options
+      o.thread = nil
+      return try view(thread: thread).topFunctions(o)
+    }
+    guard options.sortEvent >= 0, (options.limit ?? 0) >= 0 else {
+      throw ProfpackError(code: .invalidArgument, message: "topFunctions: a negative index")
+    }
+    let flags = options.inclusive ? UInt32(PROFPACK_TOP_INCLUSIVE) : 0
+    var n = 0
+    try check { profpack_profile_top_functions(handle, options.sortEvent, flags, nil, 0, &n) }
+    let capacity = Swift.min(n, options.limit ?? n)
+    if capacity == 0 { return [] }
+    var ids = [Int](repeating: 0, count: capacity)
+    try check {
+      profpack_profile_top_functions(handle, options.sortEvent, flags, &ids, capacity, &n)
+    }
+    return Array(ids.prefix(Swift.min(n, capacity)))
+  }
+
+  /// The `count` most costly functions by `event`, most costly first, each with that event's
+  /// costs alone.
+  public func top(event: Int = 0, count: Int, inclusive: Bool = false) throws -> [TopRow] {
     guard count > 0 else {
       throw ProfpackError(code: .invalidArgument, message: "top needs a count > 0")
     }
-    var ids = [Int](repeating: 0, count: count)
-    var n = 0
-    let flags = inclusive ? UInt32(PROFPACK_TOP_INCLUSIVE) : 0
-    try check { profpack_profile_top_functions(handle, event, flags, &ids, count, &n) }
-    // Every function is ranked; the first `count` were written.
-    return try ids.prefix(Swift.min(n, count)).map { id in
-      let c = try cost(of: id, event: event)
-      return FunctionCost(
-        function: try function(id), selfCost: c.selfCost, inclusiveCost: c.inclusive)
-    }
+    return try top(
+      TopOptions(events: [event], sortEvent: event, inclusive: inclusive, limit: count))
   }
 
   /// Per-line self cost of `event` in one source file, ascending by line.
@@ -148,7 +250,10 @@ extension Profile {
     try check { profpack_profile_line_costs(handle, file, event, nil, 0, &n) }
     var buf = [profpack_line_cost](repeating: profpack_line_cost(), count: n)
     try check { profpack_profile_line_costs(handle, file, event, &buf, n, &n) }
-    return buf.prefix(n).map { LineCost(line: $0.line, cost: $0.cost) }
+    let signed = try signedCosts()
+    return buf.prefix(n).map {
+      LineCost(line: $0.line, cost: signedCost($0.cost, signed: signed))
+    }
   }
 
   /// The functions that call `id`, most costly first.
@@ -168,8 +273,11 @@ extension Profile {
     try check { fn(nil, 0, &n) }
     var buf = [profpack_call](repeating: profpack_call(), count: n)
     try buf.withUnsafeMutableBufferPointer { b in try check { fn(b.baseAddress, b.count, &n) } }
+    let signed = try signedCosts()
     return buf.prefix(n).map {
-      Call(function: $0.function, calls: $0.calls, inclusive: $0.inclusive)
+      Call(
+        function: $0.function, calls: signedCost($0.calls, signed: signed),
+        inclusive: signedCost($0.inclusive, signed: signed))
     }
   }
 }

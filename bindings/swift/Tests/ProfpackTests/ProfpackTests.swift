@@ -1,3 +1,4 @@
+import CProfpack
 import Foundation
 import XCTest
 
@@ -24,7 +25,7 @@ final class ProfpackTests: XCTestCase {
     XCTAssertEqual(back, try Data(contentsOf: URL(fileURLWithPath: path)))
     let top = try q.top(event: 0, count: 2)
     XCTAssertEqual(top.first?.name, "msort_with_tmp.part.0")
-    XCTAssertEqual(top.first?.selfCost, 34_023_858)
+    XCTAssertEqual(top.first?.costs.map(\.selfCost), [34_023_858])
     XCTAssertEqual(try q.eventIndex("Dr"), 3)
     let lines = try q.lineCosts(file: "/elsewhere/workload.c")
     XCTAssertTrue(lines.contains { $0.line == 7 && $0.cost == 12_964_176 })
@@ -73,6 +74,7 @@ final class ProfpackTests: XCTestCase {
       return try JSONSerialization.jsonObject(with: out) as! [String: Any]
     }
     func u64(_ v: Any?) -> UInt64 { (v as! NSNumber).uint64Value }
+    func i64(_ v: Any?) -> Int64 { (v as! NSNumber).int64Value }
     for rel in [
       "callgrind/callgrind.workload.threads-combined.out", "cachegrind/cachegrind.workload.out",
       "gperftools/workload.64le.prof", "xray/fdr-v5-mt-manybuf.xray", "dcpi/medium.dcpi",
@@ -86,14 +88,18 @@ final class ProfpackTests: XCTestCase {
       XCTAssertEqual(i.functions, u64(info["functions"]), rel)
       XCTAssertEqual(i.irBytes, u64(info["ir_bytes"]), rel)
       let events = info["events"] as! [[String: Any]]
-      XCTAssertEqual(try p.events().map { $0.total }, events.map { u64($0["total"]) }, rel)
+      XCTAssertEqual(try p.events().map { $0.total }, events.map { i64($0["total"]) }, rel)
       XCTAssertEqual(try p.threads().count, (info["threads"] as! [Any]).count, rel)
       let top = (try json(["top", path, "-n", "10"])["functions"] as! [[String: Any]])
       let mine = try p.top(count: 10)
       XCTAssertEqual(mine.map { $0.id }, top.map { ($0["id"] as! NSNumber).intValue }, rel)
-      XCTAssertEqual(mine.map { $0.selfCost }, top.map { u64($0["self"]) }, rel)
-      XCTAssertEqual(mine.map { $0.inclusiveCost }, top.map { u64($0["inclusive"]) }, rel)
-      XCTAssertEqual(try mine.map { try p.calls(of: $0.id) }, top.map { u64($0["calls"]) }, rel)
+      XCTAssertEqual(mine.map { $0.costs[0].selfCost }, top.map { i64($0["self"]) }, rel)
+      XCTAssertEqual(mine.map { $0.costs[0].inclusiveCost }, top.map { i64($0["inclusive"]) }, rel)
+      XCTAssertEqual(try mine.map { try p.calls(of: $0.id) }, top.map { i64($0["calls"]) }, rel)
+      XCTAssertEqual(mine.map { $0.calls }, top.map { i64($0["calls"]) }, rel)
+      XCTAssertEqual(
+        try mine.map { try p.cost(of: $0.id).selfCost }, top.map { i64($0["self"]) }, rel)
+      XCTAssertEqual(mine.map { $0.line }, top.map { u64($0["line"]) }, rel)
       XCTAssertEqual(
         try mine.map { try p.functionLine($0.id) }, top.map { u64($0["line"]) }, rel)
       guard let first = mine.first else { continue }
@@ -102,9 +108,9 @@ final class ProfpackTests: XCTestCase {
       let callers = match["callers"] as! [[String: Any]]
       let callees = match["callees"] as! [[String: Any]]
       XCTAssertEqual(
-        try p.callers(of: first.id).map { $0.inclusive }, callers.map { u64($0["inclusive"]) }, rel)
+        try p.callers(of: first.id).map { $0.inclusive }, callers.map { i64($0["inclusive"]) }, rel)
       XCTAssertEqual(
-        try p.callees(of: first.id).map { $0.calls }, callees.map { u64($0["calls"]) }, rel)
+        try p.callees(of: first.id).map { $0.calls }, callees.map { i64($0["calls"]) }, rel)
       XCTAssertEqual(try p.functions()[first.id], first.function, rel)
       XCTAssertEqual(try p.data(as: .pprof).prefix(2), Data([0x1f, 0x8b]), rel)
     }
@@ -113,7 +119,7 @@ final class ProfpackTests: XCTestCase {
   func testViewsSymbolizeMergeDiff() throws {
     let mt = try Profile(path: data + "/xray/fdr-v5-mt-manybuf.xray")
     let all = try mt.events()[0].total
-    var sum: UInt64 = 0
+    var sum: Int64 = 0
     for t in 0..<(try mt.threads().count) { sum += try mt.view(thread: t).events()[0].total }
     XCTAssertEqual(sum, all)
     XCTAssertThrowsError(try mt.view(thread: 99))
@@ -148,9 +154,7 @@ final class ProfpackTests: XCTestCase {
     XCTAssertEqual(try cg.findFunctions("^msort_with_tmp").count, 2)
     XCTAssertEqual(try cg.similarFunctions(to: "cpm", count: 3).first?.name, "cmp")
     XCTAssertFalse(try d.info().capabilities.contains(.timeline))
-    XCTAssertEqual(
-      Int64(bitPattern: try d.events()[0].total),
-      Int64(try b.events()[0].total) - Int64(try a.events()[0].total))
+    XCTAssertEqual(try d.events()[0].total, try b.events()[0].total - a.events()[0].total)
   }
 
   func testWriteOptions() throws {
@@ -181,12 +185,175 @@ final class ProfpackTests: XCTestCase {
   /// One profile queried from many tasks at once (it is Sendable).
   func testConcurrentQueries() async throws {
     let p = try Profile(path: data + "/callgrind/callgrind.workload.out")
-    let tops = try await withThrowingTaskGroup(of: UInt64.self) { group in
-      for _ in 0..<8 { group.addTask { try p.top(count: 3)[0].selfCost } }
-      var all: [UInt64] = []
+    let tops = try await withThrowingTaskGroup(of: Int64.self) { group in
+      for _ in 0..<8 { group.addTask { try p.top(count: 3)[0].costs[0].selfCost } }
+      var all: [Int64] = []
       for try await t in group { all.append(t) }
       return all
     }
     XCTAssertEqual(Set(tops).count, 1)
+  }
+
+  /// Every case's raw value is its C constant's, whatever the order of declaration.
+  func testRawValuesAreTheCConstants() {
+    let formats: [(Format, profpack_format)] = [
+      (.unknown, PROFPACK_FORMAT_UNKNOWN), (.ppk, PROFPACK_FORMAT_PPK),
+      (.callgrind, PROFPACK_FORMAT_CALLGRIND), (.cachegrind, PROFPACK_FORMAT_CACHEGRIND),
+      (.gperftools, PROFPACK_FORMAT_GPERFTOOLS), (.xray, PROFPACK_FORMAT_XRAY),
+      (.dcpi, PROFPACK_FORMAT_DCPI), (.folded, PROFPACK_FORMAT_FOLDED),
+      (.traceEvent, PROFPACK_FORMAT_TRACE_EVENT), (.pprof, PROFPACK_FORMAT_PPROF),
+    ]
+    XCTAssertEqual(formats.count, Format.allCases.count)
+    for (f, c) in formats {
+      XCTAssertEqual(f.rawValue, Int32(c.rawValue), "\(f)")
+      XCTAssertEqual(Format(rawValue: Int32(c.rawValue)), f)
+      XCTAssertEqual(f.description, String(cString: profpack_format_name(c)))
+    }
+    XCTAssertNil(Format(rawValue: 99))
+    let codes: [(ProfpackError.Code, profpack_status)] = [
+      (.invalidArgument, PROFPACK_ERROR_INVALID_ARGUMENT), (.io, PROFPACK_ERROR_IO),
+      (.malformed, PROFPACK_ERROR_MALFORMED), (.unsupported, PROFPACK_ERROR_UNSUPPORTED),
+      (.limit, PROFPACK_ERROR_LIMIT), (.noMemory, PROFPACK_ERROR_NO_MEMORY),
+      (.internal, PROFPACK_ERROR_INTERNAL),
+    ]
+    XCTAssertEqual(codes.count, ProfpackError.Code.allCases.count)
+    for (code, c) in codes {
+      XCTAssertEqual(code.rawValue, Int32(c.rawValue), "\(code)")
+      XCTAssertEqual(ProfpackError.Code(rawValue: Int32(c.rawValue)), code)
+    }
+    let params: [(WriteParam, profpack_write_param)] = [
+      (.ppkLevel, PROFPACK_WRITE_PPK_LEVEL), (.xrayMode, PROFPACK_WRITE_XRAY_MODE),
+      (.xrayVersion, PROFPACK_WRITE_XRAY_VERSION),
+      (.gperftoolsSlotBytes, PROFPACK_WRITE_GPERFTOOLS_SLOT_BYTES),
+      (.gperftoolsByteOrder, PROFPACK_WRITE_GPERFTOOLS_BYTE_ORDER),
+      (.dcpiImage, PROFPACK_WRITE_DCPI_IMAGE),
+    ]
+    XCTAssertEqual(params.count, WriteParam.allCases.count)
+    for (p, c) in params {
+      XCTAssertEqual(p.rawValue, Int32(c.rawValue), "\(p)")
+      XCTAssertEqual(WriteParam(rawValue: Int32(c.rawValue)), p)
+    }
+    // The values the doc comments give.
+    XCTAssertEqual(Format.pprof.rawValue, 9)
+    XCTAssertEqual(WriteParam.dcpiImage.rawValue, 64)
+    XCTAssertEqual(ProfpackError.Code.internal.rawValue, 7)
+    XCTAssertEqual(Profile.Capabilities.names.rawValue, 0x80)
+  }
+
+  /// top's options: several events in one call, any ranking, one thread, a difference's
+  /// negative costs; each as the CLI's `top --tsv` prints it.
+  func testTopOptions() throws {
+    guard let cli = ProcessInfo.processInfo.environment["PROFPACK_CLI"] else {
+      throw XCTSkip("PROFPACK_CLI not set")
+    }
+    func tsv(_ args: [String]) throws -> [[String]] {
+      let proc = Process()
+      proc.executableURL = URL(fileURLWithPath: cli)
+      proc.arguments = ["top"] + args + ["--tsv"]
+      let pipe = Pipe()
+      proc.standardOutput = pipe
+      try proc.run()
+      let out = pipe.fileHandleForReading.readDataToEndOfFile()
+      proc.waitUntilExit()
+      return String(decoding: out, as: UTF8.self).split(separator: "\n").map { line in
+        let c = line.split(separator: "\t", omittingEmptySubsequences: false).map(String.init)
+        return [c[0], c[1], c[3], c[4], c[5]]
+      }
+    }
+    func rows(_ top: [TopRow], _ k: Int) -> [[String]] {
+      top.map {
+        [
+          String($0.costs[k].selfCost), String($0.costs[k].inclusiveCost), $0.function.file,
+          $0.name, $0.function.object,
+        ]
+      }
+    }
+    let cg = data + "/cachegrind/cachegrind.workload.out"
+    let p = try Profile(path: cg)
+    let byDr = try p.top(TopOptions(events: [5, 3], sortEvent: 3, limit: 8))
+    XCTAssertEqual(rows(byDr, 1), try tsv([cg, "-n", "8", "--event", "Dr"]))
+    XCTAssertEqual(try p.topFunctions(TopOptions(sortEvent: 3, limit: 8)), byDr.map(\.id))
+    let incl = try p.top(TopOptions(events: [5, 3], sortEvent: 5, inclusive: true, limit: 8))
+    XCTAssertEqual(rows(incl, 0), try tsv([cg, "-n", "8", "--event", "DLmr", "--inclusive"]))
+    let all = try p.top()
+    XCTAssertEqual(all.count, try p.functions().count)
+    XCTAssertEqual(all.first?.costs.count, 13)
+    XCTAssertThrowsError(try p.top(TopOptions(sortEvent: 13)))
+    let mt = data + "/xray/fdr-v5-mt-manybuf.xray"
+    let x = try Profile(path: mt)
+    for t in 0..<4 {
+      XCTAssertEqual(
+        rows(try x.top(TopOptions(thread: t, limit: 6)), 0),
+        try tsv([mt, "-n", "6", "--thread", String(t)]))
+      XCTAssertEqual(
+        try x.topFunctions(TopOptions(thread: t, limit: 6)),
+        try x.top(TopOptions(thread: t, limit: 6)).map(\.id))
+    }
+    let a = try Profile(path: data + "/merge/cachegrind.workload.run1.out")
+    let b = try Profile(path: data + "/merge/cachegrind.workload.run2.out")
+    let d = try Profile.diff(base: b, current: a)  // run 1 costs less: negative costs
+    let out = NSTemporaryDirectory() + "/profpack-swift-diff-\(getpid()).cachegrind"
+    try d.write(to: out, as: .cachegrind)
+    defer { try? FileManager.default.removeItem(atPath: out) }
+    let diff = try d.top(TopOptions(limit: 20))
+    XCTAssertEqual(rows(diff, 0), try tsv([out, "-n", "20"]))
+    XCTAssertTrue(diff.contains { $0.costs[0].selfCost < 0 })
+    // Every query's costs are signed as top's.
+    let first = diff.first { $0.costs[0].selfCost < 0 }!
+    XCTAssertEqual(try d.cost(of: first.id).selfCost, first.costs[0].selfCost)
+    XCTAssertLessThan(try d.events()[0].total, 0)
+  }
+
+  /// The value each case's doc comment gives (what the symbol graph shows) is its raw value.
+  func testDocCommentsGiveTheValues() throws {
+    let sources = URL(fileURLWithPath: #filePath).deletingLastPathComponent()
+      .appendingPathComponent("../../Sources/Profpack")
+    var checked = 0
+    for file in ["Format.swift", "Error.swift", "Options.swift", "Profile.swift"] {
+      let lines = try String(contentsOf: sources.appendingPathComponent(file), encoding: .utf8)
+        .split(separator: "\n", omittingEmptySubsequences: false).map(String.init)
+      for (i, line) in lines.enumerated() where i + 1 < lines.count {
+        // "/// `PROFPACK_…` (VALUE)…" above "case NAME" or "public static let NAME".
+        guard let open = line.range(of: "` ("), line.contains("/// `PROFPACK_"),
+          let close = line[open.upperBound...].firstIndex(of: ")")
+        else { continue }
+        let text = String(line[open.upperBound..<close])
+        let value = text.hasPrefix("0x") ? Int64(text.dropFirst(2), radix: 16) : Int64(text)
+        let decl = lines[i + 1].trimmingCharacters(in: .whitespaces)
+        let name = decl.hasPrefix("case ")
+          ? String(decl.dropFirst(5)).replacingOccurrences(of: "`", with: "")
+          : String(decl.split(separator: " ")[3])
+        var raw: Int64?
+        switch file {
+        case "Format.swift":
+          let formats: [String: Format] = [
+            "unknown": .unknown, "ppk": .ppk, "callgrind": .callgrind, "cachegrind": .cachegrind,
+            "gperftools": .gperftools, "xray": .xray, "dcpi": .dcpi, "folded": .folded,
+            "traceEvent": .traceEvent, "pprof": .pprof,
+          ]
+          raw = formats[name].map { Int64($0.rawValue) }
+        case "Error.swift":
+          let codes: [String: ProfpackError.Code] = [
+            "invalidArgument": .invalidArgument, "io": .io, "malformed": .malformed,
+            "unsupported": .unsupported, "limit": .limit, "noMemory": .noMemory,
+            "internal": .internal,
+          ]
+          raw = codes[name].map { Int64($0.rawValue) }
+        case "Options.swift": raw = WriteParam.allCases.first { "\($0)" == name }
+            .map { Int64($0.rawValue) }
+        default:
+          let caps: [String: Profile.Capabilities] = [
+            "callArcs": .callArcs, "callCounts": .callCounts, "lines": .lines,
+            "addresses": .addresses, "stacks": .stacks, "timeline": .timeline,
+            "threads": .threads, "names": .names,
+          ]
+          raw = caps[name].map { Int64($0.rawValue) }
+        }
+        XCTAssertNotNil(value, line)
+        XCTAssertEqual(raw, value, "\(file): \(name): \(line)")
+        checked += 1
+      }
+    }
+    XCTAssertEqual(checked, 10 + 7 + 6 + 8)
   }
 }

@@ -1,0 +1,53 @@
+package profpack
+
+/*
+#include <stdlib.h>
+#include <profpack/profpack.h>
+*/
+import "C"
+
+import "unsafe"
+
+// Format is a profile format (profpack_format). Its values are the C constants'.
+type Format int
+
+// The formats. The last three are written only.
+const (
+	FormatUnknown    Format = 0 // PROFPACK_FORMAT_UNKNOWN
+	FormatPPK        Format = 1 // PROFPACK_FORMAT_PPK: profpack's own container
+	FormatCallgrind  Format = 2 // PROFPACK_FORMAT_CALLGRIND
+	FormatCachegrind Format = 3 // PROFPACK_FORMAT_CACHEGRIND
+	FormatGperftools Format = 4 // PROFPACK_FORMAT_GPERFTOOLS: gperftools CPU profile
+	FormatXRay       Format = 5 // PROFPACK_FORMAT_XRAY: LLVM XRay trace, FDR or basic mode
+	FormatDCPI       Format = 6 // PROFPACK_FORMAT_DCPI
+	FormatFolded     Format = 7 // PROFPACK_FORMAT_FOLDED: collapsed stacks
+	FormatTraceEvent Format = 8 // PROFPACK_FORMAT_TRACE_EVENT: Chrome Trace Event JSON
+	FormatPprof      Format = 9 // PROFPACK_FORMAT_PPROF: gzipped profile.proto
+)
+
+// String returns the format's name as the CLI spells it ("ppk", "callgrind", ...).
+func (f Format) String() string { return C.GoString(C.profpack_format_name(C.profpack_format(f))) }
+
+// ParseFormat returns the format named s, or FormatUnknown.
+func ParseFormat(s string) Format {
+	cs := C.CString(s)
+	defer C.free(unsafe.Pointer(cs))
+	return Format(C.profpack_format_from_name(cs))
+}
+
+// FormatForPath returns the format a file's name says it holds (".pb.gz" pprof, ".ppk",
+// "callgrind.out.123", ...), or FormatUnknown: for choosing an output format. Reading never
+// uses it.
+func FormatForPath(path string) Format {
+	cs := C.CString(path)
+	defer C.free(unsafe.Pointer(cs))
+	return Format(C.profpack_format_for_path(cs))
+}
+
+// DetectFormat returns the format of a profile from its first bytes, or FormatUnknown.
+func DetectFormat(data []byte) Format {
+	if len(data) == 0 {
+		return FormatUnknown
+	}
+	return Format(C.profpack_detect_format(unsafe.Pointer(&data[0]), C.size_t(len(data))))
+}
