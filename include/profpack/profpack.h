@@ -16,15 +16,10 @@
  *   `void **` are owned by the caller and released with profpack_free().
  * - Threads: the library keeps no global mutable state apart from the per-thread error. One
  *   profile may be read (inspected, written out) from several threads at once; freeing it must
- *   not race with any other use. A call may use helper threads of its own (reading a Callgrind
- *   or Cachegrind profile of more than 16,384 cost lines: one encoder and one string sort;
- *   reading a gperftools CPU profile of more than 1 MiB: one that walks the records and one
- *   that encodes the tree's addresses; the figures of a gperftools profile of 65,536 tree
- *   nodes or more: one for the call edges, or the stacks where no call edges are written;
- *   writing a `.ppk` of a large IR: zstd workers; writing pprof of more than 64 KiB: gzip
- *   workers, one per core but the caller's); they end before the call returns, and the result
- *   is the same with or without them. Where no thread can be started, the call does the work
- *   itself.
+ *   not race with any other use. A call may use helper threads of its own (reading a large
+ *   profile, building a large profile's figures, compressing large output); they end before the
+ *   call returns, and the result is the same with or without them. Where no thread can be
+ *   started, the call does the work itself.
  * - Versioning: every struct that may grow (options, profpack_info) starts with `struct_size`
  *   and has an *_init() function that sets it and the defaults; call it, then change the
  *   fields you need. A library newer than your header reads only the fields your
@@ -150,13 +145,10 @@ PROFPACK_API profpack_format profpack_detect_format(const void* data, size_t siz
 /**
  * A hint that the profile will be queried or converted to another format, not written as a
  * `.ppk` or in its own format: the reader may leave the parts of the IR that only those need to
- * be built when first asked for. Queries, conversions and `.ppk` output are the same with or
- * without it; what differs is when the work is done. A gperftools reader with it builds no
- * stack columns while it parses (converting a 50 MB profile to pprof takes about a tenth less
- * time); writing that profile as `.ppk` or gperftools later builds them then, on the calling
- * thread. Until then it keeps the records' raw columns and 16 bytes per call-tree node instead,
- * about as much memory as the built IR (12 MB either way for a 50 MB profile of 175,000
- * nodes). The other formats ignore it.
+ * be built when first asked for (writing the profile as `.ppk` or in its own format later
+ * builds them then, on the calling thread). Queries, conversions and `.ppk` output are the same
+ * with or without it; what differs is when the work is done. Formats whose readers build
+ * nothing that only those writes need ignore it.
  */
 #define PROFPACK_READ_DEFER_IR 0x2u
 
@@ -237,10 +229,9 @@ typedef struct profpack_profile profpack_profile;
  * Reads a profile of any supported format, or a `.ppk`, from `path` ("-" for standard input).
  * The format is detected from the content. On success `*out` receives a new profile owned by
  * the caller; on failure `*out` is set to NULL, and the error's message starts with `path`
- * ("a.out: cachegrind: line 3, byte offset 17: ..."). A gperftools profile also keeps the call tree
- * its reading built, 24 bytes per node (a twelfth of the file's size for a 50 MB profile of
- * 100,000 distinct chains), until its first query or conversion, which uses it instead of
- * decoding the tree again.
+ * ("a.out: cachegrind: line 3, byte offset 17: ..."). A profile may keep what its reading
+ * built for its first query or conversion (a gperftools profile: the call tree), which uses it
+ * instead of decoding the IR again.
  */
 PROFPACK_API profpack_status profpack_read_file(const char* path,
                                                 const profpack_read_options* options,
