@@ -148,7 +148,8 @@ PROFPACK_API profpack_format profpack_detect_format(const void* data, size_t siz
  * be built when first asked for (writing the profile as `.ppk` or in its own format later
  * builds them then, on the calling thread). Queries, conversions and `.ppk` output are the same
  * with or without it; what differs is when the work is done. Formats whose readers build
- * nothing that only those writes need ignore it.
+ * nothing that only those writes need ignore it. profpack_read_options.output_format lets the
+ * library decide this instead.
  */
 #define PROFPACK_READ_DEFER_IR 0x2u
 
@@ -161,6 +162,15 @@ typedef struct profpack_read_options {
   /** Read the input as this format instead of detecting it (an input that is not valid in
    *  that format is malformed). Default PROFPACK_FORMAT_UNKNOWN: detect from the content. */
   profpack_format format;
+  /** Not read: it keeps the fields below beyond the size of the struct before them, so that
+   *  a caller built against that header, whose struct_size covers this padding, never has it
+   *  read as a later field. */
+  uint32_t reserved;
+  /** The format the profile is to be written in, where the caller knows it (a conversion):
+   *  the library then leaves what only other writes need to be built on first use, as
+   *  PROFPACK_READ_DEFER_IR does, where that suits the input's format and this one. Every
+   *  output is the same either way. Default PROFPACK_FORMAT_UNKNOWN: not known. */
+  profpack_format output_format;
 } profpack_read_options;
 
 PROFPACK_API void profpack_read_options_init(profpack_read_options* options);
@@ -218,6 +228,45 @@ PROFPACK_API profpack_status profpack_write_options_set_string(profpack_write_op
 PROFPACK_API profpack_status profpack_write_param_bounds(profpack_write_param param,
                                                          int64_t* lowest, int64_t* highest,
                                                          int64_t* default_value);
+
+/** What a write parameter is: profpack_write_param_describe() fills it. */
+typedef struct profpack_write_param_info {
+  uint32_t struct_size;       /**< set by profpack_write_param_info_init() */
+  profpack_write_param param; /**< its key */
+  profpack_format format;     /**< the output format that reads it */
+  const char* name;           /**< its name as text, e.g. "xray-mode" (the CLI's --xray-mode) */
+  const char* help;           /**< one line: what it chooses */
+  const char* values;         /**< its values in words, e.g. "basic or fdr" */
+  /** Named values of an integer parameter as "NAME=VALUE,...", e.g. "basic=0,fdr=1"; NULL
+   *  where it takes numbers only (and for a string parameter). */
+  const char* choices;
+  int32_t is_string;     /**< 1 for a string parameter (set_string), 0 for an integer one */
+  int64_t lowest;        /**< an integer parameter's bounds and default; 0 for a string one */
+  int64_t highest;
+  int64_t default_value;
+} profpack_write_param_info;
+/* The strings of profpack_write_param_info are static. */
+
+/** Zeroes `*info` and sets its struct_size, for profpack_write_param_describe(). */
+PROFPACK_API void profpack_write_param_info_init(profpack_write_param_info* info);
+
+/** The number of write parameters this library knows, for profpack_write_param_describe(). */
+PROFPACK_API size_t profpack_write_param_count(void);
+
+/** Describes write parameter `index` (0 .. profpack_write_param_count() - 1) into `*info`, set
+ *  up by profpack_write_param_info_init(); fills only the fields its struct_size covers. */
+PROFPACK_API profpack_status profpack_write_param_describe(size_t index,
+                                                           profpack_write_param_info* info);
+
+/**
+ * Sets the parameter named `name` (profpack_write_param_info.name, e.g. "xray-mode") from the
+ * text `value`: for an integer parameter one of its choice names ("fdr") or a decimal number,
+ * checked against its bounds; for a string parameter the text itself, borrowed as by
+ * profpack_write_options_set_string(). PROFPACK_ERROR_INVALID_ARGUMENT (options unchanged)
+ * for an unknown name, or a value it does not take: the message names the values it takes.
+ */
+PROFPACK_API profpack_status profpack_write_options_set_text(profpack_write_options* options,
+                                                             const char* name, const char* value);
 
 /* ------------------------------------------------------------------------------------------ */
 /* Reading and writing                                                                         */
