@@ -178,7 +178,9 @@ PROFPACK_API void profpack_read_options_init(profpack_read_options* options);
 /**
  * Write parameters: each applies to one output format and is ignored by the others. They are
  * keys rather than struct fields, so a format's new parameter never changes the struct.
- * profpack_write_param_bounds() gives each one's range and default.
+ * profpack_write_param_bounds() gives each one's range and default, and
+ * profpack_write_param_describe() describes every parameter the library has (each format
+ * declares its own), with its name as text for profpack_write_options_set_text().
  */
 typedef enum profpack_write_param {
   /** `.ppk`: zstd level, 1-22; default 3. */
@@ -240,8 +242,8 @@ typedef struct profpack_write_param_info {
   /** Named values of an integer parameter as "NAME=VALUE,...", e.g. "basic=0,fdr=1"; NULL
    *  where it takes numbers only (and for a string parameter). */
   const char* choices;
-  int32_t is_string;     /**< 1 for a string parameter (set_string), 0 for an integer one */
-  int64_t lowest;        /**< an integer parameter's bounds and default; 0 for a string one */
+  int32_t is_string; /**< 1 for a string parameter (set_string), 0 for an integer one */
+  int64_t lowest;    /**< an integer parameter's bounds and default; 0 for a string one */
   int64_t highest;
   int64_t default_value;
 } profpack_write_param_info;

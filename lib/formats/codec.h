@@ -56,8 +56,8 @@ struct WriteParam {
   const char* value;  // its values in words, for messages and help ("basic or fdr")
   bool isString = false;
   int64_t lowest = 0, highest = 0, defaultValue = 0;
-  const char* range = "";            // every value in words ("-1 (as read), 0 (basic) or 1 (FDR)")
-  const char* choices = nullptr;     // named values, "basic=0,fdr=1"; null: numbers only
+  const char* range = "";         // every value in words ("-1 (as read), 0 (basic) or 1 (FDR)")
+  const char* choices = nullptr;  // named values, "basic=0,fdr=1"; null: numbers only
   bool (*allowed)(int64_t) = nullptr;  // a further check within the bounds, or null
 
   bool accepts(int64_t v) const { return v >= lowest && v <= highest && (!allowed || allowed(v)); }
