@@ -4,9 +4,10 @@
 Fails on:
 - an include that climbs out of lib/formats: a file there including lib/symbolize, lib/merge
   or capi/ (the formats are below them);
-- a format-specific write parameter or format rule named outside lib/formats/, the registry
-  and the public header: the PROFPACK_WRITE_* keys, the CLI spellings of the parameters, or
-  PROFPACK_READ_DEFER_IR decided by the CLI;
+- a format-specific write parameter or format rule named in lib/ outside lib/formats/, in
+  capi/ or in tools/: the PROFPACK_WRITE_* keys, the CLI spellings of the parameters, the old
+  per-format WriteOptions fields, or PROFPACK_READ_DEFER_IR decided by the CLI (the public
+  header defines the keys; the bindings, tests, fuzzers and benchmarks are their callers);
 - a format named in capi/ or tools/ (they reach formats through the registry's tables);
 - in capi/ and tools/: a file over 600 lines or a function over 120 lines.
 
