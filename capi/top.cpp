@@ -9,7 +9,7 @@
 
 #include "error.h"
 #include "formats/registry.h"
-#include "handle.h"
+#include "internal.h"
 
 namespace {
 
@@ -23,15 +23,9 @@ void require(bool ok, const std::string& what) {
 
 // The caller's options over the defaults, reading no byte beyond its struct_size.
 profpack_top_options topOptions(const profpack_top_options* o) {
-  profpack_top_options d;
-  profpack_top_options_init(&d);
-  if (!o) return d;
-  require(o->struct_size >= offsetof(profpack_top_options, limit) + sizeof(size_t),
-          "profpack_top_options.struct_size is too small: initialise it with "
-          "profpack_top_options_init()");
-  std::memcpy(&d, o, std::min<size_t>(o->struct_size, sizeof d));
-  d.struct_size = sizeof d;
-  return d;
+  return profpack::capi::callerOptions(o, profpack_top_options_init,
+                                       PROFPACK_CAPI_END_OF(profpack_top_options, limit),
+                                       "profpack_top_options");
 }
 
 // The model the rows come from: the handle's, or that of one of its threads (kept with the
@@ -75,7 +69,7 @@ profpack_status profpack_profile_top(const profpack_profile* profile,
                                      const profpack_top_options* options, profpack_top_row* rows,
                                      profpack_top_cost* costs, size_t capacity, size_t* count) {
   if (count) *count = 0;
-  return profpack::capi::guarded([&] {
+  return profpack::capi::guard([&] {
     require(profile && count, "profile and count must not be NULL");
     require(rows || capacity == 0, "rows is NULL but capacity > 0");
     const profpack_top_options o = topOptions(options);

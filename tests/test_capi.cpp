@@ -188,6 +188,106 @@ TEST(bad_options) {
   profpack_profile_free(p);
 }
 
+// An old caller's option struct ends before the newer fields: nothing beyond its struct_size is
+// read, whatever the memory after it holds (here: values each option would refuse).
+TEST(options_read_only_struct_size_bytes) {
+  profpack_read_options ro;
+  profpack_read_options_init(&ro);
+  ro.struct_size = offsetof(profpack_read_options, output_format);  // before output_format
+  std::memset(&ro.output_format, 0x7f, sizeof ro.output_format);
+  profpack_profile* p = nullptr;
+  CHECK_EQ(profpack_read_file(testlib::data(kCg).c_str(), &ro, &p), PROFPACK_OK);
+  // The same bytes with a struct_size that covers them are refused.
+  ro.struct_size = sizeof ro;
+  profpack_profile* q = nullptr;
+  CHECK_EQ(profpack_read_file(testlib::data(kCg).c_str(), &ro, &q),
+           PROFPACK_ERROR_INVALID_ARGUMENT);
+  CHECK_CONTAINS(profpack_last_error()->message, "output_format");
+  // Shorter than the oldest layout: refused, naming the init function.
+  ro.struct_size = offsetof(profpack_read_options, format);
+  CHECK_EQ(profpack_read_file(testlib::data(kCg).c_str(), &ro, &q),
+           PROFPACK_ERROR_INVALID_ARGUMENT);
+  CHECK_CONTAINS(profpack_last_error()->message, "profpack_read_options_init()");
+  // A view's options: a struct_size that covers them all reads them all.
+  profpack_view_options vo;
+  profpack_view_options_init(&vo);
+  vo.struct_size = offsetof(profpack_view_options, binary);
+  profpack_profile* v = nullptr;
+  CHECK_EQ(profpack_profile_view(p, &vo, &v), PROFPACK_ERROR_INVALID_ARGUMENT);
+  vo.struct_size = sizeof vo;
+  CHECK_EQ(profpack_profile_view(p, &vo, &v), PROFPACK_OK);
+  profpack_profile_free(v);
+  profpack_profile_free(p);
+}
+
+// Every write parameter describes itself; set_text takes a choice name or a number within the
+// bounds and names the values it takes when refusing one.
+TEST(write_params_describe_and_set_text) {
+  const size_t n = profpack_write_param_count();
+  CHECK(n >= 6);
+  bool sawMode = false, sawImage = false;
+  for (size_t i = 0; i < n; ++i) {
+    profpack_write_param_info info;
+    profpack_write_param_info_init(&info);
+    CHECK_EQ(profpack_write_param_describe(i, &info), PROFPACK_OK);
+    CHECK(info.name && *info.name && info.help && *info.help && info.values);
+    if (std::strcmp(info.name, "xray-mode") == 0) {
+      sawMode = true;
+      CHECK_EQ(info.param, PROFPACK_WRITE_XRAY_MODE);
+      CHECK_EQ(info.format, PROFPACK_FORMAT_XRAY);
+      CHECK(info.choices && std::strcmp(info.choices, "basic=0,fdr=1") == 0);
+      CHECK(info.lowest == -1 && info.highest == 1 && info.default_value == -1 && !info.is_string);
+    }
+    if (std::strcmp(info.name, "image") == 0) {
+      sawImage = true;
+      CHECK_EQ(info.param, PROFPACK_WRITE_DCPI_IMAGE);
+      CHECK(info.is_string == 1 && info.choices == nullptr);
+    }
+    if (std::strcmp(info.name, "level") == 0) CHECK_EQ(info.param, PROFPACK_WRITE_PPK_LEVEL);
+    if (std::strcmp(info.name, "slot-bytes") == 0)
+      CHECK_EQ(info.param, PROFPACK_WRITE_GPERFTOOLS_SLOT_BYTES);
+    if (std::strcmp(info.name, "byte-order") == 0)
+      CHECK_EQ(info.param, PROFPACK_WRITE_GPERFTOOLS_BYTE_ORDER);
+  }
+  CHECK(sawMode && sawImage);
+  profpack_write_param_info info;
+  profpack_write_param_info_init(&info);
+  CHECK_EQ(profpack_write_param_describe(n, &info), PROFPACK_ERROR_INVALID_ARGUMENT);
+  info.struct_size = 8;
+  CHECK_EQ(profpack_write_param_describe(0, &info), PROFPACK_ERROR_INVALID_ARGUMENT);
+
+  profpack_write_options wo, same;
+  profpack_write_options_init(&wo);
+  CHECK_EQ(profpack_write_options_set_text(&wo, "xray-mode", "fdr"), PROFPACK_OK);
+  CHECK_EQ(profpack_write_options_set_text(&wo, "byte-order", "big"), PROFPACK_OK);
+  CHECK_EQ(profpack_write_options_set_text(&wo, "slot-bytes", "8"), PROFPACK_OK);
+  CHECK_EQ(profpack_write_options_set_text(&wo, "level", "19"), PROFPACK_OK);
+  CHECK_EQ(profpack_write_options_set_text(&wo, "image", "1"), PROFPACK_OK);
+  profpack_write_options_init(&same);
+  profpack_write_options_set(&same, PROFPACK_WRITE_XRAY_MODE, 1);
+  profpack_write_options_set(&same, PROFPACK_WRITE_GPERFTOOLS_BYTE_ORDER, 2);
+  profpack_write_options_set(&same, PROFPACK_WRITE_GPERFTOOLS_SLOT_BYTES, 8);
+  profpack_write_options_set(&same, PROFPACK_WRITE_PPK_LEVEL, 19);
+  profpack_write_options_set_string(&same, PROFPACK_WRITE_DCPI_IMAGE, "1");
+  CHECK(std::memcmp(wo.reserved_values, same.reserved_values, sizeof wo.reserved_values) == 0);
+  CHECK(std::strcmp(wo.reserved_strings[0], "1") == 0 && same.reserved_strings[0]);
+  // Refusals leave the options as they were and name the values taken.
+  const profpack_write_options before = wo;
+  CHECK_EQ(profpack_write_options_set_text(&wo, "xray-mode", "fast"),
+           PROFPACK_ERROR_INVALID_ARGUMENT);
+  CHECK_CONTAINS(profpack_last_error()->message, "xray-mode is basic or fdr, not 'fast'");
+  CHECK_EQ(profpack_write_options_set_text(&wo, "slot-bytes", "6"),
+           PROFPACK_ERROR_INVALID_ARGUMENT);
+  CHECK_CONTAINS(profpack_last_error()->message, "slot-bytes is 4 or 8");
+  CHECK_EQ(profpack_write_options_set_text(&wo, "level", "23"), PROFPACK_ERROR_INVALID_ARGUMENT);
+  CHECK_EQ(profpack_write_options_set_text(&wo, "level", "3x"), PROFPACK_ERROR_INVALID_ARGUMENT);
+  CHECK_EQ(profpack_write_options_set_text(&wo, "level", ""), PROFPACK_ERROR_INVALID_ARGUMENT);
+  CHECK_EQ(profpack_write_options_set_text(&wo, "speed", "1"), PROFPACK_ERROR_INVALID_ARGUMENT);
+  CHECK_CONTAINS(profpack_last_error()->message, "unknown write parameter 'speed'");
+  CHECK_EQ(profpack_write_options_set_text(&wo, nullptr, "1"), PROFPACK_ERROR_INVALID_ARGUMENT);
+  CHECK(std::memcmp(&before, &wo, sizeof wo) == 0);
+}
+
 TEST(io_errors) {
   profpack_profile* p = nullptr;
   CHECK_EQ(profpack_read_file("/nonexistent/x.out", nullptr, &p), PROFPACK_ERROR_IO);

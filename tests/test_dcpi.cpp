@@ -10,6 +10,7 @@
 #include "error.h"
 #include "formats/callgrind/costs.h"
 #include "formats/dcpi/dcpi.h"
+#include "formats/dcpi/params.h"
 #include "formats/registry.h"
 #include "ir/column.h"
 #include "model/model.h"
@@ -380,7 +381,7 @@ TEST(converted_images_are_valid_dcpi_files) {
   std::vector<std::string> files;
   for (const char* index : {"0", "1"}) {
     WriteOptions wo;
-    wo.dcpiImage = index;
+    wo.setString(kDcpiImage, index);
     files.push_back(writeProfile(*src, FormatId::dcpi, wo));
   }
   for (auto& f : files) {

@@ -860,6 +860,22 @@ TEST(corrupt_sorted_tail_in_ppk_is_rejected) {
   attempt(6, {2, 2}, "tail rank 2 in a run of 2 records left");
 }
 
+// A caller that names the output format leaves the decision to defer the IR to the library:
+// deferred where that format is written from the model, not where it writes the IR as read.
+TEST(output_format_decides_deferral) {
+  const std::string d = testlib::slurp(testlib::data("gperftools/workload.64le.prof"));
+  const std::pair<FormatId, bool> kCases[] = {
+      {FormatId::pprof, true},       {FormatId::callgrind, true}, {FormatId::folded, true},
+      {FormatId::gperftools, false}, {FormatId::ppk, false},      {FormatId::unknown, false}};
+  for (const auto& [out, deferred] : kCases) {
+    ReadOptions o;
+    o.outputFormat = out;
+    auto p = readProfile(bytes(d), o);
+    const uint64_t partial = p->partialRoot().totalSize().wordCount;
+    CHECK_EQ(partial < p->root().totalSize().wordCount, deferred);
+  }
+}
+
 TEST_MAIN()
 
 namespace {

@@ -12,6 +12,7 @@
 #include "error.h"
 #include "formats/registry.h"
 #include "formats/xray/account.h"
+#include "formats/xray/params.h"
 #include "formats/xray/xray.h"
 #include "merge/merge.h"
 #include "model/model.h"
@@ -109,7 +110,7 @@ TEST(fdr_version_conversion_keeps_records) {
     XrayTrace orig = decodeXray(*p);
     for (int v = 1; v <= 5; ++v) {
       WriteOptions wo;
-      wo.xrayVersion = v;
+      wo.set(kXrayVersion, v);
       std::string out = writeProfile(*viaPpk(*p), FormatId::xray, wo);
       CHECK_EQ(out[0] | out[1] << 8, v);
       auto q = readProfile(bytes(out), opts(v != 5));  // a converted trace is complete
@@ -118,7 +119,7 @@ TEST(fdr_version_conversion_keeps_records) {
       CHECK(visible(back) == visible(orig));
       CHECK_EQ(back.buffers.size(), orig.buffers.size());
       // And back to version 5.
-      wo.xrayVersion = 5;
+      wo.set(kXrayVersion, 5);
       std::string again = writeProfile(*q, FormatId::xray, wo);
       CHECK(visible(decodeXray(*readProfile(bytes(again), opts()))) == visible(orig));
     }
@@ -129,7 +130,7 @@ TEST(fdr_to_basic_mode) {
   auto p = readProfile(bytes(slurp("xray/fdr-v5-st.xray")), opts());
   XrayTrace orig = decodeXray(*p);
   WriteOptions wo;
-  wo.xrayMode = 0;
+  wo.set(kXrayMode, 0);
   std::string out = writeProfile(*p, FormatId::xray, wo);
   CHECK_EQ(out[2], 0);
   auto q = readProfile(bytes(out), opts(true));
@@ -154,14 +155,14 @@ TEST(basic_mode_to_fdr_and_back) {
   const auto want = visible(decodeXray(*basic));
   for (int v = 1; v <= 5; ++v) {
     WriteOptions wo;
-    wo.xrayMode = 1;
-    wo.xrayVersion = v;
+    wo.set(kXrayMode, 1);
+    wo.set(kXrayVersion, v);
     auto fdr = readProfile(bytes(writeProfile(*basic, FormatId::xray, wo)), opts());
     XrayTrace f = decodeXray(*fdr);
     CHECK(f.fdr);
     CHECK_EQ(static_cast<int>(f.version), v);
-    wo.xrayMode = 0;
-    wo.xrayVersion = 3;
+    wo.set(kXrayMode, 0);
+    wo.set(kXrayVersion, 3);
     auto back = readProfile(bytes(writeProfile(*fdr, FormatId::xray, wo)), opts());
     CHECK(visible(decodeXray(*back)) == want);
   }
@@ -170,8 +171,8 @@ TEST(basic_mode_to_fdr_and_back) {
 TEST(unsupported_and_invalid_write_options) {
   auto basic = readProfile(bytes(slurp("xray/basic-v3-st.xray")), opts());
   WriteOptions wo;
-  wo.xrayMode = 0;
-  wo.xrayVersion = 4;
+  wo.set(kXrayMode, 0);
+  wo.set(kXrayVersion, 4);
   try {
     writeProfile(*basic, FormatId::xray, wo);
     CHECK(false);
@@ -179,7 +180,7 @@ TEST(unsupported_and_invalid_write_options) {
     CHECK(e.status() == Status::invalidArgument);
   }
   // Basic mode, other version: the same records.
-  wo.xrayVersion = 1;
+  wo.set(kXrayVersion, 1);
   std::string out = writeProfile(*basic, FormatId::xray, wo);
   CHECK(visible(decodeXray(*readProfile(bytes(out), opts()))) == visible(decodeXray(*basic)));
 }
@@ -632,8 +633,8 @@ TEST(many_threads_with_large_function_ids) {
     }
   auto b = readProfile(bytes(basic), opts());
   WriteOptions wo;
-  wo.xrayMode = 1;
-  wo.xrayVersion = 5;
+  wo.set(kXrayMode, 1);
+  wo.set(kXrayVersion, 5);
   auto fdr = readProfile(bytes(writeProfile(*b, FormatId::xray, wo)), opts());
   for (const Profile* p : {b.get(), fdr.get()}) {
     XrayAccount a = accountXray(*p, nullptr, true);

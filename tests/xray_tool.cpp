@@ -6,6 +6,7 @@
 
 #include "error.h"
 #include "formats/registry.h"
+#include "formats/xray/params.h"
 #include "util/io.h"
 
 int main(int argc, char** argv) {
@@ -21,8 +22,8 @@ int main(int argc, char** argv) {
     std::string ppk = profpack::writeProfile(*p, profpack::FormatId::ppk, wo);
     auto q = profpack::readProfile({reinterpret_cast<const uint8_t*>(ppk.data()), ppk.size()}, ro);
     std::string mode = argc > 3 ? argv[3] : "same";
-    wo.xrayMode = mode == "fdr" ? 1 : mode == "basic" ? 0 : -1;
-    wo.xrayVersion = argc > 4 ? std::atoi(argv[4]) : 0;
+    wo.set(profpack::kXrayMode, mode == "fdr" ? 1 : mode == "basic" ? 0 : -1);
+    wo.set(profpack::kXrayVersion, argc > 4 ? std::atoi(argv[4]) : 0);
     profpack::writeFileAtomic(argv[2], profpack::writeProfile(*q, profpack::FormatId::xray, wo));
   } catch (const std::exception& e) {
     std::fprintf(stderr, "xray_tool: %s\n", e.what());

@@ -16,15 +16,10 @@
  *   `void **` are owned by the caller and released with profpack_free().
  * - Threads: the library keeps no global mutable state apart from the per-thread error. One
  *   profile may be read (inspected, written out) from several threads at once; freeing it must
- *   not race with any other use. A call may use helper threads of its own (reading a Callgrind
- *   or Cachegrind profile of more than 16,384 cost lines: one encoder and one string sort;
- *   reading a gperftools CPU profile of more than 1 MiB: one that walks the records and one
- *   that encodes the tree's addresses; the figures of a gperftools profile of 65,536 tree
- *   nodes or more: one for the call edges, or the stacks where no call edges are written;
- *   writing a `.ppk` of a large IR: zstd workers; writing pprof of more than 64 KiB: gzip
- *   workers, one per core but the caller's); they end before the call returns, and the result
- *   is the same with or without them. Where no thread can be started, the call does the work
- *   itself.
+ *   not race with any other use. A call may use helper threads of its own (reading a large
+ *   profile, building a large profile's figures, compressing large output); they end before the
+ *   call returns, and the result is the same with or without them. Where no thread can be
+ *   started, the call does the work itself.
  * - Versioning: every struct that may grow (options, profpack_info) starts with `struct_size`
  *   and has an *_init() function that sets it and the defaults; call it, then change the
  *   fields you need. A library newer than your header reads only the fields your
@@ -150,13 +145,11 @@ PROFPACK_API profpack_format profpack_detect_format(const void* data, size_t siz
 /**
  * A hint that the profile will be queried or converted to another format, not written as a
  * `.ppk` or in its own format: the reader may leave the parts of the IR that only those need to
- * be built when first asked for. Queries, conversions and `.ppk` output are the same with or
- * without it; what differs is when the work is done. A gperftools reader with it builds no
- * stack columns while it parses (converting a 50 MB profile to pprof takes about a tenth less
- * time); writing that profile as `.ppk` or gperftools later builds them then, on the calling
- * thread. Until then it keeps the records' raw columns and 16 bytes per call-tree node instead,
- * about as much memory as the built IR (12 MB either way for a 50 MB profile of 175,000
- * nodes). The other formats ignore it.
+ * be built when first asked for (writing the profile as `.ppk` or in its own format later
+ * builds them then, on the calling thread). Queries, conversions and `.ppk` output are the same
+ * with or without it; what differs is when the work is done. Formats whose readers build
+ * nothing that only those writes need ignore it. profpack_read_options.output_format lets the
+ * library decide this instead.
  */
 #define PROFPACK_READ_DEFER_IR 0x2u
 
@@ -169,6 +162,15 @@ typedef struct profpack_read_options {
   /** Read the input as this format instead of detecting it (an input that is not valid in
    *  that format is malformed). Default PROFPACK_FORMAT_UNKNOWN: detect from the content. */
   profpack_format format;
+  /** Not read: it keeps the fields below beyond the size of the struct before them, so that
+   *  a caller built against that header, whose struct_size covers this padding, never has it
+   *  read as a later field. */
+  uint32_t reserved;
+  /** The format the profile is to be written in, where the caller knows it (a conversion):
+   *  the library then leaves what only other writes need to be built on first use, as
+   *  PROFPACK_READ_DEFER_IR does, where that suits the input's format and this one. Every
+   *  output is the same either way. Default PROFPACK_FORMAT_UNKNOWN: not known. */
+  profpack_format output_format;
 } profpack_read_options;
 
 PROFPACK_API void profpack_read_options_init(profpack_read_options* options);
@@ -176,7 +178,9 @@ PROFPACK_API void profpack_read_options_init(profpack_read_options* options);
 /**
  * Write parameters: each applies to one output format and is ignored by the others. They are
  * keys rather than struct fields, so a format's new parameter never changes the struct.
- * profpack_write_param_bounds() gives each one's range and default.
+ * profpack_write_param_bounds() gives each one's range and default, and
+ * profpack_write_param_describe() describes every parameter the library has (each format
+ * declares its own), with its name as text for profpack_write_options_set_text().
  */
 typedef enum profpack_write_param {
   /** `.ppk`: zstd level, 1-22; default 3. */
@@ -227,6 +231,45 @@ PROFPACK_API profpack_status profpack_write_param_bounds(profpack_write_param pa
                                                          int64_t* lowest, int64_t* highest,
                                                          int64_t* default_value);
 
+/** What a write parameter is: profpack_write_param_describe() fills it. */
+typedef struct profpack_write_param_info {
+  uint32_t struct_size;       /**< set by profpack_write_param_info_init() */
+  profpack_write_param param; /**< its key */
+  profpack_format format;     /**< the output format that reads it */
+  const char* name;           /**< its name as text, e.g. "xray-mode" (the CLI's --xray-mode) */
+  const char* help;           /**< one line: what it chooses */
+  const char* values;         /**< its values in words, e.g. "basic or fdr" */
+  /** Named values of an integer parameter as "NAME=VALUE,...", e.g. "basic=0,fdr=1"; NULL
+   *  where it takes numbers only (and for a string parameter). */
+  const char* choices;
+  int32_t is_string; /**< 1 for a string parameter (set_string), 0 for an integer one */
+  int64_t lowest;    /**< an integer parameter's bounds and default; 0 for a string one */
+  int64_t highest;
+  int64_t default_value;
+} profpack_write_param_info;
+/* The strings of profpack_write_param_info are static. */
+
+/** Zeroes `*info` and sets its struct_size, for profpack_write_param_describe(). */
+PROFPACK_API void profpack_write_param_info_init(profpack_write_param_info* info);
+
+/** The number of write parameters this library knows, for profpack_write_param_describe(). */
+PROFPACK_API size_t profpack_write_param_count(void);
+
+/** Describes write parameter `index` (0 .. profpack_write_param_count() - 1) into `*info`, set
+ *  up by profpack_write_param_info_init(); fills only the fields its struct_size covers. */
+PROFPACK_API profpack_status profpack_write_param_describe(size_t index,
+                                                           profpack_write_param_info* info);
+
+/**
+ * Sets the parameter named `name` (profpack_write_param_info.name, e.g. "xray-mode") from the
+ * text `value`: for an integer parameter one of its choice names ("fdr") or a decimal number,
+ * checked against its bounds; for a string parameter the text itself, borrowed as by
+ * profpack_write_options_set_string(). PROFPACK_ERROR_INVALID_ARGUMENT (options unchanged)
+ * for an unknown name, or a value it does not take: the message names the values it takes.
+ */
+PROFPACK_API profpack_status profpack_write_options_set_text(profpack_write_options* options,
+                                                             const char* name, const char* value);
+
 /* ------------------------------------------------------------------------------------------ */
 /* Reading and writing                                                                         */
 
@@ -237,10 +280,9 @@ typedef struct profpack_profile profpack_profile;
  * Reads a profile of any supported format, or a `.ppk`, from `path` ("-" for standard input).
  * The format is detected from the content. On success `*out` receives a new profile owned by
  * the caller; on failure `*out` is set to NULL, and the error's message starts with `path`
- * ("a.out: cachegrind: line 3, byte offset 17: ..."). A gperftools profile also keeps the call tree
- * its reading built, 24 bytes per node (a twelfth of the file's size for a 50 MB profile of
- * 100,000 distinct chains), until its first query or conversion, which uses it instead of
- * decoding the tree again.
+ * ("a.out: cachegrind: line 3, byte offset 17: ..."). A profile may keep what its reading
+ * built for its first query or conversion (a gperftools profile: the call tree), which uses it
+ * instead of decoding the IR again.
  */
 PROFPACK_API profpack_status profpack_read_file(const char* path,
                                                 const profpack_read_options* options,

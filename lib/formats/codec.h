@@ -4,6 +4,7 @@
 #pragma once
 
 #include <cstdint>
+#include <map>
 #include <memory>
 #include <span>
 #include <string>
@@ -38,15 +39,47 @@ struct ReadOptions {
   // .ppk output and its own writer need to be built on first use (Profile::Deferred).
   bool deferIR = false;
   FormatId format = FormatId::unknown;  // read as this format instead of detecting it
+  // The format the profile is to be written in, where the caller knows it: the registry then
+  // decides deferIR (set where that format does not write the input's IR as read).
+  FormatId outputFormat = FormatId::unknown;
 };
 
-struct WriteOptions {
-  int ppkLevel = 3;             // zstd level for .ppk
-  int xrayMode = -1;            // XRay: -1 the input's mode, 0 basic, 1 FDR
-  int xrayVersion = 0;          // XRay: 0 the input's version (FDR 1-5, basic 1-3)
-  std::string dcpiImage;        // DCPI: the image to write when there are several (path or index)
-  unsigned gperfSlotBytes = 0;  // gperftools: 0 as read, 4 or 8
-  int gperfByteOrder = 0;       // gperftools: 0 as read, 1 little-endian, 2 big-endian
+// A write parameter, declared by the format it applies to (lib/formats/<name>/params.h) and
+// collected by the registry (writeParams()). Integer parameters have bounds and a default, and
+// may name their values (`choices`); string parameters are taken as given.
+struct WriteParam {
+  int key;            // its profpack_write_param value (include/profpack/profpack.h)
+  FormatId format;    // the output format that reads it
+  const char* cName;  // "PROFPACK_WRITE_XRAY_MODE", for error messages of the C API
+  const char* name;   // "xray-mode": its name as text (the CLI's --xray-mode)
+  const char* help;   // one line: what it chooses
+  const char* value;  // its values in words, for messages and help ("basic or fdr")
+  bool isString = false;
+  int64_t lowest = 0, highest = 0, defaultValue = 0;
+  const char* range = "";         // every value in words ("-1 (as read), 0 (basic) or 1 (FDR)")
+  const char* choices = nullptr;  // named values, "basic=0,fdr=1"; null: numbers only
+  bool (*allowed)(int64_t) = nullptr;  // a further check within the bounds, or null
+
+  bool accepts(int64_t v) const { return v >= lowest && v <= highest && (!allowed || allowed(v)); }
+};
+
+// The write parameters given for one write, by key: each writer reads its own.
+class WriteOptions {
+ public:
+  void set(const WriteParam& p, int64_t value) { ints_[p.key] = value; }
+  void setString(const WriteParam& p, std::string value) { strings_[p.key] = std::move(value); }
+  int64_t get(const WriteParam& p) const {
+    auto it = ints_.find(p.key);
+    return it == ints_.end() ? p.defaultValue : it->second;
+  }
+  std::string getString(const WriteParam& p) const {
+    auto it = strings_.find(p.key);
+    return it == strings_.end() ? std::string() : it->second;
+  }
+
+ private:
+  std::map<int, int64_t> ints_;
+  std::map<int, std::string> strings_;
 };
 
 // A merge a format does itself (gperftools: samples per identical stack), one profile at a

@@ -7,12 +7,15 @@
 #include "formats/callgrind/model.h"
 #include "formats/dcpi/dcpi.h"
 #include "formats/dcpi/model.h"
+#include "formats/dcpi/params.h"
 #include "formats/folded/folded.h"
 #include "formats/gperftools/gperftools.h"
 #include "formats/gperftools/model.h"
+#include "formats/gperftools/params.h"
 #include "formats/pprof/pprof.h"
 #include "formats/trace_event/trace_event.h"
 #include "formats/xray/model.h"
+#include "formats/xray/params.h"
 #include "formats/xray/xray.h"
 #include "symbolize/symbolize.h"
 
@@ -59,43 +62,48 @@ struct Codec {
 
 void putString(Sink& out, std::string s) { out.write(std::move(s)); }
 
-GperfWriteOptions gperfOptions(const WriteOptions& o) {
-  GperfWriteOptions g;
-  g.slotBytes = o.gperfSlotBytes;
-  g.byteOrder = o.gperfByteOrder == 1   ? GperfWriteOptions::ByteOrder::little
-                : o.gperfByteOrder == 2 ? GperfWriteOptions::ByteOrder::big
-                                        : GperfWriteOptions::ByteOrder::asRead;
-  return g;
-}
+// The .ppk container's own parameter.
+constexpr WriteParam kPpkWriteParams[] = {
+    {.key = 1,  // PROFPACK_WRITE_PPK_LEVEL
+     .format = FormatId::ppk,
+     .cName = "PROFPACK_WRITE_PPK_LEVEL",
+     .name = "level",
+     .help = "zstd level of .ppk output (default 3)",
+     .value = "a number from 1 to 22",
+     .lowest = 1,
+     .highest = 22,
+     .defaultValue = 3,
+     .range = "1-22"},
+};
 
 // In detection order: the binary formats' magic first, the text formats last.
 constexpr Codec kCodecs[] = {
     {FormatId::ppk, "ppk", ir::Format::UNKNOWN, FormatId::unknown, isPpk,
      [](std::span<const uint8_t> d, const ReadOptions& o) { return decodePpk(d, o.maxPpkMessage); },
      [](const Profile& p, const WriteOptions& o, Sink& out) {
-       putString(out, encodePpk(p, o.ppkLevel));
+       putString(out, encodePpk(p, static_cast<int>(o.get(kPpkWriteParams[0]))));
      },
      nullptr, nullptr, nullptr},
     {FormatId::gperftools, "gperftools", ir::Format::GPERFTOOLS, FormatId::gperftools, isGperftools,
      [](std::span<const uint8_t> d, const ReadOptions& o) { return readGperftools(d, o.deferIR); },
      [](const Profile& p, const WriteOptions& o, Sink& out) {
-       putString(out, writeGperftools(p, gperfOptions(o)));
+       putString(out, writeGperftools(p, gperftoolsWriteOptions(o)));
      },
      nullptr, stackModel, nullptr, "stack samples of a CPU profiler", FormatId::gperftools,
      gperftoolsMerge},
     {FormatId::xray, "xray", ir::Format::XRAY, FormatId::xray, isXray,
      [](std::span<const uint8_t> d, const ReadOptions& o) { return readXray(d, o.strict); },
      [](const Profile& p, const WriteOptions& o, Sink& out) {
-       putString(out, writeXray(p, {o.xrayMode, o.xrayVersion}));
+       putString(out, writeXray(p, xrayWriteOptions(o)));
      },
      nullptr, xrayModel, xrayFunctionEntries, "timeline of function entries and exits"},
     {FormatId::dcpi, "dcpi", ir::Format::DCPI, FormatId::dcpi, isDcpi,
      [](std::span<const uint8_t> d, const ReadOptions&) { return readDcpi(d); },
      [](const Profile& p, const WriteOptions& o, Sink& out) {
-       putString(out, writeDcpi(p, o.dcpiImage));
+       putString(out, writeDcpi(p, dcpiWriteImage(o)));
      },
      [](const Model& m, const ModelFor&, const WriteOptions& o, Sink& out) {
-       putString(out, writeDcpi(m, o.dcpiImage));
+       putString(out, writeDcpi(m, dcpiWriteImage(o)));
      },
      imageModel, nullptr},
     {FormatId::callgrind, "callgrind", ir::Format::CALLGRIND, FormatId::callgrind, isCallgrind,
@@ -153,17 +161,41 @@ constexpr bool irFormatsDistinct() {
 static_assert(irFormatsDistinct(), "each format read (but .ppk) has its own ir::Format");
 static_assert(std::size(kCodecs) == 9, "every FormatId but unknown has one codec");
 
+// Every format's write parameters, the .ppk level first.
+constexpr std::span<const WriteParam> kWriteParamLists[] = {
+    kPpkWriteParams, kXrayWriteParams, kGperftoolsWriteParams, kDcpiWriteParams};
+
 const Codec* codecFor(FormatId f) {
   for (const Codec& c : kCodecs)
     if (c.id == f) return &c;
   return nullptr;
 }
 
+constexpr bool writeParamsDistinct() {
+  for (std::span<const WriteParam> a : kWriteParamLists)
+    for (const WriteParam& p : a)
+      for (std::span<const WriteParam> b : kWriteParamLists)
+        for (const WriteParam& q : b)
+          if (&p != &q && (p.key == q.key || std::string_view(p.name) == q.name)) return false;
+  return true;
+}
+static_assert(writeParamsDistinct(), "each write parameter has its own key and name");
+
 }  // namespace
 
 const char* formatName(FormatId f) {
   const Codec* c = codecFor(f);
   return c ? c->name : "unknown";
+}
+
+const std::vector<const WriteParam*>& writeParams() {
+  static const std::vector<const WriteParam*> all = [] {
+    std::vector<const WriteParam*> v;
+    for (std::span<const WriteParam> list : kWriteParamLists)
+      for (const WriteParam& p : list) v.push_back(&p);
+    return v;
+  }();
+  return all;
 }
 
 namespace {
@@ -268,6 +300,22 @@ FormatId detectFormat(std::span<const uint8_t> data) {
   return FormatId::unknown;
 }
 
+namespace {
+// Whether `out` writes a profile read from `source` from its IR as read (.ppk, and the
+// source's own family), rather than from its model.
+bool writesIR(const Codec& out, const Codec* source) {
+  return out.family == FormatId::unknown || (source && source->family == out.family);
+}
+
+// `options` for reading with `c`: where the caller names the output format, the IR that only
+// a write of that IR needs is left to be built on first use.
+ReadOptions readOptionsFor(const ReadOptions& options, const Codec& c) {
+  ReadOptions o = options;
+  if (const Codec* out = codecFor(options.outputFormat)) o.deferIR |= !writesIR(*out, &c);
+  return o;
+}
+}  // namespace
+
 std::unique_ptr<Profile> readProfile(std::span<const uint8_t> data, const ReadOptions& options) {
   // An empty input may come with a null pointer (an empty std::vector, a C caller's NULL):
   // give the readers a valid one, so no memchr/memcpy ever sees null.
@@ -278,7 +326,7 @@ std::unique_ptr<Profile> readProfile(std::span<const uint8_t> data, const ReadOp
     if (!c->read)
       throw Error(Status::unsupported, c->name,
                   std::string(c->name) + " is written by profpack, not read");
-    return c->read(data, options);
+    return c->read(data, readOptionsFor(options, *c));
   }
   if (data.empty()) throw Error(Status::malformed, "", "empty input: no profile to read", 0);
   throw Error(Status::malformed, "",
@@ -315,14 +363,15 @@ std::unique_ptr<Profile> readProfileParts(std::span<const std::span<const uint8_
   }
   // Each file alone first, with the format's own reader, so that a defect is reported at its
   // place in its own file; then the parts as one.
+  const ReadOptions o = readOptionsFor(options, *first);
   for (size_t i = 0; i < files.size(); ++i) {
     try {
-      first->read(files[i], options);
+      first->read(files[i], o);
     } catch (const Error& e) {
       throw e.inFile(name(i));
     }
   }
-  return first->readParts(files, options);
+  return first->readParts(files, o);
 }
 
 void writeProfile(const Profile& profile, FormatId format, const WriteOptions& options, Sink& out) {
@@ -331,7 +380,7 @@ void writeProfile(const Profile& profile, FormatId format, const WriteOptions& o
   // The source's codec; null for an IR that names no format (a .ppk can hold one, and is
   // still written back as .ppk).
   const Codec* source = codecFor(formatOf(profile));
-  const bool sameFamily = c->family == FormatId::unknown || (source && source->family == c->family);
+  const bool sameFamily = writesIR(*c, source);
   if (c->write && (sameFamily || !c->writeModel)) {
     if (!sameFamily && c->needs && source && profile.partialRoot().getSignedCosts())
       // A difference is kept as Callgrind whatever its inputs were: name what it is.

@@ -21,6 +21,9 @@ FormatId formatFromName(std::string_view name);  // unknown if not a name
 // profiler gives it ("callgrind.out.123"); unknown where the name says none. Used to choose an
 // output format, never to read a file (reading detects the format from the content).
 FormatId formatForFileName(std::string_view path);
+// Every format's write parameters (each declared in its format's folder), the .ppk level
+// first; keys and names are distinct.
+const std::vector<const WriteParam*>& writeParams();
 // The format a profile was read from (FormatId::unknown for an IR that names none).
 FormatId formatOf(const Profile& profile);
 

@@ -1,0 +1,106 @@
+// Reading and writing profiles through the C ABI.
+
+#include "util/io.h"
+
+#include <cstdlib>
+
+#include "internal.h"
+#include "util/pages.h"
+
+using namespace profpack::capi;
+
+extern "C" {
+
+profpack_status profpack_read_file(const char* path, const profpack_read_options* options,
+                                   profpack_profile** out) {
+  if (out) *out = nullptr;
+  return guard([&] {
+    require(path && out, "profpack_read_file: path and out must not be NULL");
+    auto opts = readOptions(options);
+    profpack::InputFile in(path);  // its own errors name the file already
+    profpack::FileMappingScope scope(in.mapped() ? in.bytes() : std::span<const uint8_t>());
+    try {
+      *out = wrap(profpack::readProfile(in.bytes(), opts));
+    } catch (const profpack::Error& e) {
+      throw e.inFile(path);
+    }
+  });
+}
+
+profpack_status profpack_read_files(const char* const* paths, size_t count,
+                                    const profpack_read_options* options, profpack_profile** out) {
+  if (out) *out = nullptr;
+  return guard([&] {
+    require(paths && out && count > 0,
+            "profpack_read_files: paths and out must not be NULL, count not 0");
+    for (size_t i = 0; i < count; ++i)
+      require(paths[i] != nullptr, "profpack_read_files: a path is NULL");
+    auto opts = readOptions(options);
+    std::vector<std::unique_ptr<profpack::InputFile>> files;
+    std::vector<std::span<const uint8_t>> bytes;
+    for (size_t i = 0; i < count; ++i) {
+      files.push_back(std::make_unique<profpack::InputFile>(paths[i]));
+      bytes.push_back(files.back()->bytes());
+    }
+    try {
+      *out = wrap(
+          profpack::readProfileParts(bytes, opts, [&](size_t i) { return std::string(paths[i]); }));
+    } catch (const profpack::Error& e) {
+      if (count == 1) throw e.inFile(paths[0]);
+      throw;
+    }
+  });
+}
+
+profpack_status profpack_read_memory(const void* data, size_t size,
+                                     const profpack_read_options* options, profpack_profile** out) {
+  if (out) *out = nullptr;
+  return guard([&] {
+    require(out && (data || size == 0), "profpack_read_memory: data and out must not be NULL");
+    auto opts = readOptions(options);
+    *out = wrap(profpack::readProfile({static_cast<const uint8_t*>(data), size}, opts));
+  });
+}
+
+profpack_status profpack_write_file(const profpack_profile* profile, profpack_format format,
+                                    const char* path, const profpack_write_options* options) {
+  return guard([&] {
+    require(profile && path, "profpack_write_file: profile and path must not be NULL");
+    auto opts = writeOptions(options);
+    if (std::strcmp(path, "-") == 0) {
+      // Standard output cannot be taken back: nothing goes out before the writer succeeded.
+      profpack::StringSink whole;
+      profpack::writeProfile(*profile->profile, outputFormat(format), opts, whole);
+      profpack::writeFileAtomic(path, whole.out);
+      return;
+    }
+    // Text formats stream to the file as they are written; the file appears only when whole.
+    profpack::AtomicFile file(path);
+    profpack::writeProfile(*profile->profile, outputFormat(format), opts, file);
+    file.commit();
+  });
+}
+
+profpack_status profpack_write_memory(const profpack_profile* profile, profpack_format format,
+                                      const profpack_write_options* options, void** out_data,
+                                      size_t* out_size) {
+  if (out_data) *out_data = nullptr;
+  if (out_size) *out_size = 0;
+  return guard([&] {
+    require(profile && out_data && out_size,
+            "profpack_write_memory: profile, out_data and out_size must not be NULL");
+    auto opts = writeOptions(options);
+    std::string bytes = profpack::writeProfile(*profile->profile, outputFormat(format), opts);
+    void* buf = std::malloc(bytes.size() ? bytes.size() : 1);
+    if (!buf) throw std::bad_alloc();
+    std::memcpy(buf, bytes.data(), bytes.size());
+    *out_data = buf;
+    *out_size = bytes.size();
+  });
+}
+
+void profpack_free(void* data) { std::free(data); }
+
+void profpack_profile_free(profpack_profile* profile) { delete profile; }
+
+}  // extern "C"

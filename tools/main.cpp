@@ -1,0 +1,166 @@
+// profpack: the command-line front end. It uses only the public C API. The commands are a
+// table; the general help and each command's help are made from it and the option table.
+
+#include <cstdio>
+#include <cstring>
+#include <string>
+#include <vector>
+
+#include "cli.h"
+
+namespace cli {
+
+namespace {
+
+struct CommandSpec {
+  const char* name;
+  Command run;
+  const char* operands;  // "IN [PART...]"
+  const char* about;     // what it does; lines of the help, '\n'-separated
+};
+
+constexpr CommandSpec kCommands[] = {
+    {"convert", cmdConvert, "IN [PART...]",
+     "Convert a profile. The input format is detected from the content. FORMAT is one of\n"
+     "ppk, callgrind, cachegrind, gperftools, xray, dcpi, and (written only) folded\n"
+     "(collapsed stacks), trace-event (Chrome Trace Event JSON) and pprof (gzipped\n"
+     "profile.proto). Without --to, OUT's name decides: .ppk, .pb.gz/.pprof/.pb (pprof),\n"
+     ".folded/.collapsed, .json (trace-event), .prof (gperftools), .xray, .dcpi,\n"
+     ".callgrind or callgrind.out.*, .cachegrind or cachegrind.out.*; any other name is\n"
+     "written as ppk. A format that cannot hold what the input has is refused with\n"
+     "the reason (docs/formats.md has the whole matrix). '-' means standard input / output."},
+    {"info", cmdInfo, "FILE [PART...]",
+     "Print format and version, parts, events with totals, and counts of functions,\n"
+     "files and objects."},
+    {"top", cmdTop, "FILE [PART...]",
+     "The N (default 20) most costly functions by self (or inclusive) cost of event E\n"
+     "(default: the first event). --tsv prints tab-separated columns for tools: self,\n"
+     "inclusive, recursive (1 if it calls itself), file, function, object."},
+    {"annotate", cmdAnnotate, "FILE [PART...]",
+     "Per-line self cost of one source file; with the source text when PATH is readable."},
+    {"calls", cmdCalls, "FILE [PART...] FUNCTION",
+     "Callers and callees of every function named FUNCTION, with call counts and\n"
+     "inclusive costs."},
+    {"merge", cmdMerge, "A B [C ...]",
+     "Sum profiles (cg_merge, pprof -proto A B): per function, line, call arc and stack.\n"
+     "The inputs need the same events; --event renames one in every input first.\n"
+     "FORMAT, or OUT's name, as for convert; a name that says no format gets the\n"
+     "inputs' own: Cachegrind inputs merge into Cachegrind, gperftools into gperftools,\n"
+     "others into Callgrind."},
+    {"diff", cmdDiff, "BASE NEW",
+     "NEW - BASE (cg_diff): signed costs per function, line and call arc. The rewrites\n"
+     "(repeatable, as cg_diff's) line up names from two build directories. FORMAT or\n"
+     "OUT's name as for merge: Cachegrind inputs give Cachegrind, others Callgrind."},
+    {"symbolize", cmdSymbolize, "IN",
+     "Name the addresses of a gperftools or DCPI profile from the ELF binaries its\n"
+     "mappings name (or DIR/<base name>, then the PROFPACK_BINARY_PATH directories):\n"
+     "functions, files, lines and inline frames, kept in the .ppk for every later query.\n"
+     "An XRay trace takes --binary, the instrumented executable: names, files, lines."},
+    {"equal", cmdEqual, "A B",
+     "Exit 0 if A and B hold the same IR (e.g. an original and its round trip through\n"
+     ".ppk), 1 if not."},
+};
+
+constexpr const char* kCommon =
+    "  --binary BIN (info, top, annotate, calls): the binary that produced the profile, to\n"
+    "      name functions (XRay: the instrumented executable).\n"
+    "  --thread N (top, annotate, calls): only thread N of the list `info` prints (XRay\n"
+    "      threads; Callgrind parts with a thread: line).\n"
+    "  --json (info, top, annotate, calls, merge, diff, symbolize): print one JSON document\n"
+    "      for programs instead of text, and failures as a JSON object on stderr. The shapes\n"
+    "      and exit codes are in docs/cli.md.\n"
+    "  PART (info, top, annotate, calls, convert): more files of the same profile, read as\n"
+    "      one: valgrind's --separate-threads=yes writes a Callgrind file per thread\n"
+    "      (callgrind.out.PID-01, -02, ...), each a thread of the profile, as in KCachegrind.\n"
+    "  --version, --help (also after a command: that command's options)\n"
+    "\n"
+    "exit status: 0 success, 1 failure (unreadable or malformed input, nothing found, `equal`\n"
+    "of different profiles), 2 usage error.\n";
+
+constexpr size_t kWidth = 92;
+
+// "convert IN [PART...] -o OUT [--to FORMAT] ...", wrapped at kWidth with `indent` spaces
+// before each line after the first.
+std::string synopsis(const CommandSpec& c, size_t indent) {
+  std::vector<std::string> words = {std::string(c.name) + " " + c.operands};
+  for (const OptionSpec& o : optionSpecs()) {
+    if (!takes(o, c.name)) continue;
+    const std::string spelled = o.alias.empty() ? o.name : o.alias;
+    std::string w = o.meta.empty() ? spelled : spelled + " " + o.meta;
+    if (!o.required) w = "[" + w + "]";
+    words.push_back(o.repeated ? w + "..." : w);
+  }
+  std::string out, line;
+  for (const std::string& w : words) {
+    if (!line.empty() && line.size() + 1 + w.size() > kWidth - indent) {
+      out += line + "\n" + std::string(indent, ' ');
+      line.clear();
+    }
+    line += (line.empty() ? "" : " ") + w;
+  }
+  return out + line;
+}
+
+std::string indented(const char* text, size_t indent) {
+  std::string out(indent, ' ');
+  for (const char* t = text; *t; ++t) {
+    out += *t;
+    if (*t == '\n') out += std::string(indent, ' ');
+  }
+  return out + "\n";
+}
+
+std::string usage() {
+  std::string u = "usage: profpack <command> [options]\n\ncommands:\n";
+  for (const CommandSpec& c : kCommands) u += "  " + synopsis(c, 10) + "\n" + indented(c.about, 6);
+  return u + kCommon;
+}
+
+std::string commandHelp(const CommandSpec& c) {
+  std::string h = "usage: profpack " + synopsis(c, 16) + "\n\n" + indented(c.about, 2);
+  h += "\noptions:\n";
+  for (const OptionSpec& o : optionSpecs()) {
+    if (!takes(o, c.name)) continue;
+    std::string left = "  " + (o.alias.empty() ? "" : o.alias + ", ") + o.name;
+    if (!o.meta.empty()) left += " " + o.meta;
+    left += left.size() < 28 ? std::string(28 - left.size(), ' ') : "\n" + std::string(28, ' ');
+    h += left + o.help + (o.repeated ? " (repeatable)" : "") + "\n";
+  }
+  return h;
+}
+
+}  // namespace
+
+}  // namespace cli
+
+int main(int argc, char** argv) {
+  using namespace cli;
+  tuneHeap();
+  std::vector<std::string> args(argv + 1, argv + argc);
+  if (args.empty()) {
+    std::fputs(usage().c_str(), stderr);
+    return 2;
+  }
+  std::string cmd = args[0];
+  args.erase(args.begin());
+  if (cmd == "--help" || cmd == "-h" || cmd == "help") {
+    std::fputs(usage().c_str(), stdout);
+    return 0;
+  }
+  if (cmd == "--version") {
+    std::printf("profpack %s\n", profpack_version_string());
+    return 0;
+  }
+  Session s;
+  for (const std::string& a : args) s.json |= a == "--json";
+  const CommandSpec* command = nullptr;
+  for (const CommandSpec& c : kCommands)
+    if (cmd == c.name) command = &c;
+  for (const std::string& a : args)
+    if (a == "--help" || a == "-h") {
+      std::fputs(command ? commandHelp(*command).c_str() : usage().c_str(), stdout);
+      return 0;
+    }
+  if (!command) return usageError(s, "unknown command '" + cmd + "'");
+  return command->run(s, args);
+}
