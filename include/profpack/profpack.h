@@ -1,5 +1,6 @@
 /*
  * profpack: read, store and write performance profiles.
+ * (size-exempt: the library's one public header, kept whole so that users read one file.)
  *
  * profpack reads Callgrind, Cachegrind, gperftools CPU profiles, LLVM XRay traces and DCPI
  * profiles into one intermediate representation (IR), stores it zstd-compressed in `.ppk`

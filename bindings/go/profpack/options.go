@@ -17,6 +17,9 @@ type ReadOptions struct {
 	// written as .ppk or in its own format: the reader may build the IR those need only when
 	// it is first asked for (PROFPACK_READ_DEFER_IR). Outputs are the same either way.
 	DeferIR bool
+	// OutputFormat names the format the profile will be written in, if known: the library then
+	// decides itself what of the IR to defer (profpack_read_options.output_format).
+	OutputFormat Format
 }
 
 func (o *ReadOptions) c() *C.profpack_read_options {
@@ -33,6 +36,7 @@ func (o *ReadOptions) c() *C.profpack_read_options {
 			co.max_ppk_size = C.uint64_t(o.MaxPPKSize)
 		}
 		co.format = C.profpack_format(o.Format)
+		co.output_format = C.profpack_format(o.OutputFormat)
 	}
 	return &co
 }

@@ -12,14 +12,18 @@ public struct ReadOptions: Sendable {
   /// .ppk or in its own format: the reader may build the IR those need only when first asked
   /// for (PROFPACK_READ_DEFER_IR). Outputs are the same either way.
   public var deferIR = false
+  /// The format the profile will be written in, if known: the library then decides itself
+  /// what of the IR to defer (`profpack_read_options.output_format`).
+  public var outputFormat: Format = .unknown
   public init(
     strict: Bool = false, maxPPKSize: UInt64? = nil, format: Format = .unknown,
-    deferIR: Bool = false
+    deferIR: Bool = false, outputFormat: Format = .unknown
   ) {
     self.strict = strict
     self.maxPPKSize = maxPPKSize
     self.format = format
     self.deferIR = deferIR
+    self.outputFormat = outputFormat
   }
   var c: profpack_read_options {
     var o = profpack_read_options()
@@ -28,6 +32,7 @@ public struct ReadOptions: Sendable {
     if deferIR { o.flags |= UInt32(PROFPACK_READ_DEFER_IR) }
     if let maxPPKSize { o.max_ppk_size = maxPPKSize }
     o.format = format.c
+    o.output_format = outputFormat.c
     return o
   }
 }
