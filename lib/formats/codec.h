@@ -28,6 +28,7 @@ enum class FormatId : int {
   folded = 7,      // written only: collapsed stacks
   traceEvent = 8,  // written only: Chrome Trace Event JSON
   pprof = 9,       // written only: gzip-compressed profile.proto
+  perf = 10,       // Linux perf.data
 };
 
 struct ReadOptions {

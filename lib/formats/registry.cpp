@@ -12,6 +12,7 @@
 #include "formats/gperftools/gperftools.h"
 #include "formats/gperftools/model.h"
 #include "formats/gperftools/params.h"
+#include "formats/perf/perf.h"
 #include "formats/pprof/pprof.h"
 #include "formats/trace_event/trace_event.h"
 #include "formats/xray/model.h"
@@ -97,6 +98,9 @@ constexpr Codec kCodecs[] = {
        putString(out, writeXray(p, xrayWriteOptions(o)));
      },
      nullptr, xrayModel, xrayFunctionEntries, "timeline of function entries and exits"},
+    {FormatId::perf, "perf", ir::Format::PERF, FormatId::perf, isPerfData,
+     [](std::span<const uint8_t> d, const ReadOptions&) { return readPerfData(d); }, nullptr,
+     nullptr, perfModel, nullptr, "a Linux perf recording"},
     {FormatId::dcpi, "dcpi", ir::Format::DCPI, FormatId::dcpi, isDcpi,
      [](std::span<const uint8_t> d, const ReadOptions&) { return readDcpi(d); },
      [](const Profile& p, const WriteOptions& o, Sink& out) {
@@ -150,7 +154,8 @@ static_assert(static_cast<int>(FormatId::unknown) == 0 && static_cast<int>(Forma
                   static_cast<int>(FormatId::xray) == 5 && static_cast<int>(FormatId::dcpi) == 6 &&
                   static_cast<int>(FormatId::folded) == 7 &&
                   static_cast<int>(FormatId::traceEvent) == 8 &&
-                  static_cast<int>(FormatId::pprof) == 9,
+                  static_cast<int>(FormatId::pprof) == 9 &&
+                  static_cast<int>(FormatId::perf) == 10,
               "FormatId must keep profpack_format's values (include/profpack/profpack.h)");
 constexpr bool irFormatsDistinct() {
   for (const Codec& a : kCodecs)
@@ -159,7 +164,7 @@ constexpr bool irFormatsDistinct() {
   return true;
 }
 static_assert(irFormatsDistinct(), "each format read (but .ppk) has its own ir::Format");
-static_assert(std::size(kCodecs) == 9, "every FormatId but unknown has one codec");
+static_assert(std::size(kCodecs) == 10, "every FormatId but unknown has one codec");
 
 // Every format's write parameters, the .ppk level first.
 constexpr std::span<const WriteParam> kWriteParamLists[] = {
@@ -217,6 +222,7 @@ constexpr FileName kFileNames[] = {
     {FormatId::gperftools, ".prof", nullptr},
     {FormatId::xray, ".xray", "xray-log."},
     {FormatId::dcpi, ".dcpi", nullptr},
+    {FormatId::perf, ".data", "perf.data"},
     {FormatId::callgrind, ".callgrind", "callgrind.out"},
     {FormatId::cachegrind, ".cachegrind", "cachegrind.out"},
 };

@@ -72,6 +72,7 @@ enum Format {
   gperftools @3;
   xray @4;
   dcpi @5;
+  perf @6;                     # Linux perf.data
 }
 
 struct HeaderLine {
@@ -353,6 +354,7 @@ struct Profile {
   symbols @13 :Symbols;        # names, files and lines of the profile's addresses, as
                                # `profpack symbolize` found them in the binaries (absent if not
                                # symbolized; a reader that ignores it loses only the names)
+  perf @14 :PerfData;          # Linux perf.data
 }
 
 # Symbolization of an address-based profile (gperftools, DCPI): for every location of the
@@ -376,4 +378,47 @@ struct Symbols {
   file @6 :Column;             # per frame: index into names (0: unknown)
   line @7 :Column;             # per frame: source line (0: unknown)
   names @8 :List(Text);        # names[0] is ""
+}
+
+# Linux perf.data (`perf record`): what the model needs of its records, in time order as `perf
+# script` shows them. Addresses only: names come from symbolization.
+struct PerfData {
+  pipeMode @0 :Bool;           # written to a pipe (`perf record -o -`)
+  events @1 :List(PerfEvent);  # one per attr, in file order
+  features @2 :List(HeaderLine); # feature sections read (key "hostname", "osrelease", ...)
+  threads @3 :List(PerfThread); # one per (pid, tid, comm) that has samples
+  mappings @4 :List(PerfMapping); # every MMAP/MMAP2 that a frame is in, in record order
+  frameAddress @5 :Column;     # per distinct frame: its instruction address (zigzagDelta)
+  frameMapping @6 :Column;     # per distinct frame: index into mappings + 1 (0: none)
+  frameKernel @7 :Column;      # per distinct frame: 1 if in a kernel context
+  stackLength @8 :Column;      # per distinct stack: its frames
+  stackFrames @9 :Column;      # frame indexes, each stack innermost first, concatenated
+  sampleTime @10 :Column;      # per sample, ascending (zigzagDelta; 0 where not sampled)
+  sampleThread @11 :Column;    # per sample: index into threads
+  sampleEvent @12 :Column;     # per sample: index into events
+  samplePeriod @13 :Column;    # per sample: its period (1 where not sampled)
+  sampleStack @14 :Column;     # per sample: index of its stack
+  sampleCpu @15 :Column;       # per sample: its cpu (0 where not sampled)
+  lost @16 :UInt64;            # samples the kernel lost (LOST records)
+}
+struct PerfEvent {
+  name @0 :Text;               # from the event-desc feature ("cpu-clock"), else type:config
+  type @1 :UInt32;
+  config @2 :UInt64;
+  sampleType @3 :UInt64;
+  samplePeriod @4 :UInt64;     # period, or frequency where freq
+  freq @5 :Bool;
+}
+struct PerfThread {
+  pid @0 :Int32;
+  tid @1 :Int32;
+  comm @2 :Text;               # the command name at the time of its samples
+}
+struct PerfMapping {
+  pid @0 :Int32;               # -1: the kernel's
+  start @1 :UInt64;
+  length @2 :UInt64;
+  pgoff @3 :UInt64;
+  path @4 :Text;
+  buildId @5 :Data;            # from MMAP2 or the build-id feature (empty if none)
 }

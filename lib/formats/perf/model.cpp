@@ -1,0 +1,201 @@
+// The model of a perf.data recording: a function per frame (an instruction address in one
+// process's mapping, kernel frames in the kernel's), named by its hex address until the profile
+// is symbolized; events `samples` (what `perf report -n` counts) then each perf event's summed
+// period; self = the innermost frame of each sample, inclusive = every distinct frame of its
+// stack, arcs from adjacent frames (once per sample); one thread per (pid, tid, comm).
+
+#include <algorithm>
+#include <cstdio>
+#include <unordered_map>
+
+#include "error.h"
+#include "formats/perf/perf.h"
+#include "ir/column.h"
+
+namespace profpack {
+
+namespace {
+
+std::string hex(uint64_t v) {
+  char buf[24];
+  std::snprintf(buf, sizeof buf, "0x%llx", static_cast<unsigned long long>(v));
+  return buf;
+}
+
+class PerfSource : public ModelSource {
+ public:
+  PerfSource(const Profile& profile, const ModelOptions& options)
+      : pd_(profile.root().getPerf()), thread_(options.thread), callEdges_(options.callEdges) {}
+
+  uint32_t capabilities() const override {
+    return kCapCallArcs | kCapAddresses | kCapStacks | kCapThreads;
+  }
+
+  void functions(FunctionLayer& out) override {
+    decode();
+    const size_t events = 1 + pd_.getEvents().size();
+    out.eventNames.push_back("samples");
+    out.eventLongNames.push_back("samples");
+    for (auto e : pd_.getEvents()) {
+      out.eventNames.push_back(e.getName().cStr());
+      out.eventLongNames.push_back(std::string(e.getName().cStr()) + " (summed period)");
+    }
+    for (auto t : pd_.getThreads())
+      out.threads.push_back({static_cast<uint32_t>(t.getPid()), static_cast<uint32_t>(t.getTid())});
+    auto maps = pd_.getMappings();
+    for (size_t f = 0; f < address_.size(); ++f) {
+      std::string object = mapping_[f]
+                               ? maps[static_cast<unsigned>(mapping_[f] - 1)].getPath().cStr()
+                           : kernel_[f] ? "[kernel.kallsyms]"
+                                        : "[unknown]";
+      out.addFunction({hex(address_[f]), "", object});
+    }
+    std::vector<uint64_t> stamp(address_.size(), ~uint64_t{0});
+    std::unordered_map<uint64_t, size_t> edgeOf;
+    std::vector<uint64_t> edgeStamp;
+    for (size_t s = 0; s + 1 < start_.size(); ++s) {
+      const uint64_t* v = values_.data() + s * events;
+      if (v[0] == 0) continue;
+      const uint64_t b = start_[s], e = start_[s + 1];
+      for (size_t k = 0; k < events; ++k) out.self[frames_[b] * events + k] += v[k];
+      for (uint64_t i = b; i < e; ++i) {
+        const uint64_t f = frames_[i];
+        if (stamp[f] != s) {
+          stamp[f] = s;
+          for (size_t k = 0; k < events; ++k) out.inclusive[f * events + k] += v[k];
+        }
+        if (!callEdges_ || i + 1 >= e) continue;
+        const uint64_t caller = frames_[i + 1], key = caller * address_.size() + f;
+        auto [it, fresh] = edgeOf.try_emplace(key, out.edges.size());
+        if (fresh) {
+          out.addEdge(caller, f, 0);
+          edgeStamp.push_back(~uint64_t{0});
+        }
+        if (edgeStamp[it->second] != s) {
+          edgeStamp[it->second] = s;
+          uint64_t* c = out.edgeCost(it->second);
+          for (size_t k = 0; k < events; ++k) c[k] += v[k];
+        }
+      }
+    }
+  }
+
+  void locations(LocationLayer& out) override {
+    decode();
+    for (auto m : pd_.getMappings())
+      out.mappings.push_back(
+          {m.getStart(), m.getStart() + m.getLength(), m.getPgoff(), m.getPath().cStr()});
+    rank();
+    const size_t events = 1 + pd_.getEvents().size();
+    for (bool site : {false, true})
+      for (uint64_t f : byRank_) {
+        Location l{site && address_[f] ? address_[f] - 1 : address_[f],
+                   static_cast<int64_t>(mapping_[f]) - 1, static_cast<int64_t>(f), 0};
+        l.callSite = site;
+        out.locations.push_back(l);
+        for (size_t k = 0; k < events; ++k) out.self.push_back(site ? 0 : selfOf(f, k));
+      }
+  }
+
+  void stacks(StackLayer& out) override {
+    decode();
+    const std::vector<uint64_t>& order = rank();
+    const size_t events = 1 + pd_.getEvents().size();
+    for (size_t s = 0; s + 1 < start_.size(); ++s) {
+      const uint64_t* v = values_.data() + s * events;
+      if (v[0] == 0) continue;
+      for (uint64_t i = start_[s + 1]; i-- > start_[s];) {
+        const uint64_t f = frames_[i];
+        out.frames.push_back(f);
+        out.locations.push_back(order[f] + (i == start_[s] ? 0 : address_.size()));
+      }
+      out.start.push_back(out.frames.size());
+      out.values.insert(out.values.end(), v, v + events);
+    }
+  }
+
+  Summary summary() override {
+    Summary s;
+    s.formatVersion = pd_.getPipeMode() ? "pipe" : "file";
+    s.records = pd_.getSampleStack().getCount();
+    s.objects = pd_.getMappings().size();
+    s.functions = pd_.getFrameAddress().getCount();
+    return s;
+  }
+
+ private:
+  // Frames, stacks and the figures per stack (restricted to thread_ where set).
+  void decode() {
+    if (decoded_) return;
+    decoded_ = true;
+    address_ = decodeColumn(pd_.getFrameAddress());
+    mapping_ = decodeColumn(pd_.getFrameMapping());
+    kernel_ = decodeColumn(pd_.getFrameKernel());
+    const std::vector<uint64_t> lengths = decodeColumn(pd_.getStackLength());
+    frames_ = decodeColumn(pd_.getStackFrames());
+    const size_t nf = address_.size(), nm = pd_.getMappings().size();
+    if (mapping_.size() != nf || kernel_.size() != nf)
+      throw Error(Status::malformed, "ppk", "perf: frame columns of different lengths");
+    for (uint64_t m : mapping_)
+      if (m > nm) throw Error(Status::malformed, "ppk", "perf: frame of a mapping out of range");
+    for (uint64_t f : frames_)
+      if (f >= nf) throw Error(Status::malformed, "ppk", "perf: stack of a frame out of range");
+    start_.assign(1, 0);
+    for (uint64_t n : lengths) {
+      if (n == 0 || n > frames_.size() - start_.back())
+        throw Error(Status::malformed, "ppk", "perf: stack lengths disagree with its frames");
+      start_.push_back(start_.back() + n);
+    }
+    if (start_.back() != frames_.size())
+      throw Error(Status::malformed, "ppk", "perf: stack lengths disagree with its frames");
+    const size_t events = 1 + pd_.getEvents().size(), stacks = lengths.size();
+    values_.assign(stacks * events, 0);
+    ColumnCursor thread(pd_.getSampleThread()), event(pd_.getSampleEvent()),
+        period(pd_.getSamplePeriod()), stack(pd_.getSampleStack());
+    const uint64_t n = stack.size();
+    if (thread.size() != n || event.size() != n || period.size() != n)
+      throw Error(Status::malformed, "ppk", "perf: sample columns of different lengths");
+    for (uint64_t i = 0; i < n; ++i) {
+      const uint64_t t = thread.next(), e = event.next(), p = period.next(), s = stack.next();
+      if (s >= stacks || e >= events - 1)
+        throw Error(Status::malformed, "ppk", "perf: sample of a stack or event out of range");
+      if (thread_ >= 0 && t != static_cast<uint64_t>(thread_)) continue;
+      values_[s * events] += 1;
+      values_[s * events + 1 + e] += p;
+    }
+    selfOf_.assign(nf * events, 0);
+    for (size_t s = 0; s < stacks; ++s)
+      for (size_t k = 0; k < events; ++k)
+        selfOf_[frames_[start_[s]] * events + k] += values_[s * events + k];
+  }
+  uint64_t selfOf(uint64_t f, size_t k) const {
+    return selfOf_[f * (1 + pd_.getEvents().size()) + k];
+  }
+  // Per frame, its place in the locations layer's (mapping, address) order.
+  const std::vector<uint64_t>& rank() {
+    if (!rank_.empty() || address_.empty()) return rank_;
+    byRank_.resize(address_.size());
+    for (size_t i = 0; i < byRank_.size(); ++i) byRank_[i] = i;
+    std::sort(byRank_.begin(), byRank_.end(), [&](uint64_t a, uint64_t b) {
+      return mapping_[a] != mapping_[b] ? mapping_[a] < mapping_[b] : address_[a] < address_[b];
+    });
+    rank_.resize(address_.size());
+    for (size_t i = 0; i < byRank_.size(); ++i) rank_[byRank_[i]] = i;
+    return rank_;
+  }
+
+  ir::PerfData::Reader pd_;
+  long thread_;
+  bool callEdges_;
+  bool decoded_ = false;
+  std::vector<uint64_t> address_, mapping_, kernel_, frames_, start_, values_, selfOf_;
+  std::vector<uint64_t> rank_, byRank_;
+};
+
+}  // namespace
+
+std::unique_ptr<ModelSource> perfModel(const Profile& profile, const ModelOptions& options) {
+  return std::make_unique<PerfSource>(profile, options);
+}
+
+}  // namespace profpack

@@ -1,0 +1,84 @@
+// perf.data into the IR (lib/ir/profile.capnp, PerfData): the recording's events, threads,
+// used mappings, distinct frames and stacks, and one row per sample in time order.
+
+#include <cstring>
+
+#include "error.h"
+#include "formats/perf/perf.h"
+#include "formats/perf/records.h"
+#include "ir/column.h"
+
+namespace profpack {
+
+bool isPerfData(std::span<const uint8_t> data) {
+  return data.size() >= 16 && std::memcmp(data.data(), "PERFILE2", 8) == 0;
+}
+
+std::unique_ptr<Profile> readPerfData(std::span<const uint8_t> data) {
+  perf::Recording r = perf::parseRecording(data);
+  using Enc = ir::Column::Encoding;
+  auto message = newMessage(r.samples.size() * 8 + r.stackFrames.size() * 2);
+  auto root = message->getRoot<ir::Profile>();
+  root.setFormat(ir::Format::PERF);
+  root.setFormatVersion(r.pipe ? "PERFILE2 pipe" : "PERFILE2");
+  StringInterner strings;
+  strings.build(root.initStrings());
+  auto pd = root.initPerf();
+  pd.setPipeMode(r.pipe);
+  auto events = pd.initEvents(static_cast<unsigned>(r.attrs.size()));
+  for (unsigned i = 0; i < r.attrs.size(); ++i) {
+    const perf::Attr& a = r.attrs[i];
+    auto e = events[i];
+    e.setName(a.name);
+    e.setType(a.type);
+    e.setConfig(a.config);
+    e.setSampleType(a.sampleType);
+    e.setSamplePeriod(a.period);
+    e.setFreq(a.freq);
+  }
+  auto features = pd.initFeatures(static_cast<unsigned>(r.features.size()));
+  for (unsigned i = 0; i < r.features.size(); ++i) {
+    features[i].setKey(r.features[i].first);
+    features[i].setValue(r.features[i].second);
+    features[i].setText(r.features[i].first + ": " + r.features[i].second);
+  }
+  auto threads = pd.initThreads(static_cast<unsigned>(r.threads.size()));
+  for (unsigned i = 0; i < r.threads.size(); ++i) {
+    threads[i].setPid(r.threads[i].pid);
+    threads[i].setTid(r.threads[i].tid);
+    threads[i].setComm(r.threads[i].comm);
+  }
+  auto maps = pd.initMappings(static_cast<unsigned>(r.mappings.size()));
+  for (unsigned i = 0; i < r.mappings.size(); ++i) {
+    const perf::MappingRec& m = r.mappings[i];
+    maps[i].setPid(m.pid);
+    maps[i].setStart(m.start);
+    maps[i].setLength(m.length);
+    maps[i].setPgoff(m.pgoff);
+    maps[i].setPath(m.path);
+    maps[i].setBuildId(
+        kj::arrayPtr(reinterpret_cast<const kj::byte*>(m.buildId.data()), m.buildId.size()));
+  }
+  encodeColumn(pd.initFrameAddress(), r.frameAddress, Enc::ZIGZAG_DELTA);
+  encodeColumn(pd.initFrameMapping(), r.frameMapping, Enc::VARINT);
+  encodeColumn(pd.initFrameKernel(), r.frameKernel, Enc::VARINT_RUNS);
+  encodeColumn(pd.initStackLength(), r.stackLength, Enc::VARINT);
+  encodeColumn(pd.initStackFrames(), r.stackFrames, Enc::VARINT);
+  std::vector<uint64_t> col(r.samples.size());
+  auto column = [&](ir::Column::Builder out, uint64_t perf::Sample::*field, Enc enc) {
+    for (size_t i = 0; i < r.samples.size(); ++i) col[i] = r.samples[i].*field;
+    encodeColumn(out, col, enc);
+  };
+  column(pd.initSampleTime(), &perf::Sample::time, Enc::ZIGZAG_DELTA);
+  column(pd.initSampleThread(), &perf::Sample::thread, Enc::VARINT_RUNS);
+  column(pd.initSampleEvent(), &perf::Sample::event, Enc::VARINT_RUNS);
+  column(pd.initSamplePeriod(), &perf::Sample::period, Enc::VARINT_RUNS);
+  column(pd.initSampleStack(), &perf::Sample::stack, Enc::VARINT);
+  column(pd.initSampleCpu(), &perf::Sample::cpu, Enc::VARINT_RUNS);
+  pd.setLost(r.lost);
+  auto profile = std::make_unique<Profile>(std::move(message));
+  for (std::string& w : r.warnings) profile->warnings().push_back(std::move(w));
+  return profile;
+}
+
+}  // namespace profpack

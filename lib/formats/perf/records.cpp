@@ -1,0 +1,526 @@
+// perf.data's header, attrs, feature sections and records (perf.data-file-format.txt). Records
+// are read in two passes: the first checks every record's size and notes its time, the second
+// applies them in time order (as `perf script` and `perf report` do) to the state of processes
+// and threads: comm names, mappings per process, the mapping each sampled address is in.
+
+#include "formats/perf/records.h"
+
+#include <algorithm>
+#include <bit>
+#include <cstring>
+#include <set>
+#include <unordered_map>
+
+#include "error.h"
+
+namespace profpack::perf {
+
+namespace {
+
+enum : uint64_t {
+  kSampleIp = 1 << 0,
+  kSampleTid = 1 << 1,
+  kSampleTime = 1 << 2,
+  kSampleAddr = 1 << 3,
+  kSampleRead = 1 << 4,
+  kSampleCallchain = 1 << 5,
+  kSampleId = 1 << 6,
+  kSampleCpu = 1 << 7,
+  kSamplePeriod = 1 << 8,
+  kSampleStreamId = 1 << 9,
+  kSampleIdentifier = 1 << 16,
+};
+enum : uint32_t {
+  kMmap = 1,
+  kLost = 2,
+  kComm = 3,
+  kExit = 4,
+  kThrottle = 5,
+  kUnthrottle = 6,
+  kFork = 7,
+  kSample = 9,
+  kMmap2 = 10,
+  kFinishedRound = 68,
+  kHeaderAttr = 64,
+  kHeaderEventType = 65,
+  kHeaderTracingData = 66,
+  kHeaderBuildId = 67,
+  kIdIndex = 69,
+  kAuxtrace = 71,
+  kHeaderFeature = 80,
+  kFinishedInit = 82,
+};
+constexpr uint64_t kContextMax = uint64_t(-4095);
+constexpr uint64_t kContextHv = uint64_t(-32), kContextKernel = uint64_t(-128),
+                   kContextGuestKernel = uint64_t(-2176);
+
+[[noreturn]] void bad(uint64_t offset, const std::string& what) {
+  throw Error(Status::malformed, kFmt, what, offset);
+}
+
+struct Bytes {
+  std::span<const uint8_t> d;
+  uint64_t u64(uint64_t at) const {
+    if (at > d.size() || d.size() - at < 8) bad(at, "truncated: 8 bytes needed");
+    uint64_t v;
+    std::memcpy(&v, d.data() + at, 8);
+    return v;
+  }
+  uint32_t u32(uint64_t at) const {
+    if (at > d.size() || d.size() - at < 4) bad(at, "truncated: 4 bytes needed");
+    uint32_t v;
+    std::memcpy(&v, d.data() + at, 4);
+    return v;
+  }
+  uint16_t u16(uint64_t at) const {
+    if (at > d.size() || d.size() - at < 2) bad(at, "truncated: 2 bytes needed");
+    uint16_t v;
+    std::memcpy(&v, d.data() + at, 2);
+    return v;
+  }
+  // A NUL-terminated string within [at, end).
+  std::string str(uint64_t at, uint64_t end) const {
+    if (end > d.size() || at > end) bad(at, "string beyond its record");
+    const char* p = reinterpret_cast<const char*>(d.data() + at);
+    return std::string(p, strnlen(p, end - at));
+  }
+  // Checks [at, at + n) lies within `end`.
+  void need(uint64_t at, uint64_t n, uint64_t end, const char* what) const {
+    if (at > end || end - at < n) bad(at, std::string(what) + " runs past the end of its record");
+  }
+};
+
+Attr readAttr(const Bytes& b, uint64_t at, uint64_t size) {
+  Attr a;
+  if (size < 64) bad(at, "perf_event_attr of " + std::to_string(size) + " bytes (at least 64)");
+  b.need(at, size, b.d.size(), "perf_event_attr");
+  a.type = b.u32(at);
+  a.config = b.u64(at + 8);
+  a.period = b.u64(at + 16);
+  a.sampleType = b.u64(at + 24);
+  a.readFormat = b.u64(at + 32);
+  const uint64_t flags = b.u64(at + 40);
+  a.freq = flags & (1 << 10);
+  a.sampleIdAll = flags & (uint64_t{1} << 18);
+  if (size >= 80) a.branchType = b.u64(at + 72);
+  if (size >= 88) a.regsUser = b.u64(at + 80);
+  if (size >= 104) a.regsIntr = b.u64(at + 96);
+  return a;
+}
+
+// Bytes of the sample_id block at the end of non-sample records.
+uint64_t idBlockBytes(uint64_t t) {
+  uint64_t n = 0;
+  for (uint64_t bit :
+       {kSampleTid, kSampleTime, kSampleId, kSampleStreamId, kSampleCpu, kSampleIdentifier})
+    n += (t & bit) ? 8 : 0;
+  return n;
+}
+
+std::string eventName(const Attr& a) {
+  static const char* const kSoftware[] = {
+      "cpu-clock",    "task-clock",   "page-faults",      "context-switches", "cpu-migrations",
+      "minor-faults", "major-faults", "alignment-faults", "emulation-faults"};
+  static const char* const kHardware[] = {"cycles",       "instructions", "cache-references",
+                                          "cache-misses", "branches",     "branch-misses",
+                                          "bus-cycles"};
+  if (a.type == 1 && a.config < std::size(kSoftware)) return kSoftware[a.config];
+  if (a.type == 0 && a.config < std::size(kHardware)) return kHardware[a.config];
+  return "event-" + std::to_string(a.type) + ":" + std::to_string(a.config);
+}
+
+class Reader {
+ public:
+  explicit Reader(std::span<const uint8_t> d) : b_{d} {}
+  Recording run();
+
+ private:
+  struct Entry {
+    uint64_t time, offset;
+  };
+  void header();
+  void features(uint64_t tableAt, const uint8_t* bitmap);
+  void feature(unsigned id, uint64_t at, uint64_t size);
+  void addAttr(Attr a, uint64_t idsAt, uint64_t idsCount);
+  void scan(uint64_t begin, uint64_t end);
+  void apply(uint64_t at);
+  void sample(uint64_t at, uint64_t end, uint16_t misc);
+  const Attr& attrOfSample(uint64_t at, uint64_t end) const;
+  uint64_t timeOf(uint32_t type, uint64_t at, uint64_t end) const;
+  int64_t findMapping(int32_t pid, uint64_t ip);
+  void addMapping(MappingRec m);
+  uint64_t frameOf(uint64_t ip, bool kernel, int32_t pid);
+  void warnOnce(uint32_t type, uint64_t at);
+
+  Bytes b_;
+  Recording r_;
+  std::unordered_map<uint64_t, size_t> attrOfId_;
+  std::vector<Entry> entries_;
+  std::set<uint32_t> warned_;
+  std::vector<MappingRec> all_;
+  std::map<int32_t, std::map<uint64_t, size_t>> maps_;  // pid -> start -> index into all_
+  std::unordered_map<int32_t, std::string> comm_;       // tid -> comm
+  std::map<ThreadKey, uint64_t> threadIndex_;
+  std::unordered_map<std::string, std::string> buildIds_;  // path -> build id
+  struct FrameKey {
+    uint64_t ip, mapping;
+    bool operator==(const FrameKey&) const = default;
+  };
+  struct FrameHash {
+    size_t operator()(const FrameKey& k) const { return k.ip * 0x9e3779b97f4a7c15ull ^ k.mapping; }
+  };
+  std::unordered_map<FrameKey, uint64_t, FrameHash> frames_;
+  std::unordered_map<std::string, uint64_t> stacks_;
+  std::vector<uint64_t> chain_;
+};
+
+void Reader::header() {
+  if (b_.d.size() < 16 || std::memcmp(b_.d.data(), "PERFILE2", 8) != 0)
+    bad(0, "not perf.data: no PERFILE2 magic (big-endian files are not read)");
+  const uint64_t size = b_.u64(8);
+  if (size == 16) {  // pipe mode: records follow, attrs among them
+    r_.pipe = true;
+    scan(16, b_.d.size());
+    return;
+  }
+  if (size < 104) bad(8, "header of " + std::to_string(size) + " bytes (104 expected)");
+  const uint64_t attrSize = b_.u64(16), attrsAt = b_.u64(24), attrsSize = b_.u64(32);
+  const uint64_t dataAt = b_.u64(40), dataSize = b_.u64(48);
+  if (attrSize < 64 + 16 || attrSize > 4096) bad(16, "attr size " + std::to_string(attrSize));
+  b_.need(attrsAt, attrsSize, b_.d.size(), "attrs section");
+  b_.need(dataAt, dataSize, b_.d.size(), "data section");
+  for (uint64_t at = attrsAt; attrsAt + attrsSize - at >= attrSize; at += attrSize) {
+    Attr a = readAttr(b_, at, attrSize - 16);
+    const uint64_t idsAt = b_.u64(at + attrSize - 16), idsSize = b_.u64(at + attrSize - 8);
+    b_.need(idsAt, idsSize, b_.d.size(), "attr ids");
+    addAttr(std::move(a), idsAt, idsSize / 8);
+  }
+  if (r_.attrs.empty()) bad(24, "no perf_event_attr in the attrs section");
+  features(dataAt + dataSize, b_.d.data() + 72);
+  scan(dataAt, dataAt + dataSize);
+}
+
+void Reader::addAttr(Attr a, uint64_t idsAt, uint64_t idsCount) {
+  if (r_.attrs.size() >= 4096) bad(idsAt, "more than 4096 events");
+  for (uint64_t i = 0; i < idsCount; ++i) attrOfId_[b_.u64(idsAt + 8 * i)] = r_.attrs.size();
+  a.name = eventName(a);
+  r_.attrs.push_back(std::move(a));
+}
+
+void Reader::features(uint64_t tableAt, const uint8_t* bitmap) {
+  uint64_t at = tableAt;
+  for (unsigned id = 0; id < 256; ++id) {
+    if (!(bitmap[id / 8] & (1u << (id % 8)))) continue;
+    const uint64_t off = b_.u64(at), size = b_.u64(at + 8);
+    b_.need(off, size, b_.d.size(), "feature section");
+    feature(id, off, size);
+    at += 16;
+  }
+}
+
+void Reader::feature(unsigned id, uint64_t at, uint64_t size) {
+  const uint64_t end = at + size;
+  auto str = [&](uint64_t& p) {
+    const uint32_t len = b_.u32(p);
+    b_.need(p + 4, len, end, "feature string");
+    std::string s = b_.str(p + 4, p + 4 + len);
+    p += 4 + len;
+    return s;
+  };
+  static const char* const kNames[] = {nullptr,     nullptr,   nullptr, "hostname",
+                                       "osrelease", "version", "arch"};
+  if (id >= 3 && id <= 6) {
+    uint64_t p = at;
+    r_.features.emplace_back(kNames[id], str(p));
+  } else if (id == 7 && size >= 8) {
+    r_.features.emplace_back(
+        "nrcpus", std::to_string(b_.u32(at + 4)) + " online of " + std::to_string(b_.u32(at)));
+  } else if (id == 11) {  // cmdline
+    uint64_t p = at;
+    const uint32_t n = b_.u32(p);
+    p += 4;
+    std::string line;
+    for (uint32_t i = 0; i < n && p < end; ++i) line += (i ? " " : "") + str(p);
+    r_.features.emplace_back("cmdline", line);
+  } else if (id == 12) {  // event desc: names of the attrs
+    uint64_t p = at;
+    const uint32_t n = b_.u32(p), attrSize = b_.u32(p + 4);
+    p += 8;
+    for (uint32_t i = 0; i < n && p < end; ++i) {
+      b_.need(p, uint64_t{attrSize} + 4, end, "event desc");
+      p += attrSize;
+      const uint32_t ids = b_.u32(p);
+      p += 4;
+      std::string name = str(p);
+      b_.need(p, uint64_t{ids} * 8, end, "event desc ids");
+      p += uint64_t{ids} * 8;
+      if (i < r_.attrs.size()) r_.attrs[i].name = name;
+    }
+  } else if (id == 2) {  // build ids: perf_event_header, pid, build_id[24], filename
+    for (uint64_t p = at; end - p >= 8 + 4 + 24;) {
+      const uint16_t misc = b_.u16(p + 4), len = b_.u16(p + 6);
+      if (len < 36 || end - p < len) bad(p, "build id record of " + std::to_string(len) + " bytes");
+      size_t idLen = (misc & (1u << 15)) ? std::min<size_t>(b_.d[p + 12 + 20], 20) : 20;
+      std::string bid(reinterpret_cast<const char*>(b_.d.data() + p + 12), idLen);
+      if (!(misc & (1u << 15)))
+        while (!bid.empty() && bid.back() == 0) bid.pop_back();
+      buildIds_[b_.str(p + 36, p + len)] = bid;
+      p += len;
+    }
+  }
+}
+
+// Pass 1: sizes checked, times noted; pipe mode's attrs and features taken at once.
+void Reader::scan(uint64_t begin, uint64_t end) {
+  uint64_t last = 0;
+  for (uint64_t at = begin; at < end;) {
+    if (end - at < 8) bad(at, "record header cut short");
+    const uint32_t type = b_.u32(at);
+    const uint16_t size = b_.u16(at + 6);
+    if (size < 8 || end - at < size)
+      bad(at, "record of type " + std::to_string(type) + " with size " + std::to_string(size) +
+                  (size < 8 ? " (less than its header)" : " past the end of the data"));
+    uint64_t next = at + size;
+    if (type == kHeaderAttr) {
+      const uint64_t attrSize = b_.u32(at + 8 + 4);
+      if (attrSize > uint64_t(size) - 8) bad(at, "attr larger than its record");
+      addAttr(readAttr(b_, at + 8, attrSize), at + 8 + attrSize, (size - 8 - attrSize) / 8);
+    } else if (type == kHeaderFeature && size >= 16) {
+      feature(static_cast<unsigned>(b_.u64(at + 8)), at + 16, size - 16);
+    } else if (type == kHeaderTracingData && size >= 12) {
+      next += b_.u32(at + 8);
+    } else if (type == kAuxtrace && size >= 16) {
+      next += b_.u64(at + 8);
+    } else if (type < 64 && type != kFinishedRound) {
+      const uint64_t t = timeOf(type, at, at + size);
+      last = t == ~uint64_t{0} ? last : t;
+      entries_.push_back({last, at});
+    }
+    if (next > end || next < at) bad(at, "record payload past the end of the data");
+    at = next;
+  }
+}
+
+uint64_t Reader::timeOf(uint32_t type, uint64_t at, uint64_t end) const {
+  if (r_.attrs.empty()) bad(at, "a record before any perf_event_attr");
+  const uint64_t t = r_.attrs[0].sampleType;
+  if (!(t & kSampleTime)) return ~uint64_t{0};
+  if (type == kSample) {
+    const Attr& a = attrOfSample(at, end);
+    uint64_t p = at + 8;
+    for (uint64_t bit : {kSampleIdentifier, kSampleIp, kSampleTid})
+      if (a.sampleType & bit) p += 8;
+    return b_.u64(p);
+  }
+  if (!r_.attrs[0].sampleIdAll) return ~uint64_t{0};
+  const uint64_t n = idBlockBytes(t);
+  if (end - at < 8 + n) bad(at, "record too short for its sample id");
+  return b_.u64(end - n + ((t & kSampleTid) ? 8 : 0));
+}
+
+const Attr& Reader::attrOfSample(uint64_t at, uint64_t end) const {
+  if (r_.attrs.size() == 1) return r_.attrs[0];
+  const uint64_t t = r_.attrs[0].sampleType;
+  uint64_t p = at + 8;
+  if (!(t & kSampleIdentifier)) {
+    if (!(t & kSampleId)) return r_.attrs[0];
+    for (uint64_t bit : {kSampleIp, kSampleTid, kSampleTime, kSampleAddr})
+      if (t & bit) p += 8;
+  }
+  if (p + 8 > end) bad(at, "sample too short for its id");
+  auto it = attrOfId_.find(b_.u64(p));
+  if (it == attrOfId_.end()) bad(at, "sample of an id no attr has");
+  return r_.attrs[it->second];
+}
+
+void Reader::warnOnce(uint32_t type, uint64_t at) {
+  if (warned_.insert(type).second)
+    r_.warnings.push_back("perf: skipped records of type " + std::to_string(type) +
+                          " (first at byte " + std::to_string(at) + ")");
+}
+
+void Reader::addMapping(MappingRec m) {
+  auto& space = maps_[m.pid];
+  const uint64_t end = m.start + m.length;
+  // A new mapping replaces the ones it overlaps.
+  auto it = space.lower_bound(m.start);
+  if (it != space.begin()) --it;
+  while (it != space.end() && all_[it->second].start < end) {
+    const MappingRec& o = all_[it->second];
+    if (o.start + o.length > m.start)
+      it = space.erase(it);
+    else
+      ++it;
+  }
+  space[m.start] = all_.size();
+  all_.push_back(std::move(m));
+}
+
+int64_t Reader::findMapping(int32_t pid, uint64_t ip) {
+  auto s = maps_.find(pid);
+  if (s == maps_.end()) return -1;
+  auto it = s->second.upper_bound(ip);
+  if (it == s->second.begin()) return -1;
+  --it;
+  const MappingRec& m = all_[it->second];
+  return ip - m.start < m.length ? static_cast<int64_t>(it->second) : -1;
+}
+
+uint64_t Reader::frameOf(uint64_t ip, bool kernel, int32_t pid) {
+  const int64_t m = findMapping(kernel ? -1 : pid, ip);
+  uint64_t kept = 0;
+  if (m >= 0) {
+    MappingRec& rec = all_[static_cast<size_t>(m)];
+    if (!rec.used) {
+      rec.used = true;
+      rec.index = static_cast<uint32_t>(r_.mappings.size());
+      if (rec.buildId.empty())
+        if (auto b = buildIds_.find(rec.path); b != buildIds_.end()) rec.buildId = b->second;
+      r_.mappings.push_back(rec);
+    }
+    kept = rec.index + 1;
+  }
+  auto [it, fresh] = frames_.try_emplace(FrameKey{ip, kept * 2 + kernel}, r_.frameAddress.size());
+  if (fresh) {
+    r_.frameAddress.push_back(ip);
+    r_.frameMapping.push_back(kept);
+    r_.frameKernel.push_back(kernel);
+  }
+  return it->second;
+}
+
+void Reader::sample(uint64_t at, uint64_t end, uint16_t misc) {
+  const Attr& a = attrOfSample(at, end);
+  const uint64_t t = a.sampleType;
+  uint64_t p = at + 8, ip = 0, time = 0, period = 1, cpu = 0;
+  int32_t pid = -1, tid = -1;
+  auto take = [&](uint64_t bit) {
+    if (!(t & bit)) return false;
+    b_.need(p, 8, end, "sample field");
+    return true;
+  };
+  if (take(kSampleIdentifier)) p += 8;
+  if (take(kSampleIp)) ip = b_.u64(p), p += 8;
+  if (take(kSampleTid))
+    pid = static_cast<int32_t>(b_.u32(p)), tid = static_cast<int32_t>(b_.u32(p + 4)), p += 8;
+  if (take(kSampleTime)) time = b_.u64(p), p += 8;
+  if (take(kSampleAddr)) p += 8;
+  if (take(kSampleId)) p += 8;
+  if (take(kSampleStreamId)) p += 8;
+  if (take(kSampleCpu)) cpu = b_.u32(p), p += 8;
+  if (take(kSamplePeriod)) period = b_.u64(p), p += 8;
+  if (take(kSampleRead)) {
+    const uint64_t f = a.readFormat;
+    const uint64_t per = 8 + ((f & 4) ? 8 : 0) + ((f & 16) ? 8 : 0);
+    const uint64_t extra = ((f & 1) ? 8 : 0) + ((f & 2) ? 8 : 0);
+    if (f & 8) {  // group
+      const uint64_t nr = b_.u64(p);
+      if (nr > (end - p) / per)
+        bad(p, "read group of " + std::to_string(nr) + " values past the record");
+      p += 8 + extra + nr * per;
+    } else {
+      p += per + extra;
+    }
+  }
+  chain_.clear();
+  const uint8_t cpumode = misc & 7;
+  bool kernel = cpumode == 1 || cpumode == 3;
+  if (take(kSampleCallchain)) {
+    const uint64_t nr = b_.u64(p);
+    if (nr > (end - p - 8) / 8)
+      bad(p, "callchain of " + std::to_string(nr) + " addresses runs past its record");
+    for (uint64_t i = 0; i < nr; ++i) {
+      const uint64_t v = b_.u64(p + 8 + 8 * i);
+      if (v >= kContextMax) {
+        kernel = v == kContextKernel || v == kContextHv || v == kContextGuestKernel;
+        continue;
+      }
+      chain_.push_back(frameOf(v, kernel, pid));
+    }
+  }
+  if (chain_.empty() && (t & kSampleIp)) chain_.push_back(frameOf(ip, kernel, pid));
+  std::string key(reinterpret_cast<const char*>(chain_.data()), chain_.size() * 8);
+  auto [st, fresh] = stacks_.try_emplace(std::move(key), r_.stackLength.size());
+  if (fresh) {
+    r_.stackLength.push_back(chain_.size());
+    r_.stackFrames.insert(r_.stackFrames.end(), chain_.begin(), chain_.end());
+  }
+  auto c = comm_.find(tid);
+  ThreadKey k{pid, tid, c == comm_.end() ? ":" + std::to_string(tid) : c->second};
+  auto [th, newThread] = threadIndex_.try_emplace(k, r_.threads.size());
+  if (newThread) r_.threads.push_back(k);
+  r_.samples.push_back(
+      {time, th->second, static_cast<uint64_t>(&a - r_.attrs.data()), period, st->second, cpu});
+}
+
+// Pass 2: one record, in time order.
+void Reader::apply(uint64_t at) {
+  const uint32_t type = b_.u32(at);
+  const uint16_t misc = b_.u16(at + 4), size = b_.u16(at + 6);
+  const uint64_t end = at + size;
+  switch (type) {
+    case kSample: sample(at, end, misc); break;
+    case kMmap:
+    case kMmap2: {
+      const uint64_t fixed = type == kMmap ? 8 + 32 : 8 + 32 + 24 + 8;
+      b_.need(at, fixed, end, "mmap record");
+      MappingRec m;
+      m.pid = static_cast<int32_t>(b_.u32(at + 8));
+      if ((misc & 7) == 1) m.pid = -1;  // the kernel's
+      m.start = b_.u64(at + 16);
+      m.length = b_.u64(at + 24);
+      m.pgoff = b_.u64(at + 32);
+      if (type == kMmap2 && (misc & (1u << 14)))  // build id in place of device and inode
+        m.buildId.assign(reinterpret_cast<const char*>(b_.d.data() + at + 44),
+                         std::min<size_t>(b_.d[at + 40], 20));
+      m.path = b_.str(at + fixed, end);
+      addMapping(std::move(m));
+      break;
+    }
+    case kComm: {
+      b_.need(at, 16, end, "comm record");
+      const int32_t pid = static_cast<int32_t>(b_.u32(at + 8));
+      comm_[static_cast<int32_t>(b_.u32(at + 12))] = b_.str(at + 16, end);
+      if (misc & 0x2000) maps_.erase(pid);  // exec: a new address space
+      break;
+    }
+    case kFork: {
+      b_.need(at, 24, end, "fork record");
+      const int32_t pid = static_cast<int32_t>(b_.u32(at + 8)),
+                    ppid = static_cast<int32_t>(b_.u32(at + 12)),
+                    tid = static_cast<int32_t>(b_.u32(at + 16)),
+                    ptid = static_cast<int32_t>(b_.u32(at + 20));
+      if (auto c = comm_.find(ptid); c != comm_.end()) comm_[tid] = c->second;
+      if (pid != ppid)
+        if (auto parent = maps_.find(ppid); parent != maps_.end()) {
+          auto copy = parent->second;
+          maps_[pid] = std::move(copy);
+        }
+      break;
+    }
+    case kLost:
+      b_.need(at, 24, end, "lost record");
+      r_.lost += b_.u64(at + 16);
+      break;
+    case kExit:
+    case kThrottle:
+    case kUnthrottle:
+    case kFinishedInit: break;
+    default: warnOnce(type, at);
+  }
+}
+
+Recording Reader::run() {
+  header();
+  std::stable_sort(entries_.begin(), entries_.end(),
+                   [](const Entry& a, const Entry& b) { return a.time < b.time; });
+  for (const Entry& e : entries_) apply(e.offset);
+  if (r_.attrs.empty()) bad(0, "no perf_event_attr");
+  return std::move(r_);
+}
+
+}  // namespace
+
+Recording parseRecording(std::span<const uint8_t> data) { return Reader(data).run(); }
+
+}  // namespace profpack::perf
