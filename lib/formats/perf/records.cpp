@@ -139,6 +139,13 @@ class Reader {
     uint64_t time, offset;
   };
   void header();
+  // Checks that the section that the header field at `field` describes lies in the file.
+  void section(uint64_t field, uint64_t at, uint64_t size, const char* what) const {
+    if (at > b_.d.size() || b_.d.size() - at < size)
+      bad(field, std::string(what) + " section of " + std::to_string(size) + " bytes at byte " +
+                     std::to_string(at) + " runs past the end of the file (" +
+                     std::to_string(b_.d.size()) + " bytes)");
+  }
   void features(uint64_t tableAt, const uint8_t* bitmap);
   void feature(unsigned id, uint64_t at, uint64_t size);
   void addAttr(Attr a, uint64_t idsAt, uint64_t idsCount);
@@ -187,8 +194,8 @@ void Reader::header() {
   const uint64_t attrSize = b_.u64(16), attrsAt = b_.u64(24), attrsSize = b_.u64(32);
   const uint64_t dataAt = b_.u64(40), dataSize = b_.u64(48);
   if (attrSize < 64 + 16 || attrSize > 4096) bad(16, "attr size " + std::to_string(attrSize));
-  b_.need(attrsAt, attrsSize, b_.d.size(), "attrs section");
-  b_.need(dataAt, dataSize, b_.d.size(), "data section");
+  section(24, attrsAt, attrsSize, "attrs");
+  section(40, dataAt, dataSize, "data");
   for (uint64_t at = attrsAt; attrsAt + attrsSize - at >= attrSize; at += attrSize) {
     Attr a = readAttr(b_, at, attrSize - 16);
     const uint64_t idsAt = b_.u64(at + attrSize - 16), idsSize = b_.u64(at + attrSize - 8);
@@ -212,7 +219,7 @@ void Reader::features(uint64_t tableAt, const uint8_t* bitmap) {
   for (unsigned id = 0; id < 256; ++id) {
     if (!(bitmap[id / 8] & (1u << (id % 8)))) continue;
     const uint64_t off = b_.u64(at), size = b_.u64(at + 8);
-    b_.need(off, size, b_.d.size(), "feature section");
+    section(at, off, size, "feature");
     feature(id, off, size);
     at += 16;
   }
