@@ -64,6 +64,18 @@ def compare(f, tmp, buildids):
             theirs[m.group(1)] += n
     check(len(ours) >= 2 and ours == theirs,
           f"{name}: self samples of {sorted(ours)}: {dict(ours)} vs perf {dict(theirs)}")
+    # The same recording through its `perf script` text (names as perf prints them).
+    txt = os.path.join(tmp, name + ".txt")
+    with open(txt, "w") as out:
+        out.write(run("perf", "--buildid-dir", buildids, "script", "-i", f))
+    script, script_total = collections.Counter(), 0
+    for line in run(cli, "top", txt, "--tsv", "-n", "100000000").splitlines():
+        self_, _, _, _, func, obj = line.split("\t")
+        script_total += int(self_)
+        if os.path.basename(obj) in PROGRAMS and int(self_):
+            script[func] += int(self_)
+    check(script == ours and script_total == ours_total,
+          f"{name}: its perf script text gives the same self samples ({script_total} in all)")
     # Per thread (perf's `pid` key is tid:comm) and DSO.
     threads = re.findall(r"^\s+(\d+): pid (\d+), thread (\d+)$", run(cli, "info", ppk), re.M)
     ours = collections.Counter()

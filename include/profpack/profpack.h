@@ -122,7 +122,8 @@ typedef enum profpack_format {
   PROFPACK_FORMAT_FOLDED = 7,     /**< written only: collapsed stacks (flamegraph.pl, speedscope) */
   PROFPACK_FORMAT_TRACE_EVENT = 8, /**< written only: Chrome Trace Event JSON (Perfetto) */
   PROFPACK_FORMAT_PPROF = 9,       /**< written only: gzip-compressed pprof profile.proto */
-  PROFPACK_FORMAT_PERF = 10        /**< Linux perf.data (read only) */
+  PROFPACK_FORMAT_PERF = 10,       /**< Linux perf.data (read only) */
+  PROFPACK_FORMAT_PERF_SCRIPT = 11 /**< `perf script` text (read only) */
 } profpack_format;
 
 /** "ppk", "callgrind", "cachegrind", "gperftools", "xray", "dcpi", "folded", "trace-event",

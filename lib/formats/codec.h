@@ -29,6 +29,7 @@ enum class FormatId : int {
   traceEvent = 8,  // written only: Chrome Trace Event JSON
   pprof = 9,       // written only: gzip-compressed profile.proto
   perf = 10,       // Linux perf.data
+  perfScript = 11, // `perf script` text
 };
 
 struct ReadOptions {

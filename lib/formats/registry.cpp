@@ -126,6 +126,10 @@ constexpr Codec kCodecs[] = {
      },
      costTableModel, nullptr, nullptr, FormatId::cachegrind, nullptr, true, true,
      /*writeModelReadsStacks=*/false},
+    {FormatId::perfScript, "perf-script", ir::Format::PERF_SCRIPT, FormatId::perfScript,
+     isPerfScript,
+     [](std::span<const uint8_t> d, const ReadOptions&) { return readPerfScript(d); }, nullptr,
+     nullptr, perfModel, nullptr, "a Linux perf recording"},
     {FormatId::folded, "folded", ir::Format::UNKNOWN, FormatId::folded, nullptr, nullptr, nullptr,
      [](const Model& m, const ModelFor&, const WriteOptions&, Sink& out) {
        writeFolded(m, 0, out);
@@ -155,7 +159,8 @@ static_assert(static_cast<int>(FormatId::unknown) == 0 && static_cast<int>(Forma
                   static_cast<int>(FormatId::folded) == 7 &&
                   static_cast<int>(FormatId::traceEvent) == 8 &&
                   static_cast<int>(FormatId::pprof) == 9 &&
-                  static_cast<int>(FormatId::perf) == 10,
+                  static_cast<int>(FormatId::perf) == 10 &&
+                  static_cast<int>(FormatId::perfScript) == 11,
               "FormatId must keep profpack_format's values (include/profpack/profpack.h)");
 constexpr bool irFormatsDistinct() {
   for (const Codec& a : kCodecs)
@@ -164,7 +169,7 @@ constexpr bool irFormatsDistinct() {
   return true;
 }
 static_assert(irFormatsDistinct(), "each format read (but .ppk) has its own ir::Format");
-static_assert(std::size(kCodecs) == 10, "every FormatId but unknown has one codec");
+static_assert(std::size(kCodecs) == 11, "every FormatId but unknown has one codec");
 
 // Every format's write parameters, the .ppk level first.
 constexpr std::span<const WriteParam> kWriteParamLists[] = {
@@ -223,6 +228,7 @@ constexpr FileName kFileNames[] = {
     {FormatId::xray, ".xray", "xray-log."},
     {FormatId::dcpi, ".dcpi", nullptr},
     {FormatId::perf, ".data", "perf.data"},
+    {FormatId::perfScript, ".perf-script", nullptr},
     {FormatId::callgrind, ".callgrind", "callgrind.out"},
     {FormatId::cachegrind, ".cachegrind", "cachegrind.out"},
 };

@@ -73,6 +73,7 @@ enum Format {
   xray @4;
   dcpi @5;
   perf @6;                     # Linux perf.data
+  perfScript @7;               # `perf script` text
 }
 
 struct HeaderLine {
@@ -400,6 +401,7 @@ struct PerfData {
   sampleStack @14 :Column;     # per sample: index of its stack
   sampleCpu @15 :Column;       # per sample: its cpu (0 where not sampled)
   lost @16 :UInt64;            # samples the kernel lost (LOST records)
+  frameName @17 :List(Text);   # `perf script` text: per frame, its symbol ("" if [unknown])
 }
 struct PerfEvent {
   name @0 :Text;               # from the event-desc feature ("cpu-clock"), else type:config

@@ -6,6 +6,7 @@
 
 #include <algorithm>
 #include <cstdio>
+#include <map>
 #include <unordered_map>
 
 #include "error.h"
@@ -28,7 +29,8 @@ class PerfSource : public ModelSource {
       : pd_(profile.root().getPerf()), thread_(options.thread), callEdges_(options.callEdges) {}
 
   uint32_t capabilities() const override {
-    return kCapCallArcs | kCapAddresses | kCapStacks | kCapThreads;
+    return kCapCallArcs | kCapAddresses | kCapStacks | kCapThreads |
+           (pd_.hasFrameName() ? uint32_t{kCapNames} : 0u);
   }
 
   void functions(FunctionLayer& out) override {
@@ -43,29 +45,41 @@ class PerfSource : public ModelSource {
     for (auto t : pd_.getThreads())
       out.threads.push_back({static_cast<uint32_t>(t.getPid()), static_cast<uint32_t>(t.getTid())});
     auto maps = pd_.getMappings();
+    auto names = pd_.getFrameName();
+    std::map<std::pair<std::string, std::string>, uint64_t> named;
+    funcOf_.resize(address_.size());
     for (size_t f = 0; f < address_.size(); ++f) {
       std::string object = mapping_[f]
                                ? maps[static_cast<unsigned>(mapping_[f] - 1)].getPath().cStr()
                            : kernel_[f] ? "[kernel.kallsyms]"
                                         : "[unknown]";
-      out.addFunction({hex(address_[f]), "", object});
+      std::string name = f < names.size() && names[static_cast<unsigned>(f)].size()
+                             ? std::string(names[static_cast<unsigned>(f)].cStr())
+                             : hex(address_[f]);
+      if (names.size() == 0) {
+        funcOf_[f] = out.addFunction({name, "", object});
+        continue;
+      }
+      auto [it, fresh] = named.try_emplace({name, object}, out.functions.size());
+      if (fresh) out.addFunction({name, "", object});
+      funcOf_[f] = it->second;
     }
-    std::vector<uint64_t> stamp(address_.size(), ~uint64_t{0});
+    std::vector<uint64_t> stamp(out.functions.size(), ~uint64_t{0});
     std::unordered_map<uint64_t, size_t> edgeOf;
     std::vector<uint64_t> edgeStamp;
     for (size_t s = 0; s + 1 < start_.size(); ++s) {
       const uint64_t* v = values_.data() + s * events;
       if (v[0] == 0) continue;
       const uint64_t b = start_[s], e = start_[s + 1];
-      for (size_t k = 0; k < events; ++k) out.self[frames_[b] * events + k] += v[k];
+      for (size_t k = 0; k < events; ++k) out.self[funcOf_[frames_[b]] * events + k] += v[k];
       for (uint64_t i = b; i < e; ++i) {
-        const uint64_t f = frames_[i];
+        const uint64_t f = funcOf_[frames_[i]];
         if (stamp[f] != s) {
           stamp[f] = s;
           for (size_t k = 0; k < events; ++k) out.inclusive[f * events + k] += v[k];
         }
         if (!callEdges_ || i + 1 >= e) continue;
-        const uint64_t caller = frames_[i + 1], key = caller * address_.size() + f;
+        const uint64_t caller = funcOf_[frames_[i + 1]], key = caller * stamp.size() + f;
         auto [it, fresh] = edgeOf.try_emplace(key, out.edges.size());
         if (fresh) {
           out.addEdge(caller, f, 0);
@@ -90,7 +104,7 @@ class PerfSource : public ModelSource {
     for (bool site : {false, true})
       for (uint64_t f : byRank_) {
         Location l{site && address_[f] ? address_[f] - 1 : address_[f],
-                   static_cast<int64_t>(mapping_[f]) - 1, static_cast<int64_t>(f), 0};
+                   static_cast<int64_t>(mapping_[f]) - 1, static_cast<int64_t>(funcOf_[f]), 0};
         l.callSite = site;
         out.locations.push_back(l);
         for (size_t k = 0; k < events; ++k) out.self.push_back(site ? 0 : selfOf(f, k));
@@ -106,7 +120,7 @@ class PerfSource : public ModelSource {
       if (v[0] == 0) continue;
       for (uint64_t i = start_[s + 1]; i-- > start_[s];) {
         const uint64_t f = frames_[i];
-        out.frames.push_back(f);
+        out.frames.push_back(funcOf_[f]);
         out.locations.push_back(order[f] + (i == start_[s] ? 0 : address_.size()));
       }
       out.start.push_back(out.frames.size());
@@ -190,6 +204,7 @@ class PerfSource : public ModelSource {
   bool decoded_ = false;
   std::vector<uint64_t> address_, mapping_, kernel_, frames_, start_, values_, selfOf_;
   std::vector<uint64_t> rank_, byRank_;
+  std::vector<uint64_t> funcOf_;  // per frame: its function (frames of one name share one)
 };
 
 }  // namespace

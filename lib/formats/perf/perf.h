@@ -20,6 +20,10 @@ bool isPerfData(std::span<const uint8_t> data);
 // skipped with one warning per kind.
 std::unique_ptr<Profile> readPerfData(std::span<const uint8_t> data);
 
+// `perf script` text: detected by a sample line followed by a tab-indented frame line.
+bool isPerfScript(std::span<const uint8_t> data);
+std::unique_ptr<Profile> readPerfScript(std::span<const uint8_t> data);
+
 // The model: functions are frames (an address in a process's mapping) named by their hex
 // address until symbolized; events `samples` then each perf event's summed period; one thread
 // per (pid, tid, comm).

@@ -15,12 +15,16 @@ bool isPerfData(std::span<const uint8_t> data) {
 }
 
 std::unique_ptr<Profile> readPerfData(std::span<const uint8_t> data) {
-  perf::Recording r = perf::parseRecording(data);
+  return buildPerfIR(perf::parseRecording(data), ir::Format::PERF, nullptr);
+}
+
+std::unique_ptr<Profile> buildPerfIR(perf::Recording r, ir::Format format,
+                                     const std::vector<std::string>* names) {
   using Enc = ir::Column::Encoding;
   auto message = newMessage(r.samples.size() * 8 + r.stackFrames.size() * 2);
   auto root = message->getRoot<ir::Profile>();
-  root.setFormat(ir::Format::PERF);
-  root.setFormatVersion(r.pipe ? "PERFILE2 pipe" : "PERFILE2");
+  root.setFormat(format);
+  root.setFormatVersion(names ? "" : r.pipe ? "PERFILE2 pipe" : "PERFILE2");
   StringInterner strings;
   strings.build(root.initStrings());
   auto pd = root.initPerf();
@@ -76,6 +80,10 @@ std::unique_ptr<Profile> readPerfData(std::span<const uint8_t> data) {
   column(pd.initSampleStack(), &perf::Sample::stack, Enc::VARINT);
   column(pd.initSampleCpu(), &perf::Sample::cpu, Enc::VARINT_RUNS);
   pd.setLost(r.lost);
+  if (names) {
+    auto out = pd.initFrameName(static_cast<unsigned>(names->size()));
+    for (unsigned i = 0; i < names->size(); ++i) out.set(i, (*names)[i]);
+  }
   auto profile = std::make_unique<Profile>(std::move(message));
   for (std::string& w : r.warnings) profile->warnings().push_back(std::move(w));
   return profile;

@@ -60,3 +60,9 @@ struct Recording {
 Recording parseRecording(std::span<const uint8_t> data);
 
 }  // namespace profpack::perf
+
+namespace profpack {
+// The IR of a recording; `names` (per frame, its symbol) where the input names frames.
+std::unique_ptr<Profile> buildPerfIR(perf::Recording r, ir::Format format,
+                                     const std::vector<std::string>* names);
+}  // namespace profpack

@@ -1,0 +1,214 @@
+// `perf script` text (default fields and the common -F variants): a sample line
+// `comm [pid/]tid [[cpu]] [time:] [period] [event:] ...` followed by one line per frame,
+// `<tab> address symbol[+offset] (dso)`, innermost first, and a blank line. Kept in the same IR
+// as perf.data (PerfData), with each frame's symbol and its dso as the mapping's path.
+
+#include <map>
+#include <unordered_map>
+
+#include "error.h"
+#include "formats/perf/perf.h"
+#include "formats/perf/records.h"
+#include "ir/column.h"
+
+namespace profpack {
+
+namespace {
+
+constexpr const char* kScript = "perf-script";
+
+bool isHex(std::string_view s) {
+  if (s.empty()) return false;
+  for (char c : s)
+    if (!std::isxdigit(static_cast<unsigned char>(c))) return false;
+  return true;
+}
+
+std::string_view trim(std::string_view s) {
+  while (!s.empty() && (s.front() == ' ' || s.front() == '\t')) s.remove_prefix(1);
+  while (!s.empty() && (s.back() == ' ' || s.back() == '\r')) s.remove_suffix(1);
+  return s;
+}
+
+// A frame line: "addr sym[+off] (dso)"; false if it is not one.
+bool parseFrame(std::string_view line, uint64_t& addr, std::string& sym, std::string& dso) {
+  line = trim(line);
+  const size_t sp = line.find(' ');
+  if (sp == std::string_view::npos || !isHex(line.substr(0, sp))) return false;
+  addr = std::stoull(std::string(line.substr(0, sp)), nullptr, 16);
+  std::string_view rest = trim(line.substr(sp));
+  dso.clear();
+  if (!rest.empty() && rest.back() == ')') {
+    const size_t open = rest.rfind(" (");
+    if (open != std::string_view::npos) {
+      dso = rest.substr(open + 2, rest.size() - open - 3);
+      rest = trim(rest.substr(0, open));
+    } else if (rest.front() == '(') {
+      dso = rest.substr(1, rest.size() - 2);
+      rest = {};
+    }
+  }
+  if (const size_t plus = rest.rfind("+0x"); plus != std::string_view::npos && plus > 0)
+    rest = rest.substr(0, plus);
+  sym = rest == "[unknown]" ? "" : std::string(rest);
+  return true;
+}
+
+// A sample line: comm (may hold spaces), then [pid/]tid, then [cpu], time:, period, event:.
+perf::ThreadKey parseSampleLine(std::string_view line, uint64_t at, uint64_t lineNo,
+                                perf::Sample& cur, std::string& event) {
+  std::vector<std::string_view> words;
+  for (size_t i = 0; i < line.size();) {
+    while (i < line.size() && line[i] == ' ') ++i;
+    size_t j = line.find(' ', i);
+    if (j == std::string_view::npos) j = line.size();
+    if (j > i) words.push_back(line.substr(i, j - i));
+    i = j;
+  }
+  size_t idw = words.size();
+  for (size_t i = 1; i < words.size(); ++i) {
+    const std::string_view w = words[i];
+    const size_t slash = w.find('/');
+    const std::string_view a = w.substr(0, slash);
+    if (!a.empty() && a.find_first_not_of("0123456789-") == std::string_view::npos &&
+        (slash == std::string_view::npos ||
+         w.substr(slash + 1).find_first_not_of("0123456789-") == std::string_view::npos)) {
+      idw = i;
+      break;
+    }
+  }
+  if (idw >= words.size())
+    throw Error(Status::malformed, kScript, "sample line without a pid or tid", at, lineNo + 1);
+  const char* b = words[0].data();
+  perf::ThreadKey k{0, 0, std::string(trim(std::string_view(b, words[idw].data() - b)))};
+  const std::string_view w = words[idw];
+  const size_t slash = w.find('/');
+  k.tid = std::stoi(std::string(slash == w.npos ? w : w.substr(slash + 1)));
+  k.pid = slash == w.npos ? k.tid : std::stoi(std::string(w.substr(0, slash)));
+  cur = {};
+  cur.period = 1;
+  event = "cpu-clock";
+  bool sawTime = false;
+  for (size_t i = idw + 1; i < words.size(); ++i) {
+    std::string_view x = words[i];
+    if (x.front() == '[' && x.back() == ']') {
+      cur.cpu = std::stoull(std::string(x.substr(1, x.size() - 2)));
+    } else if (x.back() == ':' && !sawTime && x.find('.') != x.npos &&
+               x.find_first_not_of("0123456789.:") == x.npos) {
+      sawTime = true;
+      const size_t dot = x.find('.');
+      cur.time =
+          std::stoull(std::string(x.substr(0, dot))) * 1000000000ull +
+          std::stoull(
+              (std::string(x.substr(dot + 1, x.size() - dot - 2)) + "000000000").substr(0, 9));
+    } else if (x.find_first_not_of("0123456789") == x.npos) {
+      cur.period = std::stoull(std::string(x));
+    } else if (x.back() == ':') {
+      event = std::string(x.substr(0, x.find(':')));
+      break;
+    }
+  }
+  return k;
+}
+
+}  // namespace
+
+bool isPerfScript(std::span<const uint8_t> data) {
+  std::string_view t(reinterpret_cast<const char*>(data.data()),
+                     std::min<size_t>(data.size(), 4096));
+  const size_t nl = t.find('\n');
+  if (nl == std::string_view::npos || nl + 1 >= t.size() || t[nl + 1] != '\t') return false;
+  const size_t nl2 = t.find('\n', nl + 1);
+  uint64_t a;
+  std::string s, d;
+  return t.front() != '\t' && t.front() != '#' &&
+         parseFrame(t.substr(nl + 1, nl2 == std::string_view::npos ? t.npos : nl2 - nl - 1), a, s,
+                    d) &&
+         t.substr(0, nl).find(':') != std::string_view::npos;
+}
+
+std::unique_ptr<Profile> readPerfScript(std::span<const uint8_t> data) {
+  std::string_view text(reinterpret_cast<const char*>(data.data()), data.size());
+  perf::Recording r;
+  std::map<std::string, uint64_t> events;
+  std::map<perf::ThreadKey, uint64_t> threads;
+  std::map<std::pair<int32_t, std::string>, uint64_t> mappings;
+  std::unordered_map<std::string, uint64_t> frames, stacks;
+  std::vector<std::string> names;
+  std::vector<uint64_t> chain;
+  perf::Sample cur{};
+  bool open = false;
+  int32_t pid = 0;
+  auto finish = [&] {
+    if (!open) return;
+    open = false;
+    std::string key(reinterpret_cast<const char*>(chain.data()), chain.size() * 8);
+    auto [it, fresh] = stacks.try_emplace(key, r.stackLength.size());
+    if (fresh) {
+      r.stackLength.push_back(chain.size());
+      r.stackFrames.insert(r.stackFrames.end(), chain.begin(), chain.end());
+    }
+    cur.stack = it->second;
+    if (!chain.empty()) r.samples.push_back(cur);
+    chain.clear();
+  };
+  uint64_t lineNo = 0;
+  for (size_t pos = 0; pos < text.size(); ++lineNo) {
+    size_t nl = text.find('\n', pos);
+    if (nl == std::string_view::npos) nl = text.size();
+    const std::string_view line = text.substr(pos, nl - pos);
+    const uint64_t at = pos;
+    pos = nl + 1;
+    if (trim(line).empty() || line.front() == '#') {
+      finish();
+      continue;
+    }
+    if (line.front() == '\t' || line.front() == ' ') {
+      uint64_t addr;
+      std::string sym, dso;
+      if (!open || !parseFrame(line, addr, sym, dso))
+        throw Error(Status::malformed, kScript, "not a frame line of a sample", at, lineNo + 1);
+      auto [m, newMap] = mappings.try_emplace({pid, dso}, r.mappings.size());
+      if (newMap && !dso.empty() && dso != "[unknown]") {
+        perf::MappingRec rec;
+        rec.pid = pid;
+        rec.path = dso;
+        r.mappings.push_back(rec);
+      } else if (newMap) {
+        m->second = ~uint64_t{0};
+      }
+      const uint64_t mapping = m->second == ~uint64_t{0} ? 0 : m->second + 1;
+      const std::string fkey = std::to_string(mapping) + ":" + std::to_string(addr) + ":" + sym;
+      auto [f, newFrame] = frames.try_emplace(fkey, r.frameAddress.size());
+      if (newFrame) {
+        r.frameAddress.push_back(addr);
+        r.frameMapping.push_back(mapping);
+        r.frameKernel.push_back(dso.rfind("[kernel", 0) == 0);
+        names.push_back(sym);
+      }
+      chain.push_back(f->second);
+      continue;
+    }
+    finish();
+    std::string event;
+    perf::ThreadKey k = parseSampleLine(line, at, lineNo, cur, event);
+    pid = k.pid;
+    auto [e, newEvent] = events.try_emplace(event, r.attrs.size());
+    if (newEvent) {
+      perf::Attr a;
+      a.name = event;
+      r.attrs.push_back(a);
+    }
+    cur.event = e->second;
+    auto [t, newThread] = threads.try_emplace(k, r.threads.size());
+    if (newThread) r.threads.push_back(k);
+    cur.thread = t->second;
+    open = true;
+  }
+  finish();
+  if (r.samples.empty()) throw Error(Status::malformed, kScript, "no samples", 0);
+  std::unique_ptr<Profile> p = buildPerfIR(r, ir::Format::PERF_SCRIPT, &names);
+  return p;
+}
+
+}  // namespace profpack
