@@ -4,6 +4,7 @@
 #include "profpack/profpack.h"
 
 #include <kj/exception.h>
+#include <sys/stat.h>
 
 #include <algorithm>
 #include <cstdlib>
@@ -20,6 +21,7 @@
 #include "merge/merge.h"
 #include "model/find.h"
 #include "model/model.h"
+#include "symbolize/source.h"
 #include "symbolize/symbolize.h"
 #include "util/io.h"
 #include "util/pages.h"
@@ -31,6 +33,7 @@ struct profpack_profile {
   profpack::ModelOptions options;  // a view's thread and binary
   std::mutex modelMutex;
   std::unique_ptr<profpack::Model> model;  // built on the first query, for `options`
+  int64_t fileTime = 0;  // the profile file's modification time (ns since the epoch; 0: none)
 };
 
 namespace {
@@ -112,10 +115,11 @@ profpack::ReadOptions readOptions(const profpack_read_options* o) {
     require(o->struct_size >= offsetof(profpack_read_options, format) + sizeof(profpack_format),
             "profpack_read_options.struct_size is too small: initialise it with "
             "profpack_read_options_init()");
-    d = *o;
+    std::memcpy(&d, o, std::min<size_t>(o->struct_size, sizeof d));  // what struct_size covers
   }
-  require((d.flags & ~(PROFPACK_READ_STRICT | PROFPACK_READ_DEFER_IR)) == 0,
-          "unknown bits in profpack_read_options.flags");
+  require(
+      (d.flags & ~(PROFPACK_READ_STRICT | PROFPACK_READ_DEFER_IR | PROFPACK_READ_SYMBOLIZE)) == 0,
+      "unknown bits in profpack_read_options.flags");
   require(formatValue(d.format) >= PROFPACK_FORMAT_UNKNOWN &&
               formatValue(d.format) <= PROFPACK_FORMAT_PPROF,
           "unknown format in profpack_read_options.format");
@@ -125,6 +129,38 @@ profpack::ReadOptions readOptions(const profpack_read_options* o) {
   r.deferIR = (d.flags & PROFPACK_READ_DEFER_IR) != 0;
   r.format = static_cast<profpack::FormatId>(formatValue(d.format));
   return r;
+}
+
+// A profile just read, named from its binaries where `o` asks for it (PROFPACK_READ_SYMBOLIZE),
+// as a new handle. `fileTime`: the profile file's modification time (0: unknown).
+profpack_profile* wrap(std::unique_ptr<profpack::Profile> p);
+profpack_profile* wrapRead(std::unique_ptr<profpack::Profile> p, const profpack_read_options* o,
+                           int64_t fileTime) {
+  profpack_read_options d;
+  profpack_read_options_init(&d);
+  if (o) std::memcpy(&d, o, std::min<size_t>(o->struct_size, sizeof d));
+  if (d.flags & PROFPACK_READ_SYMBOLIZE) {
+    require(d.binary_path || d.binary_path_count == 0,
+            "profpack_read_options: binary_path is NULL but its count is not 0");
+    profpack::SymbolizeOptions so;
+    for (size_t i = 0; i < d.binary_path_count; ++i) {
+      require(d.binary_path[i] != nullptr, "profpack_read_options: a binary_path is NULL");
+      so.binaryPath.emplace_back(d.binary_path[i]);
+    }
+    so.profileTime = fileTime;
+    p = profpack::nameFromBinaries(std::move(p), so);
+  }
+  profpack_profile* h = wrap(std::move(p));
+  h->fileTime = fileTime;
+  return h;
+}
+
+// A file's modification time in nanoseconds since the epoch; 0 for standard input or where
+// unknown.
+int64_t modifiedTime(const char* path) {
+  struct stat st;
+  if (std::strcmp(path, "-") == 0 || ::stat(path, &st) != 0) return 0;
+  return int64_t{st.st_mtim.tv_sec} * 1000000000 + st.st_mtim.tv_nsec;
 }
 
 // The write parameters: a slot in profpack_write_options' reserved arrays, bounds, default.
@@ -252,6 +288,7 @@ profpack_status edges(const profpack_profile* profile, size_t id, size_t event,
 }
 
 profpack_profile* wrap(std::unique_ptr<profpack::Profile> p) {
+  profpack::nameBySymbolSection(*p);
   auto* h = new profpack_profile;
   h->profile = std::move(p);
   return h;
@@ -306,6 +343,8 @@ void profpack_read_options_init(profpack_read_options* options) {
   options->flags = 0;
   options->max_ppk_size = profpack::kDefaultMaxPpkMessage;
   options->format = PROFPACK_FORMAT_UNKNOWN;
+  options->binary_path = nullptr;
+  options->binary_path_count = 0;
 }
 
 void profpack_write_options_init(profpack_write_options* options) {
@@ -360,7 +399,7 @@ profpack_status profpack_read_file(const char* path, const profpack_read_options
     profpack::InputFile in(path);  // its own errors name the file already
     profpack::FileMappingScope scope(in.mapped() ? in.bytes() : std::span<const uint8_t>());
     try {
-      *out = wrap(profpack::readProfile(in.bytes(), opts));
+      *out = wrapRead(profpack::readProfile(in.bytes(), opts), options, modifiedTime(path));
     } catch (const profpack::Error& e) {
       throw e.inFile(path);
     }
@@ -383,8 +422,11 @@ profpack_status profpack_read_files(const char* const* paths, size_t count,
       bytes.push_back(files.back()->bytes());
     }
     try {
-      *out = wrap(
-          profpack::readProfileParts(bytes, opts, [&](size_t i) { return std::string(paths[i]); }));
+      int64_t newest = 0;
+      for (size_t i = 0; i < count; ++i) newest = std::max(newest, modifiedTime(paths[i]));
+      *out = wrapRead(
+          profpack::readProfileParts(bytes, opts, [&](size_t i) { return std::string(paths[i]); }),
+          options, newest);
     } catch (const profpack::Error& e) {
       if (count == 1) throw e.inFile(paths[0]);
       throw;
@@ -398,7 +440,8 @@ profpack_status profpack_read_memory(const void* data, size_t size,
   return guard([&] {
     require(out && (data || size == 0), "profpack_read_memory: data and out must not be NULL");
     auto opts = readOptions(options);
-    *out = wrap(profpack::readProfile({static_cast<const uint8_t*>(data), size}, opts));
+    *out = wrapRead(profpack::readProfile({static_cast<const uint8_t*>(data), size}, opts), options,
+                    0);
   });
 }
 
@@ -663,6 +706,7 @@ profpack_status profpack_profile_symbolize(const profpack_profile* profile,
       so.binaryPath.emplace_back(o.binary_path[i]);
     }
     if (o.binary) so.binary = o.binary;
+    so.profileTime = profile->fileTime;
     *out = wrap(profpack::symbolizeProfile(*profile->profile, so));
   });
 }
@@ -867,6 +911,7 @@ profpack_status profpack_profile_view(const profpack_profile* profile,
     auto model = profpack::buildModel(*profile->profile, mo);
     auto h = std::make_unique<profpack_profile>();
     h->profile = profile->profile;
+    h->fileTime = profile->fileTime;
     h->options = mo;
     h->model = std::move(model);
     *out = h.release();
