@@ -27,6 +27,7 @@ const char* kUsage =
     "commands:\n"
     "  convert IN [PART...] -o OUT [--to FORMAT] [--level N] [--xray-mode basic|fdr]\n"
     "          [--xray-version N] [--image NAME] [--slot-bytes 4|8] [--byte-order little|big]\n"
+    "          [--binary-path DIR[:DIR...]] [--no-symbolize]\n"
     "      Convert a profile. The input format is detected from the content. FORMAT is one of\n"
     "      ppk, callgrind, cachegrind, gperftools, xray, dcpi, and (written only) folded\n"
     "      (collapsed stacks), trace-event (Chrome Trace Event JSON) and pprof (gzipped\n"
@@ -39,10 +40,12 @@ const char* kUsage =
     "      output (default: the input's). --image picks the DCPI image (path or index) when a\n"
     "      profile has several. --slot-bytes/--byte-order choose the gperftools output\n"
     "      (default: as read). '-' means standard input / output.\n"
-    "  info FILE [PART...] [--binary BIN] [--json]\n"
+    "  info FILE [PART...] [--binary BIN] [--binary-path DIR[:DIR...]] [--no-symbolize]\n"
+    "       [--json]\n"
     "      Print format and version, parts, events with totals, and counts of functions,\n"
     "      files and objects.\n"
     "  top FILE [PART...] [--event E] [-n N] [--inclusive] [--binary BIN] [--thread N]\n"
+    "      [--binary-path DIR[:DIR...]] [--no-symbolize]\n"
     "      [--tsv|--json]\n"
     "      The N (default 20) most costly functions by self (or inclusive) cost of event E\n"
     "      (default: the first event). --tsv prints tab-separated columns for tools: self,\n"
@@ -63,16 +66,26 @@ const char* kUsage =
     "      NEW - BASE (cg_diff): signed costs per function, line and call arc. The rewrites\n"
     "      (repeatable, as cg_diff's) line up names from two build directories. FORMAT or\n"
     "      OUT's name as for merge: Cachegrind inputs give Cachegrind, others Callgrind.\n"
-    "  symbolize IN -o OUT.ppk [--binary-path DIR]... [--binary BIN]\n"
+    "  symbolize IN -o OUT.ppk [--binary-path DIR[:DIR...]]... [--binary BIN]\n"
     "      Name the addresses of a gperftools or DCPI profile from the ELF binaries its\n"
-    "      mappings name (or DIR/<base name>, then the PROFPACK_BINARY_PATH directories):\n"
-    "      functions, files, lines and inline frames, kept in the .ppk for every later query.\n"
+    "      mappings name, found as below: functions, files, lines and inline frames, kept\n"
+    "      in the .ppk for every later query, after the binaries are gone.\n"
     "      An XRay trace takes --binary, the instrumented executable: names, files, lines.\n"
     "  equal A B\n"
     "      Exit 0 if A and B hold the same IR (e.g. an original and its round trip through\n"
     "      .ppk), 1 if not.\n"
-    "  --binary BIN (info, top, annotate, calls): the binary that produced the profile, to\n"
-    "      name functions (XRay: the instrumented executable).\n"
+    "  --binary BIN (info, top, annotate, calls): XRay only: the instrumented executable,\n"
+    "      whose xray_instr_map names the trace's function ids. Other formats name their\n"
+    "      binaries themselves (below); for them --binary is an error.\n"
+    "  Naming addresses (info, top, annotate, calls, convert; symbolize): a gperftools or DCPI\n"
+    "      profile's functions are named from the ELF binaries its mappings record, as go\n"
+    "      tool pprof does, when they are found: DIR/<base name> and DIR/<recorded path> for\n"
+    "      each --binary-path DIR, then each PROFPACK_BINARY_PATH directory, then the recorded\n"
+    "      path. A file is taken only if it can be the binary that ran: the build id the\n"
+    "      profile records, else a loadable segment of the mapping's offset and size and,\n"
+    "      at the recorded path, not modified after the profile file; a file skipped is a\n"
+    "      warning. --no-symbolize keeps the addresses. convert names them for every output\n"
+    "      but a rewrite in the input's own format, as symbolize and then convert would.\n"
     "  --thread N (top, annotate, calls): only thread N of the list `info` prints (XRay\n"
     "      threads; Callgrind parts with a thread: line).\n"
     "  --json (info, top, annotate, calls, merge, diff, symbolize): print one JSON document\n"
@@ -176,7 +189,9 @@ struct OptionSpec {
 constexpr OptionSpec kOptions[] = {
     {"--output", "-o", "a file name", "convert merge diff symbolize"},
     {"--to", nullptr, "a format name", "convert merge diff symbolize"},
-    {"--binary-path", nullptr, "a directory", "symbolize"},
+    {"--binary-path", nullptr, "a directory (DIR[:DIR...])",
+     "info top annotate calls convert symbolize"},
+    {"--no-symbolize", nullptr, nullptr, "info top annotate calls convert"},
     {"--mod-filename", nullptr, "an expression s/REGEX/REPLACEMENT/", "diff"},
     {"--mod-funcname", nullptr, "an expression s/REGEX/REPLACEMENT/", "diff"},
     {"--level", nullptr, "a number from 1 to 22", "convert"},
@@ -185,7 +200,7 @@ constexpr OptionSpec kOptions[] = {
     {"--image", nullptr, "a path or an index", "convert"},
     {"--slot-bytes", nullptr, "4 or 8", "convert"},
     {"--byte-order", nullptr, "little or big", "convert"},
-    {"--binary", nullptr, "a binary's path", "info top annotate calls symbolize"},
+    {"--binary", nullptr, "an XRay-instrumented executable", "info top annotate calls symbolize"},
     {"--thread", nullptr, "a thread index (see profpack info)", "top annotate calls"},
     {"--event", nullptr, "an event name", "top annotate calls"},
     {"--event", nullptr, "FROM=TO (an event rename)", "merge diff"},
@@ -297,6 +312,27 @@ profpack_status readInputs(const std::vector<std::string>& files,
   return profpack_read_files(paths.data(), paths.size(), options, out);
 }
 
+// The read options of a command that names addresses from their binaries as it reads
+// (PROFPACK_READ_SYMBOLIZE), unless --no-symbolize: --binary-path's directories (each
+// DIR[:DIR...], in order) into `dirs`, which `ro` points into.
+void symbolizeOnRead(const Args& args, profpack_read_options& ro, std::vector<std::string>& dirs,
+                     std::vector<const char*>& ptrs) {
+  if (args.has("--no-symbolize")) return;
+  ro.flags |= PROFPACK_READ_SYMBOLIZE;
+  for (const auto& [name, value] : args.repeated) {
+    if (name != "--binary-path") continue;
+    for (size_t pos = 0; pos <= value.size();) {
+      size_t colon = value.find(':', pos);
+      if (colon == std::string::npos) colon = value.size();
+      if (colon > pos) dirs.push_back(value.substr(pos, colon - pos));
+      pos = colon + 1;
+    }
+  }
+  for (const std::string& d : dirs) ptrs.push_back(d.c_str());
+  ro.binary_path = ptrs.data();
+  ro.binary_path_count = ptrs.size();
+}
+
 // The format to write OUT in: --to where given; else the format OUT's name says (".pb.gz",
 // ".ppk", "callgrind.out.1", ...: profpack_format_for_path); else `otherwise`. A --to that the
 // name contradicts is written as asked, with a warning. PROFPACK_FORMAT_UNKNOWN (after a usage
@@ -349,8 +385,13 @@ int cmdConvert(const std::vector<std::string>& argv) {
   if (fmt == PROFPACK_FORMAT_UNKNOWN) return 2;
   profpack_read_options ro;
   profpack_read_options_init(&ro);
-  // Only a .ppk and a rewrite in the input's own format need the input's IR.
-  if (fmt != PROFPACK_FORMAT_PPK && fmt != formatOfFile(in)) ro.flags |= PROFPACK_READ_DEFER_IR;
+  // Only a .ppk and a rewrite in the input's own format need the input's IR; the names of
+  // addresses, all but a rewrite in its own format (which keeps addresses).
+  const profpack_format inFormat = formatOfFile(in);
+  if (fmt != PROFPACK_FORMAT_PPK && fmt != inFormat) ro.flags |= PROFPACK_READ_DEFER_IR;
+  std::vector<std::string> dirs;
+  std::vector<const char*> dirPtrs;
+  if (fmt != inFormat) symbolizeOnRead(args, ro, dirs, dirPtrs);
   Profile p;
   if (readInputs(args.positional, &ro, &p.p) != PROFPACK_OK) return failWith(in.c_str());
   printWarnings(p.p, in);
@@ -466,8 +507,13 @@ int cmdInfo(const std::vector<std::string>& argv) {
   const std::vector<std::string>& args = parsed.positional;
   const std::string binary = parsed.get("--binary");
   if (args.empty()) return usageError("info needs a profile file");
+  profpack_read_options ro;
+  profpack_read_options_init(&ro);
+  std::vector<std::string> dirs;
+  std::vector<const char*> dirPtrs;
+  symbolizeOnRead(parsed, ro, dirs, dirPtrs);
   Profile p;
-  if (readInputs(args, nullptr, &p.p) != PROFPACK_OK) return failWith(args[0].c_str());
+  if (readInputs(args, &ro, &p.p) != PROFPACK_OK) return failWith(args[0].c_str());
   if (!binary.empty() && view(p, binary, -1) != PROFPACK_OK) return failWith(binary.c_str());
   profpack_info info;
   profpack_info_init(&info);
@@ -511,10 +557,11 @@ struct QueryArgs {
   long thread = -1;
   size_t n = 20;
   bool inclusive = false, tsv = false;
+  Args args;  // all of them, for symbolizeOnRead
 };
 
 int parseQuery(const std::vector<std::string>& argv, QueryArgs& q, const char* cmd, bool wantFn) {
-  Args args;
+  Args& args = q.args;
   if (int rc = parseArgs(cmd, argv, args)) return rc;
   q.event = args.get("--event");
   q.binary = args.get("--binary");
@@ -539,7 +586,12 @@ int parseQuery(const std::vector<std::string>& argv, QueryArgs& q, const char* c
 }
 
 int openQuery(const QueryArgs& q, Profile& p, size_t& event, std::string& eventName) {
-  if (readInputs(q.files, nullptr, &p.p) != PROFPACK_OK) return failWith(q.file.c_str());
+  profpack_read_options ro;
+  profpack_read_options_init(&ro);
+  std::vector<std::string> dirs;
+  std::vector<const char*> dirPtrs;
+  symbolizeOnRead(q.args, ro, dirs, dirPtrs);
+  if (readInputs(q.files, &ro, &p.p) != PROFPACK_OK) return failWith(q.file.c_str());
   printWarnings(p.p, q.file);
   if ((!q.binary.empty() || q.thread >= 0) && view(p, q.binary, q.thread) != PROFPACK_OK)
     return failWith(q.binary.empty() || q.thread >= 0 ? q.file.c_str() : q.binary.c_str());
@@ -976,13 +1028,15 @@ int cmdSymbolize(const std::vector<std::string>& argv) {
   if (profpack_read_file(file.c_str(), nullptr, &in.p) != PROFPACK_OK)
     return failWith(file.c_str());
   printWarnings(in.p, file);
-  std::vector<const char*> dirs;
-  for (const auto& [name, value] : args.repeated)
-    if (name == "--binary-path") dirs.push_back(value.c_str());
+  profpack_read_options ro;  // only for its binary_path
+  profpack_read_options_init(&ro);
+  std::vector<std::string> dirs;
+  std::vector<const char*> dirPtrs;
+  symbolizeOnRead(args, ro, dirs, dirPtrs);
   profpack_symbolize_options o;
   profpack_symbolize_options_init(&o);
-  o.binary_path = dirs.data();
-  o.binary_path_count = dirs.size();
+  o.binary_path = ro.binary_path;
+  o.binary_path_count = ro.binary_path_count;
   const std::string binary = args.get("--binary");
   if (!binary.empty()) o.binary = binary.c_str();
   Profile s;
