@@ -144,7 +144,7 @@ std::unique_ptr<Profile> withSymbols(const Profile& profile, const Model& model,
       if (frames && !frames->empty()) columns.add(keys[k], *frames);
     }
     const std::string problem = resolver.problem();
-    if (!problem.empty()) warnings.push_back(label + ": " + used + ": " + problem);
+    if (!problem.empty() && warnUnnamed) warnings.push_back(label + ": " + used + ": " + problem);
   }
   columns.build(sym);
   auto out = std::make_unique<Profile>(std::move(msg));

@@ -41,7 +41,7 @@ std::vector<int64_t> mappingsToName(const Model& model);
 
 // A copy of `profile` whose symbol section names `model`'s addresses as `resolver` finds them.
 // Its warnings: `warnings`, then (with `warnUnnamed`) one per mapping left unnamed and why, and
-// the problems met reading its files.
+// the problems met reading its files (damaged DWARF, debug information not found).
 std::unique_ptr<Profile> withSymbols(const Profile& profile, const Model& model, Resolver& resolver,
                                      std::vector<std::string> warnings, bool warnUnnamed = true);
 
