@@ -13,12 +13,13 @@ profile tests/data/symbolize/hot.prof of hot (gcc -O1 -g; PROVENANCE.md):
 - the binary in a --binary-path directory or PROFPACK_BINARY_PATH names them.
 - convert writes what symbolize and then convert write (pprof, folded, callgrind, .ppk), and a
   gperftools rewrite is the original.
+- a DCPI profile of hot's text is named on read as symbolize names it.
 The profile names /tmp/psym/hot, which does not exist; a copy of it names a temporary
 directory instead (the path is in the mappings' text at the end of the file).
 """
 import collections, os, re, shutil, subprocess, tempfile
 
-from checklib import check, finish, run, top_tsv, data
+from checklib import check, dcpi_of_text, finish, run, top_tsv, data
 
 sym = os.path.join(data, "symbolize")
 tmp = tempfile.mkdtemp(prefix="profpack-name-on-read-")
@@ -146,5 +147,12 @@ back = os.path.join(tmp, "back.prof")
 r = run("convert", hp, "--binary-path", sym, "-o", back)
 check(r.returncode == 0 and open(back, "rb").read() == hot_prof,
       "a gperftools rewrite is the original")
+# --- DCPI: an image's text, named on read as symbolize names it ------------------------------
+dcpi = os.path.join(tmp, "hot.dcpi")
+dcpi_of_text(os.path.join(sym, "hot"), dcpi)
+named = top_tsv(dcpi, "--binary-path", sym)
+r = run("symbolize", dcpi, "--binary-path", sym, "-o", os.path.join(tmp, "dcpi.ppk"))
+check(r.returncode == 0 and "mix" in named and named == top_tsv(os.path.join(tmp, "dcpi.ppk")),
+      f"DCPI: top names what symbolize names ({sorted(named)[:5]})")
 shutil.rmtree(tmp)
 finish()
