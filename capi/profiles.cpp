@@ -218,6 +218,7 @@ profpack_status profpack_profile_symbolize(const profpack_profile* profile,
       so.binaryPath.emplace_back(o.binary_path[i]);
     }
     if (o.binary) so.binary = o.binary;
+    so.profileTime = profile->fileTime;
     *out = wrap(profpack::symbolizeProfile(*profile->profile, so));
   });
 }

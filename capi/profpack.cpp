@@ -246,6 +246,7 @@ profpack_status profpack_profile_view(const profpack_profile* profile,
     auto model = profpack::buildModel(*profile->profile, mo);
     auto h = std::make_unique<profpack_profile>();
     h->profile = profile->profile;
+    h->fileTime = profile->fileTime;
     h->options = mo;
     h->model = std::move(model);
     *out = h.release();

@@ -18,7 +18,14 @@ def finish():
     sys.exit(1 if _counts["failed"] else 0)
 
 
+# Options added to every command that reads a profile (info, top, annotate, calls, convert):
+# a check that compares addresses sets ["--no-symbolize"].
+read_options = []
+
+
 def run(*args):
+    if args and args[0] in ("info", "top", "annotate", "calls", "convert"):
+        args = (*args, *read_options)
     return subprocess.run([cli, *args], capture_output=True, text=True)
 
 

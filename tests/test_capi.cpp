@@ -756,6 +756,74 @@ TEST(merger_streams) {
   profpack_merger_free(m);
 }
 
+// PROFPACK_READ_SYMBOLIZE: a gperftools profile named from its binary as it is read (found
+// through binary_path), as profpack_profile_symbolize names it; without the flag, or with a
+// struct_size from before binary_path (which the library must not read), addresses only.
+TEST(read_symbolize_names_on_read) {
+  const std::string dir = testlib::data("symbolize"), prof = testlib::data("symbolize/hot.prof");
+  const char* dirs[] = {dir.c_str()};
+  auto mixSelf = [](profpack_profile* p) {
+    size_t n = 0;
+    uint64_t self = ~uint64_t{0};
+    CHECK_EQ(profpack_profile_functions(p, nullptr, 0, &n), PROFPACK_OK);
+    for (size_t i = 0; i < n; ++i) {
+      profpack_function f;
+      CHECK_EQ(profpack_profile_function(p, i, &f), PROFPACK_OK);
+      if (std::strcmp(f.name, "mix") == 0)
+        CHECK_EQ(profpack_profile_function_cost(p, i, 0, &self, nullptr), PROFPACK_OK);
+    }
+    return self;
+  };
+  profpack_read_options ro;
+  profpack_read_options_init(&ro);
+  ro.flags = PROFPACK_READ_SYMBOLIZE;
+  ro.binary_path = dirs;
+  ro.binary_path_count = 1;
+  profpack_profile* p = nullptr;
+  CHECK_EQ(profpack_read_file(prof.c_str(), &ro, &p), PROFPACK_OK);
+  CHECK_EQ(mixSelf(p), 700u);  // go tool pprof -top: mix 700 samples flat
+  // The same IR as symbolize gives: equal .ppk bytes.
+  profpack_profile* plain = readOk(prof);
+  CHECK_EQ(mixSelf(plain), ~uint64_t{0});
+  profpack_symbolize_options so;
+  profpack_symbolize_options_init(&so);
+  so.binary_path = dirs;
+  so.binary_path_count = 1;
+  profpack_profile* s = nullptr;
+  CHECK_EQ(profpack_profile_symbolize(plain, &so, &s), PROFPACK_OK);
+  void *a = nullptr, *b = nullptr;
+  size_t na = 0, nb = 0;
+  CHECK_EQ(profpack_write_memory(p, PROFPACK_FORMAT_PPK, nullptr, &a, &na), PROFPACK_OK);
+  CHECK_EQ(profpack_write_memory(s, PROFPACK_FORMAT_PPK, nullptr, &b, &nb), PROFPACK_OK);
+  CHECK(na == nb && std::memcmp(a, b, na) == 0);
+  profpack_free(a);
+  profpack_free(b);
+  profpack_profile_free(s);
+  profpack_profile_free(plain);
+  profpack_profile_free(p);
+  // From memory too (no file time to check; the directory's file is not held to one).
+  const std::string bytes = testlib::slurp(prof);
+  CHECK_EQ(profpack_read_memory(bytes.data(), bytes.size(), &ro, &p), PROFPACK_OK);
+  CHECK_EQ(mixSelf(p), 700u);
+  profpack_profile_free(p);
+  // A caller built before binary_path: the fields past its struct_size are not read.
+  struct {
+    profpack_read_options o;
+    unsigned char poison[64];
+  } old;
+  std::memset(&old, 0xA5, sizeof old);
+  profpack_read_options_init(&old.o);
+  old.o.struct_size = offsetof(profpack_read_options, binary_path);
+  old.o.flags = PROFPACK_READ_SYMBOLIZE;
+  std::memset(reinterpret_cast<unsigned char*>(&old.o) + old.o.struct_size, 0xA5,
+              sizeof old.o - old.o.struct_size);
+  CHECK_EQ(profpack_read_file(prof.c_str(), &old.o, &p), PROFPACK_OK);
+  CHECK_EQ(mixSelf(p), ~uint64_t{0});  // /tmp/psym/hot is gone and no directory was given
+  profpack_profile_free(p);
+  ro.binary_path = nullptr;
+  CHECK_EQ(profpack_read_file(prof.c_str(), &ro, &p), PROFPACK_ERROR_INVALID_ARGUMENT);
+}
+
 // profpack_profile_symbolize: names from the binary found through binary_path, kept through a
 // .ppk round trip; a missing binary is a warning; bad arguments are errors.
 TEST(symbolize_names_and_warns) {

@@ -98,6 +98,14 @@ long number(const std::string& text, long lo, long hi);
 // Reads `files` as one profile: one file, or the parts of one (a Callgrind file per thread).
 profpack_status readInputs(const std::vector<std::string>& files,
                            const profpack_read_options* options, profpack_profile** out);
+// The read options of a command that names addresses from their binaries as it reads
+// (PROFPACK_READ_SYMBOLIZE), unless --no-symbolize: --binary-path's directories (each
+// DIR[:DIR...], in order) are kept in `dirs`, which `ro` points into.
+struct SymbolizeOnRead {
+  std::vector<std::string> dirs;
+  std::vector<const char*> ptrs;
+  void apply(const Args& args, profpack_read_options& ro);
+};
 // Replaces `p` by its view of one thread (thread >= 0) named from `binary` (if not empty).
 profpack_status view(Profile& p, const std::string& binary, long thread);
 // The format to write OUT in: --to, else OUT's name, else `otherwise`; UNKNOWN after a usage

@@ -126,13 +126,14 @@ int cmdSymbolize(Session& s, const std::vector<std::string>& argv) {
   if (profpack_read_file(file.c_str(), nullptr, &in.p) != PROFPACK_OK)
     return failWith(s, file.c_str());
   printWarnings(s, in.p, file);
-  std::vector<const char*> dirs;
-  for (const auto& [name, value] : args.repeated)
-    if (name == "--binary-path") dirs.push_back(value.c_str());
+  profpack_read_options ro;  // only for its binary_path
+  profpack_read_options_init(&ro);
+  SymbolizeOnRead dirs;
+  dirs.apply(args, ro);
   profpack_symbolize_options o;
   profpack_symbolize_options_init(&o);
-  o.binary_path = dirs.data();
-  o.binary_path_count = dirs.size();
+  o.binary_path = ro.binary_path;
+  o.binary_path_count = ro.binary_path_count;
   const std::string binary = args.get("--binary");
   if (!binary.empty()) o.binary = binary.c_str();
   Profile named;

@@ -53,8 +53,12 @@ int cmdInfo(Session& s, const std::vector<std::string>& argv) {
   const std::vector<std::string>& args = parsed.positional;
   const std::string binary = parsed.get("--binary");
   if (args.empty()) return usageError(s, "info needs a profile file");
+  profpack_read_options ro;
+  profpack_read_options_init(&ro);
+  SymbolizeOnRead naming;
+  naming.apply(parsed, ro);
   Profile p;
-  if (readInputs(args, nullptr, &p.p) != PROFPACK_OK) return failWith(s, args[0].c_str());
+  if (readInputs(args, &ro, &p.p) != PROFPACK_OK) return failWith(s, args[0].c_str());
   if (!binary.empty() && view(p, binary, -1) != PROFPACK_OK) return failWith(s, binary.c_str());
   profpack_info info;
   profpack_info_init(&info);

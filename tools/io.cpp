@@ -7,6 +7,23 @@
 
 namespace cli {
 
+void SymbolizeOnRead::apply(const Args& args, profpack_read_options& ro) {
+  if (args.has("--no-symbolize")) return;
+  ro.flags |= PROFPACK_READ_SYMBOLIZE;
+  for (const auto& [name, value] : args.repeated) {
+    if (name != "--binary-path") continue;
+    for (size_t pos = 0; pos <= value.size();) {
+      size_t colon = value.find(':', pos);
+      if (colon == std::string::npos) colon = value.size();
+      if (colon > pos) dirs.push_back(value.substr(pos, colon - pos));
+      pos = colon + 1;
+    }
+  }
+  for (const std::string& d : dirs) ptrs.push_back(d.c_str());
+  ro.binary_path = ptrs.data();
+  ro.binary_path_count = ptrs.size();
+}
+
 profpack_status readInputs(const std::vector<std::string>& files,
                            const profpack_read_options* options, profpack_profile** out) {
   if (files.size() == 1) return profpack_read_file(files[0].c_str(), options, out);

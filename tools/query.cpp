@@ -9,7 +9,7 @@ namespace cli {
 
 int parseQuery(Session& s, const std::vector<std::string>& argv, QueryArgs& q, const char* cmd,
                bool wantFn) {
-  Args args;
+  Args& args = q.args;
   if (int rc = parseArgs(s, cmd, argv, args)) return rc;
   q.event = args.get("--event");
   q.binary = args.get("--binary");
@@ -34,7 +34,11 @@ int parseQuery(Session& s, const std::vector<std::string>& argv, QueryArgs& q, c
 }
 
 int openQuery(Session& s, const QueryArgs& q, Profile& p, size_t& event, std::string& eventName) {
-  if (readInputs(q.files, nullptr, &p.p) != PROFPACK_OK) return failWith(s, q.file.c_str());
+  profpack_read_options ro;
+  profpack_read_options_init(&ro);
+  SymbolizeOnRead naming;
+  naming.apply(q.args, ro);
+  if (readInputs(q.files, &ro, &p.p) != PROFPACK_OK) return failWith(s, q.file.c_str());
   printWarnings(s, p.p, q.file);
   if ((!q.binary.empty() || q.thread >= 0) && view(p, q.binary, q.thread) != PROFPACK_OK)
     return failWith(s, q.binary.empty() || q.thread >= 0 ? q.file.c_str() : q.binary.c_str());

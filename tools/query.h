@@ -16,6 +16,7 @@ struct QueryArgs {
   long thread = -1;
   size_t n = 20;
   bool inclusive = false, tsv = false;
+  Args args;  // all of them (--binary-path, --no-symbolize)
 };
 
 // Parses FILE [PART...] [FUNCTION] and the options of `cmd`; a usage error's exit code.

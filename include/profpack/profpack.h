@@ -153,6 +153,22 @@ PROFPACK_API profpack_format profpack_detect_format(const void* data, size_t siz
  * library decide this instead.
  */
 #define PROFPACK_READ_DEFER_IR 0x2u
+/**
+ * Name the functions of a profile that holds only instruction addresses (gperftools, DCPI)
+ * from its binaries as it is read, as `go tool pprof` does: the profile then answers by name,
+ * and a write in another format or as `.ppk` is what profpack_profile_symbolize() and then the
+ * write would give. Nothing changes where no binary is found, or for a profile that names its
+ * functions or has been symbolized already. A mapping's binary is looked for in the
+ * directories of `binary_path`, then of the PROFPACK_BINARY_PATH environment variable
+ * (':'-separated), by its base name and by its recorded path under the directory, then at the
+ * path the profile records. A file found there is taken only if it can be the one that ran:
+ * where the profile records a build id, the file has it; where it records none (gperftools),
+ * one of the file's loadable segments fits the mapping's offset and size, and the file was not
+ * modified after the profile file (profpack_read_file(), profpack_read_files(); not checked for
+ * profpack_read_memory()). Each file skipped as not the binary that ran is a warning of the
+ * profile (profpack_profile_warnings()); a missing binary is none.
+ */
+#define PROFPACK_READ_SYMBOLIZE 0x4u
 
 typedef struct profpack_read_options {
   uint32_t struct_size; /**< sizeof(profpack_read_options), set by the init function */
@@ -172,6 +188,11 @@ typedef struct profpack_read_options {
    *  PROFPACK_READ_DEFER_IR does, where that suits the input's format and this one. Every
    *  output is the same either way. Default PROFPACK_FORMAT_UNKNOWN: not known. */
   profpack_format output_format;
+  /** With PROFPACK_READ_SYMBOLIZE: directories to look for binaries in, an array of
+   *  `binary_path_count` strings; NULL with 0 (default) for none. Not retained after the
+   *  call. Read only where struct_size covers them. */
+  const char* const* binary_path;
+  size_t binary_path_count;
 } profpack_read_options;
 
 PROFPACK_API void profpack_read_options_init(profpack_read_options* options);

@@ -17,7 +17,6 @@
 #include "formats/xray/model.h"
 #include "formats/xray/params.h"
 #include "formats/xray/xray.h"
-#include "symbolize/symbolize.h"
 
 namespace profpack {
 
@@ -279,12 +278,9 @@ std::unique_ptr<Model> buildModel(const Profile& profile, const ModelOptions& op
                 "only these formats take function names from a binary: " + which);
   }
   std::unique_ptr<ModelSource> source = c.model(profile, options);
-  // A symbol section names what symbolize looks up: function ids, and the addresses of
-  // formats without names (in any other profile, such as a crafted .ppk, it is ignored).
-  const uint32_t caps = source->capabilities();
-  if (options.symbols && profile.partialRoot().hasSymbols() &&
-      ((caps & kCapFunctionIds) || ((caps & kCapAddresses) && !(caps & kCapNames))))
-    source = symbolizedSource(std::move(source), profile, options.cache.get());
+  // What a layer above the formats adds to the format's source (names from a symbol section).
+  if (options.symbols && profile.sourceWrap())
+    source = profile.sourceWrap()(std::move(source), profile, options.cache.get());
   auto model = std::make_unique<Model>(std::move(source), c.name);
   if (options.thread >= 0 && static_cast<size_t>(options.thread) >= model->threads().size())
     throw Error(Status::invalidArgument, "",

@@ -68,7 +68,9 @@ class ModelCache {
 struct ModelOptions {
   long thread = -1;     // restrict every figure to thread `thread` of threads() (-1: all)
   std::string binary;   // the program the profile was taken of, to name functions ("": none)
-  bool symbols = true;  // name addresses from the profile's symbol section, where it has one
+  // Pass the format's source through the profile's Profile::sourceWrap (names from its symbol
+  // section), where it has one.
+  bool symbols = true;
   // False: whoever reads the model reads no call edges (a writer of pprof or folded stacks),
   // so a source may leave them out and spend the time elsewhere.
   bool callEdges = true;
@@ -158,6 +160,9 @@ struct Mapping {
   // linkTime or unknown.
   uint64_t loadBias = 0;
   bool functionIds = false;  // its "addresses" are function ids (kCapFunctionIds)
+  // The object's GNU build id as the profile records it (raw bytes; "" where it records none):
+  // symbolization takes only a file with this build id.
+  std::string buildId = {};
 };
 
 struct Location {
