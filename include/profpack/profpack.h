@@ -120,10 +120,10 @@ typedef enum profpack_format {
   PROFPACK_FORMAT_PPK = 1, /**< profpack's own container */
   PROFPACK_FORMAT_CALLGRIND = 2,
   PROFPACK_FORMAT_CACHEGRIND = 3,
-  PROFPACK_FORMAT_GPERFTOOLS = 4, /**< gperftools CPU profile */
-  PROFPACK_FORMAT_XRAY = 5,       /**< LLVM XRay trace, FDR or basic mode */
-  PROFPACK_FORMAT_DCPI = 6,       /**< DIGITAL Continuous Profiling Infrastructure profile */
-  PROFPACK_FORMAT_FOLDED = 7,     /**< written only: collapsed stacks (flamegraph.pl, speedscope) */
+  PROFPACK_FORMAT_GPERFTOOLS = 4,  /**< gperftools CPU profile */
+  PROFPACK_FORMAT_XRAY = 5,        /**< LLVM XRay trace, FDR or basic mode */
+  PROFPACK_FORMAT_DCPI = 6,        /**< DIGITAL Continuous Profiling Infrastructure profile */
+  PROFPACK_FORMAT_FOLDED = 7,      /**< collapsed stacks (flamegraph.pl, inferno, py-spy) */
   PROFPACK_FORMAT_TRACE_EVENT = 8, /**< written only: Chrome Trace Event JSON (Perfetto) */
   PROFPACK_FORMAT_PPROF = 9        /**< written only: gzip-compressed pprof profile.proto */
 } profpack_format;

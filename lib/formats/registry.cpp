@@ -5,6 +5,7 @@
 #include "formats/cachegrind/cachegrind.h"
 #include "formats/callgrind/callgrind.h"
 #include "formats/callgrind/model.h"
+#include "formats/calltree/calltree.h"
 #include "formats/dcpi/dcpi.h"
 #include "formats/dcpi/model.h"
 #include "formats/folded/folded.h"
@@ -114,18 +115,21 @@ constexpr Codec kCodecs[] = {
      },
      costTableModel, nullptr, nullptr, FormatId::cachegrind, nullptr, true, true,
      /*writeModelReadsStacks=*/false},
-    {FormatId::folded, "folded", ir::Format::UNKNOWN, FormatId::folded, nullptr, nullptr, nullptr,
-     [](const Model& m, const ModelFor&, const WriteOptions&, Sink& out) {
-       writeFolded(m, 0, out);
-     },
-     nullptr, nullptr, nullptr, FormatId::callgrind, nullptr, false,
-     /*writeModelReadsEdges=*/false},
     {FormatId::traceEvent, "trace-event", ir::Format::UNKNOWN, FormatId::traceEvent, nullptr,
      nullptr, nullptr,
      [](const Model& m, const ModelFor&, const WriteOptions&, Sink& out) {
        writeTraceEvents(m, out);
      },
      nullptr, nullptr},
+    // Last: its detection takes any text of `stack count` lines. Written from the model (also
+    // from its own IR); merges sum stacks into collapsed stacks.
+    {FormatId::folded, "folded", ir::Format::FOLDED, FormatId::folded, isFolded, readFolded,
+     nullptr,
+     [](const Model& m, const ModelFor&, const WriteOptions&, Sink& out) {
+       writeFolded(m, 0, out);
+     },
+     callTreeModel, nullptr, nullptr, FormatId::folded, nullptr, false,
+     /*writeModelReadsEdges=*/false},
     {FormatId::pprof, "pprof", ir::Format::UNKNOWN, FormatId::pprof, nullptr, nullptr, nullptr,
      [](const Model& m, const ModelFor&, const WriteOptions&, Sink& out) {
        putString(out, writePprof(m));
@@ -283,7 +287,7 @@ std::unique_ptr<Profile> readProfile(std::span<const uint8_t> data, const ReadOp
   if (data.empty()) throw Error(Status::malformed, "", "empty input: no profile to read", 0);
   throw Error(Status::malformed, "",
               "unrecognised input: not a .ppk, Callgrind, Cachegrind, gperftools, XRay or DCPI "
-              "profile",
+              "profile or collapsed stacks",
               0);
 }
 
@@ -332,6 +336,9 @@ void writeProfile(const Profile& profile, FormatId format, const WriteOptions& o
   // still written back as .ppk).
   const Codec* source = codecFor(formatOf(profile));
   const bool sameFamily = c->family == FormatId::unknown || (source && source->family == c->family);
+  if (!c->write && !c->writeModel)
+    throw Error(Status::unsupported, c->name,
+                std::string(c->name) + " is read by profpack, not written");
   if (c->write && (sameFamily || !c->writeModel)) {
     if (!sameFamily && c->needs && source && profile.partialRoot().getSignedCosts())
       // A difference is kept as Callgrind whatever its inputs were: name what it is.
