@@ -117,7 +117,7 @@ profpack::ReadOptions readOptions(const profpack_read_options* o) {
   require((d.flags & ~(PROFPACK_READ_STRICT | PROFPACK_READ_DEFER_IR)) == 0,
           "unknown bits in profpack_read_options.flags");
   require(formatValue(d.format) >= PROFPACK_FORMAT_UNKNOWN &&
-              formatValue(d.format) <= PROFPACK_FORMAT_PPROF,
+              formatValue(d.format) <= PROFPACK_FORMAT_CPUPROFILE,
           "unknown format in profpack_read_options.format");
   profpack::ReadOptions r;
   r.maxPpkMessage = d.max_ppk_size;
@@ -203,7 +203,7 @@ profpack::WriteOptions writeOptions(const profpack_write_options* o) {
 }
 
 profpack::FormatId outputFormat(const profpack_format& f) {
-  require(formatValue(f) >= PROFPACK_FORMAT_PPK && formatValue(f) <= PROFPACK_FORMAT_PPROF,
+  require(formatValue(f) >= PROFPACK_FORMAT_PPK && formatValue(f) <= PROFPACK_FORMAT_CPUPROFILE,
           "unknown output format");
   return static_cast<profpack::FormatId>(formatValue(f));
 }

@@ -1,9 +1,14 @@
 #!/usr/bin/env python3
-"""Collapsed stacks as input.
+"""Collapsed stacks and V8 CPU profiles as inputs.
 
 - collapsed stacks: `convert --to folded` of a file read as folded gives the same lines (order
   kept, repeated stacks summed, zero counts left out), for files in the forms flamegraph.pl's
   stackcollapse scripts, py-spy and profpack itself write; a .ppk of it too; merge sums stacks.
+- .cpuprofile (the committed one, and one `node --cpu-prof` records now when node is
+  installed): per function, self samples from `top --event samples` equal the counts this
+  script takes from `nodes`/`samples` itself; the total time equals endTime - startTime within
+  one sample interval; (garbage collector), (idle) and (program) are functions; annotate gives
+  the positionTicks per line; conversions to callgrind, pprof, folded, trace-event and .ppk.
 """
 import json, os, shutil, subprocess, sys, tempfile
 from collections import defaultdict
@@ -97,5 +102,77 @@ cut = write("cut.folded", "main;a 3\nmain;b 4")
 r = run("info", cut)
 check(r.returncode == 0 and "byte offset 9" in r.stdout + r.stderr, "folded: a cut last line warns")
 
+
+# ---- V8 CPU profiles
+def v8_expected(path):
+    """Per (function name, url, 1-based line): self samples, from nodes and samples alone."""
+    d = json.load(open(path))
+    key = {}
+    for n in d["nodes"]:
+        cf = n["callFrame"]
+        key[n["id"]] = (cf["functionName"] or "(anonymous)", cf["url"], cf["lineNumber"] + 1)
+    samples = defaultdict(int)
+    for s in d["samples"]:
+        samples[key[s]] += 1
+    ticks = defaultdict(int)  # (url, line) -> ticks
+    for n in d["nodes"]:
+        for pt in n.get("positionTicks", []):
+            ticks[(n["callFrame"]["url"], pt["line"])] += pt["ticks"]
+    return d, samples, ticks
+
+
+def check_cpuprofile(path, label):
+    d, want, ticks = v8_expected(path)
+    t, err = top_json(path, "--event", "samples")
+    check(t is not None, f"{label}: top --event samples {err}")
+    if not t:
+        return
+    got = defaultdict(int)
+    for f in t["functions"]:
+        got[(f["name"], f["file"], f["line"])] += f["self"]
+    got = {k: v for k, v in got.items() if v}
+    check(got == dict(want), f"{label}: self samples per function equal the counts from "
+                             f"nodes/samples ({len(want)} functions, {sum(want.values())} samples)")
+    names = {k[0] for k in want}
+    for special in ["(garbage collector)", "(program)", "(idle)"]:
+        if special in names:
+            check(any(f["name"] == special for f in t["functions"]), f"{label}: {special} kept")
+    tt, _ = top_json(path)
+    deltas = d["timeDeltas"]
+    span = d["endTime"] - d["startTime"]
+    interval = max(deltas[1:] or [0]) if deltas else 0
+    check(tt is not None and tt["event"] == "time" and abs(tt["total"] - span) <= interval,
+          f"{label}: total time {tt and tt['total']} us = endTime - startTime {span} us within "
+          f"one sample interval ({interval} us)")
+    # positionTicks per line of one file, as annotate gives them
+    files = defaultdict(int)
+    for (url, line), n in ticks.items():
+        files[url] += n
+    if files:
+        url = max(files, key=files.get)
+        r = run("annotate", path, "--source", url, "--event", "samples", "--json")
+        lines = {l["line"]: l["cost"] for l in json.loads(r.stdout)["lines"]} if r.returncode == 0 else {}
+        want_lines = {line: n for (u, line), n in ticks.items() if u == url}
+        check(all(lines.get(k) == v for k, v in want_lines.items()),
+              f"{label}: annotate gives positionTicks per line of {url}")
+    for to in ["callgrind", "pprof", "folded", "trace-event", "ppk"]:
+        out = os.path.join(tmp, "v8." + to)
+        r = run("convert", path, "-o", out, "--to", to)
+        check(r.returncode == 0, f"{label} -> {to} ({r.stderr.strip()})")
+    t2, _ = top_json(os.path.join(tmp, "v8.ppk"), "--event", "samples")
+    check(t2 == {**t, "file": t2["file"]} if t2 else False, f"{label}: the .ppk's top is the same")
+    cg = os.path.join(tmp, "v8.callgrind")
+    t3, _ = top_json(cg, "--event", "samples")
+    check(t3 is not None and t3["total"] == t["total"], f"{label}: the Callgrind conversion's total")
+
+
+check_cpuprofile(os.path.join(data, "cpuprofile/work.cpuprofile"), "cpuprofile (committed)")
+node = shutil.which("node")
+if node:
+    subprocess.run([node, "--cpu-prof", "--cpu-prof-dir", tmp, "--cpu-prof-name", "fresh.cpuprofile",
+                    os.path.join(data, "cpuprofile/work.js")], capture_output=True)
+    check_cpuprofile(os.path.join(tmp, "fresh.cpuprofile"), "cpuprofile (node --cpu-prof now)")
+else:
+    print("note: node is not installed: only the committed .cpuprofile is checked")
 
 finish()

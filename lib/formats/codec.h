@@ -27,6 +27,7 @@ enum class FormatId : int {
   folded = 7,       // collapsed stacks
   traceEvent = 8,   // written only: Chrome Trace Event JSON
   pprof = 9,        // written only: gzip-compressed profile.proto
+  cpuprofile = 10,  // read only: V8 CPU profile (.cpuprofile)
 };
 
 struct ReadOptions {

@@ -6,6 +6,7 @@
 #include "formats/callgrind/callgrind.h"
 #include "formats/callgrind/model.h"
 #include "formats/calltree/calltree.h"
+#include "formats/cpuprofile/cpuprofile.h"
 #include "formats/dcpi/dcpi.h"
 #include "formats/dcpi/model.h"
 #include "formats/folded/folded.h"
@@ -115,6 +116,9 @@ constexpr Codec kCodecs[] = {
      },
      costTableModel, nullptr, nullptr, FormatId::cachegrind, nullptr, true, true,
      /*writeModelReadsStacks=*/false},
+    // JSON: a V8 CPU profile has "nodes".
+    {FormatId::cpuprofile, "cpuprofile", ir::Format::CPUPROFILE, FormatId::cpuprofile, isCpuprofile,
+     readCpuprofile, nullptr, nullptr, callTreeModel, nullptr},
     {FormatId::traceEvent, "trace-event", ir::Format::UNKNOWN, FormatId::traceEvent, nullptr,
      nullptr, nullptr,
      [](const Model& m, const ModelFor&, const WriteOptions&, Sink& out) {
@@ -146,7 +150,8 @@ static_assert(static_cast<int>(FormatId::unknown) == 0 && static_cast<int>(Forma
                   static_cast<int>(FormatId::xray) == 5 && static_cast<int>(FormatId::dcpi) == 6 &&
                   static_cast<int>(FormatId::folded) == 7 &&
                   static_cast<int>(FormatId::traceEvent) == 8 &&
-                  static_cast<int>(FormatId::pprof) == 9,
+                  static_cast<int>(FormatId::pprof) == 9 &&
+                  static_cast<int>(FormatId::cpuprofile) == 10,
               "FormatId must keep profpack_format's values (include/profpack/profpack.h)");
 constexpr bool irFormatsDistinct() {
   for (const Codec& a : kCodecs)
@@ -155,7 +160,7 @@ constexpr bool irFormatsDistinct() {
   return true;
 }
 static_assert(irFormatsDistinct(), "each format read (but .ppk) has its own ir::Format");
-static_assert(std::size(kCodecs) == 9, "every FormatId but unknown has one codec");
+static_assert(std::size(kCodecs) == 10, "every FormatId but unknown has one codec");
 
 const Codec* codecFor(FormatId f) {
   for (const Codec& c : kCodecs)
@@ -186,6 +191,7 @@ constexpr FileName kFileNames[] = {
     {FormatId::folded, ".folded", nullptr},
     {FormatId::folded, ".collapsed", nullptr},
     {FormatId::traceEvent, ".json", nullptr},
+    {FormatId::cpuprofile, ".cpuprofile", nullptr},
     {FormatId::gperftools, ".prof", nullptr},
     {FormatId::xray, ".xray", "xray-log."},
     {FormatId::dcpi, ".dcpi", nullptr},
@@ -287,7 +293,7 @@ std::unique_ptr<Profile> readProfile(std::span<const uint8_t> data, const ReadOp
   if (data.empty()) throw Error(Status::malformed, "", "empty input: no profile to read", 0);
   throw Error(Status::malformed, "",
               "unrecognised input: not a .ppk, Callgrind, Cachegrind, gperftools, XRay or DCPI "
-              "profile or collapsed stacks",
+              "profile, V8 .cpuprofile or collapsed stacks",
               0);
 }
 
