@@ -1,5 +1,5 @@
 #!/usr/bin/env python3
-"""Collapsed stacks and V8 CPU profiles as inputs.
+"""Collapsed stacks, V8 CPU profiles and Chrome trace events as inputs.
 
 - collapsed stacks: `convert --to folded` of a file read as folded gives the same lines (order
   kept, repeated stacks summed, zero counts left out), for files in the forms flamegraph.pl's
@@ -9,6 +9,11 @@
   script takes from `nodes`/`samples` itself; the total time equals endTime - startTime within
   one sample interval; (garbage collector), (idle) and (program) are functions; annotate gives
   the positionTicks per line; conversions to callgrind, pprof, folded, trace-event and .ppk.
+- trace events: an XRay trace written by profpack as trace-event reads back, and converting it
+  again gives the identical file; per function, self and inclusive time and calls equal
+  `profpack top` on the XRay trace (ticks at its cycle frequency, within the writer's rounding
+  to nanoseconds); the array form, B/E events, thread names, skipped kinds with one warning
+  each, a trace cut short; JSON that is neither format is refused.
 """
 import json, os, shutil, subprocess, sys, tempfile
 from collections import defaultdict
@@ -174,5 +179,102 @@ if node:
     check_cpuprofile(os.path.join(tmp, "fresh.cpuprofile"), "cpuprofile (node --cpu-prof now)")
 else:
     print("note: node is not installed: only the committed .cpuprofile is checked")
+
+# ---- trace events
+xray = os.path.join(data, "xray/fdr-v5-mt-manybuf.xray")
+tr1, tr2 = os.path.join(tmp, "t1.json"), os.path.join(tmp, "t2.json")
+r1 = run("convert", xray, "-o", tr1, "--to", "trace-event")
+r2 = run("convert", tr1, "-o", tr2, "--to", "trace-event")
+check(r1.returncode == 0 and r2.returncode == 0 and open(tr1).read() == open(tr2).read(),
+      f"trace-event written from XRay reads back to the identical file ({r2.stderr.strip()})")
+_, threads, freq = info(xray)
+
+
+def direct_callees(trace_path):
+    """Per thread index and function: calls made directly from its calls (nesting the X
+    events by time), which bounds the rounding of its self time."""
+    ev = json.load(open(trace_path))["traceEvents"]
+    order = [(e["pid"], e["tid"]) for e in ev if e["ph"] == "M"]
+    per = defaultdict(list)
+    for e in ev:
+        if e["ph"] == "X":
+            per[(e["pid"], e["tid"])].append((e["ts"], -e["dur"], e["name"]))
+    out = {}
+    for t, key in enumerate(order):
+        n = defaultdict(int)
+        stack = []
+        for ts, negdur, name in sorted(per[key]):
+            while stack and ts >= stack[-1][0]:
+                stack.pop()
+            if stack:
+                n[stack[-1][1]] += 1
+            stack.append((ts - negdur, name))
+        out[t] = n
+    return out
+
+
+callees = direct_callees(tr1)
+for th in [None] + list(range(len(threads))):
+    extra = [] if th is None else ["--thread", str(th)]
+    tx, _ = top_json(xray, "--inclusive", *extra)
+    tj, err = top_json(tr1, "--inclusive", *extra)
+    if not tx or not tj:
+        check(False, f"trace-event top {err}")
+        continue
+    jx = {f["name"]: f for f in tj["functions"]}
+    ok, worst = True, 0.0
+    for f in tx["functions"]:
+        g = jx.get(f["name"])
+        if g is None:
+            ok = False
+            break
+        # Each event's ts and dur are rounded to the nanosecond: a duration is off by at most
+        # half a nanosecond, a self time by half one per call and per direct callee.
+        kids = sum(c[f["name"]] for t, c in callees.items() if th is None or t == th)
+        for k, bound in [("self", 0.5 * (f["calls"] + kids) + 1), ("inclusive", 0.5 * f["calls"] + 1)]:
+            d = abs(g[k] - f[k] * 1e9 / freq)
+            worst = max(worst, d)
+            ok &= d <= bound
+        ok &= g["calls"] == f["calls"]
+    check(ok, f"trace-event thread {th}: per function self, inclusive and calls equal XRay's "
+              f"({len(tx['functions'])} functions; largest difference {worst:.1f} ns)")
+
+arr = write("arr.json", json.dumps([
+    {"name": "thread_name", "ph": "M", "pid": 1, "tid": 7, "args": {"name": "main"}},
+    {"name": "outer", "ph": "B", "ts": 10, "pid": 1, "tid": 7},
+    {"name": "inner", "ph": "X", "ts": 12.5, "dur": 3.25, "pid": 1, "tid": 7, "cat": "c"},
+    {"name": "tick", "ph": "i", "ts": 13, "pid": 1, "tid": 7, "s": "t"},
+    {"name": "tick", "ph": "i", "ts": 14, "pid": 1, "tid": 7, "s": "t"},
+    {"name": "mem", "ph": "C", "ts": 14, "pid": 1, "args": {"v": 3}},
+    {"name": "a", "ph": "b", "ts": 14, "pid": 1, "tid": 7, "id": 1},
+    {"ph": "E", "ts": 20, "pid": 1, "tid": 7},
+    {"name": "other", "ph": "X", "ts": 0, "dur": 1, "pid": 2, "tid": 9},
+]))
+r = run("top", arr, "--inclusive", "--tsv")
+rows = {l.split("\t")[4]: l.split("\t")[:2] for l in r.stdout.splitlines()}
+check(r.returncode == 0 and rows.get("outer") == ["6750", "10000"] and
+      rows.get("inner") == ["3250", "3250"], f"trace array form: B/E and X nest ({rows})")
+warn = r.stderr
+check(warn.count("instant") == 1 and warn.count("counter") == 1 and warn.count("async") == 1,
+      f"trace: one warning per skipped kind ({warn.strip()})")
+r = run("info", arr)
+check(r.returncode == 0 and "threads" in r.stdout, "trace: info lists threads")
+obj = write("obj.json", '{"displayTimeUnit": "ns", "traceEvents": [' +
+            '{"name":"f","ph":"X","ts":1,"dur":2,"pid":3,"tid":4}]}')
+r = run("top", obj, "--tsv")
+check(r.returncode == 0 and r.stdout.startswith("2000\t"), "trace object form")
+cutj = write("cut.json", open(tr1).read()[:4000])
+r = run("info", cutj)
+check(r.returncode == 0 and "ends early" in r.stdout + r.stderr, "trace cut short: a warning")
+for name, text, what in [("neither.json", '{"a": 1}', "neither"),
+                         ("arr2.json", '[{"a": 1}]', "ph"),
+                         ("bad.json", '{"traceEvents": [{"ph": "X", "ts": 1,}]}', "line 1")]:
+    r = run("info", write(name, text))
+    check(r.returncode == 1 and what in r.stderr, f"refused: {name} ({r.stderr.strip()})")
+for to in ["callgrind", "pprof", "folded", "ppk"]:
+    r = run("convert", tr1, "-o", os.path.join(tmp, "t." + to), "--to", to)
+    check(r.returncode == 0, f"trace-event -> {to} ({r.stderr.strip()})")
+r = run("merge", tr1, tr1, "-o", os.path.join(tmp, "tm.callgrind"))
+check(r.returncode == 0, f"trace-event: merge ({r.stderr.strip()})")
 
 finish()

@@ -124,7 +124,7 @@ typedef enum profpack_format {
   PROFPACK_FORMAT_XRAY = 5,        /**< LLVM XRay trace, FDR or basic mode */
   PROFPACK_FORMAT_DCPI = 6,        /**< DIGITAL Continuous Profiling Infrastructure profile */
   PROFPACK_FORMAT_FOLDED = 7,      /**< collapsed stacks (flamegraph.pl, inferno, py-spy) */
-  PROFPACK_FORMAT_TRACE_EVENT = 8, /**< written only: Chrome Trace Event JSON (Perfetto) */
+  PROFPACK_FORMAT_TRACE_EVENT = 8, /**< Chrome Trace Event JSON (Perfetto, chrome://tracing) */
   PROFPACK_FORMAT_PPROF = 9,       /**< written only: gzip-compressed pprof profile.proto */
   PROFPACK_FORMAT_CPUPROFILE = 10  /**< read only: V8 CPU profile (node --cpu-prof, DevTools) */
 } profpack_format;

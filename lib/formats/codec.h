@@ -25,7 +25,7 @@ enum class FormatId : int {
   xray = 5,
   dcpi = 6,
   folded = 7,       // collapsed stacks
-  traceEvent = 8,   // written only: Chrome Trace Event JSON
+  traceEvent = 8,   // Chrome Trace Event JSON
   pprof = 9,        // written only: gzip-compressed profile.proto
   cpuprofile = 10,  // read only: V8 CPU profile (.cpuprofile)
 };

@@ -116,15 +116,16 @@ constexpr Codec kCodecs[] = {
      },
      costTableModel, nullptr, nullptr, FormatId::cachegrind, nullptr, true, true,
      /*writeModelReadsStacks=*/false},
-    // JSON: a V8 CPU profile has "nodes".
+    // JSON: a V8 CPU profile has "nodes"; any other JSON object or array is read as a trace,
+    // whose reader refuses what is neither.
     {FormatId::cpuprofile, "cpuprofile", ir::Format::CPUPROFILE, FormatId::cpuprofile, isCpuprofile,
      readCpuprofile, nullptr, nullptr, callTreeModel, nullptr},
-    {FormatId::traceEvent, "trace-event", ir::Format::UNKNOWN, FormatId::traceEvent, nullptr,
-     nullptr, nullptr,
+    {FormatId::traceEvent, "trace-event", ir::Format::TRACE_EVENT, FormatId::traceEvent,
+     isTraceEvent, readTraceEvents, nullptr,
      [](const Model& m, const ModelFor&, const WriteOptions&, Sink& out) {
        writeTraceEvents(m, out);
      },
-     nullptr, nullptr},
+     callTreeModel, nullptr},
     // Last: its detection takes any text of `stack count` lines. Written from the model (also
     // from its own IR); merges sum stacks into collapsed stacks.
     {FormatId::folded, "folded", ir::Format::FOLDED, FormatId::folded, isFolded, readFolded,
@@ -293,7 +294,7 @@ std::unique_ptr<Profile> readProfile(std::span<const uint8_t> data, const ReadOp
   if (data.empty()) throw Error(Status::malformed, "", "empty input: no profile to read", 0);
   throw Error(Status::malformed, "",
               "unrecognised input: not a .ppk, Callgrind, Cachegrind, gperftools, XRay or DCPI "
-              "profile, V8 .cpuprofile or collapsed stacks",
+              "profile, V8 .cpuprofile, Chrome trace or collapsed stacks",
               0);
 }
 
