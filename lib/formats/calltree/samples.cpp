@@ -155,10 +155,17 @@ class SampleSource : public ModelSource {
     std::vector<int64_t> opened(depth.size(), 0);
     const int64_t origin = static_cast<int64_t>(timelineOrigin());
     auto at = [&](int64_t t) { return static_cast<uint64_t>(std::max(t, origin)); };
-    uint64_t prev = 0;
+    uint64_t prev = 0, emitted = 0;
+    // Samples alternating between two deep stacks make a span per frame per sample: more than
+    // the input's size, so bounded as the stacks layer is.
     auto close = [&](uint64_t from, uint64_t to, int64_t t) {
-      for (uint64_t k = from; k != to; k = d_.nodeParent[k - 1])
+      for (uint64_t k = from; k != to; k = d_.nodeParent[k - 1]) {
+        if (++emitted > kMaxStackFrames)
+          throw Error(Status::limit, "",
+                      "the samples' timeline holds more than " + std::to_string(kMaxStackFrames) +
+                          " spans (runs of a frame on consecutive samples' stacks)");
         sink.span({0, depth[k] - 1, frame(k), at(opened[k]), std::max(at(opened[k]), at(t))});
+      }
     };
     int64_t t = 0;
     for (size_t k = 0; k < order_.size(); ++k) {
