@@ -170,7 +170,7 @@ class SampleSource : public ModelSource {
     int64_t t = 0;
     for (size_t k = 0; k < order_.size(); ++k) {
       const uint64_t i = order_[k], n = d_.sampleNode[i];
-      t = time(i);
+      t = k == 0 ? std::min(time(i), d_.startTime) : time(i);
       uint64_t a = prev, b = n;  // their deepest common node
       while (depth[a] > depth[b]) a = d_.nodeParent[a - 1];
       while (depth[b] > depth[a]) b = d_.nodeParent[b - 1];
@@ -203,7 +203,7 @@ class SampleSource : public ModelSource {
 
   // Per node (0: the root), the cost of the samples at it; the order samples first reach the
   // nodes; and, timed, each sample's duration: to the next sample in time, the last to the
-  // profile's end.
+  // profile's end, the first from the profile's start.
   void nodeCosts() {
     const size_t nodes = d_.nodeParent.size() + 1;
     self_.assign(nodes * ne_, 0);
@@ -224,6 +224,11 @@ class SampleSource : public ModelSource {
         duration_[order_[k]] =
             next > t ? static_cast<uint64_t>(next) - static_cast<uint64_t>(t) : 0;
       }
+      // The first sample also takes the time from the profile's start to it, so that the
+      // samples' times add up to endTime - startTime, as DevTools' totals do.
+      if (samples > 0 && d_.startTime < time(order_[0]))
+        duration_[order_[0]] +=
+            static_cast<uint64_t>(time(order_[0])) - static_cast<uint64_t>(d_.startTime);
     }
     for (size_t i = 0; i < samples; ++i) {
       const uint64_t n = d_.sampleNode[i];

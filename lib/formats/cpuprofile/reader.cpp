@@ -27,6 +27,7 @@ namespace profpack {
 namespace {
 
 constexpr const char* kFmt = "cpuprofile";
+constexpr uint64_t kNoFrame = ~uint64_t{0};  // a "(root)" node's, until it needs one
 
 struct Node {
   int64_t id = 0;
@@ -72,7 +73,12 @@ void readCallFrame(JsonReader& json, Parse& p, Node& node) {
     }
   }
   if (name.empty()) name = "(anonymous)";
-  node.rootName = name == "(root)";
+  // The tree's root gets a frame only if a sample is at it (see build).
+  node.rootName = name == "(root)" && url.empty();
+  if (node.rootName) {
+    node.frame = kNoFrame;
+    return;
+  }
   auto oneBased = [](int64_t v) {
     return v >= 0 && v < INT64_MAX ? static_cast<uint64_t>(v) + 1 : 0;
   };
@@ -200,12 +206,16 @@ std::unique_ptr<Profile> build(Parse& p, JsonReader& json, size_t bytes) {
   for (size_t i = 0; i < p.nodes.size(); ++i)
     if (parent[i] != kNoParent) kids[fill[parent[i]]++] = i;
   std::vector<uint64_t> number(p.nodes.size(), kNoParent), stack;
+  auto frameOf = [&](uint64_t i) {
+    if (p.nodes[i].frame == kNoFrame) p.nodes[i].frame = p.tree.frame("(root)");
+    return p.nodes[i].frame;
+  };
   for (size_t r = 0; r < p.nodes.size(); ++r) {
     if (parent[r] != kNoParent) continue;
     // The one "(root)" no sample is at stands for the IR's root.
     const bool hidden = p.nodes[r].rootName && !sampled[r];
     number[r] = hidden ? 0
-                       : p.tree.addNode(0, p.nodes[r].frame, static_cast<uint64_t>(p.nodes[r].id),
+                       : p.tree.addNode(0, frameOf(r), static_cast<uint64_t>(p.nodes[r].id),
                                         p.nodes[r].hits);
     stack.push_back(r);
     while (!stack.empty()) {
@@ -213,8 +223,8 @@ std::unique_ptr<Profile> build(Parse& p, JsonReader& json, size_t bytes) {
       stack.pop_back();
       for (uint64_t k = childStart[n + 1]; k-- > childStart[n];) {
         const uint64_t c = kids[k];
-        number[c] = p.tree.addNode(number[n], p.nodes[c].frame,
-                                   static_cast<uint64_t>(p.nodes[c].id), p.nodes[c].hits);
+        number[c] = p.tree.addNode(number[n], frameOf(c), static_cast<uint64_t>(p.nodes[c].id),
+                                   p.nodes[c].hits);
         stack.push_back(c);
       }
     }
