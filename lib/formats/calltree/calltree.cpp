@@ -3,6 +3,7 @@
 
 #include "formats/calltree/calltree.h"
 
+#include <algorithm>
 #include <string>
 
 #include "error.h"
@@ -23,13 +24,34 @@ uint64_t CallTreeBuilder::frame(std::string_view name, std::string_view file, ui
 }
 
 uint64_t CallTreeBuilder::child(uint64_t parent, uint64_t frame) {
-  bool inserted = false;
-  uint64_t& node = childIndex_.findOrInsert(parent, frame, nodeParent_.size() + 1, inserted);
-  if (inserted) {
-    nodeParent_.push_back(parent);
-    nodeFrame_.push_back(frame);
+  auto slotOf = [](uint64_t p, uint64_t f) {
+    uint64_t h = (p * 0x9e3779b97f4a7c15ull) ^ (f + 0x632be59bd9b4e019ull + (p << 6));
+    return h ^ (h >> 29);
+  };
+  if (2 * (nodeParent_.size() + 1) > childSlots_.size()) {
+    if (nodeParent_.size() >= UINT32_MAX - 1)
+      throw Error(Status::limit, "", "more than 2^32 distinct stack prefixes");
+    std::vector<uint32_t> slots(std::max<size_t>(1024, 2 * childSlots_.size()), 0);
+    const size_t mask = slots.size() - 1;
+    for (uint32_t n : childSlots_)
+      if (n) {
+        size_t i = slotOf(nodeParent_[n - 1], nodeFrame_[n - 1]) & mask;
+        while (slots[i]) i = (i + 1) & mask;
+        slots[i] = n;
+      }
+    childSlots_ = std::move(slots);
   }
-  return node;
+  const size_t mask = childSlots_.size() - 1;
+  for (size_t i = slotOf(parent, frame) & mask;; i = (i + 1) & mask) {
+    const uint32_t n = childSlots_[i];
+    if (n == 0) {
+      nodeParent_.push_back(parent);
+      nodeFrame_.push_back(frame);
+      childSlots_[i] = static_cast<uint32_t>(nodeParent_.size());
+      return nodeParent_.size();
+    }
+    if (nodeParent_[n - 1] == parent && nodeFrame_[n - 1] == frame) return n;
+  }
 }
 
 uint64_t CallTreeBuilder::addNode(uint64_t parent, uint64_t frame, uint64_t id, uint64_t hits) {

@@ -13,7 +13,6 @@
 #include "ir/column.h"
 #include "model/model.h"
 #include "profile.h"
-#include "util/pairmap.h"
 
 namespace profpack {
 
@@ -70,7 +69,9 @@ class CallTreeBuilder {
   };
   std::unordered_map<FrameKey, uint64_t, FrameHash> frameIndex_;
   std::vector<FrameKey> frames_;
-  PairMap childIndex_;  // (parent, frame) -> node
+  // (parent, frame) -> node: open addressing over node numbers (0: empty), the keys being the
+  // nodes' own parent and frame, so a node costs 4 to 8 bytes here rather than a whole entry.
+  std::vector<uint32_t> childSlots_;
   std::vector<uint64_t> nodeParent_, nodeFrame_, nodeId_, nodeHits_;
   struct Thread {
     int64_t pid, tid;

@@ -13,6 +13,7 @@
 #include "error.h"
 #include "formats/calltree/calltree.h"
 #include "formats/calltree/sources.h"
+#include "util/pairmap.h"
 
 namespace profpack {
 
