@@ -300,6 +300,10 @@ check(r.returncode == 0 and r.stdout.startswith("2000\t"), "trace object form")
 cutj = write("cut.json", open(tr1).read()[:4000])
 r = run("info", cutj)
 check(r.returncode == 0 and "ends early" in r.stdout + r.stderr, "trace cut short: a warning")
+empty = write("empty.json", "[]")
+r = run("convert", empty, "-o", "-", "--to", "trace-event")
+check(r.returncode == 0 and '"traceEvents":[' in r.stdout and '"ph"' not in r.stdout,
+      f"an empty trace is a trace without spans ({r.stderr.strip()})")
 for name, text, what in [("neither.json", '{"a": 1}', "neither"),
                          ("arr2.json", '[{"a": 1}]', "ph"),
                          ("bad.json", '{"traceEvents": [{"ph": "X", "ts": 1,}]}', "line 1")]:

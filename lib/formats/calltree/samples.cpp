@@ -318,7 +318,10 @@ std::unique_ptr<ModelSource> sampleModel(const Profile& profile, CallTreeData da
 
 std::unique_ptr<ModelSource> callTreeModel(const Profile& profile, const ModelOptions& options) {
   CallTreeData d = decodeCallTree(profile);
-  if (!d.spanThread.empty() || !d.threads.empty()) return spanModel(profile, std::move(d), options);
+  // Spans (a trace, also an empty one), else samples.
+  if (!d.spanThread.empty() || !d.threads.empty() ||
+      profile.root().getFormat() == ir::Format::TRACE_EVENT)
+    return spanModel(profile, std::move(d), options);
   return sampleModel(profile, std::move(d));
 }
 
