@@ -22,9 +22,9 @@ struct CommandSpec {
 constexpr CommandSpec kCommands[] = {
     {"convert", cmdConvert, "IN [PART...]",
      "Convert a profile. The input format is detected from the content. FORMAT is one of\n"
-     "ppk, callgrind, cachegrind, gperftools, xray, dcpi, and (written only) folded\n"
-     "(collapsed stacks), trace-event (Chrome Trace Event JSON) and pprof (gzipped\n"
-     "profile.proto). Without --to, OUT's name decides: .ppk, .pb.gz/.pprof/.pb (pprof),\n"
+     "ppk, callgrind, cachegrind, gperftools, xray, dcpi, folded (collapsed stacks),\n"
+     "trace-event (Chrome Trace Event JSON) and (written only) pprof (gzipped\n"
+     "profile.proto); V8 .cpuprofile files are read only. Without --to, OUT's name decides: .ppk, .pb.gz/.pprof/.pb (pprof),\n"
      ".folded/.collapsed, .json (trace-event), .prof (gperftools), .xray, .dcpi,\n"
      ".callgrind or callgrind.out.*, .cachegrind or cachegrind.out.*; any other name is\n"
      "written as ppk. A format that cannot hold what the input has is refused with\n"

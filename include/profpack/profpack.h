@@ -116,16 +116,17 @@ typedef enum profpack_format {
   PROFPACK_FORMAT_PPK = 1, /**< profpack's own container */
   PROFPACK_FORMAT_CALLGRIND = 2,
   PROFPACK_FORMAT_CACHEGRIND = 3,
-  PROFPACK_FORMAT_GPERFTOOLS = 4, /**< gperftools CPU profile */
-  PROFPACK_FORMAT_XRAY = 5,       /**< LLVM XRay trace, FDR or basic mode */
-  PROFPACK_FORMAT_DCPI = 6,       /**< DIGITAL Continuous Profiling Infrastructure profile */
-  PROFPACK_FORMAT_FOLDED = 7,     /**< written only: collapsed stacks (flamegraph.pl, speedscope) */
-  PROFPACK_FORMAT_TRACE_EVENT = 8, /**< written only: Chrome Trace Event JSON (Perfetto) */
-  PROFPACK_FORMAT_PPROF = 9        /**< written only: gzip-compressed pprof profile.proto */
+  PROFPACK_FORMAT_GPERFTOOLS = 4,  /**< gperftools CPU profile */
+  PROFPACK_FORMAT_XRAY = 5,        /**< LLVM XRay trace, FDR or basic mode */
+  PROFPACK_FORMAT_DCPI = 6,        /**< DIGITAL Continuous Profiling Infrastructure profile */
+  PROFPACK_FORMAT_FOLDED = 7,      /**< collapsed stacks (flamegraph.pl, inferno, py-spy) */
+  PROFPACK_FORMAT_TRACE_EVENT = 8, /**< Chrome Trace Event JSON (Perfetto, chrome://tracing) */
+  PROFPACK_FORMAT_PPROF = 9,       /**< written only: gzip-compressed pprof profile.proto */
+  PROFPACK_FORMAT_CPUPROFILE = 10  /**< read only: V8 CPU profile (node --cpu-prof, DevTools) */
 } profpack_format;
 
 /** "ppk", "callgrind", "cachegrind", "gperftools", "xray", "dcpi", "folded", "trace-event",
- * "pprof", or "unknown". Static. */
+ * "pprof", "cpuprofile", or "unknown". Static. */
 PROFPACK_API const char* profpack_format_name(profpack_format format);
 /** The format of a name as profpack_format_name() spells it; PROFPACK_FORMAT_UNKNOWN if none. */
 PROFPACK_API profpack_format profpack_format_from_name(const char* name);

@@ -25,9 +25,10 @@ enum class FormatId : int {
   gperftools = 4,
   xray = 5,
   dcpi = 6,
-  folded = 7,      // written only: collapsed stacks
-  traceEvent = 8,  // written only: Chrome Trace Event JSON
-  pprof = 9,       // written only: gzip-compressed profile.proto
+  folded = 7,       // collapsed stacks
+  traceEvent = 8,   // Chrome Trace Event JSON
+  pprof = 9,        // written only: gzip-compressed profile.proto
+  cpuprofile = 10,  // read only: V8 CPU profile (.cpuprofile)
 };
 
 struct ReadOptions {

@@ -5,6 +5,8 @@
 #include "formats/cachegrind/cachegrind.h"
 #include "formats/callgrind/callgrind.h"
 #include "formats/callgrind/model.h"
+#include "formats/calltree/calltree.h"
+#include "formats/cpuprofile/cpuprofile.h"
 #include "formats/dcpi/dcpi.h"
 #include "formats/dcpi/model.h"
 #include "formats/dcpi/params.h"
@@ -121,18 +123,25 @@ constexpr Codec kCodecs[] = {
      },
      costTableModel, nullptr, nullptr, FormatId::cachegrind, nullptr, true, true,
      /*writeModelReadsStacks=*/false},
-    {FormatId::folded, "folded", ir::Format::UNKNOWN, FormatId::folded, nullptr, nullptr, nullptr,
-     [](const Model& m, const ModelFor&, const WriteOptions&, Sink& out) {
-       writeFolded(m, 0, out);
-     },
-     nullptr, nullptr, nullptr, FormatId::callgrind, nullptr, false,
-     /*writeModelReadsEdges=*/false},
-    {FormatId::traceEvent, "trace-event", ir::Format::UNKNOWN, FormatId::traceEvent, nullptr,
-     nullptr, nullptr,
+    // JSON: a V8 CPU profile has "nodes"; any other JSON object or array is read as a trace,
+    // whose reader refuses what is neither.
+    {FormatId::cpuprofile, "cpuprofile", ir::Format::CPUPROFILE, FormatId::cpuprofile, isCpuprofile,
+     readCpuprofile, nullptr, nullptr, callTreeModel, nullptr},
+    {FormatId::traceEvent, "trace-event", ir::Format::TRACE_EVENT, FormatId::traceEvent,
+     isTraceEvent, readTraceEvents, nullptr,
      [](const Model& m, const ModelFor&, const WriteOptions&, Sink& out) {
        writeTraceEvents(m, out);
      },
-     nullptr, nullptr},
+     callTreeModel, nullptr},
+    // Last: its detection takes any text of `stack count` lines. Written from the model (also
+    // from its own IR); merges sum stacks into collapsed stacks.
+    {FormatId::folded, "folded", ir::Format::FOLDED, FormatId::folded, isFolded, readFolded,
+     nullptr,
+     [](const Model& m, const ModelFor&, const WriteOptions&, Sink& out) {
+       writeFolded(m, 0, out);
+     },
+     callTreeModel, nullptr, nullptr, FormatId::folded, nullptr, false,
+     /*writeModelReadsEdges=*/false},
     {FormatId::pprof, "pprof", ir::Format::UNKNOWN, FormatId::pprof, nullptr, nullptr, nullptr,
      [](const Model& m, const ModelFor&, const WriteOptions&, Sink& out) {
        putString(out, writePprof(m));
@@ -149,7 +158,8 @@ static_assert(static_cast<int>(FormatId::unknown) == 0 && static_cast<int>(Forma
                   static_cast<int>(FormatId::xray) == 5 && static_cast<int>(FormatId::dcpi) == 6 &&
                   static_cast<int>(FormatId::folded) == 7 &&
                   static_cast<int>(FormatId::traceEvent) == 8 &&
-                  static_cast<int>(FormatId::pprof) == 9,
+                  static_cast<int>(FormatId::pprof) == 9 &&
+                  static_cast<int>(FormatId::cpuprofile) == 10,
               "FormatId must keep profpack_format's values (include/profpack/profpack.h)");
 constexpr bool irFormatsDistinct() {
   for (const Codec& a : kCodecs)
@@ -158,7 +168,7 @@ constexpr bool irFormatsDistinct() {
   return true;
 }
 static_assert(irFormatsDistinct(), "each format read (but .ppk) has its own ir::Format");
-static_assert(std::size(kCodecs) == 9, "every FormatId but unknown has one codec");
+static_assert(std::size(kCodecs) == 10, "every FormatId but unknown has one codec");
 
 // Every format's write parameters, the .ppk level first.
 constexpr std::span<const WriteParam> kWriteParamLists[] = {
@@ -213,6 +223,7 @@ constexpr FileName kFileNames[] = {
     {FormatId::folded, ".folded", nullptr},
     {FormatId::folded, ".collapsed", nullptr},
     {FormatId::traceEvent, ".json", nullptr},
+    {FormatId::cpuprofile, ".cpuprofile", nullptr},
     {FormatId::gperftools, ".prof", nullptr},
     {FormatId::xray, ".xray", "xray-log."},
     {FormatId::dcpi, ".dcpi", nullptr},
@@ -327,7 +338,7 @@ std::unique_ptr<Profile> readProfile(std::span<const uint8_t> data, const ReadOp
   if (data.empty()) throw Error(Status::malformed, "", "empty input: no profile to read", 0);
   throw Error(Status::malformed, "",
               "unrecognised input: not a .ppk, Callgrind, Cachegrind, gperftools, XRay or DCPI "
-              "profile",
+              "profile, V8 .cpuprofile, Chrome trace or collapsed stacks",
               0);
 }
 
@@ -377,6 +388,9 @@ void writeProfile(const Profile& profile, FormatId format, const WriteOptions& o
   // still written back as .ppk).
   const Codec* source = codecFor(formatOf(profile));
   const bool sameFamily = writesIR(*c, source);
+  if (!c->write && !c->writeModel)
+    throw Error(Status::unsupported, c->name,
+                std::string(c->name) + " is read by profpack, not written");
   if (c->write && (sameFamily || !c->writeModel)) {
     if (!sameFamily && c->needs && source && profile.partialRoot().getSignedCosts())
       // A difference is kept as Callgrind whatever its inputs were: name what it is.

@@ -72,6 +72,10 @@ enum Format {
   gperftools @3;
   xray @4;
   dcpi @5;
+  # Formats whose IR is a CallTree (Profile.callTree):
+  folded @6;                   # collapsed stacks (flamegraph.pl, inferno, py-spy)
+  cpuprofile @7;               # V8 CPU profile (.cpuprofile: node --cpu-prof, Chrome DevTools)
+  traceEvent @8;               # Chrome Trace Event JSON (complete and begin/end events)
 }
 
 struct HeaderLine {
@@ -353,6 +357,7 @@ struct Profile {
   symbols @13 :Symbols;        # names, files and lines of the profile's addresses, as
                                # `profpack symbolize` found them in the binaries (absent if not
                                # symbolized; a reader that ignores it loses only the names)
+  callTree @14 :CallTree;      # collapsed stacks, V8 CPU profiles, Chrome trace events
 }
 
 # Symbolization of an address-based profile (gperftools, DCPI): for every location of the
@@ -376,4 +381,43 @@ struct Symbols {
   file @6 :Column;             # per frame: index into names (0: unknown)
   line @7 :Column;             # per frame: source line (0: unknown)
   names @8 :List(Text);        # names[0] is ""
+}
+
+# Named frames, a tree of them, samples on its nodes and spans of time per thread: what
+# collapsed stacks (samples with counts), V8 CPU profiles (timed samples, per-line ticks) and
+# Chrome trace events (spans) hold. Every column is per entry in source order; string
+# references index Profile.strings. Nodes are numbered from 1 (0 is the root above every
+# stack's outermost frame), frames from 0.
+struct CallTree {
+  frameName @0 :Column;        # per frame: function name
+  frameFile @1 :Column;        # per frame: file or URL (0: none)
+  frameLine @2 :Column;        # per frame: 1-based line where the function starts (0: unknown)
+  frameColumn @3 :Column;      # per frame: 1-based column (0: unknown)
+  frameScript @4 :Column;      # per frame: V8 scriptId as text (0: none)
+  nodeParent @5 :Column;       # per node: its parent node (0: the root); less than the node
+  nodeFrame @6 :Column;        # per node: its frame
+  nodeId @7 :Column;           # per node: the id the source gave it (V8; else empty)
+  nodeHits @8 :Column;         # per node: V8 hitCount (else empty)
+  sampleNode @9 :Column;       # per sample, in source order: its node (its stack is the path
+                               # from the node up to the root)
+  sampleCount @10 :Column;     # per sample: its count (collapsed stacks); empty: 1 each
+  sampleTime @11 :Column;      # per sample: its time in time units (zigzagDelta, two's
+                               # complement); empty: untimed
+  lineNode @12 :Column;        # per line-tick entry (V8 positionTicks): the node
+  lineNumber @13 :Column;      # per entry: the 1-based source line
+  lineTicks @14 :Column;       # per entry: samples of the node at that line
+  startTime @15 :Int64;        # V8: the profile's startTime and endTime, in time units
+  endTime @16 :Int64;
+  timeUnitsPerSecond @17 :UInt64; # of sampleTime, spans, startTime, endTime (0: untimed)
+  threads @18 :List(Thread);
+  spanThread @19 :Column;      # per span, in source order: index into threads
+  spanFrame @20 :Column;       # per span: its frame (the event's name)
+  spanBegin @21 :Column;       # per span: begin in time units (zigzagDelta, two's complement)
+  spanDuration @22 :Column;    # per span: duration in time units
+  struct Thread {
+    pid @0 :Int64;
+    tid @1 :Int64;
+    name @2 :Text;             # thread_name metadata ("" if none)
+    processName @3 :Text;      # process_name metadata ("" if none)
+  }
 }
