@@ -26,7 +26,7 @@ enum class FormatId : int {
   dcpi = 6,
   folded = 7,      // written only: collapsed stacks
   traceEvent = 8,  // written only: Chrome Trace Event JSON
-  pprof = 9,       // written only: gzip-compressed profile.proto
+  pprof = 9,       // profile.proto, gzip-compressed or not
 };
 
 struct ReadOptions {

@@ -98,6 +98,15 @@ constexpr Codec kCodecs[] = {
        putString(out, writeDcpi(m, o.dcpiImage));
      },
      imageModel, nullptr},
+    // Before the text formats: a bare profile.proto is told from text by decoding its first
+    // fields (text fails at once: '#', 'd', 'e', 'c', 'f', 'v' are no field of its wire type).
+    {FormatId::pprof, "pprof", ir::Format::PPROF, FormatId::pprof, isPprof, readPprof,
+     [](const Profile& p, const WriteOptions&, Sink& out) { putString(out, writePprofIR(p)); },
+     [](const Model& m, const ModelFor&, const WriteOptions&, Sink& out) {
+       putString(out, writePprof(m));
+     },
+     pprofModel, nullptr, nullptr, FormatId::pprof, nullptr, /*holdsSigned=*/true,
+     /*writeModelReadsEdges=*/false},
     {FormatId::callgrind, "callgrind", ir::Format::CALLGRIND, FormatId::callgrind, isCallgrind,
      readCallgrind,
      [](const Profile& p, const WriteOptions&, Sink& out) { writeCallgrind(p, out); },
@@ -126,12 +135,6 @@ constexpr Codec kCodecs[] = {
        writeTraceEvents(m, out);
      },
      nullptr, nullptr},
-    {FormatId::pprof, "pprof", ir::Format::UNKNOWN, FormatId::pprof, nullptr, nullptr, nullptr,
-     [](const Model& m, const ModelFor&, const WriteOptions&, Sink& out) {
-       putString(out, writePprof(m));
-     },
-     nullptr, nullptr, nullptr, FormatId::callgrind, nullptr, false,
-     /*writeModelReadsEdges=*/false},
 };
 
 // The C header's values and the IR's enumerants are fixed; FormatId names both.
@@ -282,8 +285,8 @@ std::unique_ptr<Profile> readProfile(std::span<const uint8_t> data, const ReadOp
   }
   if (data.empty()) throw Error(Status::malformed, "", "empty input: no profile to read", 0);
   throw Error(Status::malformed, "",
-              "unrecognised input: not a .ppk, Callgrind, Cachegrind, gperftools, XRay or DCPI "
-              "profile",
+              "unrecognised input: not a .ppk, Callgrind, Cachegrind, gperftools, XRay, DCPI or "
+              "pprof profile",
               0);
 }
 

@@ -72,6 +72,7 @@ enum Format {
   gperftools @3;
   xray @4;
   dcpi @5;
+  pprof @6;
 }
 
 struct HeaderLine {
@@ -353,6 +354,61 @@ struct Profile {
   symbols @13 :Symbols;        # names, files and lines of the profile's addresses, as
                                # `profpack symbolize` found them in the binaries (absent if not
                                # symbolized; a reader that ignores it loses only the names)
+  pprof @14 :Pprof;            # pprof (profile.proto)
+}
+
+# pprof's profile.proto (github.com/google/pprof/proto/profile.proto), every field as read.
+# Added in IR revision 2 without changing it: an older reader refuses such a .ppk as naming no
+# format it knows. Ids (mapping, location, function) are kept as written, so references are
+# the file's own; string fields are references into Profile.strings (0: the empty string,
+# pprof's string_table[0]). Signed fields are stored zigzag-coded (z(v) = 2v for v >= 0,
+# -2v - 1 for v < 0) in the columns marked "zigzag". Columns "per X" hold one value per X in
+# file order. A reader of a .ppk checks what the pprof reader checks (every referenced id
+# exists, one value per sample type) before it uses them.
+struct Pprof {
+  gzipped @0 :Bool;            # the file was gzip-compressed (written back so)
+  sampleType @1 :Column;       # per sample type: string of its type
+  sampleUnit @2 :Column;       # per sample type: string of its unit
+  sampleFrames @3 :Column;     # per sample: how many location ids it has
+  sampleLocation @4 :Column;   # the location ids of every sample, leaf first, concatenated
+  sampleValue @5 :Column;      # per sample, one per sample type: zigzag value
+  sampleLabels @6 :Column;     # per sample: how many labels it has
+  labelKey @7 :Column;         # per label: string
+  labelStr @8 :Column;         # per label: string
+  labelNum @9 :Column;         # per label: zigzag num
+  labelUnit @10 :Column;       # per label: string of num_unit
+  mappingId @11 :Column;       # per mapping (zigzagDelta)
+  mappingStart @12 :Column;    # per mapping: memory_start
+  mappingLimit @13 :Column;    # per mapping: memory_limit
+  mappingOffset @14 :Column;   # per mapping: file_offset
+  mappingFile @15 :Column;     # per mapping: string of filename
+  mappingBuildId @16 :Column;  # per mapping: string of build_id
+  mappingFlags @17 :Column;    # per mapping: bit 0 has_functions, 1 has_filenames,
+                               # 2 has_line_numbers, 3 has_inline_frames
+  locationId @18 :Column;      # per location (zigzagDelta)
+  locationMapping @19 :Column; # per location: mapping_id as written (0: none)
+  locationAddress @20 :Column; # per location (zigzagDelta)
+  locationLines @21 :Column;   # per location: how many Line entries it has
+  locationFolded @22 :Column;  # per location: is_folded (0 or 1)
+  lineFunction @23 :Column;    # per line (innermost first, as written): function_id
+  lineLine @24 :Column;        # per line: zigzag line
+  lineColumn @25 :Column;      # per line: zigzag column
+  functionId @26 :Column;      # per function (zigzagDelta)
+  functionName @27 :Column;    # per function: string
+  functionSystemName @28 :Column; # per function: string
+  functionFile @29 :Column;    # per function: string of filename
+  functionStartLine @30 :Column; # per function: zigzag start_line
+  dropFrames @31 :UInt64;      # string
+  keepFrames @32 :UInt64;      # string
+  timeNanos @33 :Int64;
+  durationNanos @34 :Int64;
+  periodType @35 :UInt64;      # string of period_type.type
+  periodUnit @36 :UInt64;      # string of period_type.unit
+  hasPeriodType @37 :Bool;     # period_type was present (even with both strings empty)
+  period @38 :Int64;
+  comments @39 :Column;        # strings, in order
+  defaultSampleType @40 :UInt64; # string
+  docUrl @41 :UInt64;          # string
 }
 
 # Symbolization of an address-based profile (gperftools, DCPI): for every location of the
