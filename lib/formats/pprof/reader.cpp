@@ -76,30 +76,32 @@ std::string gunzip(std::span<const uint8_t> data, uint64_t limit, bool prefixOnl
 }
 
 // Whether a message starts with fields of profile.proto, each of its wire type, as far as
-// the first `window` bytes go.
-bool plausible(std::span<const uint8_t> data, size_t window) {
+// the first `window` bytes go. `cut`: the data is the start of a longer message, so its last
+// field may end past it.
+bool plausible(std::span<const uint8_t> data, size_t window, bool cut) {
   size_t p = 0, fields = 0;
   const size_t end = std::min(data.size(), window);
+  // 1: read; 0: over 10 bytes; -1: the data ends inside it.
   auto varint = [&](uint64_t& v) {
     v = 0;
     for (unsigned i = 0; i < 10; ++i) {
-      if (p >= data.size()) return false;
+      if (p >= data.size()) return -1;
       const uint8_t b = data[p++];
       v |= static_cast<uint64_t>(b & 0x7f) << (7 * i);
-      if (!(b & 0x80)) return true;
+      if (!(b & 0x80)) return 1;
     }
-    return false;
+    return 0;
   };
   while (p < end) {
     uint64_t key = 0, v = 0;
-    if (!varint(key)) return p >= end && fields > 0;
+    if (int r = varint(key); r != 1) return r < 0 && fields > 0;
     const uint64_t number = key >> 3, wire = key & 7;
     if (number < 1 || number > 15) return false;
     const bool message = number <= 6 || number == 11;
     if (message ? wire != 2 : number == 13 ? wire != 0 && wire != 2 : wire != 0) return false;
-    if (!varint(v)) return p >= end && fields > 0;
+    if (int r = varint(v); r != 1) return r < 0 && fields > 0;
     if (wire == 2) {
-      if (v > data.size() - p) return false;
+      if (v > data.size() - p) return cut && fields > 0;
       p += static_cast<size_t>(v);
     }
     ++fields;
@@ -113,9 +115,9 @@ bool isPprof(std::span<const uint8_t> data) {
   if (gzipMagic(data)) {
     const std::string head = gunzip(data, 4096, true);
     const auto* b = reinterpret_cast<const uint8_t*>(head.data());
-    return plausible(std::span<const uint8_t>(b, head.size()), 4096);
+    return plausible(std::span<const uint8_t>(b, head.size()), 4096, head.size() == 4096);
   }
-  return plausible(data, 4096);
+  return plausible(data, 4096, false);
 }
 
 std::unique_ptr<Profile> readPprof(std::span<const uint8_t> data, const ReadOptions& options) {
