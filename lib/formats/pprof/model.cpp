@@ -3,8 +3,9 @@
 // whose lines name it; a location's lines (innermost first in the file) are its inline
 // frames, so a stack is the samples' locations, outermost first, each spelled out as its
 // frames. Self cost goes to the innermost frame of a sample's first location; inclusive cost
-// and call arcs count once per sample, as pprof's flat and cum do. A location without lines
-// is a function of its own, named by its address. Values are int64: negative ones (a
+// and call arcs count once per sample, as pprof's flat and cum do. Locations without lines are
+// one function per mapping, named as pprof's -top names them: `[base name of the mapping's
+// file]`, or `<unknown>` without a mapping. Values are int64: negative ones (a
 // difference) make the profile signed.
 
 #include <algorithm>
@@ -15,7 +16,6 @@
 #include "formats/pprof/data.h"
 #include "formats/pprof/ids.h"
 #include "formats/pprof/pprof.h"
-#include "util/text.h"
 
 namespace profpack {
 
@@ -236,8 +236,12 @@ class PprofSource : public ModelSource {
       const std::string_view object = m >= 0 ? d_.strings[d_.mappingFile[m]] : "";
       const uint64_t n = d_.locationLines[l];
       if (n == 0) {
-        std::string name;
-        appendHex(name, d_.locationAddress[l]);
+        // As pprof names an unsymbolized location once addresses are aggregated away.
+        const size_t slash = object.rfind('/');
+        const std::string name =
+            object.empty()
+                ? "<unknown>"
+                : "[" + std::string(slash == object.npos ? object : object.substr(slash + 1)) + "]";
         frame_.push_back({add(name, "", object, 0), 0});
       }
       // The file's lines are innermost first.
