@@ -369,9 +369,16 @@ struct Pprof {
   gzipped @0 :Bool;            # the file was gzip-compressed (written back so)
   sampleType @1 :Column;       # per sample type: string of its type
   sampleUnit @2 :Column;       # per sample type: string of its unit
-  sampleFrames @3 :Column;     # per sample: how many location ids it has
-  sampleLocation @4 :Column;   # the location ids of every sample, leaf first, concatenated
-  sampleValue @5 :Column;      # per sample, one per sample type: zigzag value
+  sampleFrames @3 :Column;     # per sample: how many location ids sampleLocation holds for it
+                               # (its location ids less the sampleShared outermost ones)
+  sampleLocation @4 :Column;   # per sample, the location ids after its shared ones, outermost
+                               # first (the file's order reversed), coded against the caller c
+                               # before each (the innermost shared id, 0 for none): 0 if the id
+                               # is the last one coded after c, 1 if it is 1 + the largest id
+                               # coded so far (0 at first), else id + 2 (with plainStacks: the
+                               # ids themselves)
+  sampleValue @5 :Column;      # per sample type, one per sample: zigzag value (the first type's
+                               # values of every sample, then the second's, ...)
   sampleLabels @6 :Column;     # per sample: how many labels it has
   labelKey @7 :Column;         # per label: string
   labelStr @8 :Column;         # per label: string
@@ -387,15 +394,18 @@ struct Pprof {
                                # 2 has_line_numbers, 3 has_inline_frames
   locationId @18 :Column;      # per location (zigzagDelta)
   locationMapping @19 :Column; # per location: mapping_id as written (0: none)
-  locationAddress @20 :Column; # per location (zigzagDelta)
+  locationAddress @20 :Column; # per location: zigzag(address - r), r the address of the last
+                               # location before it whose last line (innermost) names the same
+                               # function id, else the address of the location before (0 first)
   locationLines @21 :Column;   # per location: how many Line entries it has
   locationFolded @22 :Column;  # per location: is_folded (0 or 1)
   lineFunction @23 :Column;    # per line (innermost first, as written): function_id
-  lineLine @24 :Column;        # per line: zigzag line
+  lineLine @24 :Column;        # per line: zigzag(line - r), r the line of the last line before it
+                               # of the same function id (0 for none)
   lineColumn @25 :Column;      # per line: zigzag column
   functionId @26 :Column;      # per function (zigzagDelta)
   functionName @27 :Column;    # per function: string
-  functionSystemName @28 :Column; # per function: string
+  functionSystemName @28 :Column; # per function: 0 if the string equals the name, else string + 1
   functionFile @29 :Column;    # per function: string of filename
   functionStartLine @30 :Column; # per function: zigzag start_line
   dropFrames @31 :UInt64;      # string
@@ -409,6 +419,10 @@ struct Pprof {
   comments @39 :Column;        # strings, in order
   defaultSampleType @40 :UInt64; # string
   docUrl @41 :UInt64;          # string
+  sampleShared @42 :Column;    # per sample: how many of its outermost location ids are the
+                               # previous sample's outermost ones (0 for the first), which
+                               # sampleLocation leaves out
+  plainStacks @43 :Bool;       # sampleLocation holds plain ids (some id is 2^64 - 2 or more)
 }
 
 # Symbolization of an address-based profile (gperftools, DCPI): for every location of the
