@@ -107,14 +107,15 @@ std::span<const uint8_t> span(const std::string& s) {
   return {reinterpret_cast<const uint8_t*>(s.data()), s.size()};
 }
 
-std::unique_ptr<Profile> read(const std::string& s) {
+std::unique_ptr<Profile> read(const std::string& s, FormatId as = FormatId::unknown) {
   ReadOptions o;
+  o.format = as;
   return readProfile(span(s), o);
 }
 
 void expectError(const std::string& bytes, uint64_t offset, const std::string& needle) {
   try {
-    read(bytes);
+    read(bytes, FormatId::pprof);
   } catch (const Error& e) {
     CHECK_EQ(static_cast<int>(e.status()), static_cast<int>(Status::malformed));
     CHECK_EQ(e.offset(), offset);

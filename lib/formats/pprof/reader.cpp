@@ -76,9 +76,9 @@ std::string gunzip(std::span<const uint8_t> data, uint64_t limit, bool prefixOnl
 }
 
 // Whether a message starts with fields of profile.proto, each of its wire type, as far as
-// the first `window` bytes go. `cut`: the data is the start of a longer message, so its last
-// field may end past it.
-bool plausible(std::span<const uint8_t> data, size_t window, bool cut) {
+// the first `window` bytes go (the last may end past the data: a prefix, or a message cut
+// short, which the reader refuses at its place).
+bool plausible(std::span<const uint8_t> data, size_t window) {
   size_t p = 0, fields = 0;
   const size_t end = std::min(data.size(), window);
   // 1: read; 0: over 10 bytes; -1: the data ends inside it.
@@ -101,7 +101,8 @@ bool plausible(std::span<const uint8_t> data, size_t window, bool cut) {
     if (message ? wire != 2 : number == 13 ? wire != 0 && wire != 2 : wire != 0) return false;
     if (int r = varint(v); r != 1) return r < 0 && fields > 0;
     if (wire == 2) {
-      if (v > data.size() - p) return cut && fields > 0;
+      // A field past the end: a cut prefix, or a message cut short (the reader says where).
+      if (v > data.size() - p) return fields > 0;
       p += static_cast<size_t>(v);
     }
     ++fields;
@@ -115,9 +116,9 @@ bool isPprof(std::span<const uint8_t> data) {
   if (gzipMagic(data)) {
     const std::string head = gunzip(data, 4096, true);
     const auto* b = reinterpret_cast<const uint8_t*>(head.data());
-    return plausible(std::span<const uint8_t>(b, head.size()), 4096, head.size() == 4096);
+    return plausible(std::span<const uint8_t>(b, head.size()), 4096);
   }
-  return plausible(data, 4096, false);
+  return plausible(data, 4096);
 }
 
 std::unique_ptr<Profile> readPprof(std::span<const uint8_t> data, const ReadOptions& options) {
