@@ -219,6 +219,42 @@ for path in files:
         check("cfi=" in text or "cob=" in text or not re.search(r"^cfn=", text, re.M),
               f"{rel}: the Callgrind file names callees' files or objects")
 
+# Merge and difference of pprof inputs: as go tool pprof -proto A B and -diff_base.
+def run_pprof_to(path, *args):
+    with open(path, "wb") as fh:
+        return subprocess.run(["go", "tool", "pprof", "-proto", *args], stdout=fh,
+                              stderr=subprocess.DEVNULL, env=dict(os.environ, PPROF_TMPDIR=tmp,
+                                                                   HOME=tmp)).returncode
+
+
+a, b = (os.path.join(data, "pprof", f) for f in ("go-cpu.pb.gz", "flate-cpu.pb.gz"))
+ours, ref = os.path.join(tmp, "merged.pb.gz"), os.path.join(tmp, "merged.ref.pb.gz")
+r = run("merge", a, b, "-o", ours)
+check(r.returncode == 0 and run_pprof_to(ref, a, b) == 0, f"merge of two Go CPU profiles "
+      f"({r.stderr.strip()[:200]})")
+for index, unit in ((0, "count"), (1, "nanoseconds")):
+    x, y = pprof_top(ours, index, unit), pprof_top(ref, index, unit)
+    check(x == y and x, f"merge: pprof -top of the merge = of go tool pprof -proto A B "
+          f"(type {index}; {sorted(set(x.items()) ^ set(y.items()))[:4]})")
+base, new = (os.path.join(data, "pprof", f) for f in ("go-heap.pb.gz", "flate-mem.pb.gz"))
+ours = os.path.join(tmp, "diff.pb.gz")
+r = run("diff", base, new, "-o", ours)
+check(r.returncode == 0, f"diff of two heap profiles ({r.stderr.strip()[:200]})")
+for index, unit in enumerate(("count", "bytes", "count", "bytes")):
+    x = pprof_top(ours, index, unit)
+    g = pprof("-top", "-nodecount=1000000", "-nodefraction=0", "-edgefraction=0",
+              f"-sample_index={index}", UNITS[unit], "-diff_base", base, new)
+    y = {}
+    for l in g.stdout.splitlines():
+        m = re.match(r"\s*(-?\d+)[a-zA-Z]*\s+\S+%\s+\S+%\s+(-?\d+)[a-zA-Z]*\s+\S+%\s+(.+)$", l)
+        if m:
+            y[re.sub(r" \((partial-)?inline\)$", "", m.group(3).strip())] = (int(m.group(1)),
+                                                                            int(m.group(2)))
+    x = {n: v for n, v in x.items() if v != (0, 0)}
+    y = {n: v for n, v in y.items() if v != (0, 0)}
+    check(x == y and x, f"diff: pprof -top of NEW - BASE = -diff_base (type {index}; "
+          f"{sorted(set(x.items()) ^ set(y.items()))[:4]})")
+
 # Labels: the CPU profile's two workers, as -tagfocus sees them.
 cpu = os.path.join(data, "pprof", "go-cpu.pb.gz")
 c = canonical(cpu)
