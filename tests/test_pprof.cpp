@@ -334,4 +334,32 @@ TEST(real_profiles_read_and_round_trip) {
   CHECK(m->eventIndex("alloc_space") >= 0);
 }
 
+TEST(tags_select_samples_as_tagfocus) {
+  auto p = read(fullProfile().b);
+  ModelOptions o;
+  o.tags = {{"worker", "^ha"}};
+  auto m = buildModel(*p, o);
+  CHECK_EQ(m->total(1), 500u);  // sample 1 only (worker=hash)
+  o.tags = {{"size", "4096"}};
+  CHECK_EQ(static_cast<int64_t>(buildModel(*p, o)->total(1)), -100);  // a numeric label
+  o.tags = {{"worker", "squares"}};
+  CHECK_EQ(buildModel(*p, o)->total(1), 0u);
+  // A profile without labels refuses; a bad pattern is an invalid argument.
+  auto cg =
+      readProfile(span(testlib::slurp(testlib::data("callgrind/callgrind.rec.instr.out"))), {});
+  try {
+    buildModel(*cg, o);
+    CHECK(!"no error");
+  } catch (const Error& e) {
+    CHECK_EQ(static_cast<int>(e.status()), static_cast<int>(Status::unsupported));
+  }
+  o.tags = {{"worker", "("}};
+  try {
+    buildModel(*p, o);
+    CHECK(!"no error");
+  } catch (const Error& e) {
+    CHECK_EQ(static_cast<int>(e.status()), static_cast<int>(Status::invalidArgument));
+  }
+}
+
 TEST_MAIN()

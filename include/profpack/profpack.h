@@ -125,7 +125,7 @@ typedef enum profpack_format {
   PROFPACK_FORMAT_DCPI = 6,       /**< DIGITAL Continuous Profiling Infrastructure profile */
   PROFPACK_FORMAT_FOLDED = 7,     /**< written only: collapsed stacks (flamegraph.pl, speedscope) */
   PROFPACK_FORMAT_TRACE_EVENT = 8, /**< written only: Chrome Trace Event JSON (Perfetto) */
-  PROFPACK_FORMAT_PPROF = 9        /**< written only: gzip-compressed pprof profile.proto */
+  PROFPACK_FORMAT_PPROF = 9        /**< pprof profile.proto, gzip-compressed or bare */
 } profpack_format;
 
 /** "ppk", "callgrind", "cachegrind", "gperftools", "xray", "dcpi", "folded", "trace-event",

@@ -250,6 +250,9 @@ std::unique_ptr<Model> buildModel(const Profile& profile, const ModelOptions& op
                 "only these formats take function names from a binary: " + which);
   }
   std::unique_ptr<ModelSource> source = c.model(profile, options);
+  if (!options.tags.empty() && !(source->capabilities() & kCapLabels))
+    throw Error(Status::unsupported, c.name,
+                std::string(c.name) + " samples carry no labels to select by tag");
   // A symbol section names what symbolize looks up: function ids, and the addresses of
   // formats without names (in any other profile, such as a crafted .ppk, it is ignored).
   const uint32_t caps = source->capabilities();

@@ -11,8 +11,10 @@
 #include <algorithm>
 #include <map>
 #include <numeric>
+#include <regex>
 #include <unordered_map>
 
+#include "error.h"
 #include "formats/pprof/data.h"
 #include "formats/pprof/ids.h"
 #include "formats/pprof/pprof.h"
@@ -28,9 +30,11 @@ struct Frame {
 
 class PprofSource : public ModelSource {
  public:
-  PprofSource(const Profile& profile, bool callEdges) : profile_(profile), callEdges_(callEdges) {
+  PprofSource(const Profile& profile, const ModelOptions& options)
+      : profile_(profile), callEdges_(options.callEdges) {
     d_ = pprofFromIR(profile);
     checkPprof(d_, "ppk");
+    if (!options.tags.empty()) keepTagged(options.tags);
     ne_ = d_.sampleType.size();
     const IdIndex mappings(d_.mappingId), locations(d_.locationId);
     functionIndex_ = IdIndex(d_.functionId);
@@ -56,6 +60,7 @@ class PprofSource : public ModelSource {
     if (!d_.functionId.empty()) caps |= kCapNames;
     if (lines_) caps |= kCapLines;
     if (signed_) caps |= kCapSigned;
+    caps |= kCapLabels;
     return caps;
   }
 
@@ -222,6 +227,47 @@ class PprofSource : public ModelSource {
   }
 
  private:
+  // Leaves only the samples whose labels match every (key, pattern) of `tags`.
+  void keepTagged(const std::vector<std::pair<std::string, std::string>>& tags) {
+    std::vector<std::regex> patterns;
+    for (const auto& [key, pattern] : tags) {
+      try {
+        patterns.emplace_back(pattern, std::regex::ECMAScript);
+      } catch (const std::regex_error& e) {
+        throw Error(Status::invalidArgument, "pprof",
+                    "tag " + key + "=" + pattern + ": not a regular expression: " + e.what());
+      }
+    }
+    PprofData kept;
+    const size_t types = d_.sampleType.size();
+    for (size_t s = 0, at = 0, label = 0; s < d_.sampleFrames.size(); ++s) {
+      const uint64_t n = d_.sampleFrames[s], nl = d_.sampleLabels[s];
+      bool all = true;
+      for (size_t t = 0; t < tags.size() && all; ++t) {
+        bool any = false;
+        for (uint64_t k = label; k < label + nl && !any; ++k) {
+          if (d_.strings[d_.labelKey[k]] != tags[t].first) continue;
+          const std::string value = d_.labelStr[k] != 0 ? std::string(d_.strings[d_.labelStr[k]])
+                                                        : std::to_string(d_.labelNum[k]);
+          any = std::regex_search(value, patterns[t]);
+        }
+        all = any;
+      }
+      if (all) {
+        kept.sampleFrames.push_back(n);
+        kept.sampleLocation.insert(kept.sampleLocation.end(), d_.sampleLocation.begin() + at,
+                                   d_.sampleLocation.begin() + at + n);
+        kept.sampleValue.insert(kept.sampleValue.end(), d_.sampleValue.begin() + s * types,
+                                d_.sampleValue.begin() + (s + 1) * types);
+      }
+      at += n;
+      label += nl;
+    }
+    d_.sampleFrames = std::move(kept.sampleFrames);
+    d_.sampleLocation = std::move(kept.sampleLocation);
+    d_.sampleValue = std::move(kept.sampleValue);
+  }
+
   // Model functions, and every location's frames, outermost first.
   void frames(FunctionLayer& out) {
     const size_t nl = d_.locationId.size();
@@ -318,7 +364,7 @@ class PprofSource : public ModelSource {
 }  // namespace
 
 std::unique_ptr<ModelSource> pprofModel(const Profile& profile, const ModelOptions& options) {
-  return std::make_unique<PprofSource>(profile, options.callEdges);
+  return std::make_unique<PprofSource>(profile, options);
 }
 
 }  // namespace profpack
