@@ -136,6 +136,11 @@ TEST(detects_bare_and_gzipped_pprof) {
   CHECK(!isPprof(span(std::string("# callgrind format\nversion: 1\n"))));
   CHECK(!isPprof(span(std::string("desc: x\ncmd: y\nevents: Ir\n"))));
   CHECK(!isPprof(span(std::string())));
+  // gzip's magic is pprof's only where the inflated bytes are profile.proto: a gzipped
+  // gperftools profile (a zero word first) is not.
+  const std::string gperf = testlib::slurp(testlib::data("gperftools/workload.64le.prof"));
+  CHECK(!isPprof(span(gzipCompress(gperf, 6))));
+  CHECK(detectFormat(span(gperf)) == FormatId::gperftools);
 }
 
 TEST(every_field_round_trips_through_ppk) {
