@@ -236,6 +236,16 @@ for index, unit in ((0, "count"), (1, "nanoseconds")):
     x, y = pprof_top(ours, index, unit), pprof_top(ref, index, unit)
     check(x == y and x, f"merge: pprof -top of the merge = of go tool pprof -proto A B "
           f"(type {index}; {sorted(set(x.items()) ^ set(y.items()))[:4]})")
+for pair in (("go-cpu.pb.gz", "flate-cpu.pb.gz"), ("go-heap.pb.gz", "flate-mem.pb.gz"),
+             ("go-cpu.pb.gz", "go-cpu.pb.gz")):
+    a, b = (os.path.join(data, "pprof", f) for f in pair)
+    ours, ref = os.path.join(tmp, "m2.pb.gz"), os.path.join(tmp, "m2.ref.pb.gz")
+    r = run("merge", a, b, "-o", ours)
+    check(r.returncode == 0 and run_pprof_to(ref, a, b) == 0, f"merge {pair}")
+    for what in ("-raw", "-traces"):
+        x, y = pprof(what, ours).stdout, pprof(what, ref).stdout
+        check(x == y and x, f"merge {pair}: go tool pprof {what} = of go tool pprof -proto A B")
+    check(canonical(ours) == canonical(ref), f"merge {pair}: equal field by field to Go's merge")
 base, new = (os.path.join(data, "pprof", f) for f in ("go-heap.pb.gz", "flate-mem.pb.gz"))
 ours = os.path.join(tmp, "diff.pb.gz")
 r = run("diff", base, new, "-o", ours)

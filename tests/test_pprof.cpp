@@ -12,6 +12,7 @@
 #include "formats/pprof/data.h"
 #include "formats/pprof/pprof.h"
 #include "formats/registry.h"
+#include "merge/merge.h"
 #include "testlib.h"
 #include "util/gzip.h"
 
@@ -364,6 +365,33 @@ TEST(tags_select_samples_as_tagfocus) {
     CHECK(!"no error");
   } catch (const Error& e) {
     CHECK_EQ(static_cast<int>(e.status()), static_cast<int>(Status::invalidArgument));
+  }
+}
+
+TEST(merge_sums_samples_as_go_does) {
+  auto p = read(fullProfile().b);
+  const MergeInput in[] = {{p.get(), "a"}, {p.get(), "b"}};
+  auto m = mergeProfiles(in);
+  CHECK(formatOf(*m) == FormatId::pprof);
+  PprofData d = pprofFromIR(*m);
+  // Two samples (per locations and labels), values doubled; the time the earliest, the
+  // durations summed, the comment once.
+  CHECK_EQ(d.sampleValue, (std::vector<int64_t>{10, 1000, 4, -200}));
+  CHECK_EQ(d.durationNanos, 4000000000);
+  CHECK_EQ(d.timeNanos, 1700000000000000000);
+  CHECK_EQ(d.comments.size(), 1u);
+  CHECK_EQ(d.locationId.size(), 2u);
+  CHECK_EQ(d.labelNum, (std::vector<int64_t>{0, 4096}));
+  // Profiles of other sample types are refused.
+  Msg other;
+  other.msg(1, valueType(1, 1)).msg(2, Msg().u(2, 1)).bytes(6, "").bytes(6, "x");
+  auto q = read(other.b);
+  const MergeInput mixed[] = {{p.get(), "a"}, {q.get(), "b"}};
+  try {
+    mergeProfiles(mixed);
+    CHECK(!"no error");
+  } catch (const Error& e) {
+    CHECK_CONTAINS(std::string(e.what()), "different sample types");
   }
 }
 

@@ -105,7 +105,7 @@ constexpr Codec kCodecs[] = {
      [](const Model& m, const ModelFor&, const WriteOptions&, Sink& out) {
        putString(out, writePprof(m));
      },
-     pprofModel, nullptr, nullptr, FormatId::pprof, nullptr, /*holdsSigned=*/true,
+     pprofModel, nullptr, nullptr, FormatId::pprof, pprofMerge, /*holdsSigned=*/true,
      /*writeModelReadsEdges=*/false},
     {FormatId::callgrind, "callgrind", ir::Format::CALLGRIND, FormatId::callgrind, isCallgrind,
      readCallgrind,

@@ -29,6 +29,8 @@ std::unique_ptr<Profile> readPprof(std::span<const uint8_t> data, const ReadOpti
 // A profile read from pprof written back: every field as read (ids as read; the string table
 // holds the strings fields use, numbered in order of first use), gzipped where it was.
 std::string writePprofIR(const Profile& profile);
+// pprof profiles merged as Go's profile.Merge does (lib/formats/pprof/merge.cpp).
+std::unique_ptr<FormatMerge> pprofMerge();
 // Its model (lib/formats/pprof/model.cpp).
 std::unique_ptr<ModelSource> pprofModel(const Profile& profile, const ModelOptions& options);
 
