@@ -73,8 +73,11 @@ class PprofSource : public ModelSource {
     // Self, inclusive and arcs, per sample: a function or arc counts once per sample.
     std::vector<uint64_t> seen(out.functions.size(), ~uint64_t{0});
     // Per caller, its callees and their edges: few per caller, so searched in a row (a hash
-    // lookup per frame took a third of a large profile's model).
+    // lookup per frame took a third of a large profile's model); a caller with many callees
+    // has them in a hash map instead, so the cost stays linear.
+    constexpr size_t kRow = 16;
     std::vector<std::vector<std::pair<uint64_t, size_t>>> arcs(out.functions.size());
+    std::unordered_map<uint64_t, size_t> manyArcs;  // caller << 32 | callee -> edge
     std::vector<uint64_t> arcSeen;
     std::vector<uint64_t> stack;
     for (size_t s = 0; s + 1 < sampleStart_.size(); ++s) {
@@ -92,13 +95,23 @@ class PprofSource : public ModelSource {
         if (!callEdges_ || i == 0) continue;
         const uint64_t caller = frame_[stack[i - 1]].function;
         size_t edge = out.edges.size();
-        for (const auto& [callee, e] : arcs[caller])
-          if (callee == f) {
-            edge = e;
-            break;
-          }
+        std::vector<std::pair<uint64_t, size_t>>& row = arcs[caller];
+        if (row.size() <= kRow) {
+          for (const auto& [callee, e] : row)
+            if (callee == f) {
+              edge = e;
+              break;
+            }
+        } else if (auto it = manyArcs.find(caller << 32 | f); it != manyArcs.end()) {
+          edge = it->second;
+        }
         if (edge == out.edges.size()) {
-          arcs[caller].emplace_back(f, edge);
+          if (row.size() <= kRow) row.emplace_back(f, edge);
+          if (row.size() > kRow) {
+            for (const auto& [callee, e] : row) manyArcs.emplace(caller << 32 | callee, e);
+            row.resize(kRow + 1);  // marks the caller as kept in manyArcs
+            manyArcs.emplace(caller << 32 | f, edge);
+          }
           out.addEdge(caller, f, 0);
           arcSeen.push_back(~uint64_t{0});
         }
