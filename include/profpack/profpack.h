@@ -121,7 +121,7 @@ typedef enum profpack_format {
   PROFPACK_FORMAT_DCPI = 6,        /**< DIGITAL Continuous Profiling Infrastructure profile */
   PROFPACK_FORMAT_FOLDED = 7,      /**< collapsed stacks (flamegraph.pl, inferno, py-spy) */
   PROFPACK_FORMAT_TRACE_EVENT = 8, /**< Chrome Trace Event JSON (Perfetto, chrome://tracing) */
-  PROFPACK_FORMAT_PPROF = 9,       /**< written only: gzip-compressed pprof profile.proto */
+  PROFPACK_FORMAT_PPROF = 9,       /**< pprof profile.proto, gzip-compressed or bare */
   PROFPACK_FORMAT_CPUPROFILE = 10  /**< read only: V8 CPU profile (node --cpu-prof, DevTools) */
 } profpack_format;
 

@@ -27,7 +27,7 @@ enum class FormatId : int {
   dcpi = 6,
   folded = 7,       // collapsed stacks
   traceEvent = 8,   // Chrome Trace Event JSON
-  pprof = 9,        // written only: gzip-compressed profile.proto
+  pprof = 9,        // profile.proto, gzip-compressed or not
   cpuprofile = 10,  // read only: V8 CPU profile (.cpuprofile)
 };
 

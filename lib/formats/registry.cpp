@@ -107,6 +107,15 @@ constexpr Codec kCodecs[] = {
        putString(out, writeDcpi(m, dcpiWriteImage(o)));
      },
      imageModel, nullptr},
+    // Before the text formats: a bare profile.proto is told from text by decoding its first
+    // fields (text fails at once: '#', 'd', 'e', 'c', 'f', 'v' are no field of its wire type).
+    {FormatId::pprof, "pprof", ir::Format::PPROF, FormatId::pprof, isPprof, readPprof,
+     [](const Profile& p, const WriteOptions&, Sink& out) { putString(out, writePprofIR(p)); },
+     [](const Model& m, const ModelFor&, const WriteOptions&, Sink& out) {
+       putString(out, writePprof(m));
+     },
+     pprofModel, nullptr, nullptr, FormatId::pprof, pprofMerge, /*holdsSigned=*/true,
+     /*writeModelReadsEdges=*/false},
     {FormatId::callgrind, "callgrind", ir::Format::CALLGRIND, FormatId::callgrind, isCallgrind,
      readCallgrind,
      [](const Profile& p, const WriteOptions&, Sink& out) { writeCallgrind(p, out); },
@@ -141,12 +150,6 @@ constexpr Codec kCodecs[] = {
        writeFolded(m, 0, out);
      },
      callTreeModel, nullptr, nullptr, FormatId::folded, nullptr, false,
-     /*writeModelReadsEdges=*/false},
-    {FormatId::pprof, "pprof", ir::Format::UNKNOWN, FormatId::pprof, nullptr, nullptr, nullptr,
-     [](const Model& m, const ModelFor&, const WriteOptions&, Sink& out) {
-       putString(out, writePprof(m));
-     },
-     nullptr, nullptr, nullptr, FormatId::callgrind, nullptr, false,
      /*writeModelReadsEdges=*/false},
 };
 
@@ -292,6 +295,9 @@ std::unique_ptr<Model> buildModel(const Profile& profile, const ModelOptions& op
   // What a layer above the formats adds to the format's source (names from a symbol section).
   if (options.symbols && profile.sourceWrap())
     source = profile.sourceWrap()(std::move(source), profile, options.cache.get());
+  if (!options.tags.empty() && !(source->capabilities() & kCapLabels))
+    throw Error(Status::unsupported, c.name,
+                std::string(c.name) + " samples carry no labels to select by tag");
   auto model = std::make_unique<Model>(std::move(source), c.name);
   if (options.thread >= 0 && static_cast<size_t>(options.thread) >= model->threads().size())
     throw Error(Status::invalidArgument, "",
@@ -337,8 +343,8 @@ std::unique_ptr<Profile> readProfile(std::span<const uint8_t> data, const ReadOp
   }
   if (data.empty()) throw Error(Status::malformed, "", "empty input: no profile to read", 0);
   throw Error(Status::malformed, "",
-              "unrecognised input: not a .ppk, Callgrind, Cachegrind, gperftools, XRay or DCPI "
-              "profile, V8 .cpuprofile, Chrome trace or collapsed stacks",
+              "unrecognised input: not a .ppk, Callgrind, Cachegrind, gperftools, XRay, DCPI or "
+              "pprof profile, V8 .cpuprofile, Chrome trace or collapsed stacks",
               0);
 }
 

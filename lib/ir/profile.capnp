@@ -76,6 +76,7 @@ enum Format {
   folded @6;                   # collapsed stacks (flamegraph.pl, inferno, py-spy)
   cpuprofile @7;               # V8 CPU profile (.cpuprofile: node --cpu-prof, Chrome DevTools)
   traceEvent @8;               # Chrome Trace Event JSON (complete and begin/end events)
+  pprof @9;                    # pprof profile.proto (Profile.pprof)
 }
 
 struct HeaderLine {
@@ -358,6 +359,75 @@ struct Profile {
                                # `profpack symbolize` found them in the binaries (absent if not
                                # symbolized; a reader that ignores it loses only the names)
   callTree @14 :CallTree;      # collapsed stacks, V8 CPU profiles, Chrome trace events
+  pprof @15 :Pprof;            # pprof (profile.proto)
+}
+
+# pprof's profile.proto (github.com/google/pprof/proto/profile.proto), every field as read.
+# Added in IR revision 2 without changing it: an older reader refuses such a .ppk as naming no
+# format it knows. Ids (mapping, location, function) are kept as written, so references are
+# the file's own; string fields are references into Profile.strings (0: the empty string,
+# pprof's string_table[0]). Signed fields are stored zigzag-coded (z(v) = 2v for v >= 0,
+# -2v - 1 for v < 0) in the columns marked "zigzag". Columns "per X" hold one value per X in
+# file order. A reader of a .ppk checks what the pprof reader checks (every referenced id
+# exists, one value per sample type) before it uses them.
+struct Pprof {
+  gzipped @0 :Bool;            # the file was gzip-compressed (written back so)
+  sampleType @1 :Column;       # per sample type: string of its type
+  sampleUnit @2 :Column;       # per sample type: string of its unit
+  sampleFrames @3 :Column;     # per sample: how many location ids sampleLocation holds for it
+                               # (its location ids less the sampleShared outermost ones)
+  sampleLocation @4 :Column;   # per sample, the location ids after its shared ones, outermost
+                               # first (the file's order reversed), coded against the caller c
+                               # before each (the innermost shared id, 0 for none): 0 if the id
+                               # is the last one coded after c, 1 if it is 1 + the largest id
+                               # coded so far (0 at first), else id + 2 (with plainStacks: the
+                               # ids themselves)
+  sampleValue @5 :Column;      # per sample type, one per sample: zigzag value (the first type's
+                               # values of every sample, then the second's, ...)
+  sampleLabels @6 :Column;     # per sample: how many labels it has
+  labelKey @7 :Column;         # per label: string
+  labelStr @8 :Column;         # per label: string
+  labelNum @9 :Column;         # per label: zigzag num
+  labelUnit @10 :Column;       # per label: string of num_unit
+  mappingId @11 :Column;       # per mapping (zigzagDelta)
+  mappingStart @12 :Column;    # per mapping: memory_start
+  mappingLimit @13 :Column;    # per mapping: memory_limit
+  mappingOffset @14 :Column;   # per mapping: file_offset
+  mappingFile @15 :Column;     # per mapping: string of filename
+  mappingBuildId @16 :Column;  # per mapping: string of build_id
+  mappingFlags @17 :Column;    # per mapping: bit 0 has_functions, 1 has_filenames,
+                               # 2 has_line_numbers, 3 has_inline_frames
+  locationId @18 :Column;      # per location (zigzagDelta)
+  locationMapping @19 :Column; # per location: mapping_id as written (0: none)
+  locationAddress @20 :Column; # per location: zigzag(address - r), r the address of the last
+                               # location before it whose last line (innermost) names the same
+                               # function id, else the address of the location before (0 first)
+  locationLines @21 :Column;   # per location: how many Line entries it has
+  locationFolded @22 :Column;  # per location: is_folded (0 or 1)
+  lineFunction @23 :Column;    # per line (innermost first, as written): function_id
+  lineLine @24 :Column;        # per line: zigzag(line - r), r the line of the last line before it
+                               # of the same function id (0 for none)
+  lineColumn @25 :Column;      # per line: zigzag column
+  functionId @26 :Column;      # per function (zigzagDelta)
+  functionName @27 :Column;    # per function: string
+  functionSystemName @28 :Column; # per function: 0 if the string equals the name, else string + 1
+  functionFile @29 :Column;    # per function: string of filename
+  functionStartLine @30 :Column; # per function: zigzag start_line
+  dropFrames @31 :UInt64;      # string
+  keepFrames @32 :UInt64;      # string
+  timeNanos @33 :Int64;
+  durationNanos @34 :Int64;
+  periodType @35 :UInt64;      # string of period_type.type
+  periodUnit @36 :UInt64;      # string of period_type.unit
+  hasPeriodType @37 :Bool;     # period_type was present (even with both strings empty)
+  period @38 :Int64;
+  comments @39 :Column;        # strings, in order
+  defaultSampleType @40 :UInt64; # string
+  docUrl @41 :UInt64;          # string
+  sampleShared @42 :Column;    # per sample: how many of its outermost location ids are the
+                               # previous sample's outermost ones (0 for the first), which
+                               # sampleLocation leaves out
+  plainStacks @43 :Bool;       # sampleLocation holds plain ids (some id is 2^64 - 2 or more)
 }
 
 # Symbolization of an address-based profile (gperftools, DCPI): for every location of the

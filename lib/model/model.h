@@ -42,6 +42,7 @@ enum Capability : uint32_t {
   // Functions are ids that a binary maps to entry addresses (XRay): the locations layer holds
   // one location per function, its id as the address, in a mapping marked functionIds.
   kCapFunctionIds = 1u << 9,
+  kCapLabels = 1u << 10,  // samples carry key/value labels (ModelOptions::tags filters them)
 };
 
 // What the models of one profile built for one task share (the whole profile's and each
@@ -76,6 +77,10 @@ struct ModelOptions {
   bool callEdges = true;
   // Shared by the models of one task (null: each model computes everything itself).
   std::shared_ptr<ModelCache> cache;
+  // Only the samples with, for each (key, pattern), a label `key` whose value the regular
+  // expression `pattern` matches somewhere (ECMAScript), as pprof's -tagfocus key=pattern.
+  // Status::unsupported for a profile without labels (kCapLabels).
+  std::vector<std::pair<std::string, std::string>> tags;
 };
 
 struct FunctionRow {
