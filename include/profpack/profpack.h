@@ -2,9 +2,10 @@
  * profpack: read, store and write performance profiles.
  * (size-exempt: the library's one public header, kept whole so that users read one file.)
  *
- * profpack reads Callgrind, Cachegrind, gperftools CPU profiles, LLVM XRay traces and DCPI
- * profiles into one intermediate representation (IR), stores it zstd-compressed in `.ppk`
- * files, and writes it back to those formats.
+ * profpack reads Callgrind, Cachegrind, gperftools CPU profiles, LLVM XRay traces, DCPI
+ * profiles, pprof (profile.proto), V8 CPU profiles, Chrome trace events and collapsed stacks
+ * into one intermediate representation (IR), stores it zstd-compressed in `.ppk` files, and
+ * writes it to every format that can hold it (profpack_format lists them).
  *
  * CONVENTIONS
  * - Every function that can fail returns a profpack_status. On failure, profpack_last_error()
