@@ -10,6 +10,7 @@ import collections, glob, gzip, os, re, shutil, subprocess, sys, tempfile
 
 import checklib
 from checklib import check, finish, run, data
+from protowire import fields, varint
 
 # pprof is run with -symbolize=none, so profpack keeps addresses too: a binary a profile names
 # may be on this machine, and would name functions as the profile is read.
@@ -30,34 +31,7 @@ def pprof(*args):
 
 
 # --- profile.proto decoded independently -----------------------------------------------------
-def varint(b, i):
-    v = shift = 0
-    while True:
-        c = b[i]
-        i += 1
-        v |= (c & 0x7F) << shift
-        shift += 7
-        if c < 0x80:
-            return v, i
-
-
-def fields(b):
-    i = 0
-    while i < len(b):
-        key, i = varint(b, i)
-        f, w = key >> 3, key & 7
-        if w == 0:
-            v, i = varint(b, i)
-        elif w == 2:
-            n, i = varint(b, i)
-            v, i = b[i:i + n], i + n
-        elif w == 1:
-            v, i = b[i:i + 8], i + 8
-        elif w == 5:
-            v, i = b[i:i + 4], i + 4
-        else:
-            raise ValueError(f"wire type {w}")
-        yield f, w, v
+# (varint and fields: tests/protowire.py)
 
 
 def ints(w, v):
