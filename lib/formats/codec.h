@@ -8,6 +8,8 @@
 #include <span>
 #include <string>
 #include <string_view>
+#include <utility>
+#include <vector>
 
 #include "profile.h"
 #include "util/io.h"
@@ -48,6 +50,9 @@ struct WriteOptions {
   unsigned gperfSlotBytes = 0;  // gperftools: 0 as read, 4 or 8
   int gperfByteOrder = 0;       // gperftools: 0 as read, 1 little-endian, 2 big-endian
 };
+
+// Header lines as (key, value) pairs, in order.
+using HeaderPairs = std::vector<std::pair<std::string, std::string>>;
 
 // A merge a format does itself (gperftools: samples per identical stack), one profile at a
 // time: memory grows with the merged result, not with the inputs.

@@ -155,6 +155,17 @@ void writeCachegrind(const Profile& profile, Sink& sink) {
 
 namespace profpack {
 
+HeaderPairs cachegrindDifferenceHeader(const Model& base, const std::string& baseName,
+                                       const Model& current, const std::string& currentName) {
+  std::string cmd[2];
+  const Model* models[2] = {&base, &current};
+  for (size_t i = 0; i < 2; ++i)
+    for (const auto& [key, value] : models[i]->description())
+      if (key == "cmd") cmd[i] = std::string(trim(value));
+  return {{"desc", "Files compared:   " + baseName + "; " + currentName},
+          {"cmd", cmd[0] + "; " + cmd[1]}};
+}
+
 void writeCachegrindModel(const Model& m, Sink& sink) {
   if (!m.has(kCapLines))
     throw Error(Status::unsupported, "cachegrind",
