@@ -33,13 +33,8 @@ KNOWN_INCLUDES = set()
 KNOWN_SIZE = {
     # Being split on the libsplit branch.
     'lib/formats/cachegrind/reader.cpp',
-    'lib/formats/cachegrind/writer.cpp',
-    'lib/formats/callgrind/reader.cpp',
     'lib/formats/callgrind/writer.cpp',
     'lib/formats/dcpi/reader.cpp',
-    'lib/formats/dcpi/writer.cpp',
-    'lib/formats/gperftools/reader.cpp',
-    'lib/formats/xray/decode.cpp',
     # Being split on the pprofin branch.
     'lib/formats/pprof/writer.cpp',
 }

@@ -9,6 +9,8 @@
 #include <span>
 #include <string>
 #include <string_view>
+#include <utility>
+#include <vector>
 
 #include "profile.h"
 #include "util/io.h"
@@ -82,6 +84,9 @@ class WriteOptions {
   std::map<int, int64_t> ints_;
   std::map<int, std::string> strings_;
 };
+
+// Header lines as (key, value) pairs, in order.
+using HeaderPairs = std::vector<std::pair<std::string, std::string>>;
 
 // A merge a format does itself (gperftools: samples per identical stack), one profile at a
 // time: memory grows with the merged result, not with the inputs.

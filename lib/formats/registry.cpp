@@ -59,6 +59,9 @@ struct Codec {
   // files are whole profiles each.
   std::unique_ptr<Profile> (*readParts)(std::span<const std::span<const uint8_t>> files,
                                         const ReadOptions& options) = nullptr;
+  // The header lines a difference kept in this format says of its two inputs (null: none).
+  HeaderPairs (*differenceHeader)(const Model& base, const std::string& baseName,
+                                  const Model& current, const std::string& currentName) = nullptr;
 };
 
 void putString(Sink& out, std::string s) { out.write(std::move(s)); }
@@ -131,7 +134,7 @@ constexpr Codec kCodecs[] = {
        writeCachegrindModel(m, out);
      },
      costTableModel, nullptr, nullptr, FormatId::cachegrind, nullptr, true, true,
-     /*writeModelReadsStacks=*/false},
+     /*writeModelReadsStacks=*/false, nullptr, cachegrindDifferenceHeader},
     // JSON: a V8 CPU profile has "nodes"; any other JSON object or array is read as a trace,
     // whose reader refuses what is neither.
     {FormatId::cpuprofile, "cpuprofile", ir::Format::CPUPROFILE, FormatId::cpuprofile, isCpuprofile,
@@ -447,6 +450,13 @@ FormatId differenceFormat(const Profile& base, const Profile& current) {
   if (&c != &codecOf(current)) return mixedFormat();
   const Codec* kept = codecFor(c.mergeAs);
   return kept && kept->holdsSigned ? kept->id : mixedFormat();
+}
+
+HeaderPairs differenceHeader(FormatId format, const Model& base, const std::string& baseName,
+                             const Model& current, const std::string& currentName) {
+  const Codec* c = codecFor(format);
+  if (!c || !c->differenceHeader) return {};
+  return c->differenceHeader(base, baseName, current, currentName);
 }
 
 std::unique_ptr<FormatMerge> formatMerge(const Profile& profile) {

@@ -65,6 +65,11 @@ FormatId mixedFormat();
 // The format NEW - BASE is kept in: the one their merges are kept in where it can hold
 // negative costs (Cachegrind), else mixedFormat().
 FormatId differenceFormat(const Profile& base, const Profile& current);
+// The header lines (key, value) a difference kept in `format` says of its two inputs, named
+// `baseName` and `currentName` (Cachegrind: cg_diff's "Files compared:" and both commands);
+// none where the format writes none, and the difference keeps the current profile's.
+HeaderPairs differenceHeader(FormatId format, const Model& base, const std::string& baseName,
+                             const Model& current, const std::string& currentName);
 std::unique_ptr<FormatMerge> formatMerge(const Profile& profile);
 std::unique_ptr<Profile> profileFromModel(const Model& model, FormatId format);
 // Whether profileFromModel(model, format) reads the model's stacks (a merge kept in a format

@@ -408,7 +408,7 @@ std::string NameRewrite::apply(const std::string& name) const {
 namespace {
 
 std::unique_ptr<Model> diffOf(const MergeInput& base, const MergeInput& current,
-                              const DiffOptions& options, bool cgDiffDescription, bool stacks) {
+                              const DiffOptions& options, FormatId kept, bool stacks) {
   const MergeInput in[2] = {base, current};
   std::unique_ptr<Model> models[2];
   for (size_t i = 0; i < 2; ++i) {
@@ -422,15 +422,10 @@ std::unique_ptr<Model> diffOf(const MergeInput& base, const MergeInput& current,
       merger.eventMap(*models[0], inputName(in[0], 0), inputName(in[1], 1));
   merger.add(*models[1], same, false, &options);
   merger.add(*models[0], ev, true, &options);
-  if (cgDiffDescription) {
-    // What cg_diff writes, which cg_annotate shows: both files, both commands.
-    std::string cmd[2];
-    for (size_t i = 0; i < 2; ++i)
-      for (const auto& [key, value] : models[i]->description())
-        if (key == "cmd") cmd[i] = std::string(trim(value));
-    merger.describe({{"desc", "Files compared:   " + in[0].name + "; " + in[1].name},
-                     {"cmd", cmd[0] + "; " + cmd[1]}});
-  }
+  // What the kept format says of the two inputs, where it says something (else the merge
+  // keeps the current profile's description).
+  HeaderPairs header = differenceHeader(kept, *models[0], in[0].name, *models[1], in[1].name);
+  if (!header.empty()) merger.describe(std::move(header));
   return merger.finish(models[0]->sourceFormat() == models[1]->sourceFormat()
                            ? models[1]->sourceFormat()
                            : "a difference of two formats");
@@ -440,7 +435,7 @@ std::unique_ptr<Model> diffOf(const MergeInput& base, const MergeInput& current,
 
 std::unique_ptr<Model> diffModels(const MergeInput& base, const MergeInput& current,
                                   const DiffOptions& options) {
-  return diffOf(base, current, options, false, /*stacks=*/true);
+  return diffOf(base, current, options, FormatId::unknown, /*stacks=*/true);
 }
 
 std::unique_ptr<Profile> diffProfiles(const MergeInput& base, const MergeInput& current,
@@ -448,8 +443,7 @@ std::unique_ptr<Profile> diffProfiles(const MergeInput& base, const MergeInput& 
   if (!base.profile || !current.profile)
     throw Error(Status::invalidArgument, "", "diff needs two profiles");
   const FormatId kept = differenceFormat(*base.profile, *current.profile);
-  return profileFromModel(*diffOf(base, current, options, kept != mixedFormat(), keepsStacks(kept)),
-                          kept);
+  return profileFromModel(*diffOf(base, current, options, kept, keepsStacks(kept)), kept);
 }
 
 }  // namespace profpack

@@ -57,8 +57,9 @@ struct DiffOptions {
 // (kCapSigned). Events as for mergeModels.
 std::unique_ptr<Model> diffModels(const MergeInput& base, const MergeInput& current,
                                   const DiffOptions& options = {});
-// The difference as a profile: Cachegrind if both are Cachegrind (as cg_diff writes it:
-// "Files compared:" and both commands), else Callgrind; signed costs.
+// The difference as a profile, in the format the registry keeps it in (differenceFormat:
+// Cachegrind if both are Cachegrind, else Callgrind) with the header that format writes of its
+// two inputs (differenceHeader: cg_diff's "Files compared:" and both commands); signed costs.
 std::unique_ptr<Profile> diffProfiles(const MergeInput& base, const MergeInput& current,
                                       const DiffOptions& options = {});
 
