@@ -63,9 +63,13 @@ FormatId mergedFormat(const Profile& profile);
 // The format a merge of several formats is kept in (Callgrind).
 FormatId mixedFormat();
 // The format NEW - BASE is kept in: the one their merges are kept in where it can hold
-// negative costs (Cachegrind), else mixedFormat().
-FormatId differenceFormat(const Profile& base, const Profile& current);
+// negative costs (Cachegrind files: Cachegrind; pprof: pprof); else, where both models have
+// stacks (`capabilities`: what both models have), the format that holds signed stacks
+// (pprof), so that the difference keeps them; else mixedFormat().
+FormatId differenceFormat(const Profile& base, const Profile& current, uint32_t capabilities);
 std::unique_ptr<FormatMerge> formatMerge(const Profile& profile);
+// The own merge of profiles of `format` (null where it has none).
+std::unique_ptr<FormatMerge> formatMerge(FormatId format);
 std::unique_ptr<Profile> profileFromModel(const Model& model, FormatId format);
 // Whether profileFromModel(model, format) reads the model's stacks (a merge kept in a format
 // that holds none need not sum them).
