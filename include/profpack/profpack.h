@@ -419,6 +419,15 @@ PROFPACK_API profpack_status profpack_profile_events(const profpack_profile* pro
                                                      size_t* count);
 
 /**
+ * A difference NEW - BASE that records its base (a pprof difference, profpack's or
+ * `go tool pprof -proto -diff_base`'s, whose base samples carry the label pprof::base=true):
+ * in `*total`, the base's total of event `event` (the sum of its samples' magnitudes), which
+ * `go tool pprof` takes a difference's percentages of; 0 where the profile records no base.
+ */
+PROFPACK_API profpack_status profpack_profile_event_base_total(const profpack_profile* profile,
+                                                               size_t event, uint64_t* total);
+
+/**
  * The warnings raised while the profile was read or made (a truncated trace that was still
  * loaded; a mapping symbolization skipped), oldest first, as a two-call enumeration. The
  * strings are owned by the profile.

@@ -94,6 +94,11 @@ class FormatMerge {
  public:
   virtual ~FormatMerge() = default;
   virtual void add(const Profile& profile) = 0;
+  // A difference NEW - BASE in formats that keep one as samples (pprof): `profile` added as
+  // the base, its values negated and its samples marked as the base's, so that a reader can
+  // take percentages of the base's total. False where the format's merge does not.
+  virtual bool takesBase() const { return false; }
+  virtual void addBase(const Profile& profile) { add(profile); }
   virtual std::unique_ptr<Profile> finish() = 0;
 };
 

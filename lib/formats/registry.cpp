@@ -401,11 +401,18 @@ void writeProfile(const Profile& profile, FormatId format, const WriteOptions& o
     throw Error(Status::unsupported, c->name,
                 std::string(c->name) + " is read by profpack, not written");
   if (c->write && (sameFamily || !c->writeModel)) {
-    if (!sameFamily && c->needs && source && profile.partialRoot().getSignedCosts())
-      // A difference is kept as Callgrind whatever its inputs were: name what it is.
+    // A difference is kept in a format of its own (pprof, Callgrind) whatever its inputs were:
+    // name what it is, not the format it is kept in. (Only on the way to an error: the model
+    // says whether costs are signed where the IR has no flag for it, as pprof's has not.)
+    if (!sameFamily && c->needs && source &&
+        (profile.partialRoot().getSignedCosts() || buildModel(profile, {})->has(kCapSigned))) {
+      std::string to;
+      for (const Codec& k : kCodecs)
+        if (k.holdsSigned && (k.write || k.writeModel)) to += std::string(k.name) + ", ";
       throw Error(Status::unsupported, c->name,
                   std::string("a difference of profiles holds negative costs, which ") + c->name +
-                      " cannot: write it as callgrind, pprof or ppk");
+                      " cannot: write it as " + to + "or ppk");
+    }
     if (!sameFamily && c->needs && source)
       throw Error(Status::unsupported, c->name,
                   std::string(source->name) + " holds no " + c->needs +
@@ -445,11 +452,20 @@ FormatId mergedFormat(const Profile& profile) { return codecOf(profile).mergeAs;
 
 FormatId mixedFormat() { return FormatId::callgrind; }
 
-FormatId differenceFormat(const Profile& base, const Profile& current) {
+FormatId differenceFormat(const Profile& base, const Profile& current, uint32_t capabilities) {
   const Codec& c = codecOf(base);
-  if (&c != &codecOf(current)) return mixedFormat();
-  const Codec* kept = codecFor(c.mergeAs);
-  return kept && kept->holdsSigned ? kept->id : mixedFormat();
+  if (&c == &codecOf(current)) {
+    const Codec* kept = codecFor(c.mergeAs);
+    if (kept && kept->holdsSigned) return kept->id;
+  }
+  if (capabilities & kCapStacks)
+    // The first format that holds negative costs, is written with the model's stacks, read
+    // back, and whose own merge keeps a difference's base apart.
+    for (const Codec& k : kCodecs)
+      if (k.holdsSigned && k.writeModel && k.writeModelReadsStacks && k.read && k.merge &&
+          k.merge()->takesBase())
+        return k.id;
+  return mixedFormat();
 }
 
 HeaderPairs differenceHeader(FormatId format, const Model& base, const std::string& baseName,
@@ -462,6 +478,11 @@ HeaderPairs differenceHeader(FormatId format, const Model& base, const std::stri
 std::unique_ptr<FormatMerge> formatMerge(const Profile& profile) {
   const Codec& c = codecOf(profile);
   return c.merge ? c.merge() : nullptr;
+}
+
+std::unique_ptr<FormatMerge> formatMerge(FormatId format) {
+  const Codec* c = codecFor(format);
+  return c && c->merge ? c->merge() : nullptr;
 }
 
 bool keepsStacks(FormatId format) {

@@ -63,14 +63,18 @@ FormatId mergedFormat(const Profile& profile);
 // The format a merge of several formats is kept in (Callgrind).
 FormatId mixedFormat();
 // The format NEW - BASE is kept in: the one their merges are kept in where it can hold
-// negative costs (Cachegrind), else mixedFormat().
-FormatId differenceFormat(const Profile& base, const Profile& current);
+// negative costs (Cachegrind files: Cachegrind; pprof: pprof); else, where both models have
+// stacks (`capabilities`: what both models have), the format that holds signed stacks
+// (pprof), so that the difference keeps them; else mixedFormat().
+FormatId differenceFormat(const Profile& base, const Profile& current, uint32_t capabilities);
 // The header lines (key, value) a difference kept in `format` says of its two inputs, named
 // `baseName` and `currentName` (Cachegrind: cg_diff's "Files compared:" and both commands);
 // none where the format writes none, and the difference keeps the current profile's.
 HeaderPairs differenceHeader(FormatId format, const Model& base, const std::string& baseName,
                              const Model& current, const std::string& currentName);
 std::unique_ptr<FormatMerge> formatMerge(const Profile& profile);
+// The own merge of profiles of `format` (null where it has none).
+std::unique_ptr<FormatMerge> formatMerge(FormatId format);
 std::unique_ptr<Profile> profileFromModel(const Model& model, FormatId format);
 // Whether profileFromModel(model, format) reads the model's stacks (a merge kept in a format
 // that holds none need not sum them).

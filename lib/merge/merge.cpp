@@ -407,14 +407,23 @@ std::string NameRewrite::apply(const std::string& name) const {
 
 namespace {
 
-std::unique_ptr<Model> diffOf(const MergeInput& base, const MergeInput& current,
-                              const DiffOptions& options, FormatId kept, bool stacks) {
-  const MergeInput in[2] = {base, current};
+// Both inputs' models (input 1 the base), each error naming its input.
+struct DiffInputs {
+  MergeInput in[2];
   std::unique_ptr<Model> models[2];
-  for (size_t i = 0; i < 2; ++i) {
-    if (!in[i].profile) throw Error(Status::invalidArgument, "", inputName(in[i], i) + " is null");
-    models[i] = forInput(in[i], i, [&] { return buildModel(*in[i].profile, {}); });
+  DiffInputs(const MergeInput& base, const MergeInput& current) : in{base, current} {
+    for (size_t i = 0; i < 2; ++i) {
+      if (!in[i].profile)
+        throw Error(Status::invalidArgument, "", inputName(in[i], i) + " is null");
+      models[i] = forInput(in[i], i, [&] { return buildModel(*in[i].profile, {}); });
+    }
   }
+};
+
+std::unique_ptr<Model> diffOf(const DiffInputs& d, const DiffOptions& options, FormatId kept,
+                              bool stacks) {
+  const MergeInput* in = d.in;
+  const std::unique_ptr<Model>* models = d.models;
   Merger merger(*models[1], options.eventRenames, stacks, "diff");
   const std::vector<size_t> same =
       merger.eventMap(*models[1], inputName(in[1], 1), inputName(in[1], 1));
@@ -431,19 +440,45 @@ std::unique_ptr<Model> diffOf(const MergeInput& base, const MergeInput& current,
                            : "a difference of two formats");
 }
 
+// The difference as the kept format's own merge makes it (pprof, as `go tool pprof
+// -diff_base`): NEW, then BASE negated with its samples marked as the base's, each input as a
+// profile of that format (its model written as one where it is of another). Null where the
+// format's merge keeps no base, or where names or events are rewritten (the model's
+// difference does that).
+std::unique_ptr<Profile> ownDiff(const DiffInputs& d, const DiffOptions& options, FormatId kept) {
+  std::unique_ptr<FormatMerge> own = formatMerge(kept);
+  if (!own || !own->takesBase() || !options.modFilename.empty() || !options.modFuncname.empty() ||
+      !options.eventRenames.empty())
+    return nullptr;
+  // The events, checked as the model's difference checks them (its message says "diff").
+  Merger(*d.models[1], {}, false, "diff")
+      .eventMap(*d.models[0], inputName(d.in[0], 0), inputName(d.in[1], 1));
+  std::unique_ptr<Profile> as[2];
+  for (size_t i = 0; i < 2; ++i)
+    if (formatOf(*d.in[i].profile) != kept)
+      as[i] = forInput(d.in[i], i, [&] { return profileFromModel(*d.models[i], kept); });
+  auto profile = [&](size_t i) -> const Profile& { return as[i] ? *as[i] : *d.in[i].profile; };
+  forInput(d.in[1], 1, [&] { own->add(profile(1)); });
+  forInput(d.in[0], 0, [&] { own->addBase(profile(0)); });
+  return own->finish();
+}
+
 }  // namespace
 
 std::unique_ptr<Model> diffModels(const MergeInput& base, const MergeInput& current,
                                   const DiffOptions& options) {
-  return diffOf(base, current, options, FormatId::unknown, /*stacks=*/true);
+  return diffOf(DiffInputs(base, current), options, FormatId::unknown, /*stacks=*/true);
 }
 
 std::unique_ptr<Profile> diffProfiles(const MergeInput& base, const MergeInput& current,
                                       const DiffOptions& options) {
   if (!base.profile || !current.profile)
     throw Error(Status::invalidArgument, "", "diff needs two profiles");
-  const FormatId kept = differenceFormat(*base.profile, *current.profile);
-  return profileFromModel(*diffOf(base, current, options, kept, keepsStacks(kept)), kept);
+  const DiffInputs d(base, current);
+  const FormatId kept = differenceFormat(*base.profile, *current.profile,
+                                         d.models[0]->capabilities() & d.models[1]->capabilities());
+  if (std::unique_ptr<Profile> p = ownDiff(d, options, kept)) return p;
+  return profileFromModel(*diffOf(d, options, kept, keepsStacks(kept)), kept);
 }
 
 }  // namespace profpack

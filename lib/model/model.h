@@ -126,6 +126,10 @@ struct FunctionLayer {
   // Sampled events (DCPI): per event, the occurrences of the event one sample stands for;
   // shorter than the events, or 0, where unknown.
   std::vector<uint64_t> eventPeriods;
+  // A difference NEW - BASE that records its base's samples: per event, the base's total (the
+  // sum of their magnitudes, as pprof's -diff_base takes it), which shares of the difference
+  // are of. Empty where the profile is no such difference.
+  std::vector<uint64_t> baseTotals;
   std::vector<ThreadRow> threads;
   // Where set, the thread list in place of `threads`, one list that the models of one task
   // share (ModelCache): each thread's model lists every thread.
@@ -318,6 +322,9 @@ class Model {
     return e < f_.eventPeriods.size() ? f_.eventPeriods[e] : 0;
   }
   uint64_t total(size_t e) const { return totals_[e]; }
+  // A difference that records its base: the base's total of event e (FunctionLayer::
+  // baseTotals); else 0.
+  uint64_t baseTotal(size_t e) const { return e < f_.baseTotals.size() ? f_.baseTotals[e] : 0; }
 
   size_t functions() const { return f_.functions.size(); }
   const FunctionRow& function(uint64_t f) const { return f_.functions[f]; }

@@ -52,6 +52,7 @@ class SymbolizedSource : public ModelSource {
     out.eventLongNames = in.eventLongNames;
     out.unitsPerSecond = in.unitsPerSecond;
     out.samplePeriodNanos = in.samplePeriodNanos;
+    out.baseTotals = in.baseTotals;
     out.threads = in.threads;
     out.sharedThreads = in.sharedThreads;
     out.description = in.description;

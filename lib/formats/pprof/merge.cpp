@@ -103,6 +103,21 @@ class PprofMerge : public FormatMerge {
     samples(d, s, mapLocation);
   }
 
+  // As `go tool pprof -diff_base` adds the base: every sample labelled pprof::base=true (a
+  // label of that key it had replaced), its values times -1; the totals pprof shows
+  // percentages of are those samples'.
+  bool takesBase() const override { return true; }
+  void addBase(const Profile& profile) override {
+    base_ = true;
+    try {
+      add(profile);
+    } catch (...) {
+      base_ = false;
+      throw;
+    }
+    base_ = false;
+  }
+
   std::unique_ptr<Profile> finish() override {
     // Samples in the order first seen, values summed.
     for (const Sample& x : samples_) {
@@ -176,24 +191,32 @@ class PprofMerge : public FormatMerge {
       for (uint64_t k = 0; k < d.sampleFrames[i]; ++k)
         x.locations.push_back(location(locationIndex.find(d.sampleLocation[at + k])));
       for (uint64_t k = 0; k < d.sampleLabels[i]; ++k, ++label)
-        x.labels.emplace_back(str(s(d.labelKey[label])), str(s(d.labelStr[label])),
-                              d.labelNum[label], str(s(d.labelUnit[label])));
+        if (!base_ || s(d.labelKey[label]) != kBaseLabel)
+          x.labels.emplace_back(str(s(d.labelKey[label])), str(s(d.labelStr[label])),
+                                d.labelNum[label], str(s(d.labelUnit[label])));
+      if (base_) x.labels.emplace_back(str(kBaseLabel), str("true"), 0, 0);
       at += d.sampleFrames[i];
       std::vector<Label> sorted = x.labels;
       std::sort(sorted.begin(), sorted.end());
       auto [it, added] = sampleIndex_.try_emplace(std::pair(x.locations, sorted), samples_.size());
+      // Two's complement: a value negated or summed wraps as Go's int64 does.
+      auto value = [&](size_t t) {
+        const uint64_t v = static_cast<uint64_t>(d.sampleValue[i * types + t]);
+        return base_ ? ~v + 1 : v;
+      };
       if (added) {
-        x.values.assign(d.sampleValue.begin() + i * types, d.sampleValue.begin() + (i + 1) * types);
+        for (size_t t = 0; t < types; ++t) x.values.push_back(static_cast<int64_t>(value(t)));
         samples_.push_back(std::move(x));
         continue;
       }
       std::vector<int64_t>& v = samples_[it->second].values;
       for (size_t t = 0; t < types; ++t)
-        v[t] = static_cast<int64_t>(static_cast<uint64_t>(v[t]) +
-                                    static_cast<uint64_t>(d.sampleValue[i * types + t]));
+        v[t] = static_cast<int64_t>(static_cast<uint64_t>(v[t]) + value(t));
     }
   }
 
+  static constexpr const char* kBaseLabel = "pprof::base";
+  bool base_ = false;  // the profile being added is a difference's base
   PprofData out_;
   StringInterner strings_;
   size_t inputs_ = 0;

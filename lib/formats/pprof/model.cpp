@@ -121,6 +121,27 @@ class PprofSource : public ModelSource {
         for (size_t e = 0; e < ne_; ++e) c[e] += v[e];
       }
     }
+    baseTotals(out);
+  }
+
+  // pprof's computeTotal: where samples carry pprof::base=true (a difference saved by
+  // `go tool pprof -proto -diff_base`, or profpack's), the total is the sum of their values'
+  // magnitudes.
+  void baseTotals(FunctionLayer& out) const {
+    std::vector<uint64_t> total(ne_, 0);
+    bool any = false;
+    for (size_t s = 0, label = 0; s < d_.sampleLabels.size(); label += d_.sampleLabels[s++]) {
+      bool base = false;
+      for (uint64_t k = label; k < label + d_.sampleLabels[s]; ++k)
+        base |= d_.strings[d_.labelKey[k]] == "pprof::base" && d_.strings[d_.labelStr[k]] == "true";
+      if (!base) continue;
+      any = true;
+      for (size_t e = 0; e < ne_; ++e) {
+        const int64_t v = d_.sampleValue[s * ne_ + e];
+        total[e] += v < 0 ? ~static_cast<uint64_t>(v) + 1 : static_cast<uint64_t>(v);
+      }
+    }
+    if (any) out.baseTotals = std::move(total);
   }
 
   void locations(LocationLayer& out) override {

@@ -155,6 +155,15 @@ extension Profile {
     return v
   }
 
+  /// For a difference that records its base (a pprof difference, as `diff` makes one of
+  /// stack profiles or `go tool pprof -proto -diff_base` saves one): the base's total of
+  /// `event`, which pprof takes a difference's percentages of; 0 otherwise.
+  public func eventBaseTotal(event: Int) throws -> UInt64 {
+    var v: UInt64 = 0
+    try check { profpack_profile_event_base_total(handle, event, &v) }
+    return v
+  }
+
   /// The profile's threads (XRay threads; Callgrind parts with a thread: line).
   public func threads() throws -> [ProfileThread] {
     var n = 0
