@@ -220,6 +220,54 @@ TEST(options_read_only_struct_size_bytes) {
   profpack_profile_free(p);
 }
 
+// A view's tag selectors keep the samples whose labels match (pprof's -tagfocus); a caller
+// whose struct_size ends before them gets every sample; formats without labels refuse.
+TEST(view_tags) {
+  profpack_profile* p = nullptr;
+  CHECK_EQ(profpack_read_file(testlib::data("pprof/go-cpu.pb.gz").c_str(), nullptr, &p),
+           PROFPACK_OK);
+  auto samples = [](profpack_profile* q) {
+    profpack_event e[2];
+    size_t n = 0;
+    CHECK_EQ(profpack_profile_events(q, e, 2, &n), PROFPACK_OK);
+    return n ? e[0].total : uint64_t{0};
+  };
+  const char* hash[] = {"worker=^hash$"};
+  profpack_view_options vo;
+  profpack_view_options_init(&vo);
+  vo.tags = hash;
+  vo.tag_count = 1;
+  profpack_profile* v = nullptr;
+  CHECK_EQ(profpack_profile_view(p, &vo, &v), PROFPACK_OK);
+  CHECK_EQ(samples(v), uint64_t{13});  // go tool pprof -tagfocus=worker=hash: 130ms of 270ms
+  // A view of that view keeps its selector too.
+  const char* squares[] = {"worker=squares"};
+  vo.tags = squares;
+  profpack_profile* vv = nullptr;
+  CHECK_EQ(profpack_profile_view(v, &vo, &vv), PROFPACK_OK);
+  CHECK_EQ(samples(vv), uint64_t{0});
+  profpack_profile_free(vv);
+  profpack_profile_free(v);
+  vo.struct_size = offsetof(profpack_view_options, binary) + sizeof(const char*);
+  CHECK_EQ(profpack_profile_view(p, &vo, &v), PROFPACK_OK);
+  CHECK_EQ(samples(v), samples(p));
+  profpack_profile_free(v);
+  vo.struct_size = sizeof vo;
+  const char* bad[] = {"=x", "worker", "worker=("};
+  for (const char* b : bad) {
+    vo.tags = &b;
+    CHECK_EQ(profpack_profile_view(p, &vo, &v), PROFPACK_ERROR_INVALID_ARGUMENT);
+  }
+  vo.tags = nullptr;
+  CHECK_EQ(profpack_profile_view(p, &vo, &v), PROFPACK_ERROR_INVALID_ARGUMENT);
+  profpack_profile_free(p);
+  CHECK_EQ(profpack_read_file(testlib::data(kCg).c_str(), nullptr, &p), PROFPACK_OK);
+  vo.tags = hash;
+  CHECK_EQ(profpack_profile_view(p, &vo, &v), PROFPACK_ERROR_UNSUPPORTED);
+  CHECK_CONTAINS(profpack_last_error()->message, "no labels");
+  profpack_profile_free(p);
+}
+
 // Every write parameter describes itself; set_text takes a choice name or a number within the
 // bounds and names the values it takes when refusing one.
 TEST(write_params_describe_and_set_text) {

@@ -659,9 +659,19 @@ typedef struct profpack_view_options {
    *  and lines and keeps them in a .ppk). NULL: none. PROFPACK_ERROR_UNSUPPORTED for formats
    *  whose functions are not ids. */
   const char* binary;
+  /** Only the samples whose labels match every selector (pprof's -tagfocus): an array of
+   *  `tag_count` strings "KEY=REGEX", each kept by a sample that has a label KEY whose value
+   *  (a number's in decimal) the ECMAScript regular expression REGEX matches anywhere (anchor
+   *  it with ^...$ for the whole value). A view of a view keeps the selectors of both. NULL
+   *  with 0 (default) for every sample. PROFPACK_ERROR_UNSUPPORTED for a profile whose
+   *  samples carry no labels; PROFPACK_ERROR_INVALID_ARGUMENT for a selector without '=' or
+   *  key, or a REGEX that does not compile. Not retained after the call. Read only where
+   *  struct_size covers them. */
+  const char* const* tags;
+  size_t tag_count;
 } profpack_view_options;
 
-/** Sets `*options` to the defaults: every thread, no binary. */
+/** Sets `*options` to the defaults: every thread, no binary, every sample. */
 PROFPACK_API void profpack_view_options_init(profpack_view_options* options);
 
 /**
