@@ -11,7 +11,7 @@ import "unsafe"
 // Format is a profile format (profpack_format). Its values are the C constants'.
 type Format int
 
-// The formats. The last three are written only.
+// The formats. Every one is read; FormatCpuprofile is never written.
 const (
 	FormatUnknown    Format = 0 // PROFPACK_FORMAT_UNKNOWN
 	FormatPPK        Format = 1 // PROFPACK_FORMAT_PPK: profpack's own container
@@ -23,6 +23,8 @@ const (
 	FormatFolded     Format = 7 // PROFPACK_FORMAT_FOLDED: collapsed stacks
 	FormatTraceEvent Format = 8 // PROFPACK_FORMAT_TRACE_EVENT: Chrome Trace Event JSON
 	FormatPprof      Format = 9 // PROFPACK_FORMAT_PPROF: gzipped profile.proto
+	// FormatCpuprofile is read only: a V8 CPU profile (node --cpu-prof, DevTools).
+	FormatCpuprofile Format = 10 // PROFPACK_FORMAT_CPUPROFILE
 )
 
 // String returns the format's name as the CLI spells it ("ppk", "callgrind", ...).

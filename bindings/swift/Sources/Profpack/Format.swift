@@ -28,12 +28,14 @@ public enum Format: CustomStringConvertible, Sendable, CaseIterable, RawRepresen
   case xray
   /// `PROFPACK_FORMAT_DCPI` (6).
   case dcpi
-  /// `PROFPACK_FORMAT_FOLDED` (7), written only: collapsed stacks.
+  /// `PROFPACK_FORMAT_FOLDED` (7): collapsed stacks.
   case folded
-  /// `PROFPACK_FORMAT_TRACE_EVENT` (8), written only: Chrome Trace Event JSON.
+  /// `PROFPACK_FORMAT_TRACE_EVENT` (8): Chrome Trace Event JSON.
   case traceEvent
-  /// `PROFPACK_FORMAT_PPROF` (9), written only: gzipped pprof profile.proto.
+  /// `PROFPACK_FORMAT_PPROF` (9): gzipped pprof profile.proto.
   case pprof
+  /// `PROFPACK_FORMAT_CPUPROFILE` (10), read only: V8 CPU profile (node --cpu-prof, DevTools).
+  case cpuprofile
 
   var c: profpack_format {
     switch self {
@@ -47,6 +49,7 @@ public enum Format: CustomStringConvertible, Sendable, CaseIterable, RawRepresen
     case .folded: return PROFPACK_FORMAT_FOLDED
     case .traceEvent: return PROFPACK_FORMAT_TRACE_EVENT
     case .pprof: return PROFPACK_FORMAT_PPROF
+    case .cpuprofile: return PROFPACK_FORMAT_CPUPROFILE
     }
   }
   init(_ c: profpack_format) { self = Format.allCases.first { $0.c == c } ?? .unknown }
