@@ -546,3 +546,30 @@ func TestCpuprofileFormat(t *testing.T) {
 		t.Fatalf("%s read as %v", files[0], p.Format())
 	}
 }
+
+// Every format is described, and each of its file names maps back to it.
+func TestFormatInfo(t *testing.T) {
+	all := Formats()
+	if len(all) != int(FormatCpuprofile) {
+		t.Fatalf("%d formats", len(all))
+	}
+	for _, f := range all {
+		if f.Name != f.Format.String() || f.Description == "" || !f.Readable ||
+			f.Writable == (f.Format == FormatCpuprofile) {
+			t.Fatalf("%+v", f)
+		}
+		for _, e := range f.Endings {
+			if FormatForPath("dir/x"+e) != f.Format {
+				t.Fatalf("%s: %s", f.Name, e)
+			}
+		}
+		for _, n := range f.FileNames {
+			if FormatForPath("dir/"+strings.TrimSuffix(n, "*")+"1") != f.Format {
+				t.Fatalf("%s: %s", f.Name, n)
+			}
+		}
+	}
+	if _, err := FormatUnknown.Info(); !errors.Is(err, ErrInvalidArgument) {
+		t.Fatalf("unknown: %v", err)
+	}
+}

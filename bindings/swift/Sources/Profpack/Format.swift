@@ -78,6 +78,45 @@ public enum Format: CustomStringConvertible, Sendable, CaseIterable, RawRepresen
   }
 }
 
+/// What a format is (profpack_format_info).
+public struct FormatInfo: Sendable, Equatable {
+  public let format: Format
+  /// As `Format.description` spells it.
+  public let name: String
+  /// A short English description.
+  public let about: String
+  /// Profiles are read from it.
+  public let readable: Bool
+  /// Profiles are written in it.
+  public let writable: Bool
+  /// The endings of the file names `Format(path:)` takes for it (".pb.gz").
+  public let endings: [String]
+  /// The names its profiler gives files ("callgrind.out.*").
+  public let fileNames: [String]
+
+  /// Every format the library knows, in the order of their values.
+  public static func all() -> [FormatInfo] {
+    Format.allCases.compactMap { try? $0.info() }
+  }
+}
+
+extension Format {
+  /// Describes the format (profpack_format_describe); throws `.invalidArgument` for `.unknown`.
+  public func info() throws -> FormatInfo {
+    var i = profpack_format_info()
+    profpack_format_info_init(&i)
+    try check { profpack_format_describe(c, &i) }
+    func words(_ s: UnsafePointer<CChar>) -> [String] {
+      String(cString: s).split(separator: " ").map(String.init)
+    }
+    return FormatInfo(
+      format: self, name: String(cString: i.name), about: String(cString: i.description),
+      readable: i.flags & UInt32(PROFPACK_FORMAT_READABLE) != 0,
+      writable: i.flags & UInt32(PROFPACK_FORMAT_WRITABLE) != 0, endings: words(i.endings),
+      fileNames: words(i.file_names))
+  }
+}
+
 /// The version of the loaded C library, e.g. "0.1.0".
 public var profpackVersion: String { String(cString: profpack_version_string()) }
 

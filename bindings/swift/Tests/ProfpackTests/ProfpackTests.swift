@@ -151,6 +151,22 @@ final class ProfpackTests: XCTestCase {
     XCTAssertFalse(try names(ReadOptions(symbolize: true, binaryPath: [empty.path])).contains("mix"))
   }
 
+  /// Every format is described, and each of its file names maps back to it.
+  func testFormatInfo() throws {
+    let all = FormatInfo.all()
+    XCTAssertEqual(all.count, Format.allCases.count - 1)
+    for f in all {
+      XCTAssertEqual(f.name, f.format.description)
+      XCTAssertTrue(f.readable && !f.about.isEmpty)
+      XCTAssertEqual(f.writable, f.format != .cpuprofile, f.name)
+      for e in f.endings { XCTAssertEqual(Format(path: "dir/x" + e), f.format, e) }
+      for n in f.fileNames {
+        XCTAssertEqual(Format(path: "dir/" + n.replacingOccurrences(of: "*", with: "1")), f.format)
+      }
+    }
+    XCTAssertThrowsError(try Format.unknown.info())
+  }
+
   func testCpuprofileFormat() throws {
     XCTAssertEqual(Format(name: "cpuprofile"), .cpuprofile)
     XCTAssertEqual(try Profile(path: data + "/cpuprofile/work.cpuprofile").format, .cpuprofile)
