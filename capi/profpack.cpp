@@ -2,6 +2,8 @@
 // core inside one catch-all guard (internal.h), and returns a status. The other calls are in
 // errors.cpp, options.cpp, io.cpp and profiles.cpp.
 
+#include <string_view>
+
 #include "internal.h"
 #include "model/find.h"
 
@@ -234,6 +236,16 @@ profpack_status profpack_profile_view(const profpack_profile* profile,
                       PROFPACK_CAPI_END_OF(profpack_view_options, binary), "profpack_view_options");
     profpack::ModelOptions mo = profile->options;
     if (o.binary) mo.binary = o.binary;
+    require(o.tags || o.tag_count == 0, "profpack_view_options.tags is NULL but tag_count > 0");
+    for (size_t i = 0; i < o.tag_count; ++i) {
+      require(o.tags[i] != nullptr, "profpack_view_options.tags holds a NULL selector");
+      const std::string_view sel = o.tags[i];
+      const size_t eq = sel.find('=');
+      if (eq == sel.npos || eq == 0)
+        throw Error(Status::invalidArgument, "",
+                    "tag selector '" + std::string(sel) + "' is not KEY=REGEX");
+      mo.tags.emplace_back(std::string(sel.substr(0, eq)), std::string(sel.substr(eq + 1)));
+    }
     if (o.thread != PROFPACK_ALL_THREADS) {
       const size_t n = modelOf(profile).threads().size();
       if (o.thread >= n)

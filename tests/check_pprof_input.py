@@ -5,7 +5,9 @@
 - pprof -> .ppk -> pprof gives a message equal field by field (decoded here, independently of
   profpack, with every id resolved to what it names), and the same `-raw` and `-traces`;
 - pprof -> Callgrind: callgrind_annotate's self per function equals pprof's flat (first type);
-- a profile's labels survive, as pprof's `-tagfocus` sees them."""
+- a profile's labels survive, as pprof's `-tagfocus` sees them, and `profpack top --tag K=V`
+  equals `go tool pprof -top -tagfocus=K=V` flat and cum per function;
+- `--tag` on a profile whose samples carry no labels is refused as unsupported."""
 import collections, glob, gzip, os, re, shutil, subprocess, sys, tempfile
 
 import checklib
@@ -116,11 +118,11 @@ def canonical(path):
 UNITS = {"nanoseconds": "-unit=ns", "bytes": "-unit=B", "count": "-unit=count"}
 
 
-def pprof_top(path, index, unit):
+def pprof_top(path, index, unit, *more):
     per = {}
     extra = [UNITS[unit]] if unit in UNITS else []
     g = pprof("-top", "-nodecount=1000000", "-nodefraction=0", "-edgefraction=0",
-              f"-sample_index={index}", *extra, path)
+              f"-sample_index={index}", *extra, *more, path)
     for l in g.stdout.splitlines():
         m = re.match(r"\s*(-?\d+)[a-zA-Z]*\s+\S+%\s+\S+%\s+(-?\d+)[a-zA-Z]*\s+\S+%\s+(.+)$", l)
         if m:
@@ -129,9 +131,10 @@ def pprof_top(path, index, unit):
     return per
 
 
-def profpack_top(path, event):
+def profpack_top(path, event, *more):
     per = collections.defaultdict(lambda: [0, 0])
-    for l in run("top", path, "--event", event, "-n", "1000000", "--tsv").stdout.splitlines():
+    for l in run("top", path, "--event", event, "-n", "1000000", "--tsv",
+                 *more).stdout.splitlines():
         self_, incl, _rec, _file, name, _obj = l.split("\t")
         per[name][0] += int(self_)
         per[name][1] += int(incl)
@@ -249,4 +252,30 @@ cpu = os.path.join(data, "pprof", "go-cpu.pb.gz")
 c = canonical(cpu)
 tags = {l[1] for s in c["samples"] for l in s[2] if l[0] == "worker"}
 check(tags == {"hash", "squares"}, f"go-cpu.pb.gz carries its workers' labels ({tags})")
+# -tagfocus=KEY=REGEX: samples with a label KEY whose value REGEX matches anywhere.
+whole = {n: v for n, v in pprof_top(cpu, 0, c["sample_type"][0][1]).items() if v != (0, 0)}
+for sel in ("worker=hash", "worker=squares", "worker=^sq", "worker=a", "worker=^(hash)$",
+            "worker=nothing"):
+    for index, (typ, unit) in enumerate(c["sample_type"]):
+        ref = {n: v for n, v in pprof_top(cpu, index, unit, f"-tagfocus={sel}").items()
+               if v != (0, 0)}
+        ours = profpack_top(cpu, typ, "--tag", sel)
+        bad = [(n, ref.get(n), ours.get(n)) for n in set(ref) | set(ours)
+               if ref.get(n) != ours.get(n)]
+        check(not bad, f"top --tag {sel} ({typ}) = pprof -top -tagfocus={sel} for {len(ref)} "
+              f"functions ({sorted(bad)[:4]})")
+        if index == 0 and sel in ("worker=hash", "worker=squares"):
+            check(ref and ref != whole, f"-tagfocus={sel} keeps some samples, not all")
+            tops = sorted(ref.items(), key=lambda kv: -kv[1][0])[:3]
+            print(f"     -tagfocus={sel} {typ}: pprof {tops}; profpack "
+                  f"{[(n, ours.get(n)) for n, _ in tops]}")
+# Both selectors: a sample must match each, so two workers leave nothing.
+both = profpack_top(cpu, c["sample_type"][0][0], "--tag", "worker=hash", "--tag", "worker=sq")
+check(both == {}, f"two --tag selectors must both match ({sorted(both.items())[:3]})")
+# A profile whose samples carry no labels: refused, not an empty or whole answer.
+r = run("top", os.path.join(data, "gperftools", "workload.64le.prof"), "--tag", "k=v")
+check(r.returncode == 1 and "label" in r.stderr,
+      f"--tag on gperftools samples, which carry no labels, fails clearly ({r.stderr.strip()})")
+r = run("top", cpu, "--tag", "worker")
+check(r.returncode != 0 and "KEY=REGEX" in r.stderr, f"--tag without '=' fails ({r.stderr.strip()})")
 finish()

@@ -41,6 +41,64 @@ TEST(version) {
   CHECK(numbers == PROFPACK_PROJECT_VERSION);
 }
 
+// Every format described, and every file name it gives maps back to it.
+TEST(format_describe) {
+  size_t formats = 0, written = 0;
+  for (int f = 1;; ++f) {
+    profpack_format_info info;
+    profpack_format_info_init(&info);
+    const auto fmt = static_cast<profpack_format>(f);
+    if (profpack_format_describe(fmt, &info) != PROFPACK_OK) {
+      CHECK_EQ(profpack_last_error()->code, PROFPACK_ERROR_INVALID_ARGUMENT);
+      break;
+    }
+    ++formats;
+    CHECK(std::strcmp(info.name, profpack_format_name(fmt)) == 0);
+    CHECK(*info.description);
+    CHECK(info.flags & PROFPACK_FORMAT_READABLE);
+    written += (info.flags & PROFPACK_FORMAT_WRITABLE) != 0;
+    CHECK(*info.endings || *info.file_names);
+    for (std::string rest = info.endings; !rest.empty();) {
+      const size_t sp = std::min(rest.find(' '), rest.size());
+      CHECK_EQ(profpack_format_for_path(("dir/x" + rest.substr(0, sp)).c_str()), fmt);
+      rest.erase(0, std::min(sp + 1, rest.size()));
+    }
+    for (std::string rest = info.file_names; !rest.empty();) {
+      const size_t sp = std::min(rest.find(' '), rest.size());
+      std::string name = rest.substr(0, sp);
+      CHECK(name.back() == '*');
+      name.back() = '1';
+      CHECK_EQ(profpack_format_for_path(("dir/" + name).c_str()), fmt);
+      rest.erase(0, std::min(sp + 1, rest.size()));
+    }
+  }
+  CHECK_EQ(formats, size_t{PROFPACK_FORMAT_CPUPROFILE});
+  CHECK_EQ(written, size_t{PROFPACK_FORMAT_CPUPROFILE} - 1);  // a V8 profile is read only
+  profpack_format_info info;
+  profpack_format_info_init(&info);
+  CHECK_EQ(profpack_format_describe(PROFPACK_FORMAT_CPUPROFILE, &info), PROFPACK_OK);
+  CHECK_EQ(info.flags, PROFPACK_FORMAT_READABLE);
+  CHECK(std::strcmp(info.endings, ".cpuprofile") == 0);
+  CHECK_EQ(profpack_format_describe(PROFPACK_FORMAT_CALLGRIND, &info), PROFPACK_OK);
+  CHECK(std::strcmp(info.file_names, "callgrind.out.*") == 0);
+  CHECK_EQ(profpack_format_describe(PROFPACK_FORMAT_UNKNOWN, &info),
+           PROFPACK_ERROR_INVALID_ARGUMENT);
+  CHECK_EQ(profpack_format_describe(PROFPACK_FORMAT_PPK, nullptr), PROFPACK_ERROR_INVALID_ARGUMENT);
+  // An older caller's struct: only what its struct_size covers is written.
+  profpack_format_info old;
+  std::memset(&old, 0xAB, sizeof old);
+  old.struct_size = offsetof(profpack_format_info, name);
+  CHECK_EQ(profpack_format_describe(PROFPACK_FORMAT_PPROF, &old), PROFPACK_OK);
+  CHECK_EQ(old.flags, PROFPACK_FORMAT_READABLE | PROFPACK_FORMAT_WRITABLE);
+  unsigned char tail[sizeof old - offsetof(profpack_format_info, name)];
+  std::memcpy(tail, &old.name, sizeof tail);
+  bool untouched = true;
+  for (unsigned char b : tail) untouched &= b == 0xAB;
+  CHECK(untouched);
+  old.struct_size = 4;
+  CHECK_EQ(profpack_format_describe(PROFPACK_FORMAT_PPROF, &old), PROFPACK_ERROR_INVALID_ARGUMENT);
+}
+
 TEST(format_names) {
   for (int f = PROFPACK_FORMAT_PPK; f <= PROFPACK_FORMAT_DCPI; ++f) {
     const char* n = profpack_format_name(static_cast<profpack_format>(f));
@@ -217,6 +275,54 @@ TEST(options_read_only_struct_size_bytes) {
   vo.struct_size = sizeof vo;
   CHECK_EQ(profpack_profile_view(p, &vo, &v), PROFPACK_OK);
   profpack_profile_free(v);
+  profpack_profile_free(p);
+}
+
+// A view's tag selectors keep the samples whose labels match (pprof's -tagfocus); a caller
+// whose struct_size ends before them gets every sample; formats without labels refuse.
+TEST(view_tags) {
+  profpack_profile* p = nullptr;
+  CHECK_EQ(profpack_read_file(testlib::data("pprof/go-cpu.pb.gz").c_str(), nullptr, &p),
+           PROFPACK_OK);
+  auto samples = [](profpack_profile* q) {
+    profpack_event e[2];
+    size_t n = 0;
+    CHECK_EQ(profpack_profile_events(q, e, 2, &n), PROFPACK_OK);
+    return n ? e[0].total : uint64_t{0};
+  };
+  const char* hash[] = {"worker=^hash$"};
+  profpack_view_options vo;
+  profpack_view_options_init(&vo);
+  vo.tags = hash;
+  vo.tag_count = 1;
+  profpack_profile* v = nullptr;
+  CHECK_EQ(profpack_profile_view(p, &vo, &v), PROFPACK_OK);
+  CHECK_EQ(samples(v), uint64_t{13});  // go tool pprof -tagfocus=worker=hash: 130ms of 270ms
+  // A view of that view keeps its selector too.
+  const char* squares[] = {"worker=squares"};
+  vo.tags = squares;
+  profpack_profile* vv = nullptr;
+  CHECK_EQ(profpack_profile_view(v, &vo, &vv), PROFPACK_OK);
+  CHECK_EQ(samples(vv), uint64_t{0});
+  profpack_profile_free(vv);
+  profpack_profile_free(v);
+  vo.struct_size = offsetof(profpack_view_options, binary) + sizeof(const char*);
+  CHECK_EQ(profpack_profile_view(p, &vo, &v), PROFPACK_OK);
+  CHECK_EQ(samples(v), samples(p));
+  profpack_profile_free(v);
+  vo.struct_size = sizeof vo;
+  const char* bad[] = {"=x", "worker", "worker=("};
+  for (const char* b : bad) {
+    vo.tags = &b;
+    CHECK_EQ(profpack_profile_view(p, &vo, &v), PROFPACK_ERROR_INVALID_ARGUMENT);
+  }
+  vo.tags = nullptr;
+  CHECK_EQ(profpack_profile_view(p, &vo, &v), PROFPACK_ERROR_INVALID_ARGUMENT);
+  profpack_profile_free(p);
+  CHECK_EQ(profpack_read_file(testlib::data(kCg).c_str(), nullptr, &p), PROFPACK_OK);
+  vo.tags = hash;
+  CHECK_EQ(profpack_profile_view(p, &vo, &v), PROFPACK_ERROR_UNSUPPORTED);
+  CHECK_CONTAINS(profpack_last_error()->message, "no labels");
   profpack_profile_free(p);
 }
 

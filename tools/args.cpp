@@ -14,13 +14,27 @@ namespace {
 // The commands that write a profile take the library's write parameters.
 constexpr const char* kWriters = "convert merge diff";
 
+// The names of the formats the library writes, '|'-separated.
+std::string writtenFormats() {
+  std::string out;
+  for (int f = 1;; ++f) {
+    profpack_format_info info;
+    profpack_format_info_init(&info);
+    if (profpack_format_describe(static_cast<profpack_format>(f), &info) != PROFPACK_OK) break;
+    if (info.flags & PROFPACK_FORMAT_WRITABLE)
+      out += (out.empty() ? "" : "|") + std::string(info.name);
+  }
+  return out;
+}
+
 std::vector<OptionSpec> ownOptions() {
   return {
       {"--output", "-o", "a file name", "convert merge diff symbolize",
        "the output file ('-': standard output)", "OUT", false, true},
       {"--to", "", "a format name", "convert merge diff symbolize",
-       "the output format, else the one OUT's name says", "FORMAT"},
-      {"--binary-path", "", "a directory (DIR[:DIR...])", "info top annotate calls convert symbolize",
+       "the output format (" + writtenFormats() + "), else the one OUT's name says", "FORMAT"},
+      {"--binary-path", "", "a directory (DIR[:DIR...])",
+       "info top annotate calls convert symbolize",
        "directories of binaries, searched by base name and recorded path", "DIR[:DIR...]", true},
       {"--no-symbolize", "", "", "info top annotate calls convert",
        "keep addresses: do not name them from the binaries the profile records", ""},
@@ -33,6 +47,9 @@ std::vector<OptionSpec> ownOptions() {
        "BIN"},
       {"--thread", "", "a thread index (see profpack info)", "top annotate calls",
        "only thread N of the list `info` prints", "N"},
+      {"--tag", "", "KEY=REGEX (a label selector)", "info top annotate calls",
+       "only samples with a label KEY whose value REGEX matches (pprof's -tagfocus)", "KEY=REGEX",
+       true},
       {"--event", "", "an event name", "top annotate calls", "the event to rank by", "E"},
       {"--event", "", "FROM=TO (an event rename)", "merge diff",
        "rename an event in every input first", "FROM=TO", true},

@@ -106,8 +106,11 @@ struct SymbolizeOnRead {
   std::vector<const char*> ptrs;
   void apply(const Args& args, profpack_read_options& ro);
 };
-// Replaces `p` by its view of one thread (thread >= 0) named from `binary` (if not empty).
-profpack_status view(Profile& p, const std::string& binary, long thread);
+// Replaces `p` by its view of one thread (thread >= 0) named from `binary` (if not empty),
+// of the samples the --tag selectors of `args` keep.
+profpack_status view(Profile& p, const std::string& binary, long thread, const Args& args);
+// Whether `args` asks for a view (--binary, --thread or --tag).
+bool wantsView(const Args& args);
 // The format to write OUT in: --to, else OUT's name, else `otherwise`; UNKNOWN after a usage
 // error (a --to that names no format).
 profpack_format outputFormat(Session& s, const Args& args, const std::string& out,

@@ -59,7 +59,8 @@ int cmdInfo(Session& s, const std::vector<std::string>& argv) {
   naming.apply(parsed, ro);
   Profile p;
   if (readInputs(args, &ro, &p.p) != PROFPACK_OK) return failWith(s, args[0].c_str());
-  if (!binary.empty() && view(p, binary, -1) != PROFPACK_OK) return failWith(s, binary.c_str());
+  if (wantsView(parsed) && view(p, binary, -1, parsed) != PROFPACK_OK)
+    return failWith(s, parsed.has("--tag") ? args[0].c_str() : binary.c_str());
   profpack_info info;
   profpack_info_init(&info);
   if (profpack_profile_info(p.p, &info) != PROFPACK_OK) return failWith(s, args[0].c_str());

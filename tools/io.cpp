@@ -32,11 +32,16 @@ profpack_status readInputs(const std::vector<std::string>& files,
   return profpack_read_files(paths.data(), paths.size(), options, out);
 }
 
-profpack_status view(Profile& p, const std::string& binary, long thread) {
+profpack_status view(Profile& p, const std::string& binary, long thread, const Args& args) {
   profpack_view_options o;
   profpack_view_options_init(&o);
   if (!binary.empty()) o.binary = binary.c_str();
   if (thread >= 0) o.thread = static_cast<size_t>(thread);
+  std::vector<const char*> tags;
+  for (const auto& [name, value] : args.repeated)
+    if (name == "--tag") tags.push_back(value.c_str());
+  o.tags = tags.data();
+  o.tag_count = tags.size();
   profpack_profile* v = nullptr;
   const profpack_status s = profpack_profile_view(p.p, &o, &v);
   if (s == PROFPACK_OK) {
@@ -44,6 +49,10 @@ profpack_status view(Profile& p, const std::string& binary, long thread) {
     p.p = v;
   }
   return s;
+}
+
+bool wantsView(const Args& args) {
+  return args.has("--binary") || args.has("--thread") || args.has("--tag");
 }
 
 // --to where given; else the format OUT's name says (".pb.gz", ".ppk", "callgrind.out.1", ...:

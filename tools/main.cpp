@@ -17,18 +17,17 @@ struct CommandSpec {
   Command run;
   const char* operands;  // "IN [PART...]"
   const char* about;     // what it does; lines of the help, '\n'-separated
+  bool listsFormats = false;  // the help lists the library's formats after `about`
 };
 
 constexpr CommandSpec kCommands[] = {
     {"convert", cmdConvert, "IN [PART...]",
-     "Convert a profile. The input format is detected from the content. FORMAT is one of\n"
-     "ppk, callgrind, cachegrind, gperftools, xray, dcpi, folded (collapsed stacks),\n"
-     "trace-event (Chrome Trace Event JSON) and (written only) pprof (gzipped\n"
-     "profile.proto); V8 .cpuprofile files are read only. Without --to, OUT's name decides: .ppk, .pb.gz/.pprof/.pb (pprof),\n"
-     ".folded/.collapsed, .json (trace-event), .prof (gperftools), .xray, .dcpi,\n"
-     ".callgrind or callgrind.out.*, .cachegrind or cachegrind.out.*; any other name is\n"
-     "written as ppk. A format that cannot hold what the input has is refused with\n"
-     "the reason (docs/formats.md has the whole matrix). '-' means standard input / output."},
+     "Convert a profile. The input format is detected from the content. FORMAT is a\n"
+     "format below that is written; without --to, OUT's name decides by the names below,\n"
+     "and any other name is written as ppk. A format that cannot hold what the input has\n"
+     "is refused with the reason (docs/formats.md has the whole matrix). '-' means\n"
+     "standard input / output.",
+     true},
     {"info", cmdInfo, "FILE [PART...]",
      "Print format and version, parts, events with totals, and counts of functions,\n"
      "files and objects."},
@@ -110,14 +109,49 @@ std::string indented(const char* text, size_t indent) {
   return out + "\n";
 }
 
+// The library's formats (profpack_format_describe), one a line: name, whether it is read and
+// written, the output names that choose it without --to, and what it is.
+std::string formatTable(size_t indent) {
+  std::string out;
+  for (int f = 1;; ++f) {
+    profpack_format_info info;
+    profpack_format_info_init(&info);
+    if (profpack_format_describe(static_cast<profpack_format>(f), &info) != PROFPACK_OK) break;
+    const bool r = info.flags & PROFPACK_FORMAT_READABLE, w = info.flags & PROFPACK_FORMAT_WRITABLE;
+    std::string names = info.endings;
+    if (*info.file_names) names += (names.empty() ? "" : " ") + std::string(info.file_names);
+    char head[128];
+    std::snprintf(head, sizeof head, "%-12s %-11s ", info.name,
+                  r && w ? "read, write"
+                  : r    ? "read only"
+                         : "write only");
+    std::string line = std::string(indent, ' ') + head + info.description;
+    if (w && !names.empty()) {
+      const std::string tail = "; OUT: " + names;
+      if (line.size() + tail.size() > kWidth)
+        line += "\n" + std::string(indent + 25, ' ') + tail.substr(2);
+      else
+        line += tail;
+    }
+    out += line + "\n";
+  }
+  return out;
+}
+
+std::string about(const CommandSpec& c, size_t indent) {
+  std::string a = indented(c.about, indent);
+  if (c.listsFormats) a += formatTable(indent + 2);
+  return a;
+}
+
 std::string usage() {
   std::string u = "usage: profpack <command> [options]\n\ncommands:\n";
-  for (const CommandSpec& c : kCommands) u += "  " + synopsis(c, 10) + "\n" + indented(c.about, 6);
+  for (const CommandSpec& c : kCommands) u += "  " + synopsis(c, 10) + "\n" + about(c, 6);
   return u + kCommon;
 }
 
 std::string commandHelp(const CommandSpec& c) {
-  std::string h = "usage: profpack " + synopsis(c, 16) + "\n\n" + indented(c.about, 2);
+  std::string h = "usage: profpack " + synopsis(c, 16) + "\n\n" + about(c, 2);
   h += "\noptions:\n";
   for (const OptionSpec& o : optionSpecs()) {
     if (!takes(o, c.name)) continue;

@@ -40,8 +40,9 @@ int openQuery(Session& s, const QueryArgs& q, Profile& p, size_t& event, std::st
   naming.apply(q.args, ro);
   if (readInputs(q.files, &ro, &p.p) != PROFPACK_OK) return failWith(s, q.file.c_str());
   printWarnings(s, p.p, q.file);
-  if ((!q.binary.empty() || q.thread >= 0) && view(p, q.binary, q.thread) != PROFPACK_OK)
-    return failWith(s, q.binary.empty() || q.thread >= 0 ? q.file.c_str() : q.binary.c_str());
+  if (wantsView(q.args) && view(p, q.binary, q.thread, q.args) != PROFPACK_OK)
+    return failWith(s, q.binary.empty() || q.thread >= 0 || q.args.has("--tag") ? q.file.c_str()
+                                                                                : q.binary.c_str());
   size_t n = 0;
   if (profpack_profile_events(p.p, nullptr, 0, &n) != PROFPACK_OK)
     return failWith(s, q.file.c_str());

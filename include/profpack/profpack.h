@@ -137,6 +137,35 @@ PROFPACK_API profpack_format profpack_format_from_name(const char* name);
  * ("callgrind.out.PID", "cachegrind.out.PID", "xray-log.*"); PROFPACK_FORMAT_UNKNOWN where it
  * says none, or for NULL. Reading never uses it: the format comes from the content. */
 PROFPACK_API profpack_format profpack_format_for_path(const char* path);
+/** profpack_format_info.flags: profiles are read from this format. */
+#define PROFPACK_FORMAT_READABLE 0x1u
+/** profpack_format_info.flags: profiles are written in this format. */
+#define PROFPACK_FORMAT_WRITABLE 0x2u
+
+/** What a format is (profpack_format_describe()). The strings are static. */
+typedef struct profpack_format_info {
+  uint32_t struct_size;    /**< set by profpack_format_info_init() */
+  uint32_t flags;          /**< PROFPACK_FORMAT_READABLE, PROFPACK_FORMAT_WRITABLE */
+  const char* name;        /**< as profpack_format_name() spells it */
+  const char* description; /**< a short English description, e.g. "gperftools CPU profile" */
+  /** The endings of the file names that profpack_format_for_path() takes for this format,
+   *  space-separated (".pb.gz .pprof .pb"); "" for none. */
+  const char* endings;
+  /** The names its profiler gives files that profpack_format_for_path() takes for this
+   *  format, space-separated, '*' for the rest ("callgrind.out.*"); "" for none. */
+  const char* file_names;
+} profpack_format_info;
+
+/** Zeroes `*info` and sets its struct_size, for profpack_format_describe(). */
+PROFPACK_API void profpack_format_info_init(profpack_format_info* info);
+/**
+ * Describes `format` in `*info` (initialised by profpack_format_info_init(); only the fields its
+ * struct_size covers are filled). The formats are the values from 1 up to the first that gives
+ * PROFPACK_ERROR_INVALID_ARGUMENT, so a caller can list every format this library knows;
+ * PROFPACK_FORMAT_UNKNOWN also gives PROFPACK_ERROR_INVALID_ARGUMENT.
+ */
+PROFPACK_API profpack_status profpack_format_describe(profpack_format format,
+                                                      profpack_format_info* info);
 /** The format of a profile from its first bytes (file names are never consulted). */
 PROFPACK_API profpack_format profpack_detect_format(const void* data, size_t size);
 
@@ -669,9 +698,19 @@ typedef struct profpack_view_options {
    *  and lines and keeps them in a .ppk). NULL: none. PROFPACK_ERROR_UNSUPPORTED for formats
    *  whose functions are not ids. */
   const char* binary;
+  /** Only the samples whose labels match every selector (pprof's -tagfocus): an array of
+   *  `tag_count` strings "KEY=REGEX", each kept by a sample that has a label KEY whose value
+   *  (a number's in decimal) the ECMAScript regular expression REGEX matches anywhere (anchor
+   *  it with ^...$ for the whole value). A view of a view keeps the selectors of both. NULL
+   *  with 0 (default) for every sample. PROFPACK_ERROR_UNSUPPORTED for a profile whose
+   *  samples carry no labels; PROFPACK_ERROR_INVALID_ARGUMENT for a selector without '=' or
+   *  key, or a REGEX that does not compile. Not retained after the call. Read only where
+   *  struct_size covers them. */
+  const char* const* tags;
+  size_t tag_count;
 } profpack_view_options;
 
-/** Sets `*options` to the defaults: every thread, no binary. */
+/** Sets `*options` to the defaults: every thread, no binary, every sample. */
 PROFPACK_API void profpack_view_options_init(profpack_view_options* options);
 
 /**

@@ -1,5 +1,7 @@
 #include "formats/registry.h"
 
+#include <array>
+
 #include "container/ppk.h"
 #include "error.h"
 #include "formats/cachegrind/cachegrind.h"
@@ -258,6 +260,61 @@ FormatId formatForFileName(std::string_view path) {
     if (n.prefix && base.substr(0, std::string_view(n.prefix).size()) == n.prefix) return n.format;
   }
   return FormatId::unknown;
+}
+
+namespace {
+// A short description of each format, for help texts.
+struct About {
+  FormatId format;
+  const char* text;
+};
+constexpr About kAbout[] = {
+    {FormatId::ppk, "profpack's own container (zstd-compressed IR)"},
+    {FormatId::callgrind, "Callgrind (valgrind --tool=callgrind, KCachegrind)"},
+    {FormatId::cachegrind, "Cachegrind (valgrind --tool=cachegrind, cg_annotate)"},
+    {FormatId::gperftools, "gperftools CPU profile"},
+    {FormatId::xray, "LLVM XRay trace, FDR or basic mode"},
+    {FormatId::dcpi, "DIGITAL Continuous Profiling Infrastructure profile"},
+    {FormatId::folded, "collapsed stacks (flamegraph.pl, inferno, py-spy)"},
+    {FormatId::traceEvent, "Chrome Trace Event JSON (Perfetto, chrome://tracing)"},
+    {FormatId::pprof, "pprof profile.proto, gzip-compressed or bare"},
+    {FormatId::cpuprofile, "V8 CPU profile (node --cpu-prof, DevTools)"},
+};
+constexpr bool everyFormatAbout() {
+  for (const Codec& c : kCodecs) {
+    bool found = false;
+    for (const About& a : kAbout) found |= a.format == c.id;
+    if (!found) return false;
+  }
+  return true;
+}
+static_assert(everyFormatAbout(), "every format has a description");
+}  // namespace
+
+bool formatFacts(FormatId f, FormatFacts& out) {
+  const Codec* c = codecFor(f);
+  if (!c) return false;
+  // The file names of each format, joined once.
+  static const auto names = [] {
+    std::array<std::pair<std::string, std::string>, std::size(kCodecs) + 1> v;
+    for (const FileName& n : kFileNames) {
+      auto& [endings, prefixes] = v[static_cast<size_t>(n.format)];
+      if (n.ending) endings += (endings.empty() ? "" : " ") + std::string(n.ending);
+      if (n.prefix) {
+        const std::string p = n.prefix;
+        prefixes += (prefixes.empty() ? "" : " ") + p + (p.back() == '.' ? "*" : ".*");
+      }
+    }
+    return v;
+  }();
+  out = {};
+  out.readable = c->read != nullptr;
+  out.writable = c->write != nullptr || c->writeModel != nullptr;
+  out.endings = names[static_cast<size_t>(f)].first.c_str();
+  out.fileNames = names[static_cast<size_t>(f)].second.c_str();
+  for (const About& a : kAbout)
+    if (a.format == f) out.about = a.text;
+  return true;
 }
 
 FormatId formatFromName(std::string_view name) {

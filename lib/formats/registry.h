@@ -21,6 +21,18 @@ FormatId formatFromName(std::string_view name);  // unknown if not a name
 // profiler gives it ("callgrind.out.123"); unknown where the name says none. Used to choose an
 // output format, never to read a file (reading detects the format from the content).
 FormatId formatForFileName(std::string_view path);
+// What a format is, for the C API's profpack_format_describe(): whether profiles are read and
+// written in it, the endings of the file names that say it (".pb.gz .pprof .pb") and the names
+// its profiler gives files ("callgrind.out.*"), space-separated ("" for none), and a short
+// description. Static strings. False for a value that is no format.
+struct FormatFacts {
+  bool readable = false;
+  bool writable = false;
+  const char* endings = "";
+  const char* fileNames = "";
+  const char* about = "";
+};
+bool formatFacts(FormatId f, FormatFacts& out);
 // Every format's write parameters (each declared in its format's folder), the .ppk level
 // first; keys and names are distinct.
 const std::vector<const WriteParam*>& writeParams();

@@ -27,6 +27,7 @@ func cConstants() []cConstant {
 		{"FormatFolded", uint64(FormatFolded), C.PROFPACK_FORMAT_FOLDED},
 		{"FormatTraceEvent", uint64(FormatTraceEvent), C.PROFPACK_FORMAT_TRACE_EVENT},
 		{"FormatPprof", uint64(FormatPprof), C.PROFPACK_FORMAT_PPROF},
+		{"FormatCpuprofile", uint64(FormatCpuprofile), C.PROFPACK_FORMAT_CPUPROFILE},
 		{"StatusOK", uint64(StatusOK), C.PROFPACK_OK},
 		{"StatusInvalidArgument", uint64(StatusInvalidArgument), C.PROFPACK_ERROR_INVALID_ARGUMENT},
 		{"StatusIO", uint64(StatusIO), C.PROFPACK_ERROR_IO},

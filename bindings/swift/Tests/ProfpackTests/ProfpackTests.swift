@@ -116,6 +116,62 @@ final class ProfpackTests: XCTestCase {
     }
   }
 
+  /// go-cpu.pb.gz's two workers (tests/data/pprof/goprog) split its 27 samples 13 and 14, as
+  /// go tool pprof -tagfocus=worker=hash (130ms of 270ms) shows.
+  func testViewTags() throws {
+    let p = try Profile(path: data + "/pprof/go-cpu.pb.gz")
+    let all = try p.events()[0].total
+    XCTAssertEqual(try p.view(tags: ["worker=^hash$"]).events()[0].total, 13)
+    XCTAssertEqual(try p.view(tags: ["worker=squares"]).events()[0].total, 14)
+    XCTAssertEqual(try p.view(tags: ["worker=a"]).events()[0].total, all)
+    XCTAssertEqual(try p.view(tags: ["worker=hash", "worker=squares"]).events()[0].total, 0)
+    XCTAssertThrowsError(try p.view(tags: ["worker"])) { error in
+      XCTAssertEqual((error as! ProfpackError).code, .invalidArgument)
+    }
+    let g = try Profile(path: data + "/gperftools/workload.64le.prof")
+    XCTAssertThrowsError(try g.view(tags: ["k=v"])) { error in
+      XCTAssertEqual((error as! ProfpackError).code, .unsupported)
+    }
+  }
+
+  /// Naming on read: hot.prof's addresses named from the binary in a `binaryPath` directory
+  /// (read from memory, so the binary's modification time is not compared).
+  func testReadSymbolize() throws {
+    let bytes = try Data(contentsOf: URL(fileURLWithPath: data + "/symbolize/hot.prof"))
+    let empty = FileManager.default.temporaryDirectory.appendingPathComponent("profpack-no-bins")
+    try FileManager.default.createDirectory(at: empty, withIntermediateDirectories: true)
+    setenv("PROFPACK_BINARY_PATH", empty.path, 1)
+    defer { unsetenv("PROFPACK_BINARY_PATH") }
+    func names(_ o: ReadOptions) throws -> Set<String> {
+      Set(try Profile(data: bytes, options: o).functions().map(\.name))
+    }
+    let named = try names(ReadOptions(symbolize: true, binaryPath: [data + "/symbolize"]))
+    XCTAssertTrue(named.contains("mix") && named.contains("fold"), "\(named)")
+    XCTAssertFalse(try names(ReadOptions(binaryPath: [data + "/symbolize"])).contains("mix"))
+    XCTAssertFalse(try names(ReadOptions(symbolize: true, binaryPath: [empty.path])).contains("mix"))
+  }
+
+  /// Every format is described, and each of its file names maps back to it.
+  func testFormatInfo() throws {
+    let all = FormatInfo.all()
+    XCTAssertEqual(all.count, Format.allCases.count - 1)
+    for f in all {
+      XCTAssertEqual(f.name, f.format.description)
+      XCTAssertTrue(f.readable && !f.about.isEmpty)
+      XCTAssertEqual(f.writable, f.format != .cpuprofile, f.name)
+      for e in f.endings { XCTAssertEqual(Format(path: "dir/x" + e), f.format, e) }
+      for n in f.fileNames {
+        XCTAssertEqual(Format(path: "dir/" + n.replacingOccurrences(of: "*", with: "1")), f.format)
+      }
+    }
+    XCTAssertThrowsError(try Format.unknown.info())
+  }
+
+  func testCpuprofileFormat() throws {
+    XCTAssertEqual(Format(name: "cpuprofile"), .cpuprofile)
+    XCTAssertEqual(try Profile(path: data + "/cpuprofile/work.cpuprofile").format, .cpuprofile)
+  }
+
   func testViewsSymbolizeMergeDiff() throws {
     let mt = try Profile(path: data + "/xray/fdr-v5-mt-manybuf.xray")
     let all = try mt.events()[0].total
@@ -202,6 +258,7 @@ final class ProfpackTests: XCTestCase {
       (.gperftools, PROFPACK_FORMAT_GPERFTOOLS), (.xray, PROFPACK_FORMAT_XRAY),
       (.dcpi, PROFPACK_FORMAT_DCPI), (.folded, PROFPACK_FORMAT_FOLDED),
       (.traceEvent, PROFPACK_FORMAT_TRACE_EVENT), (.pprof, PROFPACK_FORMAT_PPROF),
+      (.cpuprofile, PROFPACK_FORMAT_CPUPROFILE),
     ]
     XCTAssertEqual(formats.count, Format.allCases.count)
     for (f, c) in formats {
@@ -329,7 +386,7 @@ final class ProfpackTests: XCTestCase {
           let formats: [String: Format] = [
             "unknown": .unknown, "ppk": .ppk, "callgrind": .callgrind, "cachegrind": .cachegrind,
             "gperftools": .gperftools, "xray": .xray, "dcpi": .dcpi, "folded": .folded,
-            "traceEvent": .traceEvent, "pprof": .pprof,
+            "traceEvent": .traceEvent, "pprof": .pprof, "cpuprofile": .cpuprofile,
           ]
           raw = formats[name].map { Int64($0.rawValue) }
         case "Error.swift":
@@ -354,6 +411,6 @@ final class ProfpackTests: XCTestCase {
         checked += 1
       }
     }
-    XCTAssertEqual(checked, 10 + 7 + 6 + 8)
+    XCTAssertEqual(checked, 11 + 7 + 6 + 8)
   }
 }
