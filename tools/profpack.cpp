@@ -1036,6 +1036,8 @@ void tuneHeap() {
 
 }  // namespace
 
+int cmdArchive(const std::vector<std::string>& args);  // tools/archive.cpp
+
 int main(int argc, char** argv) {
   tuneHeap();
   std::vector<std::string> args(argv + 1, argv + argc);
@@ -1053,6 +1055,7 @@ int main(int argc, char** argv) {
     std::printf("profpack %s\n", profpack_version_string());
     return 0;
   }
+  if (cmd == "archive") return cmdArchive(args);
   for (const std::string& a : args) gJson |= a == "--json";
   for (const std::string& a : args)
     if (a == "--help" || a == "-h") {
