@@ -20,7 +20,7 @@ w=$(mktemp -d); trap 'umount "$w/full" 2>/dev/null; rm -rf "$w"' EXIT
 gcc -g -O1 -pthread -o "$w/workload" "$src/tests/data/workload.c" || exit 1
 mkdir -p "$w/gperf" "$w/cg"
 for i in $(seq 1 40); do
-  freq=$((500 + (i % 5) * 500)); n=$((1 + i % 3)); iters=$((10 + i))
+  freq=$((500 + (i % 5) * 250)); n=$((1 + i % 3)); iters=$((10 + i))
   CPUPROFILE="$w/gperf/p$i.prof" CPUPROFILE_FREQUENCY=$freq LD_PRELOAD=$prof \
     "$w/workload" $n $iters >/dev/null 2>&1
 done
@@ -55,15 +55,76 @@ for kind in gperf cg; do
   for f in $(ls "$w/$kind"/* | sort -V); do
     i=$((i + 1))
     ext=$([ $kind = cg ] && echo callgrind || echo gperftools)
-    "$pp" archive extract "$w/$kind.ppka" $i -o "$w/x.out" 2>/dev/null ||
-      "$pp" convert "$w/one.ppk" -o "$w/x.out" >/dev/null 2>&1
-    cmp -s "$f" "$w/x.out" && same=$((same + 1))
+    "$pp" archive extract "$w/$kind.ppka" $i -o "$w/x.out" || continue
+    # gperftools is lossless: the original itself; Callgrind is written as its .ppk writes it.
+    want=$f
+    if [ $kind = cg ]; then "$pp" convert "$f" -o "$w/want.out" >/dev/null; want=$w/want.out; fi
+    cmp -s "$want" "$w/x.out" && same=$((same + 1))
   done
   [ $same = 40 ] && ok "$kind: 40 members extract byte-identical" || bad "$kind: $same of 40 identical"
   # shellcheck disable=SC2046
-  "$pp" merge $(ls "$w/$kind"/* | sort -V) -o "$w/ref.ppk" >/dev/null &&
-    "$pp" archive merge "$w/$kind.ppka" -o "$w/arch.ppk" &&
+  # (gperftools merges only profiles of one sampling period: those at 500 Hz)
+  sel=(); files=$(ls "$w/$kind"/* | sort -V)
+  [ $kind = gperf ] && sel=(--where hz=500) && files=$(ls "$w"/gperf/p{5,10,15,20,25,30,35,40}.prof)
+  if [ $kind = gperf ]; then
+    rm -f "$w/g1000.ppka"
+    # shellcheck disable=SC2086
+    "$pp" archive add "$w/g1000.ppka" $files --label hz=500 --time 5
+    "$pp" archive add "$w/g1000.ppka" "$w/gperf/p1.prof" --label hz=750 --time 6
+  fi
+  # shellcheck disable=SC2086
+  "$pp" merge $files -o "$w/ref.ppk" >/dev/null &&
+    "$pp" archive merge "$([ $kind = gperf ] && echo "$w/g1000.ppka" || echo "$w/$kind.ppka")" \
+      "${sel[@]}" -o "$w/arch.ppk" &&
     "$pp" equal "$w/ref.ppk" "$w/arch.ppk" >/dev/null &&
     ok "$kind: archive merge equals profpack merge of the originals" ||
     bad "$kind: archive merge differs from profpack merge"
 done
+
+# kill -9 of `archive add` at random points: every try leaves an archive that verify accepts,
+# holding every member committed before it, and the add's members all or none.
+a=$w/crash.ppka; rm -f "$a"
+"$pp" archive add "$a" "$w"/gperf/p{1,2,3}.prof --time 1 || bad "crash: first add"
+count() { "$pp" archive list "$1" | wc -l; }
+start=$(date +%s%N); "$pp" archive add "$w/timing.ppka" "$w"/gperf/p{4..12}.prof; end=$(date +%s%N)
+span=$(( (end - start) / 1000 + 1 ))  # microseconds one add takes
+good=0; killed=0; before=$(count "$a"); ids=$("$pp" archive list "$a" | cut -f1)
+for try in $(seq 1 100); do
+  "$pp" archive add "$a" "$w"/gperf/p{4..12}.prof --label try=$try &
+  pid=$!
+  sleep "$(python3 -c "import random; print(random.randrange($span) / 1e6)")"
+  kill -9 $pid 2>/dev/null && killed=$((killed + 1))
+  wait $pid 2>/dev/null
+  after=$(count "$a")
+  if "$pp" archive verify "$a" >/dev/null &&
+     { [ "$after" = "$before" ] || [ "$after" = $((before + 9)) ]; } &&
+     [ "$("$pp" archive list "$a" | head -n "$before" | cut -f1)" = "$ids" ]; then
+    good=$((good + 1))
+  else
+    echo "try $try: $before members before, $after after"; "$pp" archive verify "$a"
+  fi
+  before=$after; ids=$("$pp" archive list "$a" | cut -f1)
+done
+[ $good = 100 ] && ok "kill -9 of archive add: 100 of 100 tries verify ($killed killed mid-add, $before members)" ||
+  bad "kill -9 of archive add: $good of 100 tries verify"
+
+# A full disk: a small tmpfs where one can be mounted, else a file size limit (with SIGXFSZ
+# ignored, so that the write fails with EFBIG as on a full disk rather than killing the process).
+a=$w/full/full.ppka; mkdir -p "$w/full"
+if mount -t tmpfs -o size=64k tmpfs "$w/full" 2>/dev/null; then how="64 KiB tmpfs"; lim=""; else how="ulimit -f 64"; lim=64; fi
+"$pp" archive add "$a" "$w"/gperf/p1.prof --time 1 || bad "full disk: first add"
+n=$(count "$a"); fulls=0
+for i in $(seq 2 40); do
+  if [ -n "$lim" ]; then (trap '' XFSZ; ulimit -f $lim; exec "$pp" archive add "$a" "$w/gperf/p$i.prof" "$w/cg/c$i.out") 2>"$w/err"
+  else "$pp" archive add "$a" "$w/gperf/p$i.prof" "$w/cg/c$i.out" 2>"$w/err"; fi
+  rc=$?
+  [ $rc != 0 ] && fulls=$((fulls + 1))
+  m=$(count "$a")
+  "$pp" archive verify "$a" >/dev/null && { [ $m = $n ] || [ $m = $((n + 2)) ]; } && [ $rc = 0 -o $m = $n ] ||
+    { bad "full disk: add $i left $m members (before $n, exit $rc)"; cat "$w/err"; }
+  n=$m
+done
+[ $fulls -gt 0 ] && ok "full disk ($how): $fulls adds refused, archive verifies with $n members" ||
+  bad "full disk ($how): no add was refused"
+echo "$pass passed, $failn failed"
+[ $failn = 0 ]
