@@ -58,7 +58,7 @@ for kind in gperf cg; do
     "$pp" archive extract "$w/$kind.ppka" $i -o "$w/x.out" || continue
     # gperftools is lossless: the original itself; Callgrind is written as its .ppk writes it.
     want=$f
-    if [ $kind = cg ]; then "$pp" convert "$f" -o "$w/want.out" >/dev/null; want=$w/want.out; fi
+    if [ $kind = cg ]; then "$pp" convert "$f" -o "$w/want.out" --to callgrind >/dev/null; want=$w/want.out; fi
     cmp -s "$want" "$w/x.out" && same=$((same + 1))
   done
   [ $same = 40 ] && ok "$kind: 40 members extract byte-identical" || bad "$kind: $same of 40 identical"
