@@ -11,6 +11,9 @@
 
 #include "json.h"
 
+// `profpack archive` (archive.cpp), which parses its own arguments.
+int cmdArchive(const std::vector<std::string>& args);
+
 namespace cli {
 
 // One run's output: with --json, documents on stdout, failures as {"error": ...} on stderr and

@@ -20,6 +20,9 @@ struct CommandSpec {
   bool listsFormats = false;  // the help lists the library's formats after `about`
 };
 
+// `profpack archive SUBCOMMAND ...` (archive.cpp) parses its own arguments.
+int runArchive(Session&, const std::vector<std::string>& argv) { return ::cmdArchive(argv); }
+
 constexpr CommandSpec kCommands[] = {
     {"convert", cmdConvert, "IN [PART...]",
      "Convert a profile. The input format is detected from the content. FORMAT is a\n"
@@ -49,7 +52,8 @@ constexpr CommandSpec kCommands[] = {
     {"diff", cmdDiff, "BASE NEW",
      "NEW - BASE (cg_diff): signed costs per function, line and call arc. The rewrites\n"
      "(repeatable, as cg_diff's) line up names from two build directories. FORMAT or\n"
-     "OUT's name as for merge: Cachegrind inputs give Cachegrind, others Callgrind."},
+     "OUT's name as for merge: Cachegrind inputs give Cachegrind, pprof inputs and\n"
+     "profiles with stacks give pprof (as go tool pprof -diff_base), others Callgrind."},
     {"symbolize", cmdSymbolize, "IN",
      "Name the addresses of a gperftools or DCPI profile from the ELF binaries its\n"
      "mappings name (or DIR/<base name>, then the PROFPACK_BINARY_PATH directories):\n"
@@ -58,11 +62,19 @@ constexpr CommandSpec kCommands[] = {
     {"equal", cmdEqual, "A B",
      "Exit 0 if A and B hold the same IR (e.g. an original and its round trip through\n"
      ".ppk), 1 if not."},
+    {"archive", runArchive, "add|list|extract|merge|verify|compact ARCHIVE ...",
+     "Keep many profiles in one .ppka archive (members share a compression dictionary):\n"
+     "add ARCHIVE FILE... [--label k=v]... [--time T]; list ARCHIVE [--where k=v]...\n"
+     "[--since T] [--until T] [--json]; extract ARCHIVE ID -o OUT; merge ARCHIVE [--where\n"
+     "k=v]... [--since T] [--until T] -o OUT [--to FORMAT]; verify ARCHIVE; compact\n"
+     "ARCHIVE. T is seconds since 1970 UTC; ID a member's id (from list)."},
 };
 
 constexpr const char* kCommon =
-    "  --binary BIN (info, top, annotate, calls): the binary that produced the profile, to\n"
-    "      name functions (XRay: the instrumented executable).\n"
+    "  --binary BIN (info, top, annotate, calls): XRay only: the instrumented executable,\n"
+    "      whose xray_instr_map names the trace's function ids. Other formats are named from\n"
+    "      the binaries their mappings record (--binary-path, PROFPACK_BINARY_PATH, the\n"
+    "      recorded path) as they are read; --no-symbolize keeps the addresses.\n"
     "  --thread N (top, annotate, calls): only thread N of the list `info` prints (XRay\n"
     "      threads; Callgrind parts with a thread: line).\n"
     "  --json (info, top, annotate, calls, merge, diff, symbolize): print one JSON document\n"

@@ -827,6 +827,62 @@ PROFPACK_API profpack_status profpack_profile_callees(const profpack_profile* pr
                                                       size_t event, profpack_call* calls,
                                                       size_t capacity, size_t* count);
 
+/* ---- Archives (.ppka): many profiles in one file, docs/formats.md ---- */
+
+typedef struct profpack_archive profpack_archive;
+
+typedef struct profpack_archive_options {
+  uint32_t struct_size; /**< set by profpack_archive_options_init() */
+  /** Non-zero: open for profpack_archive_add/compact (an exclusive lock for the handle's life),
+   *  creating the file where it does not exist. Default 0: read only. */
+  int writable;
+  /** zstd level (1-22) of what the handle adds; default 19. */
+  int level;
+} profpack_archive_options;
+
+/** Sets `*options` to the defaults (read only, level 19). */
+PROFPACK_API void profpack_archive_options_init(profpack_archive_options* options);
+/** Opens the archive at `path` as of its last valid commit (an append cut short is ignored). */
+PROFPACK_API profpack_status profpack_archive_open(const char* path,
+                                                   const profpack_archive_options* options,
+                                                   profpack_archive** out);
+PROFPACK_API void profpack_archive_close(profpack_archive* archive);
+
+/** One member of an archive, from its index: nothing is decoded. Strings are the handle's. */
+typedef struct profpack_archive_member {
+  uint32_t struct_size; /**< set by the caller to sizeof(profpack_archive_member) */
+  uint64_t id;          /**< unique in the archive, from 1, in order of adding */
+  const char* format;   /**< the format name it was read from */
+  int64_t time;         /**< seconds since 1970 UTC */
+  size_t label_count;
+  uint64_t stored_bytes; /**< its compressed size in the archive */
+  uint64_t ir_bytes;     /**< the size of its IR message */
+} profpack_archive_member;
+
+PROFPACK_API profpack_status profpack_archive_count(const profpack_archive* archive,
+                                                    size_t* count);
+PROFPACK_API profpack_status profpack_archive_member_info(const profpack_archive* archive,
+                                                          size_t index,
+                                                          profpack_archive_member* member);
+/** The `label`th key=value label of member `index`; the strings are the handle's. */
+PROFPACK_API profpack_status profpack_archive_member_label(const profpack_archive* archive,
+                                                           size_t index, size_t label,
+                                                           const char** key, const char** value);
+/** Member `index` as a profile: every query and writer works on it. */
+PROFPACK_API profpack_status profpack_archive_read(const profpack_archive* archive, size_t index,
+                                                   profpack_profile** out);
+/** Adds `count` profiles as one segment, each with `labels` ("key=value", `label_count` of
+ *  them) and `time`, and commits it; on failure the archive is as it was. */
+PROFPACK_API profpack_status profpack_archive_add(profpack_archive* archive,
+                                                  const profpack_profile* const* profiles,
+                                                  size_t count, const char* const* labels,
+                                                  size_t label_count, int64_t time);
+/** Decodes and checks every member; `*checked` (may be NULL) is how many were. */
+PROFPACK_API profpack_status profpack_archive_verify(const profpack_archive* archive,
+                                                     size_t* checked);
+/** Rewrites the archive as one segment with one dictionary (atomically: by rename). */
+PROFPACK_API profpack_status profpack_archive_compact(profpack_archive* archive);
+
 #ifdef __cplusplus
 }
 #endif
