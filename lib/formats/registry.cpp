@@ -188,12 +188,19 @@ const Codec* codecFor(FormatId f) {
   return nullptr;
 }
 
+// By positions, not addresses: comparing addresses in different arrays is not a constant
+// expression for every compiler setting (g++ -O0 with sanitizers refuses it).
 constexpr bool writeParamsDistinct() {
-  for (std::span<const WriteParam> a : kWriteParamLists)
-    for (const WriteParam& p : a)
-      for (std::span<const WriteParam> b : kWriteParamLists)
-        for (const WriteParam& q : b)
-          if (&p != &q && (p.key == q.key || std::string_view(p.name) == q.name)) return false;
+  constexpr size_t lists = std::size(kWriteParamLists);
+  for (size_t i = 0; i < lists; ++i)
+    for (size_t j = 0; j < kWriteParamLists[i].size(); ++j)
+      for (size_t k = 0; k < lists; ++k)
+        for (size_t l = 0; l < kWriteParamLists[k].size(); ++l) {
+          if (i == k && j == l) continue;
+          const WriteParam& p = kWriteParamLists[i][j];
+          const WriteParam& q = kWriteParamLists[k][l];
+          if (p.key == q.key || std::string_view(p.name) == q.name) return false;
+        }
   return true;
 }
 static_assert(writeParamsDistinct(), "each write parameter has its own key and name");
