@@ -26,7 +26,12 @@ run_suite() {  # run_suite BUILD_DIR [meson setup args...]
   local dir="$1"; shift
   local t=$(date +%s)
   if [ ! -f "$dir/build.ninja" ]; then meson setup "$dir" "$@" >/dev/null; fi
-  ninja -C "$dir" -j2 >/dev/null
+  # A build that fails is a failure of its own, with the compiler's message (not a missing test).
+  if ! ninja -C "$dir" -j2 >"$dir/build-output.txt" 2>&1; then
+    echo "   BUILD FAILED in $(since "$t"):"; grep -E "error|FAILED" -A3 "$dir/build-output.txt" | head -30
+    total_fail=$((total_fail + 1))
+    return 1
+  fi
   echo "   built in $(since "$t")"
   local rc=0
   t=$(date +%s)
