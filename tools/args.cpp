@@ -107,7 +107,7 @@ bool takes(const OptionSpec& o, const std::string& command) {
   return false;
 }
 
-int parseArgs(Session& s, const std::string& command, const std::vector<std::string>& argv,
+int parseArgs(Invocation& s, const std::string& command, const std::vector<std::string>& argv,
               Args& out) {
   for (size_t i = 0; i < argv.size(); ++i) {
     const std::string& a = argv[i];

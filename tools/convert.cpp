@@ -4,7 +4,7 @@
 
 namespace cli {
 
-int cmdConvert(Session& s, const std::vector<std::string>& argv) {
+int cmdConvert(Invocation& s, const std::vector<std::string>& argv) {
   Args args;
   if (int rc = parseArgs(s, "convert", argv, args)) return rc;
   if (args.positional.empty()) return usageError(s, "convert needs an input file");

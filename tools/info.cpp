@@ -8,7 +8,7 @@ namespace cli {
 
 namespace {
 
-int jsonInfo(Session& s, profpack_profile* p, const profpack_info& info, const std::string& file) {
+int jsonInfo(Invocation& s, profpack_profile* p, const profpack_info& info, const std::string& file) {
   const Costs costs(p, info.signed_costs);
   Json j;
   j.object();
@@ -47,7 +47,7 @@ int jsonInfo(Session& s, profpack_profile* p, const profpack_info& info, const s
 
 }  // namespace
 
-int cmdInfo(Session& s, const std::vector<std::string>& argv) {
+int cmdInfo(Invocation& s, const std::vector<std::string>& argv) {
   Args parsed;
   if (int rc = parseArgs(s, "info", argv, parsed)) return rc;
   const std::vector<std::string>& args = parsed.positional;

@@ -58,7 +58,7 @@ bool wantsView(const Args& args) {
 // --to where given; else the format OUT's name says (".pb.gz", ".ppk", "callgrind.out.1", ...:
 // profpack_format_for_path); else `otherwise`. A --to that the name contradicts is written as
 // asked, with a warning.
-profpack_format outputFormat(Session& s, const Args& args, const std::string& out,
+profpack_format outputFormat(Invocation& s, const Args& args, const std::string& out,
                              profpack_format otherwise) {
   const profpack_format named = profpack_format_for_path(out.c_str());
   if (!args.has("--to")) return named != PROFPACK_FORMAT_UNKNOWN ? named : otherwise;
@@ -75,7 +75,7 @@ profpack_format outputFormat(Session& s, const Args& args, const std::string& ou
   return fmt;
 }
 
-int writeOptions(Session& s, const Args& args, profpack_write_options& wo) {
+int writeOptions(Invocation& s, const Args& args, profpack_write_options& wo) {
   profpack_write_options_init(&wo);
   for (size_t i = 0; i < profpack_write_param_count(); ++i) {
     profpack_write_param_info info;
@@ -91,7 +91,7 @@ int writeOptions(Session& s, const Args& args, profpack_write_options& wo) {
   return 0;
 }
 
-int writeOutput(Session& s, const Args& args, profpack_profile* p, profpack_format format,
+int writeOutput(Invocation& s, const Args& args, profpack_profile* p, profpack_format format,
                 const std::string& out) {
   profpack_write_options wo;
   if (int rc = writeOptions(s, args, wo)) return rc;

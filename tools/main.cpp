@@ -21,7 +21,7 @@ struct CommandSpec {
 };
 
 // `profpack archive SUBCOMMAND ...` (archive.cpp) parses its own arguments.
-int runArchive(Session&, const std::vector<std::string>& argv) { return ::cmdArchive(argv); }
+int runArchive(Invocation&, const std::vector<std::string>& argv) { return ::cmdArchive(argv); }
 
 constexpr CommandSpec kCommands[] = {
     {"convert", cmdConvert, "IN [PART...]",
@@ -197,7 +197,7 @@ int main(int argc, char** argv) {
     std::printf("profpack %s\n", profpack_version_string());
     return 0;
   }
-  Session s;
+  Invocation s;
   for (const std::string& a : args) s.json |= a == "--json";
   const CommandSpec* command = nullptr;
   for (const CommandSpec& c : kCommands)

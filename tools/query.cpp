@@ -7,7 +7,7 @@
 
 namespace cli {
 
-int parseQuery(Session& s, const std::vector<std::string>& argv, QueryArgs& q, const char* cmd,
+int parseQuery(Invocation& s, const std::vector<std::string>& argv, QueryArgs& q, const char* cmd,
                bool wantFn) {
   Args& args = q.args;
   if (int rc = parseArgs(s, cmd, argv, args)) return rc;
@@ -33,7 +33,7 @@ int parseQuery(Session& s, const std::vector<std::string>& argv, QueryArgs& q, c
   return 0;
 }
 
-int openQuery(Session& s, const QueryArgs& q, Profile& p, size_t& event, std::string& eventName) {
+int openQuery(Invocation& s, const QueryArgs& q, Profile& p, size_t& event, std::string& eventName) {
   profpack_read_options ro;
   profpack_read_options_init(&ro);
   SymbolizeOnRead naming;

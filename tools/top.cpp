@@ -22,7 +22,7 @@ struct Ranking {
   uint64_t total() const { return events[event].total; }
 };
 
-int topJson(const Session& s, const Ranking& r) {
+int topJson(const Invocation& s, const Ranking& r) {
   Json j;
   jsonQueryHead(j, r.q, r.ev);
   double perSecond = 0;
@@ -137,7 +137,7 @@ int topText(const Ranking& r) {
 
 }  // namespace
 
-int cmdTop(Session& s, const std::vector<std::string>& args) {
+int cmdTop(Invocation& s, const std::vector<std::string>& args) {
   QueryArgs q;
   if (int rc = parseQuery(s, args, q, "top", false)) return rc;
   Profile p;
