@@ -8,7 +8,8 @@ namespace cli {
 
 namespace {
 
-int jsonInfo(Invocation& s, profpack_profile* p, const profpack_info& info, const std::string& file) {
+int jsonInfo(Invocation& s, profpack_profile* p, const profpack_info& info,
+             const std::string& file) {
   const Costs costs(p, info.signed_costs);
   Json j;
   j.object();

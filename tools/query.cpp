@@ -33,7 +33,8 @@ int parseQuery(Invocation& s, const std::vector<std::string>& argv, QueryArgs& q
   return 0;
 }
 
-int openQuery(Invocation& s, const QueryArgs& q, Profile& p, size_t& event, std::string& eventName) {
+int openQuery(Invocation& s, const QueryArgs& q, Profile& p, size_t& event,
+              std::string& eventName) {
   profpack_read_options ro;
   profpack_read_options_init(&ro);
   SymbolizeOnRead naming;
