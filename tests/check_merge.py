@@ -153,11 +153,12 @@ check(r.returncode == 0 and totals(t("mix.ppk"))["Ir"] == totals(a)["Ir"] + tota
 
 # diff against cg_diff: cg_annotate's summary and function table are the same (cg_diff 3.19
 # sums every function at line 0, so only profpack's difference has per-line figures for the
-# auto-annotated source that follows), both ways round and with --mod-filename.
+# auto-annotated source that follows), both ways round and with --mod-filename. profpack's
+# header has one line more, the base's totals (checked below).
 def annotate_tables(path):
     rc, lines = cg_annotate(path)
     end = next((i for i, l in enumerate(lines) if "Auto-annotated source" in l), len(lines))
-    return rc, lines[:end]
+    return rc, [l for l in lines[:end] if not l.startswith("Base totals:")]
 
 
 a, b = d("merge/cachegrind.workload.run1.out"), d("merge/cachegrind.workload.run2.out")
@@ -191,6 +192,41 @@ check(r.returncode == 0 and top_lines[0].startswith("Ir total: -") and "-" in to
       "a difference stored as .ppk answers top with negative costs, largest change first")
 i = totals(t("diff.ppk"))["Ir"]
 check(i == totals(a)["Ir"] - totals(b)["Ir"], f"its Ir total is the difference ({i})")
+
+
+def program_totals(tool, path):
+    """Per event, the PROGRAM TOTALS line of cg_annotate or callgrind_annotate."""
+    out = subprocess.run([tool, path], capture_output=True, text=True).stdout.splitlines()
+    events = next(l.split(":", 1)[1].split() for l in out if l.startswith("Events shown:"))
+    nums = next(l for l in out if l.rstrip().endswith("PROGRAM TOTALS"))
+    nums = re.sub(r"\([^)]*\)", "", nums.replace("PROGRAM TOTALS", "")).replace(",", "").split()
+    return dict(zip(events, (int(n) for n in nums)))
+
+
+# A Callgrind-family difference keeps its base's totals (a `desc:` line both annotators print),
+# and shares are of them, as for pprof's -diff_base: not of the net total.
+cg_a, cg_b = d("callgrind/callgrind.workload.out"), d("callgrind/callgrind.workload.instr-jumps.out")
+for what, base, new, tool, to in [("Cachegrind", b, a, "cg_annotate", "cachegrind"),
+                                  ("Callgrind", cg_a, cg_b, "callgrind_annotate", "callgrind")]:
+    want = program_totals(tool, base)
+    for out in [t("base." + to), t("base.ppk")]:
+        r = run("diff", base, new, "-o", out, "--to", to if out.endswith(to) else "ppk")
+        js = [json.loads(run("top", out, "--json", "-n", "1", "--event", e).stdout)
+              for e in want]
+        got = {e: j.get("base_total") for e, j in zip(want, js)}
+        check(r.returncode == 0 and got == want and len(want) >= 1,
+              f"{what} diff as {os.path.basename(out)}: base_total per event = {tool}'s PROGRAM "
+              f"TOTALS of the base ({got} | {want})")
+        lines = run("top", out, "-n", "1", "--event", "Ir").stdout.splitlines()
+        m = re.match(r"\s*(-?[\d,]+) \(\s*(-?[\d.]+)%\)", lines[2] if len(lines) > 2 else "")
+        share = m and float(m.group(2))
+        expect = m and round(int(m.group(1).replace(",", "")) * 100 / want["Ir"], 2)
+        check(m is not None and "base total" in lines[0] and share == expect,
+              f"{what} diff as {os.path.basename(out)}: the top row's share is of the base "
+              f"({share}% = {expect}%)")
+    rc = subprocess.run([tool, t("base." + to)], capture_output=True, text=True)
+    check(rc.returncode == 0 and "Base totals:" in rc.stdout,
+          f"{what} diff: {tool} reads it and shows the base totals ({rc.stderr.strip()[:200]})")
 r = run("convert", t("diff.ppk"), "--to", "gperftools", "-o", t("d.prof"))
 check(r.returncode == 1 and not os.path.exists(t("d.prof")) and
       "a difference of profiles holds negative costs" in r.stderr and "callgrind holds" not in r.stderr,

@@ -449,7 +449,8 @@ PROFPACK_API profpack_status profpack_profile_events(const profpack_profile* pro
 
 /**
  * A difference NEW - BASE that records its base (a pprof difference, profpack's or
- * `go tool pprof -proto -diff_base`'s, whose base samples carry the label pprof::base=true):
+ * `go tool pprof -proto -diff_base`'s, whose base samples carry the label pprof::base=true; a
+ * Cachegrind or Callgrind difference profpack made, with its `desc: Base totals:` line):
  * in `*total`, the base's total of event `event` (the sum of its samples' magnitudes), which
  * `go tool pprof` takes a difference's percentages of; 0 where the profile records no base.
  */

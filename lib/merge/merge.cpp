@@ -202,6 +202,20 @@ class Merger {
     ++inputs_;
   }
 
+  // A difference: the base's total of each event, the sum of its functions' self costs'
+  // magnitudes (as pprof's -diff_base takes the base's samples), which shares of the
+  // difference are of.
+  void baseTotals(const Model& base, const std::vector<size_t>& ev) {
+    std::vector<uint64_t>& total = src_.functionLayer.baseTotals;
+    total.assign(events_.size(), 0);
+    const bool isSigned = base.has(kCapSigned);
+    for (uint64_t f = 0; f < base.functions(); ++f)
+      for (size_t e = 0; e < base.events(); ++e) {
+        const uint64_t v = base.self(f, e);
+        total[ev[e]] += isSigned && static_cast<int64_t>(v) < 0 ? 0 - v : v;
+      }
+  }
+
   void describe(std::vector<std::pair<std::string, std::string>> description) {
     src_.functionLayer.description = std::move(description);
   }
@@ -431,6 +445,7 @@ std::unique_ptr<Model> diffOf(const DiffInputs& d, const DiffOptions& options, F
       merger.eventMap(*models[0], inputName(in[0], 0), inputName(in[1], 1));
   merger.add(*models[1], same, false, &options);
   merger.add(*models[0], ev, true, &options);
+  merger.baseTotals(*models[0], ev);
   // What the kept format says of the two inputs, where it says something (else the merge
   // keeps the current profile's description).
   HeaderPairs header = differenceHeader(kept, *models[0], in[0].name, *models[1], in[1].name);

@@ -8,6 +8,7 @@
 #include "error.h"
 #include "formats/cachegrind/cachegrind.h"
 #include "formats/callgrind/costs.h"
+#include "formats/callgrind/model.h"
 #include "util/text.h"
 
 namespace profpack {
@@ -189,8 +190,12 @@ void writeCachegrindModel(const Model& m, Sink& sink) {
   if (m.events() == 0)
     throw Error(Status::unsupported, "cachegrind", m.sourceFormat() + " holds no cost events");
   std::string out;
+  // desc lines, then cmd: the order cg_annotate reads.
   for (const auto& [key, value] : m.description())
-    if (key == "desc" || key == "cmd") out += key + ": " + value + "\n";
+    if (key == "desc") out += "desc: " + value + "\n";
+  if (std::string base = baseTotalsDesc(m); !base.empty()) out += "desc: " + base + "\n";
+  for (const auto& [key, value] : m.description())
+    if (key == "cmd") out += "cmd: " + value + "\n";
   out += "events:";
   for (const std::string& e : m.eventNames()) out += ' ' + e;
   out += '\n';

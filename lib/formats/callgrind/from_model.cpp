@@ -18,6 +18,7 @@
 #include "error.h"
 #include "formats/callgrind/callgrind.h"
 #include "formats/callgrind/common.h"
+#include "formats/callgrind/model.h"
 #include "util/text.h"
 
 namespace profpack {
@@ -45,8 +46,12 @@ class ModelWriter {
       out_ += "pid: " + std::to_string(thread->pid) +
               "\npart: 1\nthread: " + std::to_string(thread->threadId) + "\n";
     }
+    // desc lines, then cmd: the order cg_annotate reads.
     for (const auto& [key, value] : m.description())
-      if (key == "desc" || key == "cmd") out_ += key + ": " + value + "\n";
+      if (key == "desc") out_ += "desc: " + value + "\n";
+    if (std::string base = baseTotalsDesc(m); !base.empty()) out_ += "desc: " + base + "\n";
+    for (const auto& [key, value] : m.description())
+      if (key == "cmd") out_ += "cmd: " + value + "\n";
     out_ +=
         instr_ ? (lines_ ? "positions: instr line\n" : "positions: instr\n") : "positions: line\n";
     for (size_t e = 0; e < m.events(); ++e)
