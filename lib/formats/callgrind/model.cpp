@@ -360,8 +360,7 @@ constexpr std::string_view kBaseTotals = "Base totals:";
 std::string baseTotalsDesc(const Model& m) {
   std::string out;
   for (size_t e = 0; e < m.events(); ++e)
-    if (m.baseTotal(e) > 0)
-      out += ' ' + m.eventNames()[e] + '=' + std::to_string(m.baseTotal(e));
+    if (m.baseTotal(e) > 0) out += ' ' + m.eventNames()[e] + '=' + std::to_string(m.baseTotal(e));
   return out.empty() ? out : std::string(kBaseTotals) + out;
 }
 
