@@ -2,9 +2,9 @@
 # Builds profpack and runs every test: the unit, C ABI, reference-tool, ABI and binding suites
 # in a normal build, the same suites again under AddressSanitizer + UndefinedBehaviorSanitizer,
 # the threaded tests under ThreadSanitizer, and each fuzz harness for a short time (a budget
-# of PROFPACK_FUZZ_BUDGET seconds, default 240, shared by the harnesses two at a time, at least
-# 20 s each; PROFPACK_FUZZ_SECONDS sets the time per harness instead). Needs nothing outside the repository but
-# the packages and the test-only .venv scripts/setup.sh installs. Prints the wall time, then
+# of PROFPACK_FUZZ_BUDGET seconds, default 120, shared by the harnesses two at a time, at
+# least 15 s each; PROFPACK_FUZZ_SECONDS sets the time per harness instead; the long search is
+# fuzz/run-all.sh's campaign mode). Needs nothing outside the repository but the packages and the test-only .venv scripts/setup.sh installs. Prints the wall time, then
 # "N passed, N failed, N skipped" over all of it (skipped: a test that exited 77, saying why)
 # as the last line.
 set -euo pipefail
@@ -66,8 +66,8 @@ t=$(date +%s)
 # The budget keeps the whole run within CI's time as harnesses are added; a longer search is
 # fuzz/run-all.sh's own campaign mode.
 harnesses=$(find fuzz -maxdepth 1 -name 'fuzz_*.cpp' | wc -l)
-per=$(( ${PROFPACK_FUZZ_BUDGET:-240} * 2 / (harnesses > 0 ? harnesses : 1) ))
-[ "$per" -ge 20 ] || per=20
+per=$(( ${PROFPACK_FUZZ_BUDGET:-120} * 2 / (harnesses > 0 ? harnesses : 1) ))
+[ "$per" -ge 15 ] || per=15
 echo "   $harnesses harnesses, ${PROFPACK_FUZZ_SECONDS:-$per} s each"
 if bash fuzz/run-all.sh "${PROFPACK_FUZZ_SECONDS:-$per}"; then
   total_pass=$((total_pass + 1))
