@@ -4,7 +4,8 @@
 # the threaded tests under ThreadSanitizer, and each fuzz harness for a short time (a budget
 # of PROFPACK_FUZZ_BUDGET seconds, default 120, shared by the harnesses two at a time, at
 # least 15 s each; PROFPACK_FUZZ_SECONDS sets the time per harness instead; the long search is
-# fuzz/run-all.sh's campaign mode). Needs nothing outside the repository but the packages and the test-only .venv scripts/setup.sh installs. Prints the wall time, then
+# fuzz/run-all.sh's campaign mode). Needs nothing outside the repository but the packages and
+# the test-only .venv scripts/setup.sh installs. Prints the wall time, then
 # "N passed, N failed, N skipped" over all of it (skipped: a test that exited 77, saying why)
 # as the last line.
 set -euo pipefail
