@@ -4,44 +4,13 @@ its sample types, mappings, locations, functions and strings, and N samples whos
 the real stacks with their leaf-side half redrawn from the real locations (so stacks share
 callers as a long run's do), values drawn at random, and a `worker` label of 16 values.
 usage: gen_pprof_large.py REAL.pb.gz OUT.pb.gz --samples N [--seed S]"""
-import argparse, gzip, random
+import argparse, gzip, os, random, sys
 
 
-def varint(v):
-    out = bytearray()
-    v &= (1 << 64) - 1
-    while v >= 0x80:
-        out.append(v & 0x7F | 0x80)
-        v >>= 7
-    out.append(v)
-    return bytes(out)
-
-
-def read_varint(b, i):
-    v = shift = 0
-    while True:
-        c = b[i]
-        i += 1
-        v |= (c & 0x7F) << shift
-        shift += 7
-        if c < 0x80:
-            return v, i
-
-
-def fields(b):
-    i = 0
-    while i < len(b):
-        start = i
-        key, i = read_varint(b, i)
-        f, w = key >> 3, key & 7
-        if w == 0:
-            v, i = read_varint(b, i)
-        elif w == 2:
-            n, i = read_varint(b, i)
-            v, i = b[i:i + n], i + n
-        else:
-            raise ValueError("wire type")
-        yield f, w, v, b[start:i]
+sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "tests"))
+from protowire import encode_varint as varint  # noqa: E402
+from protowire import fields_with_bytes as fields  # noqa: E402
+from protowire import varint as read_varint  # noqa: E402
 
 
 ap = argparse.ArgumentParser()
