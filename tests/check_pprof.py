@@ -19,6 +19,7 @@ profile.proto decoder:
 """
 import collections, glob, gzip, os, re, shutil, subprocess, sys, tempfile
 
+import checklib
 from checklib import check, finish, run, data
 from protowire import fields, varint
 
@@ -126,23 +127,7 @@ for rel, src in inputs:
 
 
 # --- Callgrind with instruction addresses: flat per function ---------------------------------
-def annotate_self(path):
-    """callgrind_annotate's self cost of the first event per function name (summed over files)."""
-    out = subprocess.run(["callgrind_annotate", "--threshold=100", path], capture_output=True,
-                         text=True).stdout
-    per = collections.Counter()
-    section = False
-    for l in out.splitlines():
-        if "file:function" in l:
-            section = True
-            continue
-        if section and l.startswith("-- "):
-            break
-        m = re.match(r"\s*([\d,]+) \(\s*[\d.]+%\)\s+(.*)$", l)
-        if section and m:
-            rest = re.sub(r" \[[^\]]*\]$", "", m.group(2))
-            per[rest.split(":", 1)[1] if ":" in rest else rest] += int(m.group(1).replace(",", ""))
-    return per
+annotate_self = checklib.callgrind_annotate_self
 
 
 def pprof_top(path, *extra, binary_path=None):

@@ -178,21 +178,7 @@ for path in files:
         # callgrind_annotate, written for counts, mis-sums negative ones (docs/formats.md).
         print(f"     {rel}: negative values, callgrind_annotate not compared")
     if r.returncode == 0 and c["sample_type"] and not negative:
-        out = subprocess.run(["callgrind_annotate", "--threshold=100", cg], capture_output=True,
-                             text=True).stdout
-        per = collections.Counter()
-        section = False
-        for l in out.splitlines():
-            if "file:function" in l:
-                section = True
-                continue
-            if section and l.startswith("-- "):
-                break
-            m = re.match(r"\s*(-?[\d,]+) \(\s*-?[\d.]+%\)\s+(.*)$", l)
-            if section and m:
-                rest = re.sub(r" \[[^\]]*\]$", "", m.group(2))
-                name = rest.split(":", 1)[1] if ":" in rest and not rest.startswith("[") else rest
-                per[name] += int(m.group(1).replace(",", ""))
+        per = checklib.callgrind_annotate_self(cg)
         ref = {n: f for n, (f, _) in pprof_top(path, 0, c["sample_type"][0][1]).items() if f}
         per = {n: v for n, v in per.items() if v}
         bad = [(n, ref.get(n), per.get(n)) for n in set(ref) | set(per) if ref.get(n) != per.get(n)]
