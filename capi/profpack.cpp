@@ -204,6 +204,18 @@ profpack_status profpack_profile_units_per_second(const profpack_profile* profil
   });
 }
 
+profpack_status profpack_profile_event_units_per_second(const profpack_profile* profile,
+                                                        size_t event, double* per_second) {
+  return guard([&] {
+    require(profile && per_second,
+            "profpack_profile_event_units_per_second: profile and per_second must not be NULL");
+    const profpack::Model& m = modelOf(profile);
+    require(event < m.events(),
+            "profpack_profile_event_units_per_second: event index out of range");
+    *per_second = m.eventUnitsPerSecond(event);
+  });
+}
+
 profpack_status profpack_profile_threads(const profpack_profile* profile, profpack_thread* threads,
                                          size_t capacity, size_t* count) {
   if (count) *count = 0;

@@ -300,7 +300,7 @@ def profpack_top_shares(path, env, *extra):
                        capture_output=True, text=True, env=env)
     shares = {}
     for l in r.stdout.splitlines()[2:]:
-        m = re.match(r"\s*(-?[\d,]+) \(\s*(-?[\d.]+)%\)\s+(.+)$", l)
+        m = re.match(r"\s*(-?[\d,]+) \(\s*(-?[\d.]+)%\)\s+(?:-?[\d.]+s\s+)?(.+)$", l)
         if m:  # "FILE:NAME [OBJECT]" as pprof's NAME, "[base] [OBJECT]" as "[base]"
             name = re.sub(r" \[[^\]]*\]$", "", m.group(3))
             shares[name if name.startswith("[") else name.rsplit(":", 1)[-1]] = \

@@ -153,6 +153,21 @@ for path in files:
                if ref.get(n) != ours.get(n)]
         check(ref and not bad, f"{rel} {typ}: top = pprof -top flat/cum for {len(ref)} "
               f"functions ({sorted(bad)[:4]})")
+    # Time where pprof shows time: a sample type in a time unit has seconds (pprof's total),
+    # a count or bytes none.
+    for index, (typ, unit) in enumerate(c["sample_type"]):
+        head = pprof("-top", f"-sample_index={index}", path).stdout
+        m = re.search(r"of (-?[\d.]+)([a-zA-Zµ]*) total", head)
+        scale = {"ns": 1e-9, "us": 1e-6, "µs": 1e-6, "ms": 1e-3, "s": 1, "mins": 60, "hrs": 3600}
+        want = m and m.group(2) in scale and float(m.group(1)) * scale[m.group(2)]
+        first = run("top", *checklib.read_options, path, "--event", typ, "-n", "1").stdout
+        # A difference's percentages (and pprof's total) are of its base.
+        got = re.search(r"(?:base total|^\S+ total): -?[\d,]+ \((-?[\d.]+)s\)(?!.*base total)",
+                        first.splitlines()[0] if first else "")
+        ok = (got is not None and want is not None and abs(float(got.group(1)) - want) <=
+              max(abs(want) * 0.01, 1e-6)) if want else (m is not None and got is None)
+        check(ok, f"{rel} {typ} ({unit}): top's total in seconds "
+              f"{got.group(1) if got else None} = pprof's {m.group(0) if m else None}")
     # Round trip through .ppk.
     ppk = os.path.join(tmp, os.path.basename(path) + ".ppk")
     back = os.path.join(tmp, os.path.basename(path) + ".back.pb.gz")

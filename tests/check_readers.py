@@ -142,7 +142,11 @@ def check_cpuprofile(path, label):
     for special in ["(garbage collector)", "(program)", "(idle)"]:
         if special in names:
             check(any(f["name"] == special for f in t["functions"]), f"{label}: {special} kept")
+    check(t.get("units_per_second") == 0,
+          f"{label}: samples are a count, not time (units_per_second {t.get('units_per_second')})")
     tt, _ = top_json(path)
+    check(tt is not None and tt.get("units_per_second") == 1e6,
+          f"{label}: time is in microseconds (units_per_second {tt and tt.get('units_per_second')})")
     deltas = d["timeDeltas"]
     span = d["endTime"] - d["startTime"]
     interval = sorted(deltas)[len(deltas) // 2] if deltas else 0  # the usual interval

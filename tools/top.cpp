@@ -26,7 +26,7 @@ int topJson(const Invocation& s, const Ranking& r) {
   Json j;
   jsonQueryHead(j, r.q, r.ev);
   double perSecond = 0;
-  profpack_profile_units_per_second(r.p, &perSecond);
+  profpack_profile_event_units_per_second(r.p, r.event, &perSecond);
   j.key("total").integer(r.costs.digits(r.total())).key("units_per_second").number(perSecond);
   uint64_t base = 0;  // a difference that records its base: the base's total
   profpack_profile_event_base_total(r.p, r.event, &base);
@@ -96,7 +96,7 @@ int topText(const Ranking& r) {
   // and the calls where the profile counts them, as llvm-xray account shows them.
   const Costs& c = r.costs;
   double perSecond = 0;
-  profpack_profile_units_per_second(r.p, &perSecond);
+  profpack_profile_event_units_per_second(r.p, r.event, &perSecond);
   std::vector<uint64_t> calls(r.ids.size(), 0);
   bool counted = false;
   for (size_t i = 0; i < r.ids.size(); ++i) {

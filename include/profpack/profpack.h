@@ -670,6 +670,15 @@ PROFPACK_API profpack_status profpack_profile_function_calls(const profpack_prof
 PROFPACK_API profpack_status profpack_profile_units_per_second(const profpack_profile* profile,
                                                                double* per_second);
 
+/**
+ * The units per second of one event where that event measures time, else 0: where a profile's
+ * events differ (a V8 profile's `time` and its `samples` count; pprof sample types, by unit:
+ * `cpu`/nanoseconds is time, `samples`/count is not), each event's own; else the profile's
+ * (profpack_profile_units_per_second). Seconds = cost / `*per_second`.
+ */
+PROFPACK_API profpack_status profpack_profile_event_units_per_second(
+    const profpack_profile* profile, size_t event, double* per_second);
+
 /** A thread whose figures can be queried on their own (XRay: one (pid, thread id) pair). */
 typedef struct profpack_thread {
   uint32_t pid;

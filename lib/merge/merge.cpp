@@ -88,6 +88,8 @@ class Merger {
     f.eventNames = events_;
     f.eventLongNames = first.eventLongNames();
     f.unitsPerSecond = first.unitsPerSecond();
+    for (size_t e = 0; e < first.events(); ++e)
+      f.eventUnitsPerSecond.push_back(first.eventUnitsPerSecond(e));
     f.samplePeriodNanos = first.samplePeriodNanos();
     f.description = first.description();
   }
@@ -141,6 +143,9 @@ class Merger {
     FunctionLayer& f = src_.functionLayer;
     const size_t ne = events_.size();
     if (f.unitsPerSecond != m.unitsPerSecond()) f.unitsPerSecond = 0;
+    for (size_t e = 0; e < m.events(); ++e)  // an event that is time in every input stays so
+      if (f.eventUnitsPerSecond[ev[e]] != m.eventUnitsPerSecond(e))
+        f.eventUnitsPerSecond[ev[e]] = 0;
     if (f.samplePeriodNanos != m.samplePeriodNanos()) f.samplePeriodNanos = 0;
     std::vector<uint64_t> fn(m.functions());
     for (size_t i = 0; i < m.functions(); ++i) {

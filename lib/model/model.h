@@ -122,6 +122,10 @@ struct Summary {
 struct FunctionLayer {
   std::vector<std::string> eventNames, eventLongNames;
   double unitsPerSecond = 0;       // event units per second where the event is time, else 0
+  // Where events differ (a V8 profile's time and sample count, pprof's sample types): per
+  // event, its units per second where it is time, else 0. Empty: every event is as the
+  // profile (unitsPerSecond, else samplePeriodNanos).
+  std::vector<double> eventUnitsPerSecond;
   uint64_t samplePeriodNanos = 0;  // sampled profiles: the CPU time one sample stands for
   // Sampled events (DCPI): per event, the occurrences of the event one sample stands for;
   // shorter than the events, or 0, where unknown.
@@ -320,6 +324,16 @@ class Model {
   // Sampled events: how many occurrences of event e one sample stands for; 0 where unknown.
   uint64_t eventPeriod(size_t e) const {
     return e < f_.eventPeriods.size() ? f_.eventPeriods[e] : 0;
+  }
+  // Units per second of event e where it measures time (seconds = cost / this), else 0: its
+  // own figure where the source gives one per event, else the profile's (unitsPerSecond, or
+  // one sample per sampling period).
+  double eventUnitsPerSecond(size_t e) const {
+    if (!f_.eventUnitsPerSecond.empty())
+      return e < f_.eventUnitsPerSecond.size() ? f_.eventUnitsPerSecond[e] : 0;
+    return f_.unitsPerSecond > 0      ? f_.unitsPerSecond
+           : f_.samplePeriodNanos > 0 ? 1e9 / static_cast<double>(f_.samplePeriodNanos)
+                                      : 0;
   }
   uint64_t total(size_t e) const { return totals_[e]; }
   // A difference that records its base: the base's total of event e (FunctionLayer::

@@ -51,6 +51,7 @@ class SymbolizedSource : public ModelSource {
     out.eventNames = in.eventNames;
     out.eventLongNames = in.eventLongNames;
     out.unitsPerSecond = in.unitsPerSecond;
+    out.eventUnitsPerSecond = in.eventUnitsPerSecond;
     out.samplePeriodNanos = in.samplePeriodNanos;
     out.baseTotals = in.baseTotals;
     out.threads = in.threads;

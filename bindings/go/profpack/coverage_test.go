@@ -125,6 +125,7 @@ func TestEveryFormatAgainstCLI(t *testing.T) {
 			}
 
 			var top struct {
+				Event          string        `json:"event"`
 				UnitsPerSecond float64       `json:"units_per_second"`
 				Functions      []cliFunction `json:"functions"`
 			}
@@ -133,9 +134,21 @@ func TestEveryFormatAgainstCLI(t *testing.T) {
 			if err != nil || len(costs) != len(top.Functions) {
 				t.Fatalf("Top %v %v", costs, err)
 			}
-			ups, err := p.UnitsPerSecond()
-			if err != nil || ups != top.UnitsPerSecond {
-				t.Fatalf("UnitsPerSecond %v, CLI %v (%v)", ups, top.UnitsPerSecond, err)
+			if _, err := p.UnitsPerSecond(); err != nil {
+				t.Fatalf("UnitsPerSecond: %v", err)
+			}
+			events, err = p.Events()
+			if err != nil {
+				t.Fatalf("Events: %v", err)
+			}
+			for e, ev := range events {
+				if ev.Name != top.Event {
+					continue
+				}
+				ups, err := p.EventUnitsPerSecond(e)
+				if err != nil || ups != top.UnitsPerSecond {
+					t.Fatalf("EventUnitsPerSecond(%d) %v, CLI %v (%v)", e, ups, top.UnitsPerSecond, err)
+				}
 			}
 			all, err := p.Functions()
 			if err != nil {

@@ -36,6 +36,7 @@ class SampleSource : public ModelSource {
       out.eventNames = {"time", "samples"};
       out.eventLongNames = {"time (" + unitName(d_.timeUnitsPerSecond) + ")", "samples"};
       out.unitsPerSecond = static_cast<double>(d_.timeUnitsPerSecond);
+      out.eventUnitsPerSecond = {out.unitsPerSecond, 0};  // samples are a count
       out.threads = {ThreadRow{}};
     } else {
       out.eventNames = {"samples"};

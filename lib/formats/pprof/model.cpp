@@ -23,6 +23,18 @@ namespace profpack {
 
 namespace {
 
+// Units per second of a sample type whose unit is time (as pprof's measurement package names
+// them), else 0: "samples", "count", "bytes" are not time.
+double timeUnitsPerSecond(std::string_view unit) {
+  static const std::pair<std::string_view, double> kTime[] = {
+      {"nanoseconds", 1e9}, {"nanosecond", 1e9}, {"ns", 1e9},           {"microseconds", 1e6},
+      {"microsecond", 1e6}, {"us", 1e6},         {"milliseconds", 1e3}, {"millisecond", 1e3},
+      {"ms", 1e3},          {"seconds", 1},      {"second", 1},         {"s", 1}};
+  for (const auto& [name, perSecond] : kTime)
+    if (unit == name) return perSecond;
+  return 0;
+}
+
 struct Frame {
   uint64_t function = 0;
   uint64_t line = 0;
@@ -68,6 +80,7 @@ class PprofSource : public ModelSource {
     for (size_t e = 0; e < ne_; ++e) {
       out.eventNames.emplace_back(d_.strings[d_.sampleType[e]]);
       out.eventLongNames.emplace_back(d_.strings[d_.sampleUnit[e]]);
+      out.eventUnitsPerSecond.push_back(timeUnitsPerSecond(d_.strings[d_.sampleUnit[e]]));
     }
     frames(out);
     // Self, inclusive and arcs, per sample: a function or arc counts once per sample.

@@ -182,6 +182,12 @@ final class ProfpackTests: XCTestCase {
     let st = try Profile(path: data + "/xray/fdr-v5-st.xray")
     XCTAssertEqual(try st.view(binary: data + "/xray/st.bin").top(count: 1).first?.name, "fib(int)")
     XCTAssertEqual(try st.unitsPerSecond(), 1e9)
+    XCTAssertEqual(try st.unitsPerSecond(event: 0), 1e9)
+    // A V8 profile's events: time (microseconds) and a sample count, which is not time.
+    let v8 = try Profile(path: data + "/cpuprofile/work.cpuprofile")
+    XCTAssertEqual(try v8.unitsPerSecond(event: 0), 1e6)
+    XCTAssertEqual(try v8.unitsPerSecond(event: 1), 0)
+    XCTAssertThrowsError(try v8.unitsPerSecond(event: 2))
 
     let hot = try Profile(path: data + "/symbolize/hot.prof")
     let named = try hot.symbolize(SymbolizeOptions(binaryPath: [data + "/symbolize"]))
