@@ -374,6 +374,12 @@ std::unique_ptr<Model> buildModel(const Profile& profile, const ModelOptions& op
   return model;
 }
 
+uint32_t modelCapabilities(const Profile& profile) {
+  ModelOptions mo;
+  mo.symbols = false;
+  return codecOf(profile).model(profile, mo)->capabilities();
+}
+
 FormatId detectFormat(std::span<const uint8_t> data) {
   for (const Codec& c : kCodecs)
     if (c.detect && c.detect(data)) return c.id;

@@ -43,6 +43,9 @@ FormatId formatOf(const Profile& profile);
 // from). Status::unsupported for a binary where the format does not take one;
 // Status::invalidArgument for a thread the profile does not have.
 std::unique_ptr<Model> buildModel(const Profile& profile, const ModelOptions& options);
+// The capabilities of the profile's model (without its symbol section's names), from its
+// source alone: no layer is built.
+uint32_t modelCapabilities(const Profile& profile);
 
 // Formats whose functions are ids (XRay): the entry address of each id in `binary` (index =
 // id, 0 where unknown). Status::unsupported for other formats; Status::io or malformed for a
