@@ -2,6 +2,7 @@
 #include "archive/archive.h"
 
 #include <cstring>
+#include <ctime>
 #include <string>
 #include <vector>
 
@@ -131,7 +132,11 @@ profpack_status profpack_archive_add(profpack_archive* archive,
       profpack::ArchiveInput in;
       in.profile = profiles[i]->profile.get();
       in.format = profpack::formatName(profpack::formatOf(*in.profile));
-      in.time = time;
+      // The profile's own time, else the caller's, else its file's modification time.
+      in.time = profpack::profileTime(*in.profile);
+      if (in.time == 0) in.time = time;
+      if (in.time == 0) in.time = profiles[i]->fileTime / 1000000000;
+      if (in.time == 0) in.time = static_cast<int64_t>(std::time(nullptr));
       in.labels = kv;
       inputs.push_back(std::move(in));
     }

@@ -49,6 +49,27 @@ for kind in gperf cg; do
 done
 [ "${1:-}" = --sizes-only ] && { echo "$pass passed, $failn failed"; [ $failn = 0 ]; exit; }
 
+# A member's time: the profile's own (pprof time_nanos, as go tool pprof -raw prints it), else
+# --time, else the file's mtime; list --since/--until select by it.
+a=$w/time.ppka; rm -f "$a"
+cp "$src/tests/data/pprof/go-cpu.pb.gz" "$w/gperf/p1.prof" "$w/gperf/p2.prof" "$w/"
+touch -d @1500000000 "$w/p1.prof"; touch -d @1600000000 "$w/p2.prof" "$w/go-cpu.pb.gz"
+"$pp" archive add "$a" "$w/go-cpu.pb.gz" "$w/p1.prof" "$w/p2.prof"
+"$pp" archive add "$a" "$w/go-cpu.pb.gz" "$w/p1.prof" --time 1700000000
+want=""
+if command -v go >/dev/null; then
+  want=$(date -u -d "$(go tool pprof -raw "$w/go-cpu.pb.gz" 2>/dev/null | sed -n 's/^Time: \([0-9-]* [0-9:]*\).* \([-+][0-9]*\) .*/\1 \2/p')" +%s)
+fi
+got=$("$pp" archive list "$a" | cut -f3 | tr '\n' ' ')
+[ -n "$want" ] && [ "$got" = "$want 1500000000 1600000000 $want 1700000000 " ] &&
+  ok "member times: pprof's own ($want, go tool pprof), else --time, else mtime" ||
+  bad "member times: $got (pprof's own: ${want:-go missing})"
+ids() { "$pp" archive list "$a" "$@" | cut -f1 | tr '\n' ' '; }
+[ "$(ids --since 1500000001 --until 1700000000)" = "3 5 " ] &&
+  [ "$(ids --until 1500000000)" = "2 " ] && [ "$(ids --since $((want + 1)))" = "" ] &&
+  ok "list --since/--until select by member time" ||
+  bad "list --since/--until: $(ids --since 1500000001 --until 1700000000)/$(ids --until 1500000000)"
+
 # Byte-identical extraction, and merge of all members = merge of the originals.
 for kind in gperf cg; do
   i=0; same=0

@@ -18,7 +18,8 @@ const char kArchiveUsage[] =
     "                              [--to FORMAT]\n"
     "       profpack archive verify ARCHIVE\n"
     "       profpack archive compact ARCHIVE\n"
-    "T is seconds since 1970 UTC; ID a member's id (from list).\n";
+    "T is seconds since 1970 UTC; ID a member's id (from list). A member's time is the one its\n"
+    "profile records (pprof's time_nanos), else --time, else the file's mtime.\n";
 
 int fail(const char* what) {
   const profpack_error* e = profpack_last_error();
@@ -117,7 +118,7 @@ std::string jsonString(const char* s) {
 
 int cmdAdd(std::vector<std::string> args) {
   std::vector<std::string> labels, files;
-  int64_t time = static_cast<int64_t>(std::time(nullptr));
+  int64_t time = 0;  // the profile's own time, else --time, else the file's
   for (size_t i = 0; i < args.size(); ++i) {
     if (args[i] == "--label" || args[i] == "--time") {
       if (i + 1 >= args.size()) return usage(args[i] + " needs a value");

@@ -872,7 +872,9 @@ PROFPACK_API profpack_status profpack_archive_member_label(const profpack_archiv
 PROFPACK_API profpack_status profpack_archive_read(const profpack_archive* archive, size_t index,
                                                    profpack_profile** out);
 /** Adds `count` profiles as one segment, each with `labels` ("key=value", `label_count` of
- *  them) and `time`, and commits it; on failure the archive is as it was. */
+ *  them), and commits it; on failure the archive is as it was. A member's time is the one its
+ *  profile records where it does (pprof's time_nanos), else `time` where it is not 0, else
+ *  its file's modification time (profpack_read_file), else now. */
 PROFPACK_API profpack_status profpack_archive_add(profpack_archive* archive,
                                                   const profpack_profile* const* profiles,
                                                   size_t count, const char* const* labels,
