@@ -102,6 +102,36 @@ for kind in gperf cg; do
     bad "$kind: archive merge differs from profpack merge"
 done
 
+# diff of two selections = profpack diff of the merges of their originals; trend's figures =
+# top --json of each original, none extracted.
+a=$w/weeks.ppka; rm -f "$a"
+"$pp" archive add "$a" "$w"/cg/c{1..4}.out --label week=1 --time 100
+"$pp" archive add "$a" "$w"/cg/c{5..8}.out --label week=2 --time 200
+"$pp" merge "$w"/cg/c{1..4}.out -o "$w/b.ppk" >/dev/null && "$pp" merge "$w"/cg/c{5..8}.out -o "$w/n.ppk" >/dev/null &&
+  "$pp" diff "$w/b.ppk" "$w/n.ppk" -o "$w/ref.ppk" >/dev/null &&
+  "$pp" archive diff "$a" --base --where week=1 --new --where week=2 -o "$w/d.ppk" &&
+  "$pp" equal "$w/ref.ppk" "$w/d.ppk" >/dev/null &&
+  "$pp" archive diff "$a" --new --since 150 --base --until 150 -o "$w/d2.ppk" &&
+  "$pp" equal "$w/ref.ppk" "$w/d2.ppk" >/dev/null &&
+  ok "archive diff of two selections equals profpack diff of their merged originals" ||
+  bad "archive diff differs from profpack diff of the originals"
+"$pp" archive trend "$w/cg.ppka" cmp --json >"$w/trend.json"
+for i in $(seq 1 40); do "$pp" top "$w/cg/c$i.out" --json -n 100000 >"$w/top$i.json"; done
+python3 - "$w" <<'PY' && ok "trend: 40 members' self and inclusive Ir of cmp equal top --json of each original" || bad "trend differs from top --json"
+import json, sys
+w = sys.argv[1]
+rows = json.load(open(w + "/trend.json"))
+assert [r["id"] for r in rows] == list(range(1, 41)), rows
+for r in rows:
+    top = json.load(open(f"{w}/top{r['id']}.json"))
+    f = [x for x in top["functions"] if x["name"] == "cmp"]
+    want = (sum(x["self"] for x in f), sum(x["inclusive"] for x in f), len(f))
+    got = (r["self"], r["inclusive"], r["functions"])
+    assert want == got and want[0] > 0, (r["id"], want, got)
+PY
+[ "$("$pp" archive trend "$a" cmp --where week=2 | cut -f1 | tr '\n' ' ')" = "5 6 7 8 " ] &&
+  ok "trend takes a selection" || bad "trend --where week=2"
+
 # kill -9 of `archive add` at random points: every try leaves an archive that verify accepts,
 # holding every member committed before it, and the add's members all or none.
 a=$w/crash.ppka; rm -f "$a"
