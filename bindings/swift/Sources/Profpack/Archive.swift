@@ -106,7 +106,7 @@ public final class Archive {
   /// Member `index`'s self and inclusive cost of the functions named exactly `function`, for
   /// `event` (nil: its first), and how many there are.
   public func functionCost(_ index: Int, function: String, event: String? = nil) throws
-    -> (self: UInt64, inclusive: UInt64, matched: Int)
+    -> (selfCost: UInt64, inclusive: UInt64, matched: Int)
   {
     var s: UInt64 = 0
     var inc: UInt64 = 0

@@ -25,7 +25,7 @@ final class ProfpackTests: XCTestCase {
     XCTAssertTrue(try a.diff(base: [0, 1], current: [2]).equal(to: wantDiff))
     for (i, w) in [UInt64(0), 6_305_184, 6_658_992].enumerated() {
       let c = try a.functionCost(i, function: "cmp", event: "Ir")
-      XCTAssertEqual(c.self, w)
+      XCTAssertEqual(c.selfCost, w)
       XCTAssertEqual(c.inclusive, w)
       XCTAssertEqual(c.matched, w > 0 ? 1 : 0)
     }
