@@ -34,7 +34,8 @@ for kind in gperf cg; do
   tarz=$(tar c -C "$w/$kind" . | zstd -19 -q -c | wc -c)
   sum=0
   for f in $files; do
-    "$pp" convert "$f" -o "$w/one.ppk" >/dev/null && sum=$((sum + $(size "$w/one.ppk")))
+    # Without symbols, as archive add reads them (a symbolized .ppk also keeps the names).
+    "$pp" convert "$f" -o "$w/one.ppk" --no-symbolize >/dev/null && sum=$((sum + $(size "$w/one.ppk")))
   done
   rm -f "$w/$kind.ppka"
   # shellcheck disable=SC2086
