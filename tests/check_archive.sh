@@ -133,6 +133,22 @@ PY
 [ "$("$pp" archive trend "$a" cmp --where week=2 | cut -f1 | tr '\n' ' ')" = "5 6 7 8 " ] &&
   ok "trend takes a selection" || bad "trend --where week=2"
 
+# add --symbolize keeps the names with gperftools members (the binary may be gone later):
+# trend then names functions as top does on the originals, and members still extract as read.
+a=$w/sym.ppka; rm -f "$a"
+"$pp" archive add "$a" "$w"/gperf/p{1..5}.prof --symbolize --time 1
+"$pp" archive trend "$a" cmp --json >"$w/trend.json"
+for i in 1 2 3 4 5; do "$pp" top "$w/gperf/p$i.prof" --json -n 100000 >"$w/top$i.json"; done
+"$pp" archive extract "$a" 3 -o "$w/x.prof"
+python3 - "$w" <<'PY' && cmp -s "$w/x.prof" "$w/gperf/p3.prof" && ok "add --symbolize: trend of cmp equals top --json of 5 gperftools originals" || bad "add --symbolize: trend or extraction differs"
+import json, sys
+w = sys.argv[1]
+for r in json.load(open(w + "/trend.json")):
+    f = [x for x in json.load(open(f"{w}/top{r['id']}.json"))["functions"] if x["name"] == "cmp"]
+    want = (sum(x["self"] for x in f), sum(x["inclusive"] for x in f), len(f))
+    assert want == (r["self"], r["inclusive"], r["functions"]) and want[2] == 1, (r, want)
+PY
+
 # kill -9 of `archive add` at random points: every try leaves an archive that verify accepts,
 # holding every member committed before it, and the add's members all or none.
 a=$w/crash.ppka; rm -f "$a"

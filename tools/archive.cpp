@@ -11,7 +11,7 @@
 namespace {
 
 const char kArchiveUsage[] =
-    "usage: profpack archive add ARCHIVE FILE... [--label k=v]... [--time T]\n"
+    "usage: profpack archive add ARCHIVE FILE... [--label k=v]... [--time T] [--symbolize]\n"
     "       profpack archive list ARCHIVE [--where k=v]... [--since T] [--until T] [--json]\n"
     "       profpack archive extract ARCHIVE ID -o OUT\n"
     "       profpack archive merge ARCHIVE [--where k=v]... [--since T] [--until T] -o OUT\n"
@@ -122,8 +122,13 @@ std::string jsonString(const char* s) {
 int cmdAdd(std::vector<std::string> args) {
   std::vector<std::string> labels, files;
   int64_t time = 0;  // the profile's own time, else --time, else the file's
+  profpack_read_options ro;
+  profpack_read_options_init(&ro);
   for (size_t i = 0; i < args.size(); ++i) {
-    if (args[i] == "--label" || args[i] == "--time") {
+    if (args[i] == "--symbolize") {
+      // Names from the binaries kept with each member: they outlive the binaries.
+      ro.flags |= PROFPACK_READ_SYMBOLIZE;
+    } else if (args[i] == "--label" || args[i] == "--time") {
       if (i + 1 >= args.size()) return usage(args[i] + " needs a value");
       if (args[i] == "--label")
         labels.push_back(args[++i]);
@@ -137,7 +142,7 @@ int cmdAdd(std::vector<std::string> args) {
   std::vector<Profile> profiles(files.size() - 1);
   std::vector<const profpack_profile*> ptrs;
   for (size_t i = 1; i < files.size(); ++i) {
-    if (profpack_read_file(files[i].c_str(), nullptr, &profiles[i - 1].p) != PROFPACK_OK)
+    if (profpack_read_file(files[i].c_str(), &ro, &profiles[i - 1].p) != PROFPACK_OK)
       return fail("add");
     ptrs.push_back(profiles[i - 1].p);
   }

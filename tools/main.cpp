@@ -64,12 +64,13 @@ constexpr CommandSpec kCommands[] = {
      ".ppk), 1 if not."},
     {"archive", runArchive, "add|list|extract|merge|diff|trend|verify|compact ARCHIVE ...",
      "Keep many profiles in one .ppka archive (members share a compression dictionary):\n"
-     "add ARCHIVE FILE... [--label k=v]... [--time T]; list ARCHIVE [--where k=v]...\n"
-     "[--since T] [--until T] [--json]; extract ARCHIVE ID -o OUT; merge ARCHIVE [--where\n"
-     "k=v]... [--since T] [--until T] -o OUT [--to FORMAT]; diff ARCHIVE --base SELECTION\n"
-     "--new SELECTION -o OUT [--to FORMAT]; trend ARCHIVE FUNCTION [--event E] [SELECTION]\n"
-     "[--json]; verify ARCHIVE; compact ARCHIVE. SELECTION is [--where k=v]... [--since T]\n"
-     "[--until T]; T is seconds since 1970 UTC; ID a member's id (from list)."},
+     "add ARCHIVE FILE... [--label k=v]... [--time T] [--symbolize]; list ARCHIVE\n"
+     "[--where k=v]... [--since T] [--until T] [--json]; extract ARCHIVE ID -o OUT; merge\n"
+     "ARCHIVE [--where k=v]... [--since T] [--until T] -o OUT [--to FORMAT]; diff ARCHIVE\n"
+     "--base SELECTION --new SELECTION -o OUT [--to FORMAT]; trend ARCHIVE FUNCTION\n"
+     "[--event E] [SELECTION] [--json]; verify ARCHIVE; compact ARCHIVE. SELECTION is\n"
+     "[--where k=v]... [--since T] [--until T]; T is seconds since 1970 UTC; ID a member's id\n"
+     "(from list)."},
 };
 
 constexpr const char* kCommon =
