@@ -160,7 +160,10 @@ good=0; killed=0; before=$(count "$a"); ids=$("$pp" archive list "$a" | cut -f1)
 for try in $(seq 1 100); do
   "$pp" archive add "$a" "$w"/gperf/p{4..12}.prof --label try=$try &
   pid=$!
-  sleep "$(python3 -c "import random; print(random.randrange($span) / 1e6)")"
+  # (bash's own random numbers: a python3 start took longer than most adds, so that the kill
+  # came after the add had finished)
+  us=$(( (RANDOM * 32768 + RANDOM) % span ))
+  sleep "$(printf '%d.%06d' $((us / 1000000)) $((us % 1000000)))"
   kill -9 $pid 2>/dev/null && killed=$((killed + 1))
   wait $pid 2>/dev/null
   after=$(count "$a")
