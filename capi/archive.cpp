@@ -2,6 +2,7 @@
 #include "archive/archive.h"
 
 #include <cstring>
+#include <ctime>
 #include <string>
 #include <vector>
 
@@ -131,7 +132,11 @@ profpack_status profpack_archive_add(profpack_archive* archive,
       profpack::ArchiveInput in;
       in.profile = profiles[i]->profile.get();
       in.format = profpack::formatName(profpack::formatOf(*in.profile));
-      in.time = time;
+      // The profile's own time, else the caller's, else its file's modification time.
+      in.time = profpack::profileTime(*in.profile);
+      if (in.time == 0) in.time = time;
+      if (in.time == 0) in.time = profiles[i]->fileTime / 1000000000;
+      if (in.time == 0) in.time = static_cast<int64_t>(std::time(nullptr));
       in.labels = kv;
       inputs.push_back(std::move(in));
     }
@@ -160,5 +165,100 @@ profpack_status profpack_archive_compact(profpack_archive* archive) {
   return guard([&] {
     require(archive != nullptr, "profpack_archive_compact: archive must not be NULL");
     archive->archive->compact(archive->level);
+  });
+}
+
+namespace {
+
+// A call of the C API made from inside another: its failure, rethrown with its message.
+void must(profpack_status st) {
+  if (st == PROFPACK_OK) return;
+  const profpack_error* e = profpack_last_error();
+  throw Error(static_cast<Status>(st), "", e->message);
+}
+
+struct Handle {
+  profpack_profile* p = nullptr;
+  ~Handle() { profpack_profile_free(p); }
+};
+
+// The merge of the members at `indices`, read one at a time.
+profpack_profile* mergeMembers(const profpack_archive* a, const size_t* indices, size_t count,
+                               const char* what) {
+  require(count > 0 && indices != nullptr, (std::string(what) + ": no member selected").c_str());
+  for (size_t i = 0; i < count; ++i) memberAt(a, indices[i]);
+  profpack_merger* raw = nullptr;
+  must(profpack_merger_new(&raw));
+  std::unique_ptr<profpack_merger, void (*)(profpack_merger*)> merger(raw, profpack_merger_free);
+  for (size_t i = 0; i < count; ++i) {
+    Handle member;
+    must(profpack_archive_read(a, indices[i], &member.p));
+    const std::string name = "member " + std::to_string(a->archive->members()[indices[i]].id);
+    must(profpack_merger_add(merger.get(), member.p, name.c_str()));
+  }
+  profpack_profile* out = nullptr;
+  must(profpack_merger_finish(merger.get(), &out));
+  return out;
+}
+
+}  // namespace
+
+profpack_status profpack_archive_merge(const profpack_archive* archive, const size_t* indices,
+                                       size_t count, profpack_profile** out) {
+  if (out) *out = nullptr;
+  return guard([&] {
+    require(archive && out, "profpack_archive_merge: archive and out must not be NULL");
+    *out = mergeMembers(archive, indices, count, "profpack_archive_merge");
+  });
+}
+
+profpack_status profpack_archive_diff(const profpack_archive* archive, const size_t* base,
+                                      size_t base_count, const size_t* current,
+                                      size_t current_count, const profpack_diff_options* options,
+                                      profpack_profile** out) {
+  if (out) *out = nullptr;
+  return guard([&] {
+    require(archive && out, "profpack_archive_diff: archive and out must not be NULL");
+    Handle b, c;
+    b.p = mergeMembers(archive, base, base_count, "profpack_archive_diff: base");
+    c.p = mergeMembers(archive, current, current_count, "profpack_archive_diff: new");
+    must(profpack_diff(b.p, c.p, options, out));
+  });
+}
+
+profpack_status profpack_archive_function_cost(const profpack_archive* archive, size_t index,
+                                               const char* function, const char* event,
+                                               uint64_t* self, uint64_t* inclusive,
+                                               size_t* matched) {
+  if (self) *self = 0;
+  if (inclusive) *inclusive = 0;
+  if (matched) *matched = 0;
+  return guard([&] {
+    require(function != nullptr, "profpack_archive_function_cost: function must not be NULL");
+    memberAt(archive, index);
+    Handle member;
+    must(profpack_archive_read(archive, index, &member.p));
+    size_t e = 0;
+    if (event) must(profpack_profile_event_index(member.p, event, &e));
+    size_t n = 0;
+    must(profpack_profile_find_functions(member.p, function, 0, nullptr, 0, &n));
+    std::vector<size_t> ids(n);
+    must(profpack_profile_find_functions(member.p, function, 0, ids.data(), n, &n));
+    uint64_t s = 0, in = 0;
+    size_t named = 0;
+    for (size_t i = 0; i < n; ++i) {
+      // Exactly that name: a pattern's other readings (a regular expression) would make a
+      // member without the function count others instead.
+      profpack_function f{};
+      must(profpack_profile_function(member.p, ids[i], &f));
+      if (std::strcmp(f.name, function) != 0) continue;
+      ++named;
+      uint64_t fs = 0, fi = 0;
+      must(profpack_profile_function_cost(member.p, ids[i], e, &fs, &fi));
+      s += fs, in += fi;
+    }
+    if (self) *self = s;
+    if (inclusive) *inclusive = in;
+    if (matched) *matched = named;
   });
 }

@@ -34,7 +34,8 @@ for kind in gperf cg; do
   tarz=$(tar c -C "$w/$kind" . | zstd -19 -q -c | wc -c)
   sum=0
   for f in $files; do
-    "$pp" convert "$f" -o "$w/one.ppk" >/dev/null && sum=$((sum + $(size "$w/one.ppk")))
+    # Without symbols, as archive add reads them (a symbolized .ppk also keeps the names).
+    "$pp" convert "$f" -o "$w/one.ppk" --no-symbolize >/dev/null && sum=$((sum + $(size "$w/one.ppk")))
   done
   rm -f "$w/$kind.ppka"
   # shellcheck disable=SC2086
@@ -48,6 +49,27 @@ for kind in gperf cg; do
     bad "$kind archive $a >= sum of .ppk $sum"
 done
 [ "${1:-}" = --sizes-only ] && { echo "$pass passed, $failn failed"; [ $failn = 0 ]; exit; }
+
+# A member's time: the profile's own (pprof time_nanos, as go tool pprof -raw prints it), else
+# --time, else the file's mtime; list --since/--until select by it.
+a=$w/time.ppka; rm -f "$a"
+cp "$src/tests/data/pprof/go-cpu.pb.gz" "$w/gperf/p1.prof" "$w/gperf/p2.prof" "$w/"
+touch -d @1500000000 "$w/p1.prof"; touch -d @1600000000 "$w/p2.prof" "$w/go-cpu.pb.gz"
+"$pp" archive add "$a" "$w/go-cpu.pb.gz" "$w/p1.prof" "$w/p2.prof"
+"$pp" archive add "$a" "$w/go-cpu.pb.gz" "$w/p1.prof" --time 1700000000
+want=""
+if command -v go >/dev/null; then
+  want=$(date -u -d "$(go tool pprof -raw "$w/go-cpu.pb.gz" 2>/dev/null | sed -n 's/^Time: \([0-9-]* [0-9:]*\).* \([-+][0-9]*\) .*/\1 \2/p')" +%s)
+fi
+got=$("$pp" archive list "$a" | cut -f3 | tr '\n' ' ')
+[ -n "$want" ] && [ "$got" = "$want 1500000000 1600000000 $want 1700000000 " ] &&
+  ok "member times: pprof's own ($want, go tool pprof), else --time, else mtime" ||
+  bad "member times: $got (pprof's own: ${want:-go missing})"
+ids() { "$pp" archive list "$a" "$@" | cut -f1 | tr '\n' ' '; }
+[ "$(ids --since 1500000001 --until 1700000000)" = "3 5 " ] &&
+  [ "$(ids --until 1500000000)" = "2 " ] && [ "$(ids --since $((want + 1)))" = "" ] &&
+  ok "list --since/--until select by member time" ||
+  bad "list --since/--until: $(ids --since 1500000001 --until 1700000000)/$(ids --until 1500000000)"
 
 # Byte-identical extraction, and merge of all members = merge of the originals.
 for kind in gperf cg; do
@@ -81,6 +103,52 @@ for kind in gperf cg; do
     bad "$kind: archive merge differs from profpack merge"
 done
 
+# diff of two selections = profpack diff of the merges of their originals; trend's figures =
+# top --json of each original, none extracted.
+a=$w/weeks.ppka; rm -f "$a"
+"$pp" archive add "$a" "$w"/cg/c{1..4}.out --label week=1 --time 100
+"$pp" archive add "$a" "$w"/cg/c{5..8}.out --label week=2 --time 200
+"$pp" merge "$w"/cg/c{1..4}.out -o "$w/b.ppk" >/dev/null && "$pp" merge "$w"/cg/c{5..8}.out -o "$w/n.ppk" >/dev/null &&
+  "$pp" diff "$w/b.ppk" "$w/n.ppk" -o "$w/ref.ppk" >/dev/null &&
+  "$pp" archive diff "$a" --base --where week=1 --new --where week=2 -o "$w/d.ppk" &&
+  "$pp" equal "$w/ref.ppk" "$w/d.ppk" >/dev/null &&
+  "$pp" archive diff "$a" --new --since 150 --base --until 150 -o "$w/d2.ppk" &&
+  "$pp" equal "$w/ref.ppk" "$w/d2.ppk" >/dev/null &&
+  ok "archive diff of two selections equals profpack diff of their merged originals" ||
+  bad "archive diff differs from profpack diff of the originals"
+"$pp" archive trend "$w/cg.ppka" cmp --json >"$w/trend.json"
+for i in $(seq 1 40); do "$pp" top "$w/cg/c$i.out" --json -n 100000 >"$w/top$i.json"; done
+python3 - "$w" <<'PY' && ok "trend: 40 members' self and inclusive Ir of cmp equal top --json of each original" || bad "trend differs from top --json"
+import json, sys
+w = sys.argv[1]
+rows = json.load(open(w + "/trend.json"))
+assert [r["id"] for r in rows] == list(range(1, 41)), rows
+for r in rows:
+    top = json.load(open(f"{w}/top{r['id']}.json"))
+    f = [x for x in top["functions"] if x["name"] == "cmp"]
+    want = (sum(x["self"] for x in f), sum(x["inclusive"] for x in f), len(f))
+    got = (r["self"], r["inclusive"], r["functions"])
+    assert want == got and want[0] > 0, (r["id"], want, got)
+PY
+[ "$("$pp" archive trend "$a" cmp --where week=2 | cut -f1 | tr '\n' ' ')" = "5 6 7 8 " ] &&
+  ok "trend takes a selection" || bad "trend --where week=2"
+
+# add --symbolize keeps the names with gperftools members (the binary may be gone later):
+# trend then names functions as top does on the originals, and members still extract as read.
+a=$w/sym.ppka; rm -f "$a"
+"$pp" archive add "$a" "$w"/gperf/p{1..5}.prof --symbolize --time 1
+"$pp" archive trend "$a" cmp --json >"$w/trend.json"
+for i in 1 2 3 4 5; do "$pp" top "$w/gperf/p$i.prof" --json -n 100000 >"$w/top$i.json"; done
+"$pp" archive extract "$a" 3 -o "$w/x.prof"
+python3 - "$w" <<'PY' && cmp -s "$w/x.prof" "$w/gperf/p3.prof" && ok "add --symbolize: trend of cmp equals top --json of 5 gperftools originals" || bad "add --symbolize: trend or extraction differs"
+import json, sys
+w = sys.argv[1]
+for r in json.load(open(w + "/trend.json")):
+    f = [x for x in json.load(open(f"{w}/top{r['id']}.json"))["functions"] if x["name"] == "cmp"]
+    want = (sum(x["self"] for x in f), sum(x["inclusive"] for x in f), len(f))
+    assert want == (r["self"], r["inclusive"], r["functions"]) and want[2] == 1, (r, want)
+PY
+
 # kill -9 of `archive add` at random points: every try leaves an archive that verify accepts,
 # holding every member committed before it, and the add's members all or none.
 a=$w/crash.ppka; rm -f "$a"
@@ -92,7 +160,10 @@ good=0; killed=0; before=$(count "$a"); ids=$("$pp" archive list "$a" | cut -f1)
 for try in $(seq 1 100); do
   "$pp" archive add "$a" "$w"/gperf/p{4..12}.prof --label try=$try &
   pid=$!
-  sleep "$(python3 -c "import random; print(random.randrange($span) / 1e6)")"
+  # (bash's own random numbers: a python3 start took longer than most adds, so that the kill
+  # came after the add had finished)
+  us=$(( (RANDOM * 32768 + RANDOM) % span ))
+  sleep "$(printf '%d.%06d' $((us / 1000000)) $((us % 1000000)))"
   kill -9 $pid 2>/dev/null && killed=$((killed + 1))
   wait $pid 2>/dev/null
   after=$(count "$a")

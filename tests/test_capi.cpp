@@ -1174,3 +1174,112 @@ TEST(top_rows_equal_the_cli) {
   profpack_profile_free(b);
   profpack_profile_free(a);
 }
+
+namespace {
+
+// A fresh archive path in the temporary directory.
+std::string archivePath(const char* name) {
+  const char* tmp = std::getenv("TMPDIR");
+  std::string p = std::string(tmp ? tmp : "/tmp") + "/profpack-test-" + std::to_string(getpid()) +
+                  "-" + name + ".ppka";
+  ::unlink(p.c_str());
+  return p;
+}
+
+profpack_archive* openWritable(const std::string& path) {
+  profpack_archive_options o;
+  profpack_archive_options_init(&o);
+  o.writable = 1;
+  profpack_archive* a = nullptr;
+  CHECK_EQ(profpack_archive_open(path.c_str(), &o, &a), PROFPACK_OK);
+  return a;
+}
+
+int64_t memberTime(const profpack_archive* a, size_t i) {
+  profpack_archive_member m{};
+  m.struct_size = sizeof m;
+  CHECK_EQ(profpack_archive_member_info(a, i, &m), PROFPACK_OK);
+  return m.time;
+}
+
+}  // namespace
+
+// A member's time: the profile's own (pprof time_nanos 1795728505616286501, go tool pprof's
+// "Time: 2026-11-26 21:28:25.616286501 +0000 UTC"), else the given time, else the file's mtime.
+TEST(archive_member_time) {
+  const std::string path = archivePath("time");
+  const std::string copy = path + ".prof";
+  {
+    std::ofstream(copy, std::ios::binary)
+        << testlib::slurp(testlib::data("gperftools/workload.64le.prof"));
+  }
+  struct timespec times[2] = {{1500000000, 0}, {1500000000, 0}};
+  CHECK_EQ(::utimensat(AT_FDCWD, copy.c_str(), times, 0), 0);
+  profpack_profile* pprof = readOk(testlib::data("pprof/go-cpu.pb.gz"));
+  profpack_profile* gperf = readOk(copy);
+  profpack_archive* a = openWritable(path);
+  const profpack_profile* both[] = {pprof, gperf};
+  CHECK_EQ(profpack_archive_add(a, both, 2, nullptr, 0, 1700000000), PROFPACK_OK);
+  CHECK_EQ(profpack_archive_add(a, both, 2, nullptr, 0, 0), PROFPACK_OK);
+  CHECK_EQ(memberTime(a, 0), 1795728505);
+  CHECK_EQ(memberTime(a, 1), 1700000000);
+  CHECK_EQ(memberTime(a, 2), 1795728505);
+  CHECK_EQ(memberTime(a, 3), 1500000000);
+  profpack_archive_close(a);
+  profpack_profile_free(pprof);
+  profpack_profile_free(gperf);
+  ::unlink(copy.c_str());
+  ::unlink(path.c_str());
+}
+
+// Merge, diff and one function's cost over members, and their refusals.
+TEST(archive_merge_diff_function_cost) {
+  const std::string path = archivePath("queries");
+  std::vector<profpack_profile*> ps;
+  for (const char* n : {"01", "02", "03"})
+    ps.push_back(
+        readOk(testlib::data(std::string("callgrind-threads/callgrind.out.workload-") + n)));
+  profpack_archive* a = openWritable(path);
+  CHECK_EQ(profpack_archive_add(a, ps.data(), ps.size(), nullptr, 0, 5), PROFPACK_OK);
+  const size_t base[] = {0, 1}, current[] = {2};
+  profpack_profile *m = nullptr, *want = nullptr, *d = nullptr, *cur = nullptr, *wantD = nullptr;
+  CHECK_EQ(profpack_archive_merge(a, base, 2, &m), PROFPACK_OK);
+  CHECK_EQ(profpack_merge(ps.data(), nullptr, 2, &want), PROFPACK_OK);
+  int eq = 0;
+  CHECK_EQ(profpack_profile_equal(m, want, &eq), PROFPACK_OK);
+  CHECK_EQ(eq, 1);
+  CHECK_EQ(profpack_archive_diff(a, base, 2, current, 1, nullptr, &d), PROFPACK_OK);
+  CHECK_EQ(profpack_merge(ps.data() + 2, nullptr, 1, &cur), PROFPACK_OK);
+  CHECK_EQ(profpack_diff(want, cur, nullptr, &wantD), PROFPACK_OK);
+  CHECK_EQ(profpack_profile_equal(d, wantD, &eq), PROFPACK_OK);
+  CHECK_EQ(eq, 1);
+  // callgrind_annotate: cmp 6,305,184 Ir in the second part, none in the first; "cmp" is not
+  // a pattern: strcmp and memcmp in the first do not count.
+  uint64_t self = 1, incl = 1;
+  size_t matched = 1;
+  CHECK_EQ(profpack_archive_function_cost(a, 0, "cmp", "Ir", &self, &incl, &matched), PROFPACK_OK);
+  CHECK_EQ(self, 0u);
+  CHECK_EQ(matched, 0u);
+  CHECK_EQ(profpack_archive_function_cost(a, 1, "cmp", nullptr, &self, &incl, &matched),
+           PROFPACK_OK);
+  CHECK_EQ(self, 6305184u);
+  CHECK_EQ(incl, 6305184u);
+  CHECK_EQ(matched, 1u);
+  CHECK_EQ(profpack_archive_function_cost(a, 1, "cmp", "nosuch", &self, &incl, nullptr),
+           PROFPACK_ERROR_INVALID_ARGUMENT);
+  CHECK_EQ(profpack_archive_function_cost(a, 9, "cmp", nullptr, &self, &incl, nullptr),
+           PROFPACK_ERROR_INVALID_ARGUMENT);
+  CHECK_EQ(profpack_archive_function_cost(a, 0, nullptr, nullptr, &self, &incl, nullptr),
+           PROFPACK_ERROR_INVALID_ARGUMENT);
+  profpack_profile* none = nullptr;
+  CHECK_EQ(profpack_archive_merge(a, base, 0, &none), PROFPACK_ERROR_INVALID_ARGUMENT);
+  const size_t bad[] = {0, 7};
+  CHECK_EQ(profpack_archive_merge(a, bad, 2, &none), PROFPACK_ERROR_INVALID_ARGUMENT);
+  CHECK_EQ(profpack_archive_diff(a, base, 2, current, 0, nullptr, &none),
+           PROFPACK_ERROR_INVALID_ARGUMENT);
+  CHECK(none == nullptr);
+  for (profpack_profile* p : {m, want, d, cur, wantD}) profpack_profile_free(p);
+  for (profpack_profile* p : ps) profpack_profile_free(p);
+  profpack_archive_close(a);
+  ::unlink(path.c_str());
+}

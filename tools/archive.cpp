@@ -11,14 +11,18 @@
 namespace {
 
 const char kArchiveUsage[] =
-    "usage: profpack archive add ARCHIVE FILE... [--label k=v]... [--time T]\n"
+    "usage: profpack archive add ARCHIVE FILE... [--label k=v]... [--time T] [--symbolize]\n"
     "       profpack archive list ARCHIVE [--where k=v]... [--since T] [--until T] [--json]\n"
     "       profpack archive extract ARCHIVE ID -o OUT\n"
     "       profpack archive merge ARCHIVE [--where k=v]... [--since T] [--until T] -o OUT\n"
     "                              [--to FORMAT]\n"
+    "       profpack archive diff ARCHIVE --base SELECTION --new SELECTION -o OUT [--to FORMAT]\n"
+    "       profpack archive trend ARCHIVE FUNCTION [--event E] [SELECTION] [--json]\n"
     "       profpack archive verify ARCHIVE\n"
     "       profpack archive compact ARCHIVE\n"
-    "T is seconds since 1970 UTC; ID a member's id (from list).\n";
+    "SELECTION is [--where k=v]... [--since T] [--until T] (all members where empty).\n"
+    "T is seconds since 1970 UTC; ID a member's id (from list). A member's time is the one its\n"
+    "profile records (pprof's time_nanos), else --time, else the file's mtime.\n";
 
 int fail(const char* what) {
   const profpack_error* e = profpack_last_error();
@@ -117,9 +121,14 @@ std::string jsonString(const char* s) {
 
 int cmdAdd(std::vector<std::string> args) {
   std::vector<std::string> labels, files;
-  int64_t time = static_cast<int64_t>(std::time(nullptr));
+  int64_t time = 0;  // the profile's own time, else --time, else the file's
+  profpack_read_options ro;
+  profpack_read_options_init(&ro);
   for (size_t i = 0; i < args.size(); ++i) {
-    if (args[i] == "--label" || args[i] == "--time") {
+    if (args[i] == "--symbolize") {
+      // Names from the binaries kept with each member: they outlive the binaries.
+      ro.flags |= PROFPACK_READ_SYMBOLIZE;
+    } else if (args[i] == "--label" || args[i] == "--time") {
       if (i + 1 >= args.size()) return usage(args[i] + " needs a value");
       if (args[i] == "--label")
         labels.push_back(args[++i]);
@@ -133,7 +142,7 @@ int cmdAdd(std::vector<std::string> args) {
   std::vector<Profile> profiles(files.size() - 1);
   std::vector<const profpack_profile*> ptrs;
   for (size_t i = 1; i < files.size(); ++i) {
-    if (profpack_read_file(files[i].c_str(), nullptr, &profiles[i - 1].p) != PROFPACK_OK)
+    if (profpack_read_file(files[i].c_str(), &ro, &profiles[i - 1].p) != PROFPACK_OK)
       return fail("add");
     ptrs.push_back(profiles[i - 1].p);
   }
@@ -224,6 +233,25 @@ int cmdExtract(std::vector<std::string> args) {
   return 1;
 }
 
+// The indices of the members `sel` selects.
+std::vector<size_t> selected(const profpack_archive* a, const Selection& sel) {
+  size_t n = 0;
+  profpack_archive_count(a, &n);
+  std::vector<size_t> out;
+  for (size_t i = 0; i < n; ++i)
+    if (matches(a, i, sel)) out.push_back(i);
+  return out;
+}
+
+// Writes `p` to `out` as `to`, else as the name says, else as .ppk.
+int writeOut(const profpack_profile* p, const std::string& out, const std::string& to,
+             const char* what) {
+  profpack_format f =
+      to.empty() ? profpack_format_for_path(out.c_str()) : profpack_format_from_name(to.c_str());
+  if (f == PROFPACK_FORMAT_UNKNOWN) f = PROFPACK_FORMAT_PPK;
+  return profpack_write_file(p, f, out.c_str(), nullptr) == PROFPACK_OK ? 0 : fail(what);
+}
+
 int cmdMerge(std::vector<std::string> args) {
   Selection sel;
   if (!parseSelection(args, sel)) return 2;
@@ -233,34 +261,106 @@ int cmdMerge(std::vector<std::string> args) {
   if (args.size() != 1) return usage("merge needs one archive");
   Archive a;
   if (int rc = openArchive(args[0], false, a, "merge")) return rc;
-  profpack_merger* merger = nullptr;
-  if (profpack_merger_new(&merger) != PROFPACK_OK) return fail("merge");
-  size_t n = 0, used = 0;
-  profpack_archive_count(a.a, &n);
-  for (size_t i = 0; i < n; ++i) {
-    if (!matches(a.a, i, sel)) continue;
-    Profile p;
-    if (profpack_archive_read(a.a, i, &p.p) != PROFPACK_OK ||
-        profpack_merger_add(merger, p.p, ("member " + std::to_string(i + 1)).c_str()) !=
-            PROFPACK_OK) {
-      profpack_merger_free(merger);
-      return fail("merge");
-    }
-    ++used;
-  }
-  if (used == 0) {
-    profpack_merger_free(merger);
+  std::vector<size_t> picked = selected(a.a, sel);
+  if (picked.empty()) {
     std::fprintf(stderr, "profpack archive merge: no member matches\n");
     return 1;
   }
   Profile merged;
-  profpack_status st = profpack_merger_finish(merger, &merged.p);
-  profpack_merger_free(merger);
-  if (st != PROFPACK_OK) return fail("merge");
-  profpack_format f =
-      to.empty() ? profpack_format_for_path(out.c_str()) : profpack_format_from_name(to.c_str());
-  if (f == PROFPACK_FORMAT_UNKNOWN) f = PROFPACK_FORMAT_PPK;
-  if (profpack_write_file(merged.p, f, out.c_str(), nullptr) != PROFPACK_OK) return fail("merge");
+  if (profpack_archive_merge(a.a, picked.data(), picked.size(), &merged.p) != PROFPACK_OK)
+    return fail("merge");
+  return writeOut(merged.p, out, to, "merge");
+}
+
+int cmdDiff(std::vector<std::string> args) {
+  std::string out, to;
+  if (!takeOption(args, "-o", out)) return usage("diff needs -o OUT");
+  takeOption(args, "--to", to);
+  // ARCHIVE --base SELECTION --new SELECTION, in either order.
+  std::vector<std::string> head, part[2];
+  std::vector<std::string>* into = &head;
+  bool seen[2] = {false, false};
+  for (const auto& x : args) {
+    if (x == "--base" || x == "--new") {
+      int k = x == "--new";
+      seen[k] = true;
+      into = &part[k];
+    } else {
+      into->push_back(x);
+    }
+  }
+  if (head.size() != 1 || !seen[0] || !seen[1])
+    return usage("diff ARCHIVE --base SELECTION --new SELECTION -o OUT");
+  Selection sel[2];
+  for (int k = 0; k < 2; ++k) {
+    if (!parseSelection(part[k], sel[k])) return 2;
+    if (!part[k].empty()) return usage("unexpected '" + part[k][0] + "' in a selection");
+  }
+  Archive a;
+  if (int rc = openArchive(head[0], false, a, "diff")) return rc;
+  std::vector<size_t> base = selected(a.a, sel[0]), current = selected(a.a, sel[1]);
+  if (base.empty() || current.empty()) {
+    std::fprintf(stderr, "profpack archive diff: no member matches the %s selection\n",
+                 base.empty() ? "--base" : "--new");
+    return 1;
+  }
+  profpack_diff_options o;
+  profpack_diff_options_init(&o);
+  o.base_name = "base";
+  o.current_name = "new";
+  Profile d;
+  if (profpack_archive_diff(a.a, base.data(), base.size(), current.data(), current.size(), &o,
+                            &d.p) != PROFPACK_OK)
+    return fail("diff");
+  return writeOut(d.p, out, to, "diff");
+}
+
+std::string labelText(const profpack_archive* a, size_t i, size_t count, bool json) {
+  std::string labels;
+  for (size_t l = 0; l < count; ++l) {
+    const char *k = nullptr, *v = nullptr;
+    profpack_archive_member_label(a, i, l, &k, &v);
+    if (json)
+      labels += (l ? ", " : "") + jsonString(k) + ": " + jsonString(v);
+    else
+      labels += (l ? " " : "") + std::string(k) + "=" + v;
+  }
+  return labels;
+}
+
+int cmdTrend(std::vector<std::string> args) {
+  Selection sel;
+  if (!parseSelection(args, sel)) return 2;
+  std::string event;
+  bool hasEvent = takeOption(args, "--event", event), json = false;
+  std::vector<std::string> rest;
+  for (const auto& x : args) (x == "--json" ? json = true : (rest.push_back(x), false));
+  if (rest.size() != 2) return usage("trend ARCHIVE FUNCTION");
+  Archive a;
+  if (int rc = openArchive(rest[0], false, a, "trend")) return rc;
+  if (json) std::printf("[");
+  bool first = true;
+  for (size_t i : selected(a.a, sel)) {
+    profpack_archive_member m{};
+    m.struct_size = sizeof m;
+    profpack_archive_member_info(a.a, i, &m);
+    uint64_t self = 0, incl = 0;
+    size_t matched = 0;
+    if (profpack_archive_function_cost(a.a, i, rest[1].c_str(), hasEvent ? event.c_str() : nullptr,
+                                       &self, &incl, &matched) != PROFPACK_OK)
+      return fail("trend");
+    const std::string labels = labelText(a.a, i, m.label_count, json);
+    if (json)
+      std::printf("%s\n  {\"id\": %" PRIu64 ", \"time\": %" PRId64
+                  ", \"labels\": {%s}, "
+                  "\"functions\": %zu, \"self\": %" PRIu64 ", \"inclusive\": %" PRIu64 "}",
+                  first ? "" : ",", m.id, m.time, labels.c_str(), matched, self, incl);
+    else
+      std::printf("%" PRIu64 "\t%" PRId64 "\t%" PRIu64 "\t%" PRIu64 "\t%s\n", m.id, m.time, self,
+                  incl, labels.c_str());
+    first = false;
+  }
+  if (json) std::printf("%s]\n", first ? "" : "\n");
   return 0;
 }
 
@@ -291,6 +391,8 @@ int cmdArchive(const std::vector<std::string>& args) {
   if (sub == "list") return cmdList(rest);
   if (sub == "extract") return cmdExtract(rest);
   if (sub == "merge") return cmdMerge(rest);
+  if (sub == "diff") return cmdDiff(rest);
+  if (sub == "trend") return cmdTrend(rest);
   if (sub == "verify") return cmdVerify(rest);
   if (sub == "compact") return cmdCompact(rest);
   return usage("unknown subcommand '" + sub + "'");

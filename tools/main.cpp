@@ -62,12 +62,15 @@ constexpr CommandSpec kCommands[] = {
     {"equal", cmdEqual, "A B",
      "Exit 0 if A and B hold the same IR (e.g. an original and its round trip through\n"
      ".ppk), 1 if not."},
-    {"archive", runArchive, "add|list|extract|merge|verify|compact ARCHIVE ...",
+    {"archive", runArchive, "add|list|extract|merge|diff|trend|verify|compact ARCHIVE ...",
      "Keep many profiles in one .ppka archive (members share a compression dictionary):\n"
-     "add ARCHIVE FILE... [--label k=v]... [--time T]; list ARCHIVE [--where k=v]...\n"
-     "[--since T] [--until T] [--json]; extract ARCHIVE ID -o OUT; merge ARCHIVE [--where\n"
-     "k=v]... [--since T] [--until T] -o OUT [--to FORMAT]; verify ARCHIVE; compact\n"
-     "ARCHIVE. T is seconds since 1970 UTC; ID a member's id (from list)."},
+     "add ARCHIVE FILE... [--label k=v]... [--time T] [--symbolize]; list ARCHIVE\n"
+     "[--where k=v]... [--since T] [--until T] [--json]; extract ARCHIVE ID -o OUT; merge\n"
+     "ARCHIVE [--where k=v]... [--since T] [--until T] -o OUT [--to FORMAT]; diff ARCHIVE\n"
+     "--base SELECTION --new SELECTION -o OUT [--to FORMAT]; trend ARCHIVE FUNCTION\n"
+     "[--event E] [SELECTION] [--json]; verify ARCHIVE; compact ARCHIVE. SELECTION is\n"
+     "[--where k=v]... [--since T] [--until T]; T is seconds since 1970 UTC; ID a member's id\n"
+     "(from list)."},
 };
 
 constexpr const char* kCommon =

@@ -882,7 +882,9 @@ PROFPACK_API profpack_status profpack_archive_member_label(const profpack_archiv
 PROFPACK_API profpack_status profpack_archive_read(const profpack_archive* archive, size_t index,
                                                    profpack_profile** out);
 /** Adds `count` profiles as one segment, each with `labels` ("key=value", `label_count` of
- *  them) and `time`, and commits it; on failure the archive is as it was. */
+ *  them), and commits it; on failure the archive is as it was. A member's time is the one its
+ *  profile records where it does (pprof's time_nanos), else `time` where it is not 0, else
+ *  its file's modification time (profpack_read_file), else now. */
 PROFPACK_API profpack_status profpack_archive_add(profpack_archive* archive,
                                                   const profpack_profile* const* profiles,
                                                   size_t count, const char* const* labels,
@@ -892,6 +894,29 @@ PROFPACK_API profpack_status profpack_archive_verify(const profpack_archive* arc
                                                      size_t* checked);
 /** Rewrites the archive as one segment with one dictionary (atomically: by rename). */
 PROFPACK_API profpack_status profpack_archive_compact(profpack_archive* archive);
+
+/** The merge of the members at `indices` (`count` of them, at least one), read one at a time
+ *  and merged as profpack_merger_add() merges them; free `*out` with profpack_profile_free().
+ *  Nothing is extracted to files. */
+PROFPACK_API profpack_status profpack_archive_merge(const profpack_archive* archive,
+                                                    const size_t* indices, size_t count,
+                                                    profpack_profile** out);
+/** The difference NEW - BASE of two selections (e.g. this week against last week): the merge
+ *  of the members at `current` less the merge of those at `base`, as profpack_diff() takes
+ *  the difference of two profiles (`options` may be NULL). */
+PROFPACK_API profpack_status profpack_archive_diff(const profpack_archive* archive,
+                                                   const size_t* base, size_t base_count,
+                                                   const size_t* current, size_t current_count,
+                                                   const profpack_diff_options* options,
+                                                   profpack_profile** out);
+/** One member's figures of a function, for a trend over members: the self and inclusive
+ *  cost, for `event` (a short name; NULL: the member's first event), of the functions named
+ *  exactly `function` (in any file or object), summed; `*matched` is how many there are (0,
+ *  with costs of 0, where the member has none). Output pointers may be NULL. */
+PROFPACK_API profpack_status profpack_archive_function_cost(const profpack_archive* archive,
+                                                            size_t index, const char* function,
+                                                            const char* event, uint64_t* self,
+                                                            uint64_t* inclusive, size_t* matched);
 
 #ifdef __cplusplus
 }

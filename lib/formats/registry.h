@@ -38,6 +38,9 @@ bool formatFacts(FormatId f, FormatFacts& out);
 const std::vector<const WriteParam*>& writeParams();
 // The format a profile was read from (FormatId::unknown for an IR that names none).
 FormatId formatOf(const Profile& profile);
+// When the profile says it was taken, in seconds since 1970 UTC (pprof's time_nanos); 0 where
+// its format records no such time or it gives none.
+int64_t profileTime(const Profile& profile);
 
 // The format-neutral model of a profile, for `options` (a thread, a binary to name functions
 // from). Status::unsupported for a binary where the format does not take one;

@@ -162,3 +162,72 @@ func (a *Archive) Compact() error {
 		return call(func() C.profpack_status { return C.profpack_archive_compact(h) })
 	})
 }
+
+// sizeTs copies indices into C memory (at least one element), freed by the returned function.
+func sizeTs(indices []int) (*C.size_t, func()) {
+	p := C.malloc(C.size_t(len(indices)+1) * C.size_t(unsafe.Sizeof(C.size_t(0))))
+	s := unsafe.Slice((*C.size_t)(p), len(indices)+1)
+	for i, x := range indices {
+		s[i] = C.size_t(x)
+	}
+	return (*C.size_t)(p), func() { C.free(p) }
+}
+
+// Merge merges the members at indices (of Members), read one at a time, into a new profile.
+func (a *Archive) Merge(indices []int) (*Profile, error) {
+	var p *C.profpack_profile
+	err := a.do(func(h *C.profpack_archive) error {
+		ix, free := sizeTs(indices)
+		defer free()
+		return call(func() C.profpack_status {
+			return C.profpack_archive_merge(h, ix, C.size_t(len(indices)), &p)
+		})
+	})
+	if err != nil {
+		return nil, err
+	}
+	return wrap(p), nil
+}
+
+// Diff returns the merge of the members at current less the merge of those at base, as Diff
+// takes the difference of two profiles.
+func (a *Archive) Diff(base, current []int) (*Profile, error) {
+	var p *C.profpack_profile
+	err := a.do(func(h *C.profpack_archive) error {
+		b, freeB := sizeTs(base)
+		defer freeB()
+		c, freeC := sizeTs(current)
+		defer freeC()
+		return call(func() C.profpack_status {
+			return C.profpack_archive_diff(h, b, C.size_t(len(base)), c, C.size_t(len(current)), nil, &p)
+		})
+	})
+	if err != nil {
+		return nil, err
+	}
+	return wrap(p), nil
+}
+
+// FunctionCost is one member's self and inclusive cost of the functions named exactly
+// function, for event (its short name; "" for the member's first), and how many there are.
+func (a *Archive) FunctionCost(index int, function, event string) (self, inclusive uint64, matched int, err error) {
+	err = a.do(func(h *C.profpack_archive) error {
+		cf := C.CString(function)
+		defer C.free(unsafe.Pointer(cf))
+		var ce *C.char
+		if event != "" {
+			ce = C.CString(event)
+			defer C.free(unsafe.Pointer(ce))
+		}
+		var s, in C.uint64_t
+		var n C.size_t
+		if err := call(func() C.profpack_status {
+			return C.profpack_archive_function_cost(h, C.size_t(index), cf, ce, &s, &in, &n)
+		}); err != nil {
+			return err
+		}
+		self, inclusive, matched = uint64(s), uint64(in), int(n)
+		return nil
+	})
+	return
+}

@@ -80,4 +80,40 @@ public final class Archive {
   public func compact() throws {
     try check { profpack_archive_compact(handle) }
   }
+
+  /// The merge of the members at `indices` (of members()), read one at a time.
+  public func merge(_ indices: [Int]) throws -> Profile {
+    var out: OpaquePointer?
+    try indices.withUnsafeBufferPointer { ix in
+      try check { profpack_archive_merge(handle, ix.baseAddress, ix.count, &out) }
+    }
+    return Profile(out!)
+  }
+
+  /// The merge of the members at `current` less the merge of those at `base`.
+  public func diff(base: [Int], current: [Int]) throws -> Profile {
+    var out: OpaquePointer?
+    try base.withUnsafeBufferPointer { b in
+      try current.withUnsafeBufferPointer { c in
+        try check {
+          profpack_archive_diff(handle, b.baseAddress, b.count, c.baseAddress, c.count, nil, &out)
+        }
+      }
+    }
+    return Profile(out!)
+  }
+
+  /// Member `index`'s self and inclusive cost of the functions named exactly `function`, for
+  /// `event` (nil: its first), and how many there are.
+  public func functionCost(_ index: Int, function: String, event: String? = nil) throws
+    -> (selfCost: UInt64, inclusive: UInt64, matched: Int)
+  {
+    var s: UInt64 = 0
+    var inc: UInt64 = 0
+    var n = 0
+    try withOptionalCString(event) { e in
+      try check { profpack_archive_function_cost(handle, index, function, e, &s, &inc, &n) }
+    }
+    return (s, inc, n)
+  }
 }

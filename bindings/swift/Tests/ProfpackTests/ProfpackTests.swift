@@ -9,6 +9,29 @@ final class ProfpackTests: XCTestCase {
     ProcessInfo.processInfo.environment["PROFPACK_TEST_DATA"] ?? "../../tests/data"
   }
 
+  // merge, diff and functionCost of an archive's members equal Merger.merge, Merger.diff and
+  // callgrind_annotate's figures of the profiles they were made from.
+  func testArchiveQueries() throws {
+    let ps = try ["01", "02", "03"].map {
+      try Profile(path: data + "/callgrind-threads/callgrind.out.workload-" + $0)
+    }
+    let path = NSTemporaryDirectory() + "/profpack-archive-\(getpid()).ppka"
+    defer { try? FileManager.default.removeItem(atPath: path) }
+    let a = try Archive(path: path, writable: true)
+    try a.add(ps, labels: ["k=v"], time: 5)
+    let want = try Profile.merge(Array(ps[0..<2]))
+    XCTAssertTrue(try a.merge([0, 1]).equal(to: want))
+    let wantDiff = try Profile.diff(base: want, current: try Profile.merge([ps[2]]))
+    XCTAssertTrue(try a.diff(base: [0, 1], current: [2]).equal(to: wantDiff))
+    for (i, w) in [UInt64(0), 6_305_184, 6_658_992].enumerated() {
+      let c = try a.functionCost(i, function: "cmp", event: "Ir")
+      XCTAssertEqual(c.selfCost, w)
+      XCTAssertEqual(c.inclusive, w)
+      XCTAssertEqual(c.matched, w > 0 ? 1 : 0)
+    }
+    XCTAssertThrowsError(try a.merge([]))
+  }
+
   func testRoundTripAndQueries() throws {
     let path = data + "/cachegrind/cachegrind.workload.out"
     let p = try Profile(path: path)
