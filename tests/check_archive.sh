@@ -143,10 +143,13 @@ for i in 1 2 3 4 5; do "$pp" top "$w/gperf/p$i.prof" --json -n 100000 >"$w/top$i
 python3 - "$w" <<'PY' && cmp -s "$w/x.prof" "$w/gperf/p3.prof" && ok "add --symbolize: trend of cmp equals top --json of 5 gperftools originals" || bad "add --symbolize: trend or extraction differs"
 import json, sys
 w = sys.argv[1]
+named = 0  # a short run may take no sample in cmp: equal then too, but most must have it
 for r in json.load(open(w + "/trend.json")):
     f = [x for x in json.load(open(f"{w}/top{r['id']}.json"))["functions"] if x["name"] == "cmp"]
     want = (sum(x["self"] for x in f), sum(x["inclusive"] for x in f), len(f))
-    assert want == (r["self"], r["inclusive"], r["functions"]) and want[2] == 1, (r, want)
+    assert want == (r["self"], r["inclusive"], r["functions"]) and want[2] <= 1, (r, want)
+    named += want[2]
+assert named >= 3, named
 PY
 
 # kill -9 of `archive add` at random points: every try leaves an archive that verify accepts,
