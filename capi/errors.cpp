@@ -77,6 +77,37 @@ profpack_format profpack_format_for_path(const char* path) {
   return static_cast<profpack_format>(profpack::formatForFileName(path));
 }
 
+void profpack_format_info_init(profpack_format_info* info) {
+  if (!info) return;
+  std::memset(info, 0, sizeof *info);
+  info->struct_size = sizeof *info;
+}
+
+profpack_status profpack_format_describe(profpack_format format, profpack_format_info* info) {
+  return guard([&] {
+    require(info != nullptr, "profpack_format_describe: info must not be NULL");
+    uint32_t size = 0;
+    std::memcpy(&size, info, sizeof size);
+    require(size >= PROFPACK_CAPI_END_OF(profpack_format_info, flags),
+            "profpack_format_info.struct_size is too small: initialise it with "
+            "profpack_format_info_init()");
+    profpack::FormatFacts facts;
+    if (!profpack::formatFacts(static_cast<profpack::FormatId>(formatValue(format)), facts))
+      throw profpack::Error(profpack::Status::invalidArgument, "",
+                            "no format has the value " + std::to_string(formatValue(format)));
+    profpack_format_info full;
+    profpack_format_info_init(&full);
+    full.flags = (facts.readable ? PROFPACK_FORMAT_READABLE : 0u) |
+                 (facts.writable ? PROFPACK_FORMAT_WRITABLE : 0u);
+    full.name = profpack_format_name(format);
+    full.description = facts.about;
+    full.endings = facts.endings;
+    full.file_names = facts.fileNames;
+    full.struct_size = size;
+    std::memcpy(static_cast<void*>(info), &full, std::min<size_t>(size, sizeof full));
+  });
+}
+
 profpack_format profpack_detect_format(const void* data, size_t size) {
   if (!data && size) return PROFPACK_FORMAT_UNKNOWN;
   return static_cast<profpack_format>(

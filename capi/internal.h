@@ -17,6 +17,7 @@
 #include "formats/registry.h"
 #include "model/model.h"
 #include "profpack/profpack.h"
+#include "symbolize/source.h"
 
 // A handle: the profile's data, shared by its views, and what this handle shows of it. Nothing
 // in a handle changes after it is made but its models, each built once on first use.
@@ -28,6 +29,7 @@ struct profpack_profile {
   // Per thread, the model of that thread, built on the first query that names it
   // (profpack_profile_top's thread); under modelMutex.
   std::map<size_t, std::unique_ptr<profpack::Model>> threadModels;
+  int64_t fileTime = 0;  // the profile file's modification time (ns since the epoch; 0: none)
 };
 
 namespace profpack::capi {
@@ -102,6 +104,10 @@ T callerOptions(const T* given, void (*init)(T*), size_t minimum, const char* na
 #define PROFPACK_CAPI_END_OF(T, m) (offsetof(T, m) + sizeof(T::m))
 
 profpack::ReadOptions readOptions(const profpack_read_options* o);
+// A profile just read, named from its binaries where `o` asks for it (PROFPACK_READ_SYMBOLIZE),
+// as a new handle. `fileTime`: the profile file's modification time (0: unknown).
+profpack_profile* wrapRead(std::unique_ptr<profpack::Profile> p, const profpack_read_options* o,
+                           int64_t fileTime);
 profpack::WriteOptions writeOptions(const profpack_write_options* o);
 profpack::FormatId outputFormat(const profpack_format& f);
 
@@ -113,6 +119,7 @@ inline const profpack::Model& modelOf(const profpack_profile* p) {
   return *m->model;
 }
 inline profpack_profile* wrap(std::unique_ptr<profpack::Profile> p) {
+  profpack::nameBySymbolSection(*p);
   auto* h = new profpack_profile;
   h->profile = std::move(p);
   return h;

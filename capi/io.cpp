@@ -2,12 +2,56 @@
 
 #include "util/io.h"
 
+#include <sys/stat.h>
+
+#include <algorithm>
 #include <cstdlib>
 
 #include "internal.h"
+#include "symbolize/symbolize.h"
 #include "util/pages.h"
 
 using namespace profpack::capi;
+
+namespace {
+
+// A file's modification time in nanoseconds since the epoch; 0 for standard input or where
+// unknown.
+int64_t modifiedTime(const char* path) {
+  struct stat st;
+  if (std::strcmp(path, "-") == 0 || ::stat(path, &st) != 0) return 0;
+  return int64_t{st.st_mtim.tv_sec} * 1000000000 + st.st_mtim.tv_nsec;
+}
+
+}  // namespace
+
+namespace profpack::capi {
+
+profpack_profile* wrapRead(std::unique_ptr<profpack::Profile> p, const profpack_read_options* o,
+                           int64_t fileTime) {
+  const profpack_read_options d =
+      callerOptions(o, profpack_read_options_init,
+                    PROFPACK_CAPI_END_OF(profpack_read_options, format), "profpack_read_options");
+  // A rewrite in the profile's own format keeps its addresses: nothing to name.
+  const bool rewrite = formatValue(d.output_format) != PROFPACK_FORMAT_UNKNOWN &&
+                       static_cast<int>(profpack::formatOf(*p)) == formatValue(d.output_format);
+  if ((d.flags & PROFPACK_READ_SYMBOLIZE) && !rewrite) {
+    require(d.binary_path || d.binary_path_count == 0,
+            "profpack_read_options: binary_path is NULL but its count is not 0");
+    profpack::SymbolizeOptions so;
+    for (size_t i = 0; i < d.binary_path_count; ++i) {
+      require(d.binary_path[i] != nullptr, "profpack_read_options: a binary_path is NULL");
+      so.binaryPath.emplace_back(d.binary_path[i]);
+    }
+    so.profileTime = fileTime;
+    p = profpack::nameFromBinaries(std::move(p), so);
+  }
+  profpack_profile* h = wrap(std::move(p));
+  h->fileTime = fileTime;
+  return h;
+}
+
+}  // namespace profpack::capi
 
 extern "C" {
 
@@ -20,7 +64,7 @@ profpack_status profpack_read_file(const char* path, const profpack_read_options
     profpack::InputFile in(path);  // its own errors name the file already
     profpack::FileMappingScope scope(in.mapped() ? in.bytes() : std::span<const uint8_t>());
     try {
-      *out = wrap(profpack::readProfile(in.bytes(), opts));
+      *out = wrapRead(profpack::readProfile(in.bytes(), opts), options, modifiedTime(path));
     } catch (const profpack::Error& e) {
       throw e.inFile(path);
     }
@@ -43,8 +87,11 @@ profpack_status profpack_read_files(const char* const* paths, size_t count,
       bytes.push_back(files.back()->bytes());
     }
     try {
-      *out = wrap(
-          profpack::readProfileParts(bytes, opts, [&](size_t i) { return std::string(paths[i]); }));
+      int64_t newest = 0;
+      for (size_t i = 0; i < count; ++i) newest = std::max(newest, modifiedTime(paths[i]));
+      *out = wrapRead(
+          profpack::readProfileParts(bytes, opts, [&](size_t i) { return std::string(paths[i]); }),
+          options, newest);
     } catch (const profpack::Error& e) {
       if (count == 1) throw e.inFile(paths[0]);
       throw;
@@ -58,7 +105,8 @@ profpack_status profpack_read_memory(const void* data, size_t size,
   return guard([&] {
     require(out && (data || size == 0), "profpack_read_memory: data and out must not be NULL");
     auto opts = readOptions(options);
-    *out = wrap(profpack::readProfile({static_cast<const uint8_t*>(data), size}, opts));
+    *out = wrapRead(profpack::readProfile({static_cast<const uint8_t*>(data), size}, opts), options,
+                    0);
   });
 }
 

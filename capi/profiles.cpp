@@ -72,6 +72,18 @@ profpack_status profpack_profile_events(const profpack_profile* profile, profpac
   });
 }
 
+profpack_status profpack_profile_event_base_total(const profpack_profile* profile, size_t event,
+                                                  uint64_t* total) {
+  if (total) *total = 0;
+  return guard([&] {
+    require(profile && total,
+            "profpack_profile_event_base_total: profile and total must not be NULL");
+    const profpack::Model& g = modelOf(profile);
+    require(event < g.events(), "profpack_profile_event_base_total: event index out of range");
+    *total = g.baseTotal(event);
+  });
+}
+
 profpack_status profpack_profile_warnings(const profpack_profile* profile, const char** warnings,
                                           size_t capacity, size_t* count) {
   if (count) *count = 0;
@@ -218,6 +230,7 @@ profpack_status profpack_profile_symbolize(const profpack_profile* profile,
       so.binaryPath.emplace_back(o.binary_path[i]);
     }
     if (o.binary) so.binary = o.binary;
+    so.profileTime = profile->fileTime;
     *out = wrap(profpack::symbolizeProfile(*profile->profile, so));
   });
 }

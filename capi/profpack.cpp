@@ -2,6 +2,8 @@
 // core inside one catch-all guard (internal.h), and returns a status. The other calls are in
 // errors.cpp, options.cpp, io.cpp and profiles.cpp.
 
+#include <string_view>
+
 #include "internal.h"
 #include "model/find.h"
 
@@ -202,6 +204,18 @@ profpack_status profpack_profile_units_per_second(const profpack_profile* profil
   });
 }
 
+profpack_status profpack_profile_event_units_per_second(const profpack_profile* profile,
+                                                        size_t event, double* per_second) {
+  return guard([&] {
+    require(profile && per_second,
+            "profpack_profile_event_units_per_second: profile and per_second must not be NULL");
+    const profpack::Model& m = modelOf(profile);
+    require(event < m.events(),
+            "profpack_profile_event_units_per_second: event index out of range");
+    *per_second = m.eventUnitsPerSecond(event);
+  });
+}
+
 profpack_status profpack_profile_threads(const profpack_profile* profile, profpack_thread* threads,
                                          size_t capacity, size_t* count) {
   if (count) *count = 0;
@@ -234,6 +248,16 @@ profpack_status profpack_profile_view(const profpack_profile* profile,
                       PROFPACK_CAPI_END_OF(profpack_view_options, binary), "profpack_view_options");
     profpack::ModelOptions mo = profile->options;
     if (o.binary) mo.binary = o.binary;
+    require(o.tags || o.tag_count == 0, "profpack_view_options.tags is NULL but tag_count > 0");
+    for (size_t i = 0; i < o.tag_count; ++i) {
+      require(o.tags[i] != nullptr, "profpack_view_options.tags holds a NULL selector");
+      const std::string_view sel = o.tags[i];
+      const size_t eq = sel.find('=');
+      if (eq == sel.npos || eq == 0)
+        throw Error(Status::invalidArgument, "",
+                    "tag selector '" + std::string(sel) + "' is not KEY=REGEX");
+      mo.tags.emplace_back(std::string(sel.substr(0, eq)), std::string(sel.substr(eq + 1)));
+    }
     if (o.thread != PROFPACK_ALL_THREADS) {
       const size_t n = modelOf(profile).threads().size();
       if (o.thread >= n)
@@ -246,6 +270,7 @@ profpack_status profpack_profile_view(const profpack_profile* profile,
     auto model = profpack::buildModel(*profile->profile, mo);
     auto h = std::make_unique<profpack_profile>();
     h->profile = profile->profile;
+    h->fileTime = profile->fileTime;
     h->options = mo;
     h->model = std::move(model);
     *out = h.release();

@@ -18,8 +18,10 @@ inline void findingIf(bool bad, const char* what) {
   }
 }
 
+// `back`: the format written and read back (default: `format`, or .ppk where that is unknown).
 inline int roundTrip(const uint8_t* data, size_t size, profpack_format format,
-                     bool alsoWriteSourceFormat = false) {
+                     bool alsoWriteSourceFormat = false,
+                     profpack_format back = PROFPACK_FORMAT_UNKNOWN) {
   profpack_read_options ro;
   profpack_read_options_init(&ro);
   ro.format = format;
@@ -82,10 +84,12 @@ inline int roundTrip(const uint8_t* data, size_t size, profpack_format format,
       out = nullptr;
     }
   }
-  profpack_format back = format == PROFPACK_FORMAT_UNKNOWN ? PROFPACK_FORMAT_PPK : format;
+  if (back == PROFPACK_FORMAT_UNKNOWN)
+    back = format == PROFPACK_FORMAT_UNKNOWN ? PROFPACK_FORMAT_PPK : format;
   s = profpack_write_memory(first, back, &wo, &out, &outSize);
   findingIf(s != PROFPACK_OK, "writing a profile that was read failed");
   ro.max_ppk_size = 1u << 30;
+  ro.format = back;
   profpack_profile* second = nullptr;
   s = profpack_read_memory(out, outSize, &ro, &second);
   findingIf(s != PROFPACK_OK, "reading back what was written failed");

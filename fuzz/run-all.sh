@@ -23,15 +23,23 @@ only=${PROFPACK_FUZZ_ONLY:-}
 extra=()
 [ -n "${PROFPACK_FUZZ_MAX_LEN:-}" ] && extra+=(-max_len="$PROFPACK_FUZZ_MAX_LEN")
 if [ ! -f build-fuzz/build.ninja ]; then
-  CC=clang-14 CXX=clang++-14 meson setup build-fuzz -Dfuzzing=true -Dbuildtype=debugoptimized \
-    -Db_sanitize=address,undefined -Db_lundef=false -Dcpp_args=-fsanitize=fuzzer-no-link >/dev/null
+  if ! CC=clang-14 CXX=clang++-14 meson setup build-fuzz -Dfuzzing=true -Dbuildtype=debugoptimized \
+    -Db_sanitize=address,undefined -Db_lundef=false -Dcpp_args=-fsanitize=fuzzer-no-link \
+    >/tmp/profpack-fuzz-setup.$$.log 2>&1; then
+    echo "FAIL fuzz: meson setup of build-fuzz failed:"; tail -20 /tmp/profpack-fuzz-setup.$$.log
+    rm -rf build-fuzz; exit 1
+  fi
 fi
 # Every harness, and only the harnesses: this tree's CLI, tests and benchmarks are never run.
 targets=()
 for src in fuzz/fuzz_*.cpp; do
   name=${src#fuzz/fuzz_}; targets+=("fuzz/fuzz_${name%.cpp}")
 done
-ninja -C build-fuzz -j2 "${targets[@]}" >/dev/null
+if ! ninja -C build-fuzz -j2 "${targets[@]}" >build-fuzz/build.log 2>&1; then
+  echo "FAIL fuzz: the harnesses did not build (build-fuzz/build.log):"
+  grep -E 'error|undefined reference' build-fuzz/build.log | head -20
+  exit 1
+fi
 mkdir -p fuzz/out
 export ASAN_OPTIONS=detect_leaks=1:allocator_may_return_null=1
 export UBSAN_OPTIONS=halt_on_error=1:print_stacktrace=1

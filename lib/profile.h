@@ -19,6 +19,9 @@
 
 namespace profpack {
 
+class ModelCache;
+class ModelSource;
+
 class Profile {
  public:
   // Takes a message whose root is an ir::Profile.
@@ -69,6 +72,13 @@ class Profile {
   };
   void keepDecoded(std::unique_ptr<Decoded> decoded) { decoded_ = std::move(decoded); }
   std::unique_ptr<Decoded> takeDecoded() const;
+  // What a layer above the formats adds to every model of this profile (symbolization: the
+  // names of its symbol section): buildModel passes the format's model source through it. Empty:
+  // nothing. Set before the profile is shared; a copy of the IR does not carry it.
+  using SourceWrap = std::function<std::unique_ptr<ModelSource>(std::unique_ptr<ModelSource>,
+                                                                const Profile&, ModelCache*)>;
+  void setSourceWrap(SourceWrap wrap) { sourceWrap_ = std::move(wrap); }
+  const SourceWrap& sourceWrap() const { return sourceWrap_; }
   // Non-fatal findings of the reader (e.g. a truncated XRay trace), in the order found.
   std::vector<std::string>& warnings() { return warnings_; }
   const std::vector<std::string>& warnings() const { return warnings_; }
@@ -92,6 +102,7 @@ class Profile {
   mutable std::mutex decodedMutex_;
   mutable std::unique_ptr<Decoded> decoded_;
   std::vector<std::string> warnings_;
+  SourceWrap sourceWrap_;
 };
 
 // A new message with an empty ir::Profile root, sized for `expectedBytes` of input so large

@@ -1,9 +1,11 @@
 #!/usr/bin/env bash
 # Builds profpack and runs every test: the unit, C ABI, reference-tool, ABI and binding suites
 # in a normal build, the same suites again under AddressSanitizer + UndefinedBehaviorSanitizer,
-# the threaded tests under ThreadSanitizer, and each fuzz harness for a short time
-# (PROFPACK_FUZZ_SECONDS, default 60; two at a time). Needs nothing outside the repository but
-# the packages and the test-only .venv scripts/setup.sh installs. Prints the wall time, then
+# the threaded tests under ThreadSanitizer, and each fuzz harness for a short time (a budget
+# of PROFPACK_FUZZ_BUDGET seconds, default 120, shared by the harnesses two at a time, at
+# least 15 s each; PROFPACK_FUZZ_SECONDS sets the time per harness instead; the long search is
+# fuzz/run-all.sh's campaign mode). Needs nothing outside the repository but the packages and
+# the test-only .venv scripts/setup.sh installs. Prints the wall time, then
 # "N passed, N failed, N skipped" over all of it (skipped: a test that exited 77, saying why)
 # as the last line.
 set -euo pipefail
@@ -25,7 +27,12 @@ run_suite() {  # run_suite BUILD_DIR [meson setup args...]
   local dir="$1"; shift
   local t=$(date +%s)
   if [ ! -f "$dir/build.ninja" ]; then meson setup "$dir" "$@" >/dev/null; fi
-  ninja -C "$dir" -j2 >/dev/null
+  # A build that fails is a failure of its own, with the compiler's message (not a missing test).
+  if ! ninja -C "$dir" -j2 >"$dir/build-output.txt" 2>&1; then
+    echo "   BUILD FAILED in $(since "$t"):"; grep -E "error|FAILED" -A3 "$dir/build-output.txt" | head -30
+    total_fail=$((total_fail + 1))
+    return 1
+  fi
   echo "   built in $(since "$t")"
   local rc=0
   t=$(date +%s)
@@ -57,7 +64,13 @@ echo "   built and tested in $(since "$t")"
 echo "== fuzz smoke run"
 t=$(date +%s)
 # Run with bash: a lost executable bit must not skip the fuzzing.
-if bash fuzz/run-all.sh "${PROFPACK_FUZZ_SECONDS:-60}"; then
+# The budget keeps the whole run within CI's time as harnesses are added; a longer search is
+# fuzz/run-all.sh's own campaign mode.
+harnesses=$(find fuzz -maxdepth 1 -name 'fuzz_*.cpp' | wc -l)
+per=$(( ${PROFPACK_FUZZ_BUDGET:-120} * 2 / (harnesses > 0 ? harnesses : 1) ))
+[ "$per" -ge 15 ] || per=15
+echo "   $harnesses harnesses, ${PROFPACK_FUZZ_SECONDS:-$per} s each"
+if bash fuzz/run-all.sh "${PROFPACK_FUZZ_SECONDS:-$per}"; then
   total_pass=$((total_pass + 1))
 else
   total_fail=$((total_fail + 1)); status=1

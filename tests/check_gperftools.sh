@@ -15,7 +15,7 @@ pprof_raw() { go tool pprof -symbolize=none -raw "$1" 2>"$tmp/err" || { cat "$tm
 passed=0; failed=0
 for f in "$data"/gperftools/*.prof; do
   name=$(basename "$f")
-  "$cli" convert "$f" -o "$tmp/$name.ppk"
+  "$cli" convert "$f" -o "$tmp/$name.ppk" --no-symbolize  # addresses, as -symbolize=none
   "$cli" convert "$tmp/$name.ppk" --to gperftools -o "$tmp/$name.back"
   if cmp -s "$f" "$tmp/$name.back"; then
     echo "ok   $name: rewrite is byte-identical"; passed=$((passed+1))
@@ -25,7 +25,7 @@ for f in "$data"/gperftools/*.prof; do
   # pprof's flat samples per address of the original equal profpack top's self samples read
   # from the .ppk (addresses named alike: mapping file + file offset).
   python3 "$(dirname "$0")/pprof_flat.py" "$f" > "$tmp/a" || true
-  "$cli" top "$tmp/$name.ppk" -n 100000000 --tsv | awk -F'\t' '$1 != 0 {print $1 "\t" $5}' |
+  "$cli" top "$tmp/$name.ppk" -n 100000000 --tsv --no-symbolize | awk -F'\t' '$1 != 0 {print $1 "\t" $5}' |
     sort > "$tmp/b"
   if [ "$(wc -l < "$tmp/a")" -gt 20 ] && cmp -s "$tmp/a" "$tmp/b"; then
     echo "ok   $name: go tool pprof's flat samples per address ($(wc -l < "$tmp/a")) are profpack top's"

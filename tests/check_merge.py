@@ -16,9 +16,10 @@
 - Refusals: different events (the message names them), no inputs, a bad input (the message
   names the file).
 """
-import os, re, subprocess, sys, tempfile
+import json, os, re, subprocess, sys, tempfile
 from collections import Counter
 
+import checklib
 from checklib import check, data, finish, info, run, top_tsv
 
 tmp = tempfile.mkdtemp()
@@ -152,11 +153,12 @@ check(r.returncode == 0 and totals(t("mix.ppk"))["Ir"] == totals(a)["Ir"] + tota
 
 # diff against cg_diff: cg_annotate's summary and function table are the same (cg_diff 3.19
 # sums every function at line 0, so only profpack's difference has per-line figures for the
-# auto-annotated source that follows), both ways round and with --mod-filename.
+# auto-annotated source that follows), both ways round and with --mod-filename. profpack's
+# header has one line more, the base's totals (checked below).
 def annotate_tables(path):
     rc, lines = cg_annotate(path)
     end = next((i for i, l in enumerate(lines) if "Auto-annotated source" in l), len(lines))
-    return rc, lines[:end]
+    return rc, [l for l in lines[:end] if not l.startswith("Base totals:")]
 
 
 a, b = d("merge/cachegrind.workload.run1.out"), d("merge/cachegrind.workload.run2.out")
@@ -190,6 +192,41 @@ check(r.returncode == 0 and top_lines[0].startswith("Ir total: -") and "-" in to
       "a difference stored as .ppk answers top with negative costs, largest change first")
 i = totals(t("diff.ppk"))["Ir"]
 check(i == totals(a)["Ir"] - totals(b)["Ir"], f"its Ir total is the difference ({i})")
+
+
+def program_totals(tool, path):
+    """Per event, the PROGRAM TOTALS line of cg_annotate or callgrind_annotate."""
+    out = subprocess.run([tool, path], capture_output=True, text=True).stdout.splitlines()
+    events = next(l.split(":", 1)[1].split() for l in out if l.startswith("Events shown:"))
+    nums = next(l for l in out if l.rstrip().endswith("PROGRAM TOTALS"))
+    nums = re.sub(r"\([^)]*\)", "", nums.replace("PROGRAM TOTALS", "")).replace(",", "").split()
+    return dict(zip(events, (int(n) for n in nums)))
+
+
+# A Callgrind-family difference keeps its base's totals (a `desc:` line both annotators print),
+# and shares are of them, as for pprof's -diff_base: not of the net total.
+cg_a, cg_b = d("callgrind/callgrind.workload.out"), d("callgrind/callgrind.workload.instr-jumps.out")
+for what, base, new, tool, to in [("Cachegrind", b, a, "cg_annotate", "cachegrind"),
+                                  ("Callgrind", cg_a, cg_b, "callgrind_annotate", "callgrind")]:
+    want = program_totals(tool, base)
+    for out in [t("base." + to), t("base.ppk")]:
+        r = run("diff", base, new, "-o", out, "--to", to if out.endswith(to) else "ppk")
+        js = [json.loads(run("top", out, "--json", "-n", "1", "--event", e).stdout)
+              for e in want]
+        got = {e: j.get("base_total") for e, j in zip(want, js)}
+        check(r.returncode == 0 and got == want and len(want) >= 1,
+              f"{what} diff as {os.path.basename(out)}: base_total per event = {tool}'s PROGRAM "
+              f"TOTALS of the base ({got} | {want})")
+        lines = run("top", out, "-n", "1", "--event", "Ir").stdout.splitlines()
+        m = re.match(r"\s*(-?[\d,]+) \(\s*(-?[\d.]+)%\)", lines[2] if len(lines) > 2 else "")
+        share = m and float(m.group(2))
+        expect = m and round(int(m.group(1).replace(",", "")) * 100 / want["Ir"], 2)
+        check(m is not None and "base total" in lines[0] and share == expect,
+              f"{what} diff as {os.path.basename(out)}: the top row's share is of the base "
+              f"({share}% = {expect}%)")
+    rc = subprocess.run([tool, t("base." + to)], capture_output=True, text=True)
+    check(rc.returncode == 0 and "Base totals:" in rc.stdout,
+          f"{what} diff: {tool} reads it and shows the base totals ({rc.stderr.strip()[:200]})")
 r = run("convert", t("diff.ppk"), "--to", "gperftools", "-o", t("d.prof"))
 check(r.returncode == 1 and not os.path.exists(t("d.prof")) and
       "a difference of profiles holds negative costs" in r.stderr and "callgrind holds" not in r.stderr,
@@ -211,6 +248,125 @@ check(r.returncode == 0 and all(txd[n][0] == tx2[n][0] - tx1[n][0] for n in tx1)
 r = run("diff", a, b, "-o", t("bad.ppk"), "--mod-filename", "s/unclosed")
 check(r.returncode == 1 and "s/REGEX/REPLACEMENT/" in r.stderr,
       f"a malformed rewrite is refused: {r.stderr.strip()}")
+
+# A difference of stack profiles keeps its stacks, as `go tool pprof -diff_base` does: kept as
+# pprof, its -top (flat, cum and their percentages of the base's total) and -traces (signed
+# values per stack, base samples labelled pprof::base) equal -diff_base's; profpack's top
+# gives the same percentages of the base. Functions named from the binaries at hand
+# (PROFPACK_BINARY_PATH, PPROF_BINARY_PATH), and unnamed (-symbolize=none, a binary path
+# with no binary: functions are pprof's [object] entries).
+def pprof_out(what, *args, binaries=None):
+    env = dict(os.environ, HOME=tmp, PPROF_TMPDIR=tmp)
+    env.pop("PPROF_BINARY_PATH", None)
+    if binaries:
+        env["PPROF_BINARY_PATH"] = binaries
+    sym = [] if binaries else ["-symbolize=none"]
+    return subprocess.run(["go", "tool", "pprof", what, *sym, *args], capture_output=True,
+                          text=True, env=env).stdout
+
+
+def pprof_top(text):
+    """The 'Showing' line and, per name, (flat, flat%, cum, cum%)."""
+    showing, rows = None, {}
+    for l in text.splitlines():
+        if l.startswith("Showing nodes"):
+            showing = l
+        m = re.match(r"\s*(-?[\d.]+\w*)\s+([\d.]+)%\s+[\d.]+%\s+(-?[\d.]+\w*)\s+([\d.]+)%\s+(.+)$", l)
+        if m:
+            rows[m.group(5)] = (m.group(1), m.group(2), m.group(3), m.group(4))
+    return showing, rows
+
+
+def pprof_traces(text):
+    """The traces as a multiset of (labels, value, frames)."""
+    out, block = Counter(), []
+    for l in text.splitlines() + ["-----------+"]:
+        if l.startswith("-----------+"):
+            labels = tuple(x.strip() for x in block if re.match(r"\s*\S+:\s", x) and
+                           not re.match(r"\s*-?[\d.]+\w*\s", x))
+            vals = [x for x in block if re.match(r"\s*-?[\d.]+\w*\s+\S", x)]
+            if vals:
+                first = vals[0].split()
+                frames = [first[1]] + [x.strip() for x in block[block.index(vals[0]) + 1:]]
+                out[(labels, first[0], tuple(frames))] += 1
+            block = []
+        elif block is not None:
+            block.append(l)
+    return out
+
+
+def profpack_top_shares(path, env, *extra):
+    r = subprocess.run([checklib.cli, "top", path, "-n", "1000", "--event", "cpu", *extra],
+                       capture_output=True, text=True, env=env)
+    shares = {}
+    for l in r.stdout.splitlines()[2:]:
+        m = re.match(r"\s*(-?[\d,]+) \(\s*(-?[\d.]+)%\)\s+(?:-?[\d.]+s\s+)?(.+)$", l)
+        if m:  # "FILE:NAME [OBJECT]" as pprof's NAME, "[base] [OBJECT]" as "[base]"
+            name = re.sub(r" \[[^\]]*\]$", "", m.group(3))
+            shares[name if name.startswith("[") else name.rsplit(":", 1)[-1]] = \
+                abs(float(m.group(2)))
+    return r.stdout.splitlines()[:1], shares
+
+
+symdir = d("symbolize")
+for base, new in [(d("symbolize/hot.prof"), d("symbolize/hot.run2.prof")),
+                  (d("symbolize/hot.run2.prof"), d("symbolize/hot.prof")),
+                  (d("merge/workload.run1.prof"), d("merge/workload.run2.prof"))]:
+    for binaries in [symdir, None]:
+        what = (f"diff {os.path.basename(base)} {os.path.basename(new)} "
+                f"({'named' if binaries else 'unnamed'})")
+        env = dict(os.environ, PROFPACK_BINARY_PATH=binaries or tmp)
+        out = t("stack-diff.pb.gz")
+        if os.path.exists(out):
+            os.remove(out)
+        r = subprocess.run([checklib.cli, "diff", base, new, "-o", out], capture_output=True,
+                           text=True, env=env)
+        check(r.returncode == 0 and open(out, "rb").read(2) == b"\x1f\x8b",
+              f"{what}: kept as pprof ({r.stderr.strip()})")
+        want = pprof_out("-top", f"-diff_base={base}", new, binaries=binaries)
+        got = pprof_out("-top", out, binaries=binaries)
+        ws, wr = pprof_top(want)
+        gs, gr = pprof_top(got)
+        check("Type: cpu" in got and gs == ws and gr == wr and len(wr) >= 2 and
+              any(v[0].endswith("ms") and v[0] != "0" for v in wr.values()),
+              f"{what}: go tool pprof -top equals -diff_base's, flat/cum/% per function "
+              f"({gs} | pprof: {ws})")
+        wt = pprof_traces(pprof_out("-traces", f"-diff_base={base}", new, binaries=binaries))
+        gt = pprof_traces(pprof_out("-traces", out, binaries=binaries))
+        check(gt == wt and len(wt) > 3 and any(k[0] for k in wt) and
+              any(k[1].startswith("-") for k in wt),
+              f"{what}: -traces: the same stacks with the same signed values and base labels "
+              f"({sum(gt.values())} traces, pprof: {sum(wt.values())})")
+        # Unnamed: profpack names nothing either (--no-symbolize), so both have pprof's
+        # per-object entries; named: the functions with a flat value (naming a pprof
+        # profile's callers on read is another matter).
+        extra = [] if binaries else ["--no-symbolize"]
+        head, shares = profpack_top_shares(out, env, *extra)
+        ok = all(abs(shares.get(n, -1) - float(v[1])) < 0.006 for n, v in wr.items()
+                 if not binaries or (v[0] != "0" and not n.startswith("[")))
+        check(ok and shares and "base total" in "".join(head),
+              f"{what}: profpack top: shares of the base's total, as pprof's flat% "
+              f"({head}; {sorted(shares.items())[:3]} | pprof: "
+              f"{sorted((n, v[1]) for n, v in wr.items())[:3]})")
+        tsv = subprocess.run([checklib.cli, "top", out, "--tsv", "-n", "100000", "--event", "cpu",
+                              *extra], capture_output=True, text=True, env=env).stdout
+        r = subprocess.run([checklib.cli, "top", out, "--json", "--event", "cpu", *extra],
+                           capture_output=True, text=True, env=env)
+        js = json.loads(r.stdout) if r.returncode == 0 else {}
+        net = int(ws.split("for ")[1].split("ms")[0]) * 1000000
+        check(sum(int(l.split("\t")[0]) for l in tsv.splitlines()) == js.get("total") == net and
+              js.get("base_total") == int(ws.split("of ")[1].split("ms")[0]) * 1000000,
+              f"{what}: top --tsv and --json: signed, summing to pprof's net {net}; --json's "
+              f"base_total is pprof's ({js.get('total')}, {js.get('base_total')})")
+
+r = run("diff", d("symbolize/hot.prof"), d("symbolize/hot.run2.prof"), "-o", t("sd.pb.gz"))
+r2 = run("convert", t("sd.pb.gz"), "--to", "gperftools", "-o", t("sd.prof"))
+check(r2.returncode == 1 and "a difference of profiles holds negative costs" in r2.stderr and
+      "pprof holds" not in r2.stderr and "callgrind" not in r2.stderr.split(":")[0],
+      f"--to gperftools of a gperftools difference says it is a difference: {r2.stderr.strip()}")
+r = run("diff", d("symbolize/hot.prof"), d("callgrind/callgrind.workload.out"), "-o", t("x.pb.gz"))
+check(r.returncode == 1 and "cannot diff" in r.stderr and "merge" not in r.stderr,
+      f"a mismatched-events diff says diff: {r.stderr.strip()}")
 
 # --event renames an event in every input first.
 a, b = d("dcpi/small.dcpi"), d("callgrind/callgrind.workload.out")

@@ -19,7 +19,9 @@ profile.proto decoder:
 """
 import collections, glob, gzip, os, re, shutil, subprocess, sys, tempfile
 
+import checklib
 from checklib import check, finish, run, data
+from protowire import fields, varint
 
 if not shutil.which("go") or not shutil.which("callgrind_annotate"):
     print("SKIP: go or callgrind_annotate not installed")
@@ -38,35 +40,7 @@ def pprof(*args, binary_path=None):
 
 
 # --- profile.proto, decoded independently ---------------------------------------------------
-def varint(b, i):
-    v = shift = 0
-    while True:
-        c = b[i]
-        i += 1
-        v |= (c & 0x7F) << shift
-        shift += 7
-        if c < 0x80:
-            return v, i
-
-
-def fields(b):
-    """(field, wire type, value) of one message: ints for varints, bytes for the rest."""
-    i = 0
-    while i < len(b):
-        key, i = varint(b, i)
-        f, w = key >> 3, key & 7
-        if w == 0:
-            v, i = varint(b, i)
-        elif w == 2:
-            n, i = varint(b, i)
-            v, i = b[i:i + n], i + n
-        elif w == 1:
-            v, i = b[i:i + 8], i + 8
-        elif w == 5:
-            v, i = b[i:i + 4], i + 4
-        else:
-            raise ValueError(f"wire type {w}")
-        yield f, w, v
+# (varint and fields: tests/protowire.py)
 
 
 def decode(path):
@@ -153,23 +127,7 @@ for rel, src in inputs:
 
 
 # --- Callgrind with instruction addresses: flat per function ---------------------------------
-def annotate_self(path):
-    """callgrind_annotate's self cost of the first event per function name (summed over files)."""
-    out = subprocess.run(["callgrind_annotate", "--threshold=100", path], capture_output=True,
-                         text=True).stdout
-    per = collections.Counter()
-    section = False
-    for l in out.splitlines():
-        if "file:function" in l:
-            section = True
-            continue
-        if section and l.startswith("-- "):
-            break
-        m = re.match(r"\s*([\d,]+) \(\s*[\d.]+%\)\s+(.*)$", l)
-        if section and m:
-            rest = re.sub(r" \[[^\]]*\]$", "", m.group(2))
-            per[rest.split(":", 1)[1] if ":" in rest else rest] += int(m.group(1).replace(",", ""))
-    return per
+annotate_self = checklib.callgrind_annotate_self
 
 
 def pprof_top(path, *extra, binary_path=None):

@@ -1,6 +1,6 @@
 """What the reference-tool checks written in Python share: the CLI under test, the test data,
 ok/FAIL lines with a count at the end, and the CLI's figures as Python values."""
-import os, subprocess, sys
+import collections, os, re, subprocess, sys
 
 cli = os.environ["PROFPACK_CLI"]
 data = os.environ["PROFPACK_TEST_DATA"]
@@ -18,7 +18,14 @@ def finish():
     sys.exit(1 if _counts["failed"] else 0)
 
 
+# Options added to every command that reads a profile (info, top, annotate, calls, convert):
+# a check that compares addresses sets ["--no-symbolize"].
+read_options = []
+
+
 def run(*args):
+    if args and args[0] in ("info", "top", "annotate", "calls", "convert"):
+        args = (*args, *read_options)
     return subprocess.run([cli, *args], capture_output=True, text=True)
 
 
@@ -71,3 +78,24 @@ def dcpi_of_text(binary, out):
     with open(out, "wb") as f:
         f.write(("\n".join(header) + "\nsamples\n").encode() + body)
     return tstart, tsize, counts
+
+
+def callgrind_annotate_self(path):
+    """callgrind_annotate's self cost of the first event per function name (summed over files;
+    signed, for differences), from its file:function table."""
+    out = subprocess.run(["callgrind_annotate", "--threshold=100", path], capture_output=True,
+                         text=True).stdout
+    per = collections.Counter()
+    section = False
+    for l in out.splitlines():
+        if "file:function" in l:
+            section = True
+            continue
+        if section and l.startswith("-- "):
+            break
+        m = re.match(r"\s*(-?[\d,]+) \(\s*-?[\d.]+%\)\s+(.*)$", l)
+        if section and m:
+            rest = re.sub(r" \[[^\]]*\]$", "", m.group(2))
+            name = rest.split(":", 1)[1] if ":" in rest and not rest.startswith("[") else rest
+            per[name] += int(m.group(1).replace(",", ""))
+    return per

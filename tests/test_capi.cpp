@@ -41,6 +41,70 @@ TEST(version) {
   CHECK(numbers == PROFPACK_PROJECT_VERSION);
 }
 
+// Every format described, and every file name it gives maps back to it.
+TEST(format_describe) {
+  size_t formats = 0, written = 0;
+  for (int f = 1;; ++f) {
+    profpack_format_info info;
+    profpack_format_info_init(&info);
+    const auto fmt = static_cast<profpack_format>(f);
+    if (profpack_format_describe(fmt, &info) != PROFPACK_OK) {
+      CHECK_EQ(profpack_last_error()->code, PROFPACK_ERROR_INVALID_ARGUMENT);
+      break;
+    }
+    ++formats;
+    CHECK(std::strcmp(info.name, profpack_format_name(fmt)) == 0);
+    CHECK(*info.description);
+    CHECK(info.flags & PROFPACK_FORMAT_READABLE);
+    written += (info.flags & PROFPACK_FORMAT_WRITABLE) != 0;
+    CHECK(*info.endings || *info.file_names);
+    for (std::string rest = info.endings; !rest.empty();) {
+      const size_t sp = std::min(rest.find(' '), rest.size());
+      CHECK_EQ(profpack_format_for_path(("dir/x" + rest.substr(0, sp)).c_str()), fmt);
+      rest.erase(0, std::min(sp + 1, rest.size()));
+    }
+    for (std::string rest = info.file_names; !rest.empty();) {
+      const size_t sp = std::min(rest.find(' '), rest.size());
+      std::string name = rest.substr(0, sp);
+      CHECK(name.back() == '*');
+      name.back() = '1';
+      CHECK_EQ(profpack_format_for_path(("dir/" + name).c_str()), fmt);
+      rest.erase(0, std::min(sp + 1, rest.size()));
+    }
+  }
+  CHECK_EQ(formats, size_t{PROFPACK_FORMAT_PERF_SCRIPT});
+  // A V8 profile, perf.data and `perf script` text are read only.
+  CHECK_EQ(written, size_t{PROFPACK_FORMAT_PERF_SCRIPT} - 3);
+  profpack_format_info info;
+  profpack_format_info_init(&info);
+  CHECK_EQ(profpack_format_describe(PROFPACK_FORMAT_CPUPROFILE, &info), PROFPACK_OK);
+  CHECK_EQ(info.flags, PROFPACK_FORMAT_READABLE);
+  CHECK(std::strcmp(info.endings, ".cpuprofile") == 0);
+  CHECK_EQ(profpack_format_describe(PROFPACK_FORMAT_PERF, &info), PROFPACK_OK);
+  CHECK_EQ(info.flags, PROFPACK_FORMAT_READABLE);
+  CHECK(std::strcmp(info.file_names, "perf.data.*") == 0);
+  CHECK_EQ(profpack_format_describe(PROFPACK_FORMAT_PERF_SCRIPT, &info), PROFPACK_OK);
+  CHECK_EQ(info.flags, PROFPACK_FORMAT_READABLE);
+  CHECK_EQ(profpack_format_describe(PROFPACK_FORMAT_CALLGRIND, &info), PROFPACK_OK);
+  CHECK(std::strcmp(info.file_names, "callgrind.out.*") == 0);
+  CHECK_EQ(profpack_format_describe(PROFPACK_FORMAT_UNKNOWN, &info),
+           PROFPACK_ERROR_INVALID_ARGUMENT);
+  CHECK_EQ(profpack_format_describe(PROFPACK_FORMAT_PPK, nullptr), PROFPACK_ERROR_INVALID_ARGUMENT);
+  // An older caller's struct: only what its struct_size covers is written.
+  profpack_format_info old;
+  std::memset(&old, 0xAB, sizeof old);
+  old.struct_size = offsetof(profpack_format_info, name);
+  CHECK_EQ(profpack_format_describe(PROFPACK_FORMAT_PPROF, &old), PROFPACK_OK);
+  CHECK_EQ(old.flags, PROFPACK_FORMAT_READABLE | PROFPACK_FORMAT_WRITABLE);
+  unsigned char tail[sizeof old - offsetof(profpack_format_info, name)];
+  std::memcpy(tail, &old.name, sizeof tail);
+  bool untouched = true;
+  for (unsigned char b : tail) untouched &= b == 0xAB;
+  CHECK(untouched);
+  old.struct_size = 4;
+  CHECK_EQ(profpack_format_describe(PROFPACK_FORMAT_PPROF, &old), PROFPACK_ERROR_INVALID_ARGUMENT);
+}
+
 TEST(format_names) {
   for (int f = PROFPACK_FORMAT_PPK; f <= PROFPACK_FORMAT_DCPI; ++f) {
     const char* n = profpack_format_name(static_cast<profpack_format>(f));
@@ -217,6 +281,54 @@ TEST(options_read_only_struct_size_bytes) {
   vo.struct_size = sizeof vo;
   CHECK_EQ(profpack_profile_view(p, &vo, &v), PROFPACK_OK);
   profpack_profile_free(v);
+  profpack_profile_free(p);
+}
+
+// A view's tag selectors keep the samples whose labels match (pprof's -tagfocus); a caller
+// whose struct_size ends before them gets every sample; formats without labels refuse.
+TEST(view_tags) {
+  profpack_profile* p = nullptr;
+  CHECK_EQ(profpack_read_file(testlib::data("pprof/go-cpu.pb.gz").c_str(), nullptr, &p),
+           PROFPACK_OK);
+  auto samples = [](profpack_profile* q) {
+    profpack_event e[2];
+    size_t n = 0;
+    CHECK_EQ(profpack_profile_events(q, e, 2, &n), PROFPACK_OK);
+    return n ? e[0].total : uint64_t{0};
+  };
+  const char* hash[] = {"worker=^hash$"};
+  profpack_view_options vo;
+  profpack_view_options_init(&vo);
+  vo.tags = hash;
+  vo.tag_count = 1;
+  profpack_profile* v = nullptr;
+  CHECK_EQ(profpack_profile_view(p, &vo, &v), PROFPACK_OK);
+  CHECK_EQ(samples(v), uint64_t{13});  // go tool pprof -tagfocus=worker=hash: 130ms of 270ms
+  // A view of that view keeps its selector too.
+  const char* squares[] = {"worker=squares"};
+  vo.tags = squares;
+  profpack_profile* vv = nullptr;
+  CHECK_EQ(profpack_profile_view(v, &vo, &vv), PROFPACK_OK);
+  CHECK_EQ(samples(vv), uint64_t{0});
+  profpack_profile_free(vv);
+  profpack_profile_free(v);
+  vo.struct_size = offsetof(profpack_view_options, binary) + sizeof(const char*);
+  CHECK_EQ(profpack_profile_view(p, &vo, &v), PROFPACK_OK);
+  CHECK_EQ(samples(v), samples(p));
+  profpack_profile_free(v);
+  vo.struct_size = sizeof vo;
+  const char* bad[] = {"=x", "worker", "worker=("};
+  for (const char* b : bad) {
+    vo.tags = &b;
+    CHECK_EQ(profpack_profile_view(p, &vo, &v), PROFPACK_ERROR_INVALID_ARGUMENT);
+  }
+  vo.tags = nullptr;
+  CHECK_EQ(profpack_profile_view(p, &vo, &v), PROFPACK_ERROR_INVALID_ARGUMENT);
+  profpack_profile_free(p);
+  CHECK_EQ(profpack_read_file(testlib::data(kCg).c_str(), nullptr, &p), PROFPACK_OK);
+  vo.tags = hash;
+  CHECK_EQ(profpack_profile_view(p, &vo, &v), PROFPACK_ERROR_UNSUPPORTED);
+  CHECK_CONTAINS(profpack_last_error()->message, "no labels");
   profpack_profile_free(p);
 }
 
@@ -756,6 +868,74 @@ TEST(merger_streams) {
   profpack_merger_free(m);
 }
 
+// PROFPACK_READ_SYMBOLIZE: a gperftools profile named from its binary as it is read (found
+// through binary_path), as profpack_profile_symbolize names it; without the flag, or with a
+// struct_size from before binary_path (which the library must not read), addresses only.
+TEST(read_symbolize_names_on_read) {
+  const std::string dir = testlib::data("symbolize"), prof = testlib::data("symbolize/hot.prof");
+  const char* dirs[] = {dir.c_str()};
+  auto mixSelf = [](profpack_profile* p) {
+    size_t n = 0;
+    uint64_t self = ~uint64_t{0};
+    CHECK_EQ(profpack_profile_functions(p, nullptr, 0, &n), PROFPACK_OK);
+    for (size_t i = 0; i < n; ++i) {
+      profpack_function f;
+      CHECK_EQ(profpack_profile_function(p, i, &f), PROFPACK_OK);
+      if (std::strcmp(f.name, "mix") == 0)
+        CHECK_EQ(profpack_profile_function_cost(p, i, 0, &self, nullptr), PROFPACK_OK);
+    }
+    return self;
+  };
+  profpack_read_options ro;
+  profpack_read_options_init(&ro);
+  ro.flags = PROFPACK_READ_SYMBOLIZE;
+  ro.binary_path = dirs;
+  ro.binary_path_count = 1;
+  profpack_profile* p = nullptr;
+  CHECK_EQ(profpack_read_file(prof.c_str(), &ro, &p), PROFPACK_OK);
+  CHECK_EQ(mixSelf(p), 700u);  // go tool pprof -top: mix 700 samples flat
+  // The same IR as symbolize gives: equal .ppk bytes.
+  profpack_profile* plain = readOk(prof);
+  CHECK_EQ(mixSelf(plain), ~uint64_t{0});
+  profpack_symbolize_options so;
+  profpack_symbolize_options_init(&so);
+  so.binary_path = dirs;
+  so.binary_path_count = 1;
+  profpack_profile* s = nullptr;
+  CHECK_EQ(profpack_profile_symbolize(plain, &so, &s), PROFPACK_OK);
+  void *a = nullptr, *b = nullptr;
+  size_t na = 0, nb = 0;
+  CHECK_EQ(profpack_write_memory(p, PROFPACK_FORMAT_PPK, nullptr, &a, &na), PROFPACK_OK);
+  CHECK_EQ(profpack_write_memory(s, PROFPACK_FORMAT_PPK, nullptr, &b, &nb), PROFPACK_OK);
+  CHECK(na == nb && std::memcmp(a, b, na) == 0);
+  profpack_free(a);
+  profpack_free(b);
+  profpack_profile_free(s);
+  profpack_profile_free(plain);
+  profpack_profile_free(p);
+  // From memory too (no file time to check; the directory's file is not held to one).
+  const std::string bytes = testlib::slurp(prof);
+  CHECK_EQ(profpack_read_memory(bytes.data(), bytes.size(), &ro, &p), PROFPACK_OK);
+  CHECK_EQ(mixSelf(p), 700u);
+  profpack_profile_free(p);
+  // A caller built before binary_path: the fields past its struct_size are not read.
+  struct {
+    profpack_read_options o;
+    unsigned char poison[64];
+  } old;
+  std::memset(&old, 0xA5, sizeof old);
+  profpack_read_options_init(&old.o);
+  old.o.struct_size = offsetof(profpack_read_options, binary_path);
+  old.o.flags = PROFPACK_READ_SYMBOLIZE;
+  std::memset(reinterpret_cast<unsigned char*>(&old.o) + old.o.struct_size, 0xA5,
+              sizeof old.o - old.o.struct_size);
+  CHECK_EQ(profpack_read_file(prof.c_str(), &old.o, &p), PROFPACK_OK);
+  CHECK_EQ(mixSelf(p), ~uint64_t{0});  // /tmp/psym/hot is gone and no directory was given
+  profpack_profile_free(p);
+  ro.binary_path = nullptr;
+  CHECK_EQ(profpack_read_file(prof.c_str(), &ro, &p), PROFPACK_ERROR_INVALID_ARGUMENT);
+}
+
 // profpack_profile_symbolize: names from the binary found through binary_path, kept through a
 // .ppk round trip; a missing binary is a warning; bad arguments are errors.
 TEST(symbolize_names_and_warns) {
@@ -999,4 +1179,113 @@ TEST(top_rows_equal_the_cli) {
   profpack_profile_free(d);
   profpack_profile_free(b);
   profpack_profile_free(a);
+}
+
+namespace {
+
+// A fresh archive path in the temporary directory.
+std::string archivePath(const char* name) {
+  const char* tmp = std::getenv("TMPDIR");
+  std::string p = std::string(tmp ? tmp : "/tmp") + "/profpack-test-" + std::to_string(getpid()) +
+                  "-" + name + ".ppka";
+  ::unlink(p.c_str());
+  return p;
+}
+
+profpack_archive* openWritable(const std::string& path) {
+  profpack_archive_options o;
+  profpack_archive_options_init(&o);
+  o.writable = 1;
+  profpack_archive* a = nullptr;
+  CHECK_EQ(profpack_archive_open(path.c_str(), &o, &a), PROFPACK_OK);
+  return a;
+}
+
+int64_t memberTime(const profpack_archive* a, size_t i) {
+  profpack_archive_member m{};
+  m.struct_size = sizeof m;
+  CHECK_EQ(profpack_archive_member_info(a, i, &m), PROFPACK_OK);
+  return m.time;
+}
+
+}  // namespace
+
+// A member's time: the profile's own (pprof time_nanos 1795728505616286501, go tool pprof's
+// "Time: 2026-11-26 21:28:25.616286501 +0000 UTC"), else the given time, else the file's mtime.
+TEST(archive_member_time) {
+  const std::string path = archivePath("time");
+  const std::string copy = path + ".prof";
+  {
+    std::ofstream(copy, std::ios::binary)
+        << testlib::slurp(testlib::data("gperftools/workload.64le.prof"));
+  }
+  struct timespec times[2] = {{1500000000, 0}, {1500000000, 0}};
+  CHECK_EQ(::utimensat(AT_FDCWD, copy.c_str(), times, 0), 0);
+  profpack_profile* pprof = readOk(testlib::data("pprof/go-cpu.pb.gz"));
+  profpack_profile* gperf = readOk(copy);
+  profpack_archive* a = openWritable(path);
+  const profpack_profile* both[] = {pprof, gperf};
+  CHECK_EQ(profpack_archive_add(a, both, 2, nullptr, 0, 1700000000), PROFPACK_OK);
+  CHECK_EQ(profpack_archive_add(a, both, 2, nullptr, 0, 0), PROFPACK_OK);
+  CHECK_EQ(memberTime(a, 0), 1795728505);
+  CHECK_EQ(memberTime(a, 1), 1700000000);
+  CHECK_EQ(memberTime(a, 2), 1795728505);
+  CHECK_EQ(memberTime(a, 3), 1500000000);
+  profpack_archive_close(a);
+  profpack_profile_free(pprof);
+  profpack_profile_free(gperf);
+  ::unlink(copy.c_str());
+  ::unlink(path.c_str());
+}
+
+// Merge, diff and one function's cost over members, and their refusals.
+TEST(archive_merge_diff_function_cost) {
+  const std::string path = archivePath("queries");
+  std::vector<profpack_profile*> ps;
+  for (const char* n : {"01", "02", "03"})
+    ps.push_back(
+        readOk(testlib::data(std::string("callgrind-threads/callgrind.out.workload-") + n)));
+  profpack_archive* a = openWritable(path);
+  CHECK_EQ(profpack_archive_add(a, ps.data(), ps.size(), nullptr, 0, 5), PROFPACK_OK);
+  const size_t base[] = {0, 1}, current[] = {2};
+  profpack_profile *m = nullptr, *want = nullptr, *d = nullptr, *cur = nullptr, *wantD = nullptr;
+  CHECK_EQ(profpack_archive_merge(a, base, 2, &m), PROFPACK_OK);
+  CHECK_EQ(profpack_merge(ps.data(), nullptr, 2, &want), PROFPACK_OK);
+  int eq = 0;
+  CHECK_EQ(profpack_profile_equal(m, want, &eq), PROFPACK_OK);
+  CHECK_EQ(eq, 1);
+  CHECK_EQ(profpack_archive_diff(a, base, 2, current, 1, nullptr, &d), PROFPACK_OK);
+  CHECK_EQ(profpack_merge(ps.data() + 2, nullptr, 1, &cur), PROFPACK_OK);
+  CHECK_EQ(profpack_diff(want, cur, nullptr, &wantD), PROFPACK_OK);
+  CHECK_EQ(profpack_profile_equal(d, wantD, &eq), PROFPACK_OK);
+  CHECK_EQ(eq, 1);
+  // callgrind_annotate: cmp 6,305,184 Ir in the second part, none in the first; "cmp" is not
+  // a pattern: strcmp and memcmp in the first do not count.
+  uint64_t self = 1, incl = 1;
+  size_t matched = 1;
+  CHECK_EQ(profpack_archive_function_cost(a, 0, "cmp", "Ir", &self, &incl, &matched), PROFPACK_OK);
+  CHECK_EQ(self, 0u);
+  CHECK_EQ(matched, 0u);
+  CHECK_EQ(profpack_archive_function_cost(a, 1, "cmp", nullptr, &self, &incl, &matched),
+           PROFPACK_OK);
+  CHECK_EQ(self, 6305184u);
+  CHECK_EQ(incl, 6305184u);
+  CHECK_EQ(matched, 1u);
+  CHECK_EQ(profpack_archive_function_cost(a, 1, "cmp", "nosuch", &self, &incl, nullptr),
+           PROFPACK_ERROR_INVALID_ARGUMENT);
+  CHECK_EQ(profpack_archive_function_cost(a, 9, "cmp", nullptr, &self, &incl, nullptr),
+           PROFPACK_ERROR_INVALID_ARGUMENT);
+  CHECK_EQ(profpack_archive_function_cost(a, 0, nullptr, nullptr, &self, &incl, nullptr),
+           PROFPACK_ERROR_INVALID_ARGUMENT);
+  profpack_profile* none = nullptr;
+  CHECK_EQ(profpack_archive_merge(a, base, 0, &none), PROFPACK_ERROR_INVALID_ARGUMENT);
+  const size_t bad[] = {0, 7};
+  CHECK_EQ(profpack_archive_merge(a, bad, 2, &none), PROFPACK_ERROR_INVALID_ARGUMENT);
+  CHECK_EQ(profpack_archive_diff(a, base, 2, current, 0, nullptr, &none),
+           PROFPACK_ERROR_INVALID_ARGUMENT);
+  CHECK(none == nullptr);
+  for (profpack_profile* p : {m, want, d, cur, wantD}) profpack_profile_free(p);
+  for (profpack_profile* p : ps) profpack_profile_free(p);
+  profpack_archive_close(a);
+  ::unlink(path.c_str());
 }

@@ -7,7 +7,7 @@
 
 namespace cli {
 
-int cmdAnnotate(Session& s, const std::vector<std::string>& args) {
+int cmdAnnotate(Invocation& s, const std::vector<std::string>& args) {
   QueryArgs q;
   if (int rc = parseQuery(s, args, q, "annotate", false)) return rc;
   if (q.source.empty()) return usageError(s, "annotate needs --source PATH");

@@ -14,22 +14,42 @@ namespace {
 // The commands that write a profile take the library's write parameters.
 constexpr const char* kWriters = "convert merge diff";
 
+// The names of the formats the library writes, '|'-separated.
+std::string writtenFormats() {
+  std::string out;
+  for (int f = 1;; ++f) {
+    profpack_format_info info;
+    profpack_format_info_init(&info);
+    if (profpack_format_describe(static_cast<profpack_format>(f), &info) != PROFPACK_OK) break;
+    if (info.flags & PROFPACK_FORMAT_WRITABLE)
+      out += (out.empty() ? "" : "|") + std::string(info.name);
+  }
+  return out;
+}
+
 std::vector<OptionSpec> ownOptions() {
   return {
       {"--output", "-o", "a file name", "convert merge diff symbolize",
        "the output file ('-': standard output)", "OUT", false, true},
       {"--to", "", "a format name", "convert merge diff symbolize",
-       "the output format, else the one OUT's name says", "FORMAT"},
-      {"--binary-path", "", "a directory", "symbolize",
-       "a directory of binaries, searched by base name", "DIR", true},
+       "the output format (" + writtenFormats() + "), else the one OUT's name says", "FORMAT"},
+      {"--binary-path", "", "a directory (DIR[:DIR...])",
+       "info top annotate calls convert symbolize",
+       "directories of binaries, searched by base name and recorded path", "DIR[:DIR...]", true},
+      {"--no-symbolize", "", "", "info top annotate calls convert",
+       "keep addresses: do not name them from the binaries the profile records", ""},
       {"--mod-filename", "", "an expression s/REGEX/REPLACEMENT/", "diff",
        "rewrite file names before matching (as cg_diff's)", "s/RE/REPL/[g]", true},
       {"--mod-funcname", "", "an expression s/REGEX/REPLACEMENT/", "diff",
        "rewrite function names before matching (as cg_diff's)", "s/RE/REPL/[g]", true},
-      {"--binary", "", "a binary's path", "info top annotate calls symbolize",
-       "the binary that produced the profile (XRay: the instrumented executable)", "BIN"},
+      {"--binary", "", "an XRay-instrumented executable", "info top annotate calls symbolize",
+       "XRay only: the instrumented executable, whose xray_instr_map names the function ids",
+       "BIN"},
       {"--thread", "", "a thread index (see profpack info)", "top annotate calls",
        "only thread N of the list `info` prints", "N"},
+      {"--tag", "", "KEY=REGEX (a label selector)", "info top annotate calls",
+       "only samples with a label KEY whose value REGEX matches (pprof's -tagfocus)", "KEY=REGEX",
+       true},
       {"--event", "", "an event name", "top annotate calls", "the event to rank by", "E"},
       {"--event", "", "FROM=TO (an event rename)", "merge diff",
        "rename an event in every input first", "FROM=TO", true},
@@ -87,7 +107,7 @@ bool takes(const OptionSpec& o, const std::string& command) {
   return false;
 }
 
-int parseArgs(Session& s, const std::string& command, const std::vector<std::string>& argv,
+int parseArgs(Invocation& s, const std::string& command, const std::vector<std::string>& argv,
               Args& out) {
   for (size_t i = 0; i < argv.size(); ++i) {
     const std::string& a = argv[i];

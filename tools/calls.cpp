@@ -7,7 +7,7 @@
 
 namespace cli {
 
-int cmdCalls(Session& s, const std::vector<std::string>& args) {
+int cmdCalls(Invocation& s, const std::vector<std::string>& args) {
   QueryArgs q;
   if (int rc = parseQuery(s, args, q, "calls", true)) return rc;
   if (q.function.empty()) return usageError(s, "calls needs a FUNCTION name");

@@ -11,11 +11,14 @@
 
 #include "json.h"
 
+// `profpack archive` (archive.cpp), which parses its own arguments.
+int cmdArchive(const std::vector<std::string>& args);
+
 namespace cli {
 
 // One run's output: with --json, documents on stdout, failures as {"error": ...} on stderr and
 // the readers' warnings kept for the document's "warnings".
-struct Session {
+struct Invocation {
   bool json = false;
   std::vector<std::string> warnings;  // "FILE: text"
 };
@@ -31,16 +34,16 @@ struct Profile {
 
 // --- errors (output.cpp) ---------------------------------------------------------------------
 // A failure that is not the library's (nothing found): exit status 1.
-int failure(Session& s, const std::string& context, const std::string& message);
+int failure(Invocation& s, const std::string& context, const std::string& message);
 // The library's last error, in the context of `context` (a file, a command): exit status 1.
-int failWith(Session& s, const char* context);
+int failWith(Invocation& s, const char* context);
 // A usage error: exit status 2.
-int usageError(Session& s, const std::string& message);
+int usageError(Invocation& s, const std::string& message);
 
 // --- warnings and JSON (output.cpp) ---------------------------------------------------------
 // Prints the profile's warnings on stderr; with --json keeps them for the document instead.
-void printWarnings(Session& s, profpack_profile* p, const std::string& file);
-void jsonWarnings(const Session& s, Json& j);
+void printWarnings(Invocation& s, profpack_profile* p, const std::string& file);
+void jsonWarnings(const Invocation& s, Json& j);
 void printJson(const Json& j);
 // The events of `p` in column order (empty if it has none or they cannot be listed).
 std::vector<profpack_event> eventsOf(profpack_profile* p);
@@ -89,7 +92,7 @@ struct Args {
   }
 };
 // Parses the arguments of `command` into `out`; on a usage error returns its exit code (2).
-int parseArgs(Session& s, const std::string& command, const std::vector<std::string>& argv,
+int parseArgs(Invocation& s, const std::string& command, const std::vector<std::string>& argv,
               Args& out);
 // A whole decimal number in [lo, hi], or -1.
 long number(const std::string& text, long lo, long hi);
@@ -98,30 +101,41 @@ long number(const std::string& text, long lo, long hi);
 // Reads `files` as one profile: one file, or the parts of one (a Callgrind file per thread).
 profpack_status readInputs(const std::vector<std::string>& files,
                            const profpack_read_options* options, profpack_profile** out);
-// Replaces `p` by its view of one thread (thread >= 0) named from `binary` (if not empty).
-profpack_status view(Profile& p, const std::string& binary, long thread);
+// The read options of a command that names addresses from their binaries as it reads
+// (PROFPACK_READ_SYMBOLIZE), unless --no-symbolize: --binary-path's directories (each
+// DIR[:DIR...], in order) are kept in `dirs`, which `ro` points into.
+struct SymbolizeOnRead {
+  std::vector<std::string> dirs;
+  std::vector<const char*> ptrs;
+  void apply(const Args& args, profpack_read_options& ro);
+};
+// Replaces `p` by its view of one thread (thread >= 0) named from `binary` (if not empty),
+// of the samples the --tag selectors of `args` keep.
+profpack_status view(Profile& p, const std::string& binary, long thread, const Args& args);
+// Whether `args` asks for a view (--binary, --thread or --tag).
+bool wantsView(const Args& args);
 // The format to write OUT in: --to, else OUT's name, else `otherwise`; UNKNOWN after a usage
 // error (a --to that names no format).
-profpack_format outputFormat(Session& s, const Args& args, const std::string& out,
+profpack_format outputFormat(Invocation& s, const Args& args, const std::string& out,
                              profpack_format otherwise);
 // The write parameters given (--level, --xray-mode, ...: the library's table) into `wo`; a
 // usage error's exit code (2) for a value the parameter does not take.
-int writeOptions(Session& s, const Args& args, profpack_write_options& wo);
+int writeOptions(Invocation& s, const Args& args, profpack_write_options& wo);
 // Writes `p` as `format` to `out` with the write parameters of `args`.
-int writeOutput(Session& s, const Args& args, profpack_profile* p, profpack_format format,
+int writeOutput(Invocation& s, const Args& args, profpack_profile* p, profpack_format format,
                 const std::string& out);
 
 // --- commands --------------------------------------------------------------------------------
-using Command = int (*)(Session& s, const std::vector<std::string>& argv);
-int cmdConvert(Session& s, const std::vector<std::string>& argv);
-int cmdInfo(Session& s, const std::vector<std::string>& argv);
-int cmdTop(Session& s, const std::vector<std::string>& argv);
-int cmdAnnotate(Session& s, const std::vector<std::string>& argv);
-int cmdCalls(Session& s, const std::vector<std::string>& argv);
-int cmdMerge(Session& s, const std::vector<std::string>& argv);
-int cmdDiff(Session& s, const std::vector<std::string>& argv);
-int cmdSymbolize(Session& s, const std::vector<std::string>& argv);
-int cmdEqual(Session& s, const std::vector<std::string>& argv);
+using Command = int (*)(Invocation& s, const std::vector<std::string>& argv);
+int cmdConvert(Invocation& s, const std::vector<std::string>& argv);
+int cmdInfo(Invocation& s, const std::vector<std::string>& argv);
+int cmdTop(Invocation& s, const std::vector<std::string>& argv);
+int cmdAnnotate(Invocation& s, const std::vector<std::string>& argv);
+int cmdCalls(Invocation& s, const std::vector<std::string>& argv);
+int cmdMerge(Invocation& s, const std::vector<std::string>& argv);
+int cmdDiff(Invocation& s, const std::vector<std::string>& argv);
+int cmdSymbolize(Invocation& s, const std::vector<std::string>& argv);
+int cmdEqual(Invocation& s, const std::vector<std::string>& argv);
 
 // Tunes the heap for one command on one large input (heap.cpp).
 void tuneHeap();

@@ -9,7 +9,7 @@ namespace cli {
 // With --json, what merge, diff and symbolize made: the output, its format, events and totals.
 namespace {
 
-int jsonSummary(Session& s, profpack_profile* p, const std::vector<std::string>& inputs,
+int jsonSummary(Invocation& s, profpack_profile* p, const std::vector<std::string>& inputs,
                 const std::string& out, profpack_format fmt) {
   if (!s.json) return 0;
   const Costs costs(p);
@@ -30,7 +30,7 @@ int jsonSummary(Session& s, profpack_profile* p, const std::vector<std::string>&
 
 }  // namespace
 
-int cmdMerge(Session& s, const std::vector<std::string>& argv) {
+int cmdMerge(Invocation& s, const std::vector<std::string>& argv) {
   Args args;
   if (int rc = parseArgs(s, "merge", argv, args)) return rc;
   const std::string out = args.get("--output");
@@ -71,7 +71,7 @@ int cmdMerge(Session& s, const std::vector<std::string>& argv) {
   return jsonSummary(s, merged.p, args.positional, out, fmt);
 }
 
-int cmdDiff(Session& s, const std::vector<std::string>& argv) {
+int cmdDiff(Invocation& s, const std::vector<std::string>& argv) {
   Args args;
   if (int rc = parseArgs(s, "diff", argv, args)) return rc;
   const std::string out = args.get("--output");
@@ -113,7 +113,7 @@ int cmdDiff(Session& s, const std::vector<std::string>& argv) {
   return jsonSummary(s, d.p, args.positional, out, fmt);
 }
 
-int cmdSymbolize(Session& s, const std::vector<std::string>& argv) {
+int cmdSymbolize(Invocation& s, const std::vector<std::string>& argv) {
   Args args;
   if (int rc = parseArgs(s, "symbolize", argv, args)) return rc;
   const std::string out = args.get("--output");
@@ -126,13 +126,14 @@ int cmdSymbolize(Session& s, const std::vector<std::string>& argv) {
   if (profpack_read_file(file.c_str(), nullptr, &in.p) != PROFPACK_OK)
     return failWith(s, file.c_str());
   printWarnings(s, in.p, file);
-  std::vector<const char*> dirs;
-  for (const auto& [name, value] : args.repeated)
-    if (name == "--binary-path") dirs.push_back(value.c_str());
+  profpack_read_options ro;  // only for its binary_path
+  profpack_read_options_init(&ro);
+  SymbolizeOnRead dirs;
+  dirs.apply(args, ro);
   profpack_symbolize_options o;
   profpack_symbolize_options_init(&o);
-  o.binary_path = dirs.data();
-  o.binary_path_count = dirs.size();
+  o.binary_path = ro.binary_path;
+  o.binary_path_count = ro.binary_path_count;
   const std::string binary = args.get("--binary");
   if (!binary.empty()) o.binary = binary.c_str();
   Profile named;
@@ -144,7 +145,7 @@ int cmdSymbolize(Session& s, const std::vector<std::string>& argv) {
   return jsonSummary(s, named.p, args.positional, out, fmt);
 }
 
-int cmdEqual(Session& s, const std::vector<std::string>& args) {
+int cmdEqual(Invocation& s, const std::vector<std::string>& args) {
   if (args.size() != 2) return usageError(s, "equal takes two files");
   Profile a, b;
   if (profpack_read_file(args[0].c_str(), nullptr, &a.p) != PROFPACK_OK)

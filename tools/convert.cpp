@@ -4,7 +4,7 @@
 
 namespace cli {
 
-int cmdConvert(Session& s, const std::vector<std::string>& argv) {
+int cmdConvert(Invocation& s, const std::vector<std::string>& argv) {
   Args args;
   if (int rc = parseArgs(s, "convert", argv, args)) return rc;
   if (args.positional.empty()) return usageError(s, "convert needs an input file");
@@ -19,6 +19,10 @@ int cmdConvert(Session& s, const std::vector<std::string>& argv) {
   profpack_read_options ro;
   profpack_read_options_init(&ro);
   ro.output_format = fmt;
+  // Addresses are named for every output but a rewrite in the input's own format (the library
+  // knows which that is).
+  SymbolizeOnRead naming;
+  naming.apply(args, ro);
   Profile p;
   if (readInputs(args.positional, &ro, &p.p) != PROFPACK_OK) return failWith(s, in.c_str());
   printWarnings(s, p.p, in);

@@ -8,7 +8,8 @@ namespace cli {
 
 namespace {
 
-int jsonInfo(Session& s, profpack_profile* p, const profpack_info& info, const std::string& file) {
+int jsonInfo(Invocation& s, profpack_profile* p, const profpack_info& info,
+             const std::string& file) {
   const Costs costs(p, info.signed_costs);
   Json j;
   j.object();
@@ -47,15 +48,20 @@ int jsonInfo(Session& s, profpack_profile* p, const profpack_info& info, const s
 
 }  // namespace
 
-int cmdInfo(Session& s, const std::vector<std::string>& argv) {
+int cmdInfo(Invocation& s, const std::vector<std::string>& argv) {
   Args parsed;
   if (int rc = parseArgs(s, "info", argv, parsed)) return rc;
   const std::vector<std::string>& args = parsed.positional;
   const std::string binary = parsed.get("--binary");
   if (args.empty()) return usageError(s, "info needs a profile file");
+  profpack_read_options ro;
+  profpack_read_options_init(&ro);
+  SymbolizeOnRead naming;
+  naming.apply(parsed, ro);
   Profile p;
-  if (readInputs(args, nullptr, &p.p) != PROFPACK_OK) return failWith(s, args[0].c_str());
-  if (!binary.empty() && view(p, binary, -1) != PROFPACK_OK) return failWith(s, binary.c_str());
+  if (readInputs(args, &ro, &p.p) != PROFPACK_OK) return failWith(s, args[0].c_str());
+  if (wantsView(parsed) && view(p, binary, -1, parsed) != PROFPACK_OK)
+    return failWith(s, parsed.has("--tag") ? args[0].c_str() : binary.c_str());
   profpack_info info;
   profpack_info_init(&info);
   if (profpack_profile_info(p.p, &info) != PROFPACK_OK) return failWith(s, args[0].c_str());

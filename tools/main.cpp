@@ -17,18 +17,20 @@ struct CommandSpec {
   Command run;
   const char* operands;  // "IN [PART...]"
   const char* about;     // what it does; lines of the help, '\n'-separated
+  bool listsFormats = false;  // the help lists the library's formats after `about`
 };
+
+// `profpack archive SUBCOMMAND ...` (archive.cpp) parses its own arguments.
+int runArchive(Invocation&, const std::vector<std::string>& argv) { return ::cmdArchive(argv); }
 
 constexpr CommandSpec kCommands[] = {
     {"convert", cmdConvert, "IN [PART...]",
-     "Convert a profile. The input format is detected from the content. FORMAT is one of\n"
-     "ppk, callgrind, cachegrind, gperftools, xray, dcpi, and (written only) folded\n"
-     "(collapsed stacks), trace-event (Chrome Trace Event JSON) and pprof (gzipped\n"
-     "profile.proto). Without --to, OUT's name decides: .ppk, .pb.gz/.pprof/.pb (pprof),\n"
-     ".folded/.collapsed, .json (trace-event), .prof (gperftools), .xray, .dcpi,\n"
-     ".callgrind or callgrind.out.*, .cachegrind or cachegrind.out.*; any other name is\n"
-     "written as ppk. A format that cannot hold what the input has is refused with\n"
-     "the reason (docs/formats.md has the whole matrix). '-' means standard input / output."},
+     "Convert a profile. The input format is detected from the content. FORMAT is a\n"
+     "format below that is written; without --to, OUT's name decides by the names below,\n"
+     "and any other name is written as ppk. A format that cannot hold what the input has\n"
+     "is refused with the reason (docs/formats.md has the whole matrix). '-' means\n"
+     "standard input / output.",
+     true},
     {"info", cmdInfo, "FILE [PART...]",
      "Print format and version, parts, events with totals, and counts of functions,\n"
      "files and objects."},
@@ -50,7 +52,8 @@ constexpr CommandSpec kCommands[] = {
     {"diff", cmdDiff, "BASE NEW",
      "NEW - BASE (cg_diff): signed costs per function, line and call arc. The rewrites\n"
      "(repeatable, as cg_diff's) line up names from two build directories. FORMAT or\n"
-     "OUT's name as for merge: Cachegrind inputs give Cachegrind, others Callgrind."},
+     "OUT's name as for merge: Cachegrind inputs give Cachegrind, pprof inputs and\n"
+     "profiles with stacks give pprof (as go tool pprof -diff_base), others Callgrind."},
     {"symbolize", cmdSymbolize, "IN",
      "Name the addresses of a gperftools or DCPI profile from the ELF binaries its\n"
      "mappings name (or DIR/<base name>, then the PROFPACK_BINARY_PATH directories):\n"
@@ -59,11 +62,22 @@ constexpr CommandSpec kCommands[] = {
     {"equal", cmdEqual, "A B",
      "Exit 0 if A and B hold the same IR (e.g. an original and its round trip through\n"
      ".ppk), 1 if not."},
+    {"archive", runArchive, "add|list|extract|merge|diff|trend|verify|compact ARCHIVE ...",
+     "Keep many profiles in one .ppka archive (members share a compression dictionary):\n"
+     "add ARCHIVE FILE... [--label k=v]... [--time T] [--symbolize]; list ARCHIVE\n"
+     "[--where k=v]... [--since T] [--until T] [--json]; extract ARCHIVE ID -o OUT; merge\n"
+     "ARCHIVE [--where k=v]... [--since T] [--until T] -o OUT [--to FORMAT]; diff ARCHIVE\n"
+     "--base SELECTION --new SELECTION -o OUT [--to FORMAT]; trend ARCHIVE FUNCTION\n"
+     "[--event E] [SELECTION] [--json]; verify ARCHIVE; compact ARCHIVE. SELECTION is\n"
+     "[--where k=v]... [--since T] [--until T]; T is seconds since 1970 UTC; ID a member's id\n"
+     "(from list)."},
 };
 
 constexpr const char* kCommon =
-    "  --binary BIN (info, top, annotate, calls): the binary that produced the profile, to\n"
-    "      name functions (XRay: the instrumented executable).\n"
+    "  --binary BIN (info, top, annotate, calls): XRay only: the instrumented executable,\n"
+    "      whose xray_instr_map names the trace's function ids. Other formats are named from\n"
+    "      the binaries their mappings record (--binary-path, PROFPACK_BINARY_PATH, the\n"
+    "      recorded path) as they are read; --no-symbolize keeps the addresses.\n"
     "  --thread N (top, annotate, calls): only thread N of the list `info` prints (XRay\n"
     "      threads; Callgrind parts with a thread: line).\n"
     "  --json (info, top, annotate, calls, merge, diff, symbolize): print one JSON document\n"
@@ -110,14 +124,49 @@ std::string indented(const char* text, size_t indent) {
   return out + "\n";
 }
 
+// The library's formats (profpack_format_describe), one a line: name, whether it is read and
+// written, the output names that choose it without --to, and what it is.
+std::string formatTable(size_t indent) {
+  std::string out;
+  for (int f = 1;; ++f) {
+    profpack_format_info info;
+    profpack_format_info_init(&info);
+    if (profpack_format_describe(static_cast<profpack_format>(f), &info) != PROFPACK_OK) break;
+    const bool r = info.flags & PROFPACK_FORMAT_READABLE, w = info.flags & PROFPACK_FORMAT_WRITABLE;
+    std::string names = info.endings;
+    if (*info.file_names) names += (names.empty() ? "" : " ") + std::string(info.file_names);
+    char head[128];
+    std::snprintf(head, sizeof head, "%-12s %-11s ", info.name,
+                  r && w ? "read, write"
+                  : r    ? "read only"
+                         : "write only");
+    std::string line = std::string(indent, ' ') + head + info.description;
+    if (w && !names.empty()) {
+      const std::string tail = "; OUT: " + names;
+      if (line.size() + tail.size() > kWidth)
+        line += "\n" + std::string(indent + 25, ' ') + tail.substr(2);
+      else
+        line += tail;
+    }
+    out += line + "\n";
+  }
+  return out;
+}
+
+std::string about(const CommandSpec& c, size_t indent) {
+  std::string a = indented(c.about, indent);
+  if (c.listsFormats) a += formatTable(indent + 2);
+  return a;
+}
+
 std::string usage() {
   std::string u = "usage: profpack <command> [options]\n\ncommands:\n";
-  for (const CommandSpec& c : kCommands) u += "  " + synopsis(c, 10) + "\n" + indented(c.about, 6);
+  for (const CommandSpec& c : kCommands) u += "  " + synopsis(c, 10) + "\n" + about(c, 6);
   return u + kCommon;
 }
 
 std::string commandHelp(const CommandSpec& c) {
-  std::string h = "usage: profpack " + synopsis(c, 16) + "\n\n" + indented(c.about, 2);
+  std::string h = "usage: profpack " + synopsis(c, 16) + "\n\n" + about(c, 2);
   h += "\noptions:\n";
   for (const OptionSpec& o : optionSpecs()) {
     if (!takes(o, c.name)) continue;
@@ -151,7 +200,7 @@ int main(int argc, char** argv) {
     std::printf("profpack %s\n", profpack_version_string());
     return 0;
   }
-  Session s;
+  Invocation s;
   for (const std::string& a : args) s.json |= a == "--json";
   const CommandSpec* command = nullptr;
   for (const CommandSpec& c : kCommands)

@@ -9,7 +9,7 @@ namespace cli {
 
 namespace {
 
-void printError(const Session& s, const char* status, int code, const std::string& message,
+void printError(const Invocation& s, const char* status, int code, const std::string& message,
                 const char* format, uint64_t offset, uint64_t line, const std::string& context) {
   Json j;
   j.object().key("error").object();
@@ -40,7 +40,7 @@ std::string grouped(uint64_t v) {  // 1,234,567
 
 }  // namespace
 
-int failure(Session& s, const std::string& context, const std::string& message) {
+int failure(Invocation& s, const std::string& context, const std::string& message) {
   if (s.json) {
     printError(s, "not found", -1, message, "", PROFPACK_UNKNOWN_POSITION,
                PROFPACK_UNKNOWN_POSITION, context);
@@ -50,7 +50,7 @@ int failure(Session& s, const std::string& context, const std::string& message) 
   return 1;
 }
 
-int failWith(Session& s, const char* context) {
+int failWith(Invocation& s, const char* context) {
   const profpack_error* e = profpack_last_error();
   if (s.json) {
     printError(s, profpack_status_name(e->code), e->code, e->message, e->format, e->offset, e->line,
@@ -65,7 +65,7 @@ int failWith(Session& s, const char* context) {
   return 1;
 }
 
-int usageError(Session& s, const std::string& message) {
+int usageError(Invocation& s, const std::string& message) {
   if (s.json) {
     printError(s, "usage error", -2, message, "", PROFPACK_UNKNOWN_POSITION,
                PROFPACK_UNKNOWN_POSITION, "");
@@ -75,7 +75,7 @@ int usageError(Session& s, const std::string& message) {
   return 2;
 }
 
-void printWarnings(Session& s, profpack_profile* p, const std::string& file) {
+void printWarnings(Invocation& s, profpack_profile* p, const std::string& file) {
   size_t n = 0;
   if (profpack_profile_warnings(p, nullptr, 0, &n) != PROFPACK_OK) return;
   std::vector<const char*> list(n);
@@ -88,7 +88,7 @@ void printWarnings(Session& s, profpack_profile* p, const std::string& file) {
   }
 }
 
-void jsonWarnings(const Session& s, Json& j) {
+void jsonWarnings(const Invocation& s, Json& j) {
   j.key("warnings").array();
   for (const std::string& w : s.warnings) j.str(w);
   j.end();

@@ -7,9 +7,9 @@
 
 namespace cli {
 
-int parseQuery(Session& s, const std::vector<std::string>& argv, QueryArgs& q, const char* cmd,
+int parseQuery(Invocation& s, const std::vector<std::string>& argv, QueryArgs& q, const char* cmd,
                bool wantFn) {
-  Args args;
+  Args& args = q.args;
   if (int rc = parseArgs(s, cmd, argv, args)) return rc;
   q.event = args.get("--event");
   q.binary = args.get("--binary");
@@ -33,11 +33,17 @@ int parseQuery(Session& s, const std::vector<std::string>& argv, QueryArgs& q, c
   return 0;
 }
 
-int openQuery(Session& s, const QueryArgs& q, Profile& p, size_t& event, std::string& eventName) {
-  if (readInputs(q.files, nullptr, &p.p) != PROFPACK_OK) return failWith(s, q.file.c_str());
+int openQuery(Invocation& s, const QueryArgs& q, Profile& p, size_t& event,
+              std::string& eventName) {
+  profpack_read_options ro;
+  profpack_read_options_init(&ro);
+  SymbolizeOnRead naming;
+  naming.apply(q.args, ro);
+  if (readInputs(q.files, &ro, &p.p) != PROFPACK_OK) return failWith(s, q.file.c_str());
   printWarnings(s, p.p, q.file);
-  if ((!q.binary.empty() || q.thread >= 0) && view(p, q.binary, q.thread) != PROFPACK_OK)
-    return failWith(s, q.binary.empty() || q.thread >= 0 ? q.file.c_str() : q.binary.c_str());
+  if (wantsView(q.args) && view(p, q.binary, q.thread, q.args) != PROFPACK_OK)
+    return failWith(s, q.binary.empty() || q.thread >= 0 || q.args.has("--tag") ? q.file.c_str()
+                                                                                : q.binary.c_str());
   size_t n = 0;
   if (profpack_profile_events(p.p, nullptr, 0, &n) != PROFPACK_OK)
     return failWith(s, q.file.c_str());

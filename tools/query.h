@@ -16,13 +16,14 @@ struct QueryArgs {
   long thread = -1;
   size_t n = 20;
   bool inclusive = false, tsv = false;
+  Args args;  // all of them (--binary-path, --no-symbolize)
 };
 
 // Parses FILE [PART...] [FUNCTION] and the options of `cmd`; a usage error's exit code.
-int parseQuery(Session& s, const std::vector<std::string>& argv, QueryArgs& q, const char* cmd,
+int parseQuery(Invocation& s, const std::vector<std::string>& argv, QueryArgs& q, const char* cmd,
                bool wantFn);
 // Opens the profile (a view where --binary or --thread asks) and its event.
-int openQuery(Session& s, const QueryArgs& q, Profile& p, size_t& event, std::string& eventName);
+int openQuery(Invocation& s, const QueryArgs& q, Profile& p, size_t& event, std::string& eventName);
 // "file:line:function [object]".
 std::string functionLabel(profpack_profile* p, size_t id);
 // The keys that describe function `id` in a JSON object: id, name, file, line, object.

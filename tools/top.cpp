@@ -22,12 +22,15 @@ struct Ranking {
   uint64_t total() const { return events[event].total; }
 };
 
-int topJson(const Session& s, const Ranking& r) {
+int topJson(const Invocation& s, const Ranking& r) {
   Json j;
   jsonQueryHead(j, r.q, r.ev);
   double perSecond = 0;
-  profpack_profile_units_per_second(r.p, &perSecond);
+  profpack_profile_event_units_per_second(r.p, r.event, &perSecond);
   j.key("total").integer(r.costs.digits(r.total())).key("units_per_second").number(perSecond);
+  uint64_t base = 0;  // a difference that records its base: the base's total
+  profpack_profile_event_base_total(r.p, r.event, &base);
+  if (base > 0) j.key("base_total").integer(std::to_string(base));
   j.key("rank").str(r.q.inclusive ? "inclusive" : "self");
   j.key("functions").array();
   for (size_t id : r.ids) {
@@ -93,7 +96,7 @@ int topText(const Ranking& r) {
   // and the calls where the profile counts them, as llvm-xray account shows them.
   const Costs& c = r.costs;
   double perSecond = 0;
-  profpack_profile_units_per_second(r.p, &perSecond);
+  profpack_profile_event_units_per_second(r.p, r.event, &perSecond);
   std::vector<uint64_t> calls(r.ids.size(), 0);
   bool counted = false;
   for (size_t i = 0; i < r.ids.size(); ++i) {
@@ -103,13 +106,23 @@ int topText(const Ranking& r) {
   const uint64_t total = r.total();
   std::printf("%s total: %s", r.ev.c_str(), c.commas(total).c_str());
   if (perSecond > 0) std::printf(" (%.6fs)", c.value(total) / perSecond);
+  // A difference that records its base: shares of the base's total, as pprof's -diff_base
+  // takes them (the net total of a difference can be near zero, or negative).
+  uint64_t base = 0;
+  profpack_profile_event_base_total(r.p, r.event, &base);
+  if (base > 0) {
+    std::printf("; base total: %s", c.commas(base).c_str());
+    if (perSecond > 0) std::printf(" (%.6fs)", static_cast<double>(base) / perSecond);
+    std::printf(", of which the shares are");
+  }
+  const double of = base > 0 ? static_cast<double>(base) : total ? c.value(total) : 0.0;
   std::printf("\n%s %s:\n", r.ev.c_str(), r.q.inclusive ? "inclusive" : "self");
   if (r.events.size() > 1 && r.q.event.empty()) return topColumns(r);  // --event picks one
   for (size_t i = 0; i < r.ids.size(); ++i) {
     uint64_t self = 0, incl = 0;
     profpack_profile_function_cost(r.p, r.ids[i], r.event, &self, &incl);
     const uint64_t v = r.q.inclusive ? incl : self;
-    const double share = total ? 100.0 * c.value(v) / c.value(total) : 0.0;
+    const double share = of != 0 ? 100.0 * c.value(v) / of : 0.0;
     if (perSecond > 0) {
       std::printf("%15s (%6.2f%%) %12.6fs", c.commas(v).c_str(), share, c.value(v) / perSecond);
       if (counted) std::printf(" %10s calls", c.commas(calls[i]).c_str());
@@ -124,7 +137,7 @@ int topText(const Ranking& r) {
 
 }  // namespace
 
-int cmdTop(Session& s, const std::vector<std::string>& args) {
+int cmdTop(Invocation& s, const std::vector<std::string>& args) {
   QueryArgs q;
   if (int rc = parseQuery(s, args, q, "top", false)) return rc;
   Profile p;

@@ -2,9 +2,10 @@
  * profpack: read, store and write performance profiles.
  * (size-exempt: the library's one public header, kept whole so that users read one file.)
  *
- * profpack reads Callgrind, Cachegrind, gperftools CPU profiles, LLVM XRay traces and DCPI
- * profiles into one intermediate representation (IR), stores it zstd-compressed in `.ppk`
- * files, and writes it back to those formats.
+ * profpack reads Callgrind, Cachegrind, gperftools CPU profiles, LLVM XRay traces, DCPI
+ * profiles, pprof (profile.proto), V8 CPU profiles, Chrome trace events and collapsed stacks
+ * into one intermediate representation (IR), stores it zstd-compressed in `.ppk` files, and
+ * writes it to every format that can hold it (profpack_format lists them).
  *
  * CONVENTIONS
  * - Every function that can fail returns a profpack_status. On failure, profpack_last_error()
@@ -116,27 +117,58 @@ typedef enum profpack_format {
   PROFPACK_FORMAT_PPK = 1, /**< profpack's own container */
   PROFPACK_FORMAT_CALLGRIND = 2,
   PROFPACK_FORMAT_CACHEGRIND = 3,
-  PROFPACK_FORMAT_GPERFTOOLS = 4, /**< gperftools CPU profile */
-  PROFPACK_FORMAT_XRAY = 5,       /**< LLVM XRay trace, FDR or basic mode */
-  PROFPACK_FORMAT_DCPI = 6,       /**< DIGITAL Continuous Profiling Infrastructure profile */
-  PROFPACK_FORMAT_FOLDED = 7,     /**< written only: collapsed stacks (flamegraph.pl, speedscope) */
-  PROFPACK_FORMAT_TRACE_EVENT = 8, /**< written only: Chrome Trace Event JSON (Perfetto) */
-  PROFPACK_FORMAT_PPROF = 9,       /**< written only: gzip-compressed pprof profile.proto */
-  PROFPACK_FORMAT_PERF = 10,       /**< Linux perf.data (read only) */
-  PROFPACK_FORMAT_PERF_SCRIPT = 11 /**< `perf script` text (read only) */
+  PROFPACK_FORMAT_GPERFTOOLS = 4,  /**< gperftools CPU profile */
+  PROFPACK_FORMAT_XRAY = 5,        /**< LLVM XRay trace, FDR or basic mode */
+  PROFPACK_FORMAT_DCPI = 6,        /**< DIGITAL Continuous Profiling Infrastructure profile */
+  PROFPACK_FORMAT_FOLDED = 7,      /**< collapsed stacks (flamegraph.pl, inferno, py-spy) */
+  PROFPACK_FORMAT_TRACE_EVENT = 8, /**< Chrome Trace Event JSON (Perfetto, chrome://tracing) */
+  PROFPACK_FORMAT_PPROF = 9,       /**< pprof profile.proto, gzip-compressed or bare */
+  PROFPACK_FORMAT_CPUPROFILE = 10, /**< read only: V8 CPU profile (node --cpu-prof, DevTools) */
+  PROFPACK_FORMAT_PERF = 11,       /**< read only: Linux perf.data (file or pipe mode) */
+  PROFPACK_FORMAT_PERF_SCRIPT = 12 /**< read only: `perf script` text */
 } profpack_format;
 
 /** "ppk", "callgrind", "cachegrind", "gperftools", "xray", "dcpi", "folded", "trace-event",
- * "pprof", or "unknown". Static. */
+ * "pprof", "cpuprofile", "perf", "perf-script", or "unknown". Static. */
 PROFPACK_API const char* profpack_format_name(profpack_format format);
 /** The format of a name as profpack_format_name() spells it; PROFPACK_FORMAT_UNKNOWN if none. */
 PROFPACK_API profpack_format profpack_format_from_name(const char* name);
 /** The format a file's name says it holds, for choosing an output format: by its ending
  * (".ppk", ".pb.gz"/".pprof"/".pb" pprof, ".folded"/".collapsed", ".json" trace events, ".prof"
- * gperftools, ".xray", ".dcpi", ".callgrind", ".cachegrind") or the name its profiler gives it
- * ("callgrind.out.PID", "cachegrind.out.PID", "xray-log.*"); PROFPACK_FORMAT_UNKNOWN where it
+ * gperftools, ".xray", ".dcpi", ".data" perf, ".perf-script", ".callgrind", ".cachegrind") or the
+ * name its profiler gives it ("callgrind.out.PID", "cachegrind.out.PID", "xray-log.*",
+ * "perf.data*"); PROFPACK_FORMAT_UNKNOWN where it
  * says none, or for NULL. Reading never uses it: the format comes from the content. */
 PROFPACK_API profpack_format profpack_format_for_path(const char* path);
+/** profpack_format_info.flags: profiles are read from this format. */
+#define PROFPACK_FORMAT_READABLE 0x1u
+/** profpack_format_info.flags: profiles are written in this format. */
+#define PROFPACK_FORMAT_WRITABLE 0x2u
+
+/** What a format is (profpack_format_describe()). The strings are static. */
+typedef struct profpack_format_info {
+  uint32_t struct_size;    /**< set by profpack_format_info_init() */
+  uint32_t flags;          /**< PROFPACK_FORMAT_READABLE, PROFPACK_FORMAT_WRITABLE */
+  const char* name;        /**< as profpack_format_name() spells it */
+  const char* description; /**< a short English description, e.g. "gperftools CPU profile" */
+  /** The endings of the file names that profpack_format_for_path() takes for this format,
+   *  space-separated (".pb.gz .pprof .pb"); "" for none. */
+  const char* endings;
+  /** The names its profiler gives files that profpack_format_for_path() takes for this
+   *  format, space-separated, '*' for the rest ("callgrind.out.*"); "" for none. */
+  const char* file_names;
+} profpack_format_info;
+
+/** Zeroes `*info` and sets its struct_size, for profpack_format_describe(). */
+PROFPACK_API void profpack_format_info_init(profpack_format_info* info);
+/**
+ * Describes `format` in `*info` (initialised by profpack_format_info_init(); only the fields its
+ * struct_size covers are filled). The formats are the values from 1 up to the first that gives
+ * PROFPACK_ERROR_INVALID_ARGUMENT, so a caller can list every format this library knows;
+ * PROFPACK_FORMAT_UNKNOWN also gives PROFPACK_ERROR_INVALID_ARGUMENT.
+ */
+PROFPACK_API profpack_status profpack_format_describe(profpack_format format,
+                                                      profpack_format_info* info);
 /** The format of a profile from its first bytes (file names are never consulted). */
 PROFPACK_API profpack_format profpack_detect_format(const void* data, size_t size);
 
@@ -155,6 +187,22 @@ PROFPACK_API profpack_format profpack_detect_format(const void* data, size_t siz
  * library decide this instead.
  */
 #define PROFPACK_READ_DEFER_IR 0x2u
+/**
+ * Name the functions of a profile that holds only instruction addresses (gperftools, DCPI)
+ * from its binaries as it is read, as `go tool pprof` does: the profile then answers by name,
+ * and a write in another format or as `.ppk` is what profpack_profile_symbolize() and then the
+ * write would give. Nothing changes where no binary is found, or for a profile that names its
+ * functions or has been symbolized already. A mapping's binary is looked for in the
+ * directories of `binary_path`, then of the PROFPACK_BINARY_PATH environment variable
+ * (':'-separated), by its base name and by its recorded path under the directory, then at the
+ * path the profile records. A file found there is taken only if it can be the one that ran:
+ * where the profile records a build id, the file has it; where it records none (gperftools),
+ * one of the file's loadable segments fits the mapping's offset and size, and the file was not
+ * modified after the profile file (profpack_read_file(), profpack_read_files(); not checked for
+ * profpack_read_memory()). Each file skipped as not the binary that ran is a warning of the
+ * profile (profpack_profile_warnings()); a missing binary is none.
+ */
+#define PROFPACK_READ_SYMBOLIZE 0x4u
 
 typedef struct profpack_read_options {
   uint32_t struct_size; /**< sizeof(profpack_read_options), set by the init function */
@@ -174,6 +222,11 @@ typedef struct profpack_read_options {
    *  PROFPACK_READ_DEFER_IR does, where that suits the input's format and this one. Every
    *  output is the same either way. Default PROFPACK_FORMAT_UNKNOWN: not known. */
   profpack_format output_format;
+  /** With PROFPACK_READ_SYMBOLIZE: directories to look for binaries in, an array of
+   *  `binary_path_count` strings; NULL with 0 (default) for none. Not retained after the
+   *  call. Read only where struct_size covers them. */
+  const char* const* binary_path;
+  size_t binary_path_count;
 } profpack_read_options;
 
 PROFPACK_API void profpack_read_options_init(profpack_read_options* options);
@@ -398,6 +451,16 @@ PROFPACK_API profpack_status profpack_profile_events(const profpack_profile* pro
                                                      size_t* count);
 
 /**
+ * A difference NEW - BASE that records its base (a pprof difference, profpack's or
+ * `go tool pprof -proto -diff_base`'s, whose base samples carry the label pprof::base=true; a
+ * Cachegrind or Callgrind difference profpack made, with its `desc: Base totals:` line):
+ * in `*total`, the base's total of event `event` (the sum of its samples' magnitudes), which
+ * `go tool pprof` takes a difference's percentages of; 0 where the profile records no base.
+ */
+PROFPACK_API profpack_status profpack_profile_event_base_total(const profpack_profile* profile,
+                                                               size_t event, uint64_t* total);
+
+/**
  * The warnings raised while the profile was read or made (a truncated trace that was still
  * loaded; a mapping symbolization skipped), oldest first, as a two-call enumeration. The
  * strings are owned by the profile.
@@ -610,6 +673,15 @@ PROFPACK_API profpack_status profpack_profile_function_calls(const profpack_prof
 PROFPACK_API profpack_status profpack_profile_units_per_second(const profpack_profile* profile,
                                                                double* per_second);
 
+/**
+ * The units per second of one event where that event measures time, else 0: where a profile's
+ * events differ (a V8 profile's `time` and its `samples` count; pprof sample types, by unit:
+ * `cpu`/nanoseconds is time, `samples`/count is not), each event's own; else the profile's
+ * (profpack_profile_units_per_second). Seconds = cost / `*per_second`.
+ */
+PROFPACK_API profpack_status profpack_profile_event_units_per_second(
+    const profpack_profile* profile, size_t event, double* per_second);
+
 /** A thread whose figures can be queried on their own (XRay: one (pid, thread id) pair). */
 typedef struct profpack_thread {
   uint32_t pid;
@@ -639,9 +711,19 @@ typedef struct profpack_view_options {
    *  and lines and keeps them in a .ppk). NULL: none. PROFPACK_ERROR_UNSUPPORTED for formats
    *  whose functions are not ids. */
   const char* binary;
+  /** Only the samples whose labels match every selector (pprof's -tagfocus): an array of
+   *  `tag_count` strings "KEY=REGEX", each kept by a sample that has a label KEY whose value
+   *  (a number's in decimal) the ECMAScript regular expression REGEX matches anywhere (anchor
+   *  it with ^...$ for the whole value). A view of a view keeps the selectors of both. NULL
+   *  with 0 (default) for every sample. PROFPACK_ERROR_UNSUPPORTED for a profile whose
+   *  samples carry no labels; PROFPACK_ERROR_INVALID_ARGUMENT for a selector without '=' or
+   *  key, or a REGEX that does not compile. Not retained after the call. Read only where
+   *  struct_size covers them. */
+  const char* const* tags;
+  size_t tag_count;
 } profpack_view_options;
 
-/** Sets `*options` to the defaults: every thread, no binary. */
+/** Sets `*options` to the defaults: every thread, no binary, every sample. */
 PROFPACK_API void profpack_view_options_init(profpack_view_options* options);
 
 /**
@@ -757,6 +839,87 @@ PROFPACK_API profpack_status profpack_profile_callers(const profpack_profile* pr
 PROFPACK_API profpack_status profpack_profile_callees(const profpack_profile* profile, size_t id,
                                                       size_t event, profpack_call* calls,
                                                       size_t capacity, size_t* count);
+
+/* ---- Archives (.ppka): many profiles in one file, docs/formats.md ---- */
+
+typedef struct profpack_archive profpack_archive;
+
+typedef struct profpack_archive_options {
+  uint32_t struct_size; /**< set by profpack_archive_options_init() */
+  /** Non-zero: open for profpack_archive_add/compact (an exclusive lock for the handle's life),
+   *  creating the file where it does not exist. Default 0: read only. */
+  int writable;
+  /** zstd level (1-22) of what the handle adds; default 19. */
+  int level;
+} profpack_archive_options;
+
+/** Sets `*options` to the defaults (read only, level 19). */
+PROFPACK_API void profpack_archive_options_init(profpack_archive_options* options);
+/** Opens the archive at `path` as of its last valid commit (an append cut short is ignored). */
+PROFPACK_API profpack_status profpack_archive_open(const char* path,
+                                                   const profpack_archive_options* options,
+                                                   profpack_archive** out);
+PROFPACK_API void profpack_archive_close(profpack_archive* archive);
+
+/** One member of an archive, from its index: nothing is decoded. Strings are the handle's. */
+typedef struct profpack_archive_member {
+  uint32_t struct_size; /**< set by the caller to sizeof(profpack_archive_member) */
+  uint64_t id;          /**< unique in the archive, from 1, in order of adding */
+  const char* format;   /**< the format name it was read from */
+  int64_t time;         /**< seconds since 1970 UTC */
+  size_t label_count;
+  uint64_t stored_bytes; /**< its compressed size in the archive */
+  uint64_t ir_bytes;     /**< the size of its IR message */
+} profpack_archive_member;
+
+PROFPACK_API profpack_status profpack_archive_count(const profpack_archive* archive,
+                                                    size_t* count);
+PROFPACK_API profpack_status profpack_archive_member_info(const profpack_archive* archive,
+                                                          size_t index,
+                                                          profpack_archive_member* member);
+/** The `label`th key=value label of member `index`; the strings are the handle's. */
+PROFPACK_API profpack_status profpack_archive_member_label(const profpack_archive* archive,
+                                                           size_t index, size_t label,
+                                                           const char** key, const char** value);
+/** Member `index` as a profile: every query and writer works on it. */
+PROFPACK_API profpack_status profpack_archive_read(const profpack_archive* archive, size_t index,
+                                                   profpack_profile** out);
+/** Adds `count` profiles as one segment, each with `labels` ("key=value", `label_count` of
+ *  them), and commits it; on failure the archive is as it was. A member's time is the one its
+ *  profile records where it does (pprof's time_nanos), else `time` where it is not 0, else
+ *  its file's modification time (profpack_read_file), else now. */
+PROFPACK_API profpack_status profpack_archive_add(profpack_archive* archive,
+                                                  const profpack_profile* const* profiles,
+                                                  size_t count, const char* const* labels,
+                                                  size_t label_count, int64_t time);
+/** Decodes and checks every member; `*checked` (may be NULL) is how many were. */
+PROFPACK_API profpack_status profpack_archive_verify(const profpack_archive* archive,
+                                                     size_t* checked);
+/** Rewrites the archive as one segment with one dictionary (atomically: by rename). */
+PROFPACK_API profpack_status profpack_archive_compact(profpack_archive* archive);
+
+/** The merge of the members at `indices` (`count` of them, at least one), read one at a time
+ *  and merged as profpack_merger_add() merges them; free `*out` with profpack_profile_free().
+ *  Nothing is extracted to files. */
+PROFPACK_API profpack_status profpack_archive_merge(const profpack_archive* archive,
+                                                    const size_t* indices, size_t count,
+                                                    profpack_profile** out);
+/** The difference NEW - BASE of two selections (e.g. this week against last week): the merge
+ *  of the members at `current` less the merge of those at `base`, as profpack_diff() takes
+ *  the difference of two profiles (`options` may be NULL). */
+PROFPACK_API profpack_status profpack_archive_diff(const profpack_archive* archive,
+                                                   const size_t* base, size_t base_count,
+                                                   const size_t* current, size_t current_count,
+                                                   const profpack_diff_options* options,
+                                                   profpack_profile** out);
+/** One member's figures of a function, for a trend over members: the self and inclusive
+ *  cost, for `event` (a short name; NULL: the member's first event), of the functions named
+ *  exactly `function` (in any file or object), summed; `*matched` is how many there are (0,
+ *  with costs of 0, where the member has none). Output pointers may be NULL. */
+PROFPACK_API profpack_status profpack_archive_function_cost(const profpack_archive* archive,
+                                                            size_t index, const char* function,
+                                                            const char* event, uint64_t* self,
+                                                            uint64_t* inclusive, size_t* matched);
 
 #ifdef __cplusplus
 }

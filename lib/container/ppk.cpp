@@ -210,6 +210,11 @@ std::unique_ptr<Profile> decodePpk(std::span<const uint8_t> data, uint64_t maxMe
     fail("ppk", kPpkHeaderSize, kUnknown,
          "decompressed " + std::to_string(n) + " bytes, expected " + std::to_string(msgBytes));
 
+  return profileFromMessage(std::move(words), kPpkHeaderSize, "ppk");
+}
+
+std::unique_ptr<Profile> profileFromMessage(kj::Array<capnp::word> words, uint64_t offset,
+                                            const char* container) {
   try {
     {
       // One pass over everything, with a budget of the message's own size: a message whose
@@ -232,7 +237,7 @@ std::unique_ptr<Profile> decodePpk(std::span<const uint8_t> data, uint64_t maxMe
     options.traversalLimitInWords = std::numeric_limits<uint64_t>::max();
     return std::make_unique<Profile>(std::move(words), options);
   } catch (const kj::Exception& e) {
-    fail("ppk", kPpkHeaderSize, kUnknown,
+    fail(container, offset, kUnknown,
          std::string("invalid Cap'n Proto message: ") + e.getDescription().cStr());
   }
 }

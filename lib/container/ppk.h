@@ -36,4 +36,9 @@ std::string encodePpk(const Profile& profile, int level);
 // before allocating anything; every other defect is Status::malformed with its byte offset.
 std::unique_ptr<Profile> decodePpk(std::span<const uint8_t> data, uint64_t maxMessageBytes);
 
+// A profile of a decompressed IR message (the archive's members), checked as decodePpk checks
+// it; a defect is Status::malformed at `offset` of `container`.
+std::unique_ptr<Profile> profileFromMessage(kj::Array<capnp::word> words, uint64_t offset,
+                                            const char* container);
+
 }  // namespace profpack

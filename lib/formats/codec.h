@@ -9,6 +9,8 @@
 #include <span>
 #include <string>
 #include <string_view>
+#include <utility>
+#include <vector>
 
 #include "profile.h"
 #include "util/io.h"
@@ -25,11 +27,12 @@ enum class FormatId : int {
   gperftools = 4,
   xray = 5,
   dcpi = 6,
-  folded = 7,      // written only: collapsed stacks
-  traceEvent = 8,  // written only: Chrome Trace Event JSON
-  pprof = 9,       // written only: gzip-compressed profile.proto
-  perf = 10,       // Linux perf.data
-  perfScript = 11, // `perf script` text
+  folded = 7,       // collapsed stacks
+  traceEvent = 8,   // Chrome Trace Event JSON
+  pprof = 9,        // profile.proto, gzip-compressed or not
+  cpuprofile = 10,  // read only: V8 CPU profile (.cpuprofile)
+  perf = 11,        // read only: Linux perf.data
+  perfScript = 12,  // read only: `perf script` text
 };
 
 struct ReadOptions {
@@ -84,12 +87,20 @@ class WriteOptions {
   std::map<int, std::string> strings_;
 };
 
+// Header lines as (key, value) pairs, in order.
+using HeaderPairs = std::vector<std::pair<std::string, std::string>>;
+
 // A merge a format does itself (gperftools: samples per identical stack), one profile at a
 // time: memory grows with the merged result, not with the inputs.
 class FormatMerge {
  public:
   virtual ~FormatMerge() = default;
   virtual void add(const Profile& profile) = 0;
+  // A difference NEW - BASE in formats that keep one as samples (pprof): `profile` added as
+  // the base, its values negated and its samples marked as the base's, so that a reader can
+  // take percentages of the base's total. False where the format's merge does not.
+  virtual bool takesBase() const { return false; }
+  virtual void addBase(const Profile& profile) { add(profile); }
   virtual std::unique_ptr<Profile> finish() = 0;
 };
 

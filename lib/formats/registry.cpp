@@ -1,10 +1,14 @@
 #include "formats/registry.h"
 
+#include <array>
+
 #include "container/ppk.h"
 #include "error.h"
 #include "formats/cachegrind/cachegrind.h"
 #include "formats/callgrind/callgrind.h"
 #include "formats/callgrind/model.h"
+#include "formats/calltree/calltree.h"
+#include "formats/cpuprofile/cpuprofile.h"
 #include "formats/dcpi/dcpi.h"
 #include "formats/dcpi/model.h"
 #include "formats/dcpi/params.h"
@@ -18,7 +22,6 @@
 #include "formats/xray/model.h"
 #include "formats/xray/params.h"
 #include "formats/xray/xray.h"
-#include "symbolize/symbolize.h"
 
 namespace profpack {
 
@@ -59,6 +62,9 @@ struct Codec {
   // files are whole profiles each.
   std::unique_ptr<Profile> (*readParts)(std::span<const std::span<const uint8_t>> files,
                                         const ReadOptions& options) = nullptr;
+  // The header lines a difference kept in this format says of its two inputs (null: none).
+  HeaderPairs (*differenceHeader)(const Model& base, const std::string& baseName,
+                                  const Model& current, const std::string& currentName) = nullptr;
 };
 
 void putString(Sink& out, std::string s) { out.write(std::move(s)); }
@@ -110,6 +116,15 @@ constexpr Codec kCodecs[] = {
        putString(out, writeDcpi(m, dcpiWriteImage(o)));
      },
      imageModel, nullptr},
+    // Before the text formats: a bare profile.proto is told from text by decoding its first
+    // fields (text fails at once: '#', 'd', 'e', 'c', 'f', 'v' are no field of its wire type).
+    {FormatId::pprof, "pprof", ir::Format::PPROF, FormatId::pprof, isPprof, readPprof,
+     [](const Profile& p, const WriteOptions&, Sink& out) { putString(out, writePprofIR(p)); },
+     [](const Model& m, const ModelFor&, const WriteOptions&, Sink& out) {
+       putString(out, writePprof(m));
+     },
+     pprofModel, nullptr, nullptr, FormatId::pprof, pprofMerge, /*holdsSigned=*/true,
+     /*writeModelReadsEdges=*/false},
     {FormatId::callgrind, "callgrind", ir::Format::CALLGRIND, FormatId::callgrind, isCallgrind,
      readCallgrind,
      [](const Profile& p, const WriteOptions&, Sink& out) { writeCallgrind(p, out); },
@@ -125,28 +140,31 @@ constexpr Codec kCodecs[] = {
        writeCachegrindModel(m, out);
      },
      costTableModel, nullptr, nullptr, FormatId::cachegrind, nullptr, true, true,
-     /*writeModelReadsStacks=*/false},
+     /*writeModelReadsStacks=*/false, nullptr, cachegrindDifferenceHeader},
+    // Before the JSON and collapsed-stack formats: a sample line followed by a tab-indented
+    // frame line.
     {FormatId::perfScript, "perf-script", ir::Format::PERF_SCRIPT, FormatId::perfScript,
      isPerfScript,
      [](std::span<const uint8_t> d, const ReadOptions&) { return readPerfScript(d); }, nullptr,
      nullptr, perfModel, nullptr, "a Linux perf recording"},
-    {FormatId::folded, "folded", ir::Format::UNKNOWN, FormatId::folded, nullptr, nullptr, nullptr,
-     [](const Model& m, const ModelFor&, const WriteOptions&, Sink& out) {
-       writeFolded(m, 0, out);
-     },
-     nullptr, nullptr, nullptr, FormatId::callgrind, nullptr, false,
-     /*writeModelReadsEdges=*/false},
-    {FormatId::traceEvent, "trace-event", ir::Format::UNKNOWN, FormatId::traceEvent, nullptr,
-     nullptr, nullptr,
+    // JSON: a V8 CPU profile has "nodes"; any other JSON object or array is read as a trace,
+    // whose reader refuses what is neither.
+    {FormatId::cpuprofile, "cpuprofile", ir::Format::CPUPROFILE, FormatId::cpuprofile, isCpuprofile,
+     readCpuprofile, nullptr, nullptr, callTreeModel, nullptr},
+    {FormatId::traceEvent, "trace-event", ir::Format::TRACE_EVENT, FormatId::traceEvent,
+     isTraceEvent, readTraceEvents, nullptr,
      [](const Model& m, const ModelFor&, const WriteOptions&, Sink& out) {
        writeTraceEvents(m, out);
      },
-     nullptr, nullptr},
-    {FormatId::pprof, "pprof", ir::Format::UNKNOWN, FormatId::pprof, nullptr, nullptr, nullptr,
+     callTreeModel, nullptr},
+    // Last: its detection takes any text of `stack count` lines. Written from the model (also
+    // from its own IR); merges sum stacks into collapsed stacks.
+    {FormatId::folded, "folded", ir::Format::FOLDED, FormatId::folded, isFolded, readFolded,
+     nullptr,
      [](const Model& m, const ModelFor&, const WriteOptions&, Sink& out) {
-       putString(out, writePprof(m));
+       writeFolded(m, 0, out);
      },
-     nullptr, nullptr, nullptr, FormatId::callgrind, nullptr, false,
+     callTreeModel, nullptr, nullptr, FormatId::folded, nullptr, false,
      /*writeModelReadsEdges=*/false},
 };
 
@@ -159,8 +177,9 @@ static_assert(static_cast<int>(FormatId::unknown) == 0 && static_cast<int>(Forma
                   static_cast<int>(FormatId::folded) == 7 &&
                   static_cast<int>(FormatId::traceEvent) == 8 &&
                   static_cast<int>(FormatId::pprof) == 9 &&
-                  static_cast<int>(FormatId::perf) == 10 &&
-                  static_cast<int>(FormatId::perfScript) == 11,
+                  static_cast<int>(FormatId::cpuprofile) == 10 &&
+                  static_cast<int>(FormatId::perf) == 11 &&
+                  static_cast<int>(FormatId::perfScript) == 12,
               "FormatId must keep profpack_format's values (include/profpack/profpack.h)");
 constexpr bool irFormatsDistinct() {
   for (const Codec& a : kCodecs)
@@ -169,7 +188,7 @@ constexpr bool irFormatsDistinct() {
   return true;
 }
 static_assert(irFormatsDistinct(), "each format read (but .ppk) has its own ir::Format");
-static_assert(std::size(kCodecs) == 11, "every FormatId but unknown has one codec");
+static_assert(std::size(kCodecs) == 12, "every FormatId but unknown has one codec");
 
 // Every format's write parameters, the .ppk level first.
 constexpr std::span<const WriteParam> kWriteParamLists[] = {
@@ -181,12 +200,19 @@ const Codec* codecFor(FormatId f) {
   return nullptr;
 }
 
+// By positions, not addresses: comparing addresses in different arrays is not a constant
+// expression for every compiler setting (g++ -O0 with sanitizers refuses it).
 constexpr bool writeParamsDistinct() {
-  for (std::span<const WriteParam> a : kWriteParamLists)
-    for (const WriteParam& p : a)
-      for (std::span<const WriteParam> b : kWriteParamLists)
-        for (const WriteParam& q : b)
-          if (&p != &q && (p.key == q.key || std::string_view(p.name) == q.name)) return false;
+  constexpr size_t lists = std::size(kWriteParamLists);
+  for (size_t i = 0; i < lists; ++i)
+    for (size_t j = 0; j < kWriteParamLists[i].size(); ++j)
+      for (size_t k = 0; k < lists; ++k)
+        for (size_t l = 0; l < kWriteParamLists[k].size(); ++l) {
+          if (i == k && j == l) continue;
+          const WriteParam& p = kWriteParamLists[i][j];
+          const WriteParam& q = kWriteParamLists[k][l];
+          if (p.key == q.key || std::string_view(p.name) == q.name) return false;
+        }
   return true;
 }
 static_assert(writeParamsDistinct(), "each write parameter has its own key and name");
@@ -224,6 +250,7 @@ constexpr FileName kFileNames[] = {
     {FormatId::folded, ".folded", nullptr},
     {FormatId::folded, ".collapsed", nullptr},
     {FormatId::traceEvent, ".json", nullptr},
+    {FormatId::cpuprofile, ".cpuprofile", nullptr},
     {FormatId::gperftools, ".prof", nullptr},
     {FormatId::xray, ".xray", "xray-log."},
     {FormatId::dcpi, ".dcpi", nullptr},
@@ -254,6 +281,63 @@ FormatId formatForFileName(std::string_view path) {
     if (n.prefix && base.substr(0, std::string_view(n.prefix).size()) == n.prefix) return n.format;
   }
   return FormatId::unknown;
+}
+
+namespace {
+// A short description of each format, for help texts.
+struct About {
+  FormatId format;
+  const char* text;
+};
+constexpr About kAbout[] = {
+    {FormatId::ppk, "profpack's own container (zstd-compressed IR)"},
+    {FormatId::callgrind, "Callgrind (valgrind --tool=callgrind, KCachegrind)"},
+    {FormatId::cachegrind, "Cachegrind (valgrind --tool=cachegrind, cg_annotate)"},
+    {FormatId::gperftools, "gperftools CPU profile"},
+    {FormatId::xray, "LLVM XRay trace, FDR or basic mode"},
+    {FormatId::dcpi, "DIGITAL Continuous Profiling Infrastructure profile"},
+    {FormatId::folded, "collapsed stacks (flamegraph.pl, inferno, py-spy)"},
+    {FormatId::traceEvent, "Chrome Trace Event JSON (Perfetto, chrome://tracing)"},
+    {FormatId::pprof, "pprof profile.proto, gzip-compressed or bare"},
+    {FormatId::cpuprofile, "V8 CPU profile (node --cpu-prof, DevTools)"},
+    {FormatId::perf, "Linux perf.data (perf record), file or pipe mode"},
+    {FormatId::perfScript, "perf script text (default fields and common -F variants)"},
+};
+constexpr bool everyFormatAbout() {
+  for (const Codec& c : kCodecs) {
+    bool found = false;
+    for (const About& a : kAbout) found |= a.format == c.id;
+    if (!found) return false;
+  }
+  return true;
+}
+static_assert(everyFormatAbout(), "every format has a description");
+}  // namespace
+
+bool formatFacts(FormatId f, FormatFacts& out) {
+  const Codec* c = codecFor(f);
+  if (!c) return false;
+  // The file names of each format, joined once.
+  static const auto names = [] {
+    std::array<std::pair<std::string, std::string>, std::size(kCodecs) + 1> v;
+    for (const FileName& n : kFileNames) {
+      auto& [endings, prefixes] = v[static_cast<size_t>(n.format)];
+      if (n.ending) endings += (endings.empty() ? "" : " ") + std::string(n.ending);
+      if (n.prefix) {
+        const std::string p = n.prefix;
+        prefixes += (prefixes.empty() ? "" : " ") + p + (p.back() == '.' ? "*" : ".*");
+      }
+    }
+    return v;
+  }();
+  out = {};
+  out.readable = c->read != nullptr;
+  out.writable = c->write != nullptr || c->writeModel != nullptr;
+  out.endings = names[static_cast<size_t>(f)].first.c_str();
+  out.fileNames = names[static_cast<size_t>(f)].second.c_str();
+  for (const About& a : kAbout)
+    if (a.format == f) out.about = a.text;
+  return true;
 }
 
 FormatId formatFromName(std::string_view name) {
@@ -291,12 +375,12 @@ std::unique_ptr<Model> buildModel(const Profile& profile, const ModelOptions& op
                 "only these formats take function names from a binary: " + which);
   }
   std::unique_ptr<ModelSource> source = c.model(profile, options);
-  // A symbol section names what symbolize looks up: function ids, and the addresses of
-  // formats without names (in any other profile, such as a crafted .ppk, it is ignored).
-  const uint32_t caps = source->capabilities();
-  if (options.symbols && profile.partialRoot().hasSymbols() &&
-      ((caps & kCapFunctionIds) || ((caps & kCapAddresses) && !(caps & kCapNames))))
-    source = symbolizedSource(std::move(source), profile, options.cache.get());
+  // What a layer above the formats adds to the format's source (names from a symbol section).
+  if (options.symbols && profile.sourceWrap())
+    source = profile.sourceWrap()(std::move(source), profile, options.cache.get());
+  if (!options.tags.empty() && !(source->capabilities() & kCapLabels))
+    throw Error(Status::unsupported, c.name,
+                std::string(c.name) + " samples carry no labels to select by tag");
   auto model = std::make_unique<Model>(std::move(source), c.name);
   if (options.thread >= 0 && static_cast<size_t>(options.thread) >= model->threads().size())
     throw Error(Status::invalidArgument, "",
@@ -304,6 +388,12 @@ std::unique_ptr<Model> buildModel(const Profile& profile, const ModelOptions& op
                     " out of range: the profile has " + std::to_string(model->threads().size()) +
                     " threads");
   return model;
+}
+
+uint32_t modelCapabilities(const Profile& profile) {
+  ModelOptions mo;
+  mo.symbols = false;
+  return codecOf(profile).model(profile, mo)->capabilities();
 }
 
 FormatId detectFormat(std::span<const uint8_t> data) {
@@ -342,8 +432,9 @@ std::unique_ptr<Profile> readProfile(std::span<const uint8_t> data, const ReadOp
   }
   if (data.empty()) throw Error(Status::malformed, "", "empty input: no profile to read", 0);
   throw Error(Status::malformed, "",
-              "unrecognised input: not a .ppk, Callgrind, Cachegrind, gperftools, XRay or DCPI "
-              "profile",
+              "unrecognised input: not a .ppk, Callgrind, Cachegrind, gperftools, XRay, DCPI or "
+              "pprof profile, perf.data, perf script text, V8 .cpuprofile, Chrome trace or "
+              "collapsed stacks",
               0);
 }
 
@@ -393,12 +484,22 @@ void writeProfile(const Profile& profile, FormatId format, const WriteOptions& o
   // still written back as .ppk).
   const Codec* source = codecFor(formatOf(profile));
   const bool sameFamily = writesIR(*c, source);
+  if (!c->write && !c->writeModel)
+    throw Error(Status::unsupported, c->name,
+                std::string(c->name) + " is read by profpack, not written");
   if (c->write && (sameFamily || !c->writeModel)) {
-    if (!sameFamily && c->needs && source && profile.partialRoot().getSignedCosts())
-      // A difference is kept as Callgrind whatever its inputs were: name what it is.
+    // A difference is kept in a format of its own (pprof, Callgrind) whatever its inputs were:
+    // name what it is, not the format it is kept in. (Only on the way to an error: the model
+    // says whether costs are signed where the IR has no flag for it, as pprof's has not.)
+    if (!sameFamily && c->needs && source &&
+        (profile.partialRoot().getSignedCosts() || buildModel(profile, {})->has(kCapSigned))) {
+      std::string to;
+      for (const Codec& k : kCodecs)
+        if (k.holdsSigned && (k.write || k.writeModel)) to += std::string(k.name) + ", ";
       throw Error(Status::unsupported, c->name,
                   std::string("a difference of profiles holds negative costs, which ") + c->name +
-                      " cannot: write it as callgrind, pprof or ppk");
+                      " cannot: write it as " + to + "or ppk");
+    }
     if (!sameFamily && c->needs && source)
       throw Error(Status::unsupported, c->name,
                   std::string(source->name) + " holds no " + c->needs +
@@ -438,16 +539,37 @@ FormatId mergedFormat(const Profile& profile) { return codecOf(profile).mergeAs;
 
 FormatId mixedFormat() { return FormatId::callgrind; }
 
-FormatId differenceFormat(const Profile& base, const Profile& current) {
+FormatId differenceFormat(const Profile& base, const Profile& current, uint32_t capabilities) {
   const Codec& c = codecOf(base);
-  if (&c != &codecOf(current)) return mixedFormat();
-  const Codec* kept = codecFor(c.mergeAs);
-  return kept && kept->holdsSigned ? kept->id : mixedFormat();
+  if (&c == &codecOf(current)) {
+    const Codec* kept = codecFor(c.mergeAs);
+    if (kept && kept->holdsSigned) return kept->id;
+  }
+  if (capabilities & kCapStacks)
+    // The first format that holds negative costs, is written with the model's stacks, read
+    // back, and whose own merge keeps a difference's base apart.
+    for (const Codec& k : kCodecs)
+      if (k.holdsSigned && k.writeModel && k.writeModelReadsStacks && k.read && k.merge &&
+          k.merge()->takesBase())
+        return k.id;
+  return mixedFormat();
+}
+
+HeaderPairs differenceHeader(FormatId format, const Model& base, const std::string& baseName,
+                             const Model& current, const std::string& currentName) {
+  const Codec* c = codecFor(format);
+  if (!c || !c->differenceHeader) return {};
+  return c->differenceHeader(base, baseName, current, currentName);
 }
 
 std::unique_ptr<FormatMerge> formatMerge(const Profile& profile) {
   const Codec& c = codecOf(profile);
   return c.merge ? c.merge() : nullptr;
+}
+
+std::unique_ptr<FormatMerge> formatMerge(FormatId format) {
+  const Codec* c = codecFor(format);
+  return c && c->merge ? c->merge() : nullptr;
 }
 
 bool keepsStacks(FormatId format) {

@@ -21,16 +21,34 @@ FormatId formatFromName(std::string_view name);  // unknown if not a name
 // profiler gives it ("callgrind.out.123"); unknown where the name says none. Used to choose an
 // output format, never to read a file (reading detects the format from the content).
 FormatId formatForFileName(std::string_view path);
+// What a format is, for the C API's profpack_format_describe(): whether profiles are read and
+// written in it, the endings of the file names that say it (".pb.gz .pprof .pb") and the names
+// its profiler gives files ("callgrind.out.*"), space-separated ("" for none), and a short
+// description. Static strings. False for a value that is no format.
+struct FormatFacts {
+  bool readable = false;
+  bool writable = false;
+  const char* endings = "";
+  const char* fileNames = "";
+  const char* about = "";
+};
+bool formatFacts(FormatId f, FormatFacts& out);
 // Every format's write parameters (each declared in its format's folder), the .ppk level
 // first; keys and names are distinct.
 const std::vector<const WriteParam*>& writeParams();
 // The format a profile was read from (FormatId::unknown for an IR that names none).
 FormatId formatOf(const Profile& profile);
+// When the profile says it was taken, in seconds since 1970 UTC (pprof's time_nanos); 0 where
+// its format records no such time or it gives none.
+int64_t profileTime(const Profile& profile);
 
 // The format-neutral model of a profile, for `options` (a thread, a binary to name functions
 // from). Status::unsupported for a binary where the format does not take one;
 // Status::invalidArgument for a thread the profile does not have.
 std::unique_ptr<Model> buildModel(const Profile& profile, const ModelOptions& options);
+// The capabilities of the profile's model (without its symbol section's names), from its
+// source alone: no layer is built.
+uint32_t modelCapabilities(const Profile& profile);
 
 // Formats whose functions are ids (XRay): the entry address of each id in `binary` (index =
 // id, 0 where unknown). Status::unsupported for other formats; Status::io or malformed for a
@@ -63,9 +81,18 @@ FormatId mergedFormat(const Profile& profile);
 // The format a merge of several formats is kept in (Callgrind).
 FormatId mixedFormat();
 // The format NEW - BASE is kept in: the one their merges are kept in where it can hold
-// negative costs (Cachegrind), else mixedFormat().
-FormatId differenceFormat(const Profile& base, const Profile& current);
+// negative costs (Cachegrind files: Cachegrind; pprof: pprof); else, where both models have
+// stacks (`capabilities`: what both models have), the format that holds signed stacks
+// (pprof), so that the difference keeps them; else mixedFormat().
+FormatId differenceFormat(const Profile& base, const Profile& current, uint32_t capabilities);
+// The header lines (key, value) a difference kept in `format` says of its two inputs, named
+// `baseName` and `currentName` (Cachegrind: cg_diff's "Files compared:" and both commands);
+// none where the format writes none, and the difference keeps the current profile's.
+HeaderPairs differenceHeader(FormatId format, const Model& base, const std::string& baseName,
+                             const Model& current, const std::string& currentName);
 std::unique_ptr<FormatMerge> formatMerge(const Profile& profile);
+// The own merge of profiles of `format` (null where it has none).
+std::unique_ptr<FormatMerge> formatMerge(FormatId format);
 std::unique_ptr<Profile> profileFromModel(const Model& model, FormatId format);
 // Whether profileFromModel(model, format) reads the model's stacks (a merge kept in a format
 // that holds none need not sum them).

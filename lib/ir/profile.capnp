@@ -72,8 +72,14 @@ enum Format {
   gperftools @3;
   xray @4;
   dcpi @5;
-  perf @6;                     # Linux perf.data
-  perfScript @7;               # `perf script` text
+  # Formats whose IR is a CallTree (Profile.callTree):
+  folded @6;                   # collapsed stacks (flamegraph.pl, inferno, py-spy)
+  cpuprofile @7;               # V8 CPU profile (.cpuprofile: node --cpu-prof, Chrome DevTools)
+  traceEvent @8;               # Chrome Trace Event JSON (complete and begin/end events)
+  pprof @9;                    # pprof profile.proto (Profile.pprof)
+  # Linux perf (Profile.perf):
+  perf @10;                    # perf.data (`perf record`, file or pipe mode)
+  perfScript @11;              # `perf script` text
 }
 
 struct HeaderLine {
@@ -355,7 +361,77 @@ struct Profile {
   symbols @13 :Symbols;        # names, files and lines of the profile's addresses, as
                                # `profpack symbolize` found them in the binaries (absent if not
                                # symbolized; a reader that ignores it loses only the names)
-  perf @14 :PerfData;          # Linux perf.data
+  callTree @14 :CallTree;      # collapsed stacks, V8 CPU profiles, Chrome trace events
+  pprof @15 :Pprof;            # pprof (profile.proto)
+  perf @16 :PerfData;          # Linux perf.data and `perf script` text
+}
+
+# pprof's profile.proto (github.com/google/pprof/proto/profile.proto), every field as read.
+# Added in IR revision 2 without changing it: an older reader refuses such a .ppk as naming no
+# format it knows. Ids (mapping, location, function) are kept as written, so references are
+# the file's own; string fields are references into Profile.strings (0: the empty string,
+# pprof's string_table[0]). Signed fields are stored zigzag-coded (z(v) = 2v for v >= 0,
+# -2v - 1 for v < 0) in the columns marked "zigzag". Columns "per X" hold one value per X in
+# file order. A reader of a .ppk checks what the pprof reader checks (every referenced id
+# exists, one value per sample type) before it uses them.
+struct Pprof {
+  gzipped @0 :Bool;            # the file was gzip-compressed (written back so)
+  sampleType @1 :Column;       # per sample type: string of its type
+  sampleUnit @2 :Column;       # per sample type: string of its unit
+  sampleFrames @3 :Column;     # per sample: how many location ids sampleLocation holds for it
+                               # (its location ids less the sampleShared outermost ones)
+  sampleLocation @4 :Column;   # per sample, the location ids after its shared ones, outermost
+                               # first (the file's order reversed), coded against the caller c
+                               # before each (the innermost shared id, 0 for none): 0 if the id
+                               # is the last one coded after c, 1 if it is 1 + the largest id
+                               # coded so far (0 at first), else id + 2 (with plainStacks: the
+                               # ids themselves)
+  sampleValue @5 :Column;      # per sample type, one per sample: zigzag value (the first type's
+                               # values of every sample, then the second's, ...)
+  sampleLabels @6 :Column;     # per sample: how many labels it has
+  labelKey @7 :Column;         # per label: string
+  labelStr @8 :Column;         # per label: string
+  labelNum @9 :Column;         # per label: zigzag num
+  labelUnit @10 :Column;       # per label: string of num_unit
+  mappingId @11 :Column;       # per mapping (zigzagDelta)
+  mappingStart @12 :Column;    # per mapping: memory_start
+  mappingLimit @13 :Column;    # per mapping: memory_limit
+  mappingOffset @14 :Column;   # per mapping: file_offset
+  mappingFile @15 :Column;     # per mapping: string of filename
+  mappingBuildId @16 :Column;  # per mapping: string of build_id
+  mappingFlags @17 :Column;    # per mapping: bit 0 has_functions, 1 has_filenames,
+                               # 2 has_line_numbers, 3 has_inline_frames
+  locationId @18 :Column;      # per location (zigzagDelta)
+  locationMapping @19 :Column; # per location: mapping_id as written (0: none)
+  locationAddress @20 :Column; # per location: zigzag(address - r), r the address of the last
+                               # location before it whose last line (innermost) names the same
+                               # function id, else the address of the location before (0 first)
+  locationLines @21 :Column;   # per location: how many Line entries it has
+  locationFolded @22 :Column;  # per location: is_folded (0 or 1)
+  lineFunction @23 :Column;    # per line (innermost first, as written): function_id
+  lineLine @24 :Column;        # per line: zigzag(line - r), r the line of the last line before it
+                               # of the same function id (0 for none)
+  lineColumn @25 :Column;      # per line: zigzag column
+  functionId @26 :Column;      # per function (zigzagDelta)
+  functionName @27 :Column;    # per function: string
+  functionSystemName @28 :Column; # per function: 0 if the string equals the name, else string + 1
+  functionFile @29 :Column;    # per function: string of filename
+  functionStartLine @30 :Column; # per function: zigzag start_line
+  dropFrames @31 :UInt64;      # string
+  keepFrames @32 :UInt64;      # string
+  timeNanos @33 :Int64;
+  durationNanos @34 :Int64;
+  periodType @35 :UInt64;      # string of period_type.type
+  periodUnit @36 :UInt64;      # string of period_type.unit
+  hasPeriodType @37 :Bool;     # period_type was present (even with both strings empty)
+  period @38 :Int64;
+  comments @39 :Column;        # strings, in order
+  defaultSampleType @40 :UInt64; # string
+  docUrl @41 :UInt64;          # string
+  sampleShared @42 :Column;    # per sample: how many of its outermost location ids are the
+                               # previous sample's outermost ones (0 for the first), which
+                               # sampleLocation leaves out
+  plainStacks @43 :Bool;       # sampleLocation holds plain ids (some id is 2^64 - 2 or more)
 }
 
 # Symbolization of an address-based profile (gperftools, DCPI): for every location of the
@@ -379,6 +455,45 @@ struct Symbols {
   file @6 :Column;             # per frame: index into names (0: unknown)
   line @7 :Column;             # per frame: source line (0: unknown)
   names @8 :List(Text);        # names[0] is ""
+}
+
+# Named frames, a tree of them, samples on its nodes and spans of time per thread: what
+# collapsed stacks (samples with counts), V8 CPU profiles (timed samples, per-line ticks) and
+# Chrome trace events (spans) hold. Every column is per entry in source order; string
+# references index Profile.strings. Nodes are numbered from 1 (0 is the root above every
+# stack's outermost frame), frames from 0.
+struct CallTree {
+  frameName @0 :Column;        # per frame: function name
+  frameFile @1 :Column;        # per frame: file or URL (0: none)
+  frameLine @2 :Column;        # per frame: 1-based line where the function starts (0: unknown)
+  frameColumn @3 :Column;      # per frame: 1-based column (0: unknown)
+  frameScript @4 :Column;      # per frame: V8 scriptId as text (0: none)
+  nodeParent @5 :Column;       # per node: its parent node (0: the root); less than the node
+  nodeFrame @6 :Column;        # per node: its frame
+  nodeId @7 :Column;           # per node: the id the source gave it (V8; else empty)
+  nodeHits @8 :Column;         # per node: V8 hitCount (else empty)
+  sampleNode @9 :Column;       # per sample, in source order: its node (its stack is the path
+                               # from the node up to the root)
+  sampleCount @10 :Column;     # per sample: its count (collapsed stacks); empty: 1 each
+  sampleTime @11 :Column;      # per sample: its time in time units (zigzagDelta, two's
+                               # complement); empty: untimed
+  lineNode @12 :Column;        # per line-tick entry (V8 positionTicks): the node
+  lineNumber @13 :Column;      # per entry: the 1-based source line
+  lineTicks @14 :Column;       # per entry: samples of the node at that line
+  startTime @15 :Int64;        # V8: the profile's startTime and endTime, in time units
+  endTime @16 :Int64;
+  timeUnitsPerSecond @17 :UInt64; # of sampleTime, spans, startTime, endTime (0: untimed)
+  threads @18 :List(Thread);
+  spanThread @19 :Column;      # per span, in source order: index into threads
+  spanFrame @20 :Column;       # per span: its frame (the event's name)
+  spanBegin @21 :Column;       # per span: begin in time units (zigzagDelta, two's complement)
+  spanDuration @22 :Column;    # per span: duration in time units
+  struct Thread {
+    pid @0 :Int64;
+    tid @1 :Int64;
+    name @2 :Text;             # thread_name metadata ("" if none)
+    processName @3 :Text;      # process_name metadata ("" if none)
+  }
 }
 
 # Linux perf.data (`perf record`): what the model needs of its records, in time order as `perf

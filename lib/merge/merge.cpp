@@ -88,6 +88,8 @@ class Merger {
     f.eventNames = events_;
     f.eventLongNames = first.eventLongNames();
     f.unitsPerSecond = first.unitsPerSecond();
+    for (size_t e = 0; e < first.events(); ++e)
+      f.eventUnitsPerSecond.push_back(first.eventUnitsPerSecond(e));
     f.samplePeriodNanos = first.samplePeriodNanos();
     f.description = first.description();
   }
@@ -141,6 +143,9 @@ class Merger {
     FunctionLayer& f = src_.functionLayer;
     const size_t ne = events_.size();
     if (f.unitsPerSecond != m.unitsPerSecond()) f.unitsPerSecond = 0;
+    for (size_t e = 0; e < m.events(); ++e)  // an event that is time in every input stays so
+      if (f.eventUnitsPerSecond[ev[e]] != m.eventUnitsPerSecond(e))
+        f.eventUnitsPerSecond[ev[e]] = 0;
     if (f.samplePeriodNanos != m.samplePeriodNanos()) f.samplePeriodNanos = 0;
     std::vector<uint64_t> fn(m.functions());
     for (size_t i = 0; i < m.functions(); ++i) {
@@ -200,6 +205,20 @@ class Merger {
     src_.summaryLayer.parts += sum.parts;
     src_.summaryLayer.records += sum.records;
     ++inputs_;
+  }
+
+  // A difference: the base's total of each event, the sum of its functions' self costs'
+  // magnitudes (as pprof's -diff_base takes the base's samples), which shares of the
+  // difference are of.
+  void baseTotals(const Model& base, const std::vector<size_t>& ev) {
+    std::vector<uint64_t>& total = src_.functionLayer.baseTotals;
+    total.assign(events_.size(), 0);
+    const bool isSigned = base.has(kCapSigned);
+    for (uint64_t f = 0; f < base.functions(); ++f)
+      for (size_t e = 0; e < base.events(); ++e) {
+        const uint64_t v = base.self(f, e);
+        total[ev[e]] += isSigned && static_cast<int64_t>(v) < 0 ? 0 - v : v;
+      }
   }
 
   void describe(std::vector<std::pair<std::string, std::string>> description) {
@@ -407,14 +426,23 @@ std::string NameRewrite::apply(const std::string& name) const {
 
 namespace {
 
-std::unique_ptr<Model> diffOf(const MergeInput& base, const MergeInput& current,
-                              const DiffOptions& options, bool cgDiffDescription, bool stacks) {
-  const MergeInput in[2] = {base, current};
+// Both inputs' models (input 1 the base), each error naming its input.
+struct DiffInputs {
+  MergeInput in[2];
   std::unique_ptr<Model> models[2];
-  for (size_t i = 0; i < 2; ++i) {
-    if (!in[i].profile) throw Error(Status::invalidArgument, "", inputName(in[i], i) + " is null");
-    models[i] = forInput(in[i], i, [&] { return buildModel(*in[i].profile, {}); });
+  DiffInputs(const MergeInput& base, const MergeInput& current) : in{base, current} {
+    for (size_t i = 0; i < 2; ++i) {
+      if (!in[i].profile)
+        throw Error(Status::invalidArgument, "", inputName(in[i], i) + " is null");
+      models[i] = forInput(in[i], i, [&] { return buildModel(*in[i].profile, {}); });
+    }
   }
+};
+
+std::unique_ptr<Model> diffOf(const DiffInputs& d, const DiffOptions& options, FormatId kept,
+                              bool stacks) {
+  const MergeInput* in = d.in;
+  const std::unique_ptr<Model>* models = d.models;
   Merger merger(*models[1], options.eventRenames, stacks, "diff");
   const std::vector<size_t> same =
       merger.eventMap(*models[1], inputName(in[1], 1), inputName(in[1], 1));
@@ -422,34 +450,55 @@ std::unique_ptr<Model> diffOf(const MergeInput& base, const MergeInput& current,
       merger.eventMap(*models[0], inputName(in[0], 0), inputName(in[1], 1));
   merger.add(*models[1], same, false, &options);
   merger.add(*models[0], ev, true, &options);
-  if (cgDiffDescription) {
-    // What cg_diff writes, which cg_annotate shows: both files, both commands.
-    std::string cmd[2];
-    for (size_t i = 0; i < 2; ++i)
-      for (const auto& [key, value] : models[i]->description())
-        if (key == "cmd") cmd[i] = std::string(trim(value));
-    merger.describe({{"desc", "Files compared:   " + in[0].name + "; " + in[1].name},
-                     {"cmd", cmd[0] + "; " + cmd[1]}});
-  }
+  merger.baseTotals(*models[0], ev);
+  // What the kept format says of the two inputs, where it says something (else the merge
+  // keeps the current profile's description).
+  HeaderPairs header = differenceHeader(kept, *models[0], in[0].name, *models[1], in[1].name);
+  if (!header.empty()) merger.describe(std::move(header));
   return merger.finish(models[0]->sourceFormat() == models[1]->sourceFormat()
                            ? models[1]->sourceFormat()
                            : "a difference of two formats");
+}
+
+// The difference as the kept format's own merge makes it (pprof, as `go tool pprof
+// -diff_base`): NEW, then BASE negated with its samples marked as the base's, each input as a
+// profile of that format (its model written as one where it is of another). Null where the
+// format's merge keeps no base, or where names or events are rewritten (the model's
+// difference does that).
+std::unique_ptr<Profile> ownDiff(const DiffInputs& d, const DiffOptions& options, FormatId kept) {
+  std::unique_ptr<FormatMerge> own = formatMerge(kept);
+  if (!own || !own->takesBase() || !options.modFilename.empty() || !options.modFuncname.empty() ||
+      !options.eventRenames.empty())
+    return nullptr;
+  // The events, checked as the model's difference checks them (its message says "diff").
+  Merger(*d.models[1], {}, false, "diff")
+      .eventMap(*d.models[0], inputName(d.in[0], 0), inputName(d.in[1], 1));
+  std::unique_ptr<Profile> as[2];
+  for (size_t i = 0; i < 2; ++i)
+    if (formatOf(*d.in[i].profile) != kept)
+      as[i] = forInput(d.in[i], i, [&] { return profileFromModel(*d.models[i], kept); });
+  auto profile = [&](size_t i) -> const Profile& { return as[i] ? *as[i] : *d.in[i].profile; };
+  forInput(d.in[1], 1, [&] { own->add(profile(1)); });
+  forInput(d.in[0], 0, [&] { own->addBase(profile(0)); });
+  return own->finish();
 }
 
 }  // namespace
 
 std::unique_ptr<Model> diffModels(const MergeInput& base, const MergeInput& current,
                                   const DiffOptions& options) {
-  return diffOf(base, current, options, false, /*stacks=*/true);
+  return diffOf(DiffInputs(base, current), options, FormatId::unknown, /*stacks=*/true);
 }
 
 std::unique_ptr<Profile> diffProfiles(const MergeInput& base, const MergeInput& current,
                                       const DiffOptions& options) {
   if (!base.profile || !current.profile)
     throw Error(Status::invalidArgument, "", "diff needs two profiles");
-  const FormatId kept = differenceFormat(*base.profile, *current.profile);
-  return profileFromModel(*diffOf(base, current, options, kept != mixedFormat(), keepsStacks(kept)),
-                          kept);
+  const DiffInputs d(base, current);
+  const FormatId kept = differenceFormat(*base.profile, *current.profile,
+                                         d.models[0]->capabilities() & d.models[1]->capabilities());
+  if (std::unique_ptr<Profile> p = ownDiff(d, options, kept)) return p;
+  return profileFromModel(*diffOf(d, options, kept, keepsStacks(kept)), kept);
 }
 
 }  // namespace profpack

@@ -57,8 +57,12 @@ struct DiffOptions {
 // (kCapSigned). Events as for mergeModels.
 std::unique_ptr<Model> diffModels(const MergeInput& base, const MergeInput& current,
                                   const DiffOptions& options = {});
-// The difference as a profile: Cachegrind if both are Cachegrind (as cg_diff writes it:
-// "Files compared:" and both commands), else Callgrind; signed costs.
+// The difference as a profile, in the registry's differenceFormat: Cachegrind if both are
+// Cachegrind, with the header that format writes of its two inputs (differenceHeader: cg_diff's
+// "Files compared:" and both commands); where both have stacks, a format that holds signed
+// stacks, made by its own merge where that keeps a base apart (pprof, as `go tool pprof
+// -diff_base`: NEW, then BASE negated and labelled as the base; without rewrites or renames);
+// else Callgrind. Signed costs.
 std::unique_ptr<Profile> diffProfiles(const MergeInput& base, const MergeInput& current,
                                       const DiffOptions& options = {});
 

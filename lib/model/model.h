@@ -42,6 +42,7 @@ enum Capability : uint32_t {
   // Functions are ids that a binary maps to entry addresses (XRay): the locations layer holds
   // one location per function, its id as the address, in a mapping marked functionIds.
   kCapFunctionIds = 1u << 9,
+  kCapLabels = 1u << 10,  // samples carry key/value labels (ModelOptions::tags filters them)
 };
 
 // What the models of one profile built for one task share (the whole profile's and each
@@ -68,12 +69,18 @@ class ModelCache {
 struct ModelOptions {
   long thread = -1;     // restrict every figure to thread `thread` of threads() (-1: all)
   std::string binary;   // the program the profile was taken of, to name functions ("": none)
-  bool symbols = true;  // name addresses from the profile's symbol section, where it has one
+  // Pass the format's source through the profile's Profile::sourceWrap (names from its symbol
+  // section), where it has one.
+  bool symbols = true;
   // False: whoever reads the model reads no call edges (a writer of pprof or folded stacks),
   // so a source may leave them out and spend the time elsewhere.
   bool callEdges = true;
   // Shared by the models of one task (null: each model computes everything itself).
   std::shared_ptr<ModelCache> cache;
+  // Only the samples with, for each (key, pattern), a label `key` whose value the regular
+  // expression `pattern` matches somewhere (ECMAScript), as pprof's -tagfocus key=pattern.
+  // Status::unsupported for a profile without labels (kCapLabels).
+  std::vector<std::pair<std::string, std::string>> tags;
 };
 
 struct FunctionRow {
@@ -115,10 +122,18 @@ struct Summary {
 struct FunctionLayer {
   std::vector<std::string> eventNames, eventLongNames;
   double unitsPerSecond = 0;       // event units per second where the event is time, else 0
+  // Where events differ (a V8 profile's time and sample count, pprof's sample types): per
+  // event, its units per second where it is time, else 0. Empty: every event is as the
+  // profile (unitsPerSecond, else samplePeriodNanos).
+  std::vector<double> eventUnitsPerSecond;
   uint64_t samplePeriodNanos = 0;  // sampled profiles: the CPU time one sample stands for
   // Sampled events (DCPI): per event, the occurrences of the event one sample stands for;
   // shorter than the events, or 0, where unknown.
   std::vector<uint64_t> eventPeriods;
+  // A difference NEW - BASE that records its base's samples: per event, the base's total (the
+  // sum of their magnitudes, as pprof's -diff_base takes it), which shares of the difference
+  // are of. Empty where the profile is no such difference.
+  std::vector<uint64_t> baseTotals;
   std::vector<ThreadRow> threads;
   // Where set, the thread list in place of `threads`, one list that the models of one task
   // share (ModelCache): each thread's model lists every thread.
@@ -158,6 +173,9 @@ struct Mapping {
   // linkTime or unknown.
   uint64_t loadBias = 0;
   bool functionIds = false;  // its "addresses" are function ids (kCapFunctionIds)
+  // The object's GNU build id as the profile records it (raw bytes; "" where it records none):
+  // symbolization takes only a file with this build id.
+  std::string buildId = {};
 };
 
 struct Location {
@@ -307,7 +325,20 @@ class Model {
   uint64_t eventPeriod(size_t e) const {
     return e < f_.eventPeriods.size() ? f_.eventPeriods[e] : 0;
   }
+  // Units per second of event e where it measures time (seconds = cost / this), else 0: its
+  // own figure where the source gives one per event, else the profile's (unitsPerSecond, or
+  // one sample per sampling period).
+  double eventUnitsPerSecond(size_t e) const {
+    if (!f_.eventUnitsPerSecond.empty())
+      return e < f_.eventUnitsPerSecond.size() ? f_.eventUnitsPerSecond[e] : 0;
+    return f_.unitsPerSecond > 0      ? f_.unitsPerSecond
+           : f_.samplePeriodNanos > 0 ? 1e9 / static_cast<double>(f_.samplePeriodNanos)
+                                      : 0;
+  }
   uint64_t total(size_t e) const { return totals_[e]; }
+  // A difference that records its base: the base's total of event e (FunctionLayer::
+  // baseTotals); else 0.
+  uint64_t baseTotal(size_t e) const { return e < f_.baseTotals.size() ? f_.baseTotals[e] : 0; }
 
   size_t functions() const { return f_.functions.size(); }
   const FunctionRow& function(uint64_t f) const { return f_.functions[f]; }

@@ -122,6 +122,7 @@ std::unique_ptr<ElfBinary> ElfBinary::open(const std::string& path, std::string&
     return nullptr;
   }
   b->positionDependent_ = eh.e_type == ET_EXEC;
+  b->modified_ = int64_t{st.st_mtim.tv_sec} * 1000000000 + st.st_mtim.tv_nsec;
   // A cut file: its section headers or a segment's bytes end past the end of the file.
   const uint64_t fileSize = static_cast<uint64_t>(st.st_size);
   if (eh.e_shoff > fileSize || uint64_t{eh.e_shnum} * eh.e_shentsize > fileSize - eh.e_shoff) {
@@ -146,7 +147,7 @@ std::unique_ptr<ElfBinary> ElfBinary::open(const std::string& path, std::string&
       return nullptr;
     }
     if (ph.p_type == PT_LOAD)
-      b->segments_.push_back({ph.p_offset, ph.p_vaddr, ph.p_filesz, ph.p_align});
+      b->segments_.push_back({ph.p_offset, ph.p_vaddr, ph.p_filesz, ph.p_memsz, ph.p_align});
   }
   if (b->segments_.empty()) {
     why = "has no loadable segment";
@@ -188,6 +189,29 @@ bool ElfBinary::loadBias(uint64_t start, uint64_t offset, uint64_t& bias) const 
     return true;
   }
   return false;
+}
+
+std::string ElfBinary::misfit(uint64_t start, uint64_t limit, uint64_t offset,
+                              bool linkTime) const {
+  if (limit <= start) return "";  // the profile gives no range to compare
+  if (linkTime) {
+    for (const Segment& s : segments_)
+      if (start >= s.vaddr && limit - s.vaddr <= s.memsz) return "";
+    return "no loadable segment holds addresses " + hexString(start) + "-" + hexString(limit);
+  }
+  for (const uint64_t page : {uint64_t{4096}, uint64_t{16384}, uint64_t{65536}}) {
+    if (start % page != 0 || offset % page != 0) continue;
+    const auto up = [page](uint64_t v) { return (v + page - 1) / page * page; };
+    for (const Segment& s : segments_) {
+      if ((s.offset & ~(page - 1)) != offset) continue;
+      if (positionDependent_ && (s.vaddr & ~(page - 1)) != start) continue;
+      const uint64_t size = limit - start;
+      if (up(s.offset + s.filesz) - offset == size || up(s.offset + s.memsz) - offset == size)
+        return "";
+    }
+  }
+  return "no loadable segment spans the mapping's " + std::to_string(limit - start) +
+         " bytes at file offset " + hexString(offset);
 }
 
 void ElfBinary::indexUnits(bool hasDebugInfo) {

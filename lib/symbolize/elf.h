@@ -34,6 +34,15 @@ class ElfBinary {
   // the PT_LOAD segment holding that offset (0 for a position-dependent executable). False if
   // no loadable segment holds it.
   bool loadBias(uint64_t start, uint64_t offset, uint64_t& bias) const;
+  // Whether a mapping [start, limit) of this file at file offset `offset` could have been
+  // made by loading it: a loader maps each PT_LOAD segment on its own, from the page holding
+  // its first byte to the page holding its last, so some segment must start in the mapping's
+  // first page (4, 16 or 64 KiB pages) and end in its last; a position-dependent executable
+  // also at the segment's own address. `linkTime` (the profile gives link-time addresses): the
+  // range lies within one segment's addresses. "" if it fits, else why not.
+  std::string misfit(uint64_t start, uint64_t limit, uint64_t offset, bool linkTime) const;
+  // The file's modification time, nanoseconds since the epoch.
+  int64_t modified() const { return modified_; }
   // The inline chain at link-time address `address`, innermost first; empty if no symbol
   // covers it. Cached per address.
   const std::vector<SymbolFrame>& lookup(uint64_t address);
@@ -54,11 +63,12 @@ class ElfBinary {
   void indexUnits(bool hasDebugInfo);  // at open: units_, and problem_ if the DWARF is damaged
 
   struct Segment {
-    uint64_t offset, vaddr, filesz, align;
+    uint64_t offset, vaddr, filesz, memsz, align;
   };
   struct Impl;
   std::unique_ptr<Impl> impl_;
   bool positionDependent_ = false;
+  int64_t modified_ = 0;
   std::vector<Segment> segments_;
   std::string buildId_;
   std::string problem_;

@@ -1,10 +1,15 @@
-// Symbolization (`profpack symbolize`, profpack_profile_symbolize): names, source files, lines
-// and inline chains for the instruction addresses of a profile's model, found in the binaries
-// its mappings name, stored in the IR's symbol section; and the model of a symbolized profile,
-// which groups addresses into the functions the section names. Format-neutral: it reads the
-// model's locations and stacks layers only.
+// Symbolization (`profpack symbolize`, profpack_profile_symbolize, PROFPACK_READ_SYMBOLIZE):
+// names, source files, lines and inline chains for the instruction addresses of a profile's
+// model, found in the binaries its mappings name, stored in the IR's symbol section. The model
+// of a symbolized profile, which groups addresses into the functions the section names, is
+// source.h's. Format-neutral: it reads the model's locations and stacks layers only.
+//
+// Modules: elf.cpp (one ELF file through libdwfl), binaries.cpp (which file is a mapping's),
+// writer.cpp (the addresses to name and the symbol section), table.cpp (the section decoded),
+// source.cpp (the model of a symbolized profile), memory.cpp (names kept for a merge).
 #pragma once
 
+#include <cstdint>
 #include <memory>
 #include <string>
 #include <vector>
@@ -15,28 +20,32 @@
 namespace profpack {
 
 struct SymbolizeOptions {
-  // Directories searched (in order, after the path a mapping names) for a binary by its base
-  // name; then those of the PROFPACK_BINARY_PATH environment variable (':'-separated).
+  // Directories searched (in order, before the path a mapping names) for a binary by its base
+  // name and by its recorded path under the directory; then those of the PROFPACK_BINARY_PATH
+  // environment variable (':'-separated).
   std::vector<std::string> binaryPath;
   // The program of a profile whose functions are ids (XRay: the instrumented executable),
   // which maps them to entry addresses and names them.
   std::string binary;
+  // When the profile was written (its file's modification time), nanoseconds since the epoch;
+  // 0 where unknown. A binary modified later is not taken for a mapping that records no build id.
+  int64_t profileTime = 0;
 };
 
 // A copy of `profile` with its symbol section (lib/ir/profile.capnp, Symbols), replacing any it
-// had. Mappings that cannot be symbolized (binary missing, not a
-// regular file, not ELF, no loadable segment at the mapping's offset) are warnings of the
-// result, naming the mapping and the reason. A profile whose functions are named already
-// (Callgrind, Cachegrind) comes back unchanged with a warning. One whose functions are ids
+// had. Mappings that cannot be symbolized (binary missing, not a regular file, not ELF, not the
+// binary that ran: binaries.h's mismatch(), no loadable segment at the mapping's offset) are
+// warnings of the result, naming the mapping and the reason. A profile whose functions are named
+// already (Callgrind, Cachegrind) comes back unchanged with a warning. One whose functions are ids
 // (XRay) needs options.binary: each function is named, with the file and line of its entry.
 std::unique_ptr<Profile> symbolizeProfile(const Profile& profile, const SymbolizeOptions& options);
 
-// The model source of a symbolized profile: `inner` (the format's own source) with functions,
-// lines and stacks regrouped by the names of the symbol section. Throws Status::malformed on a
-// section whose columns disagree. `cache` (may be null) keeps the decoded section for the other
-// models of the same task.
-std::unique_ptr<ModelSource> symbolizedSource(std::unique_ptr<ModelSource> inner,
-                                              const Profile& profile, ModelCache* cache = nullptr);
+// Naming when a profile is read: `profile` with a symbol section as symbolizeProfile gives it,
+// where its functions are unnamed addresses, it has no symbol section yet and some mapping's
+// binary is found; else `profile` itself. Warnings: the profile's, then one per file found but
+// not taken as not the binary that ran (a mapping without a binary is no warning here).
+std::unique_ptr<Profile> nameFromBinaries(std::unique_ptr<Profile> profile,
+                                          const SymbolizeOptions& options);
 
 // The names of symbolized profiles, kept to name a profile made of them (a merge of several
 // runs of the same program): each address by its object and its place in the object, so that

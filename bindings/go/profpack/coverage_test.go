@@ -125,6 +125,7 @@ func TestEveryFormatAgainstCLI(t *testing.T) {
 			}
 
 			var top struct {
+				Event          string        `json:"event"`
 				UnitsPerSecond float64       `json:"units_per_second"`
 				Functions      []cliFunction `json:"functions"`
 			}
@@ -133,9 +134,21 @@ func TestEveryFormatAgainstCLI(t *testing.T) {
 			if err != nil || len(costs) != len(top.Functions) {
 				t.Fatalf("Top %v %v", costs, err)
 			}
-			ups, err := p.UnitsPerSecond()
-			if err != nil || ups != top.UnitsPerSecond {
-				t.Fatalf("UnitsPerSecond %v, CLI %v (%v)", ups, top.UnitsPerSecond, err)
+			if _, err := p.UnitsPerSecond(); err != nil {
+				t.Fatalf("UnitsPerSecond: %v", err)
+			}
+			events, err = p.Events()
+			if err != nil {
+				t.Fatalf("Events: %v", err)
+			}
+			for e, ev := range events {
+				if ev.Name != top.Event {
+					continue
+				}
+				ups, err := p.EventUnitsPerSecond(e)
+				if err != nil || ups != top.UnitsPerSecond {
+					t.Fatalf("EventUnitsPerSecond(%d) %v, CLI %v (%v)", e, ups, top.UnitsPerSecond, err)
+				}
 			}
 			all, err := p.Functions()
 			if err != nil {
@@ -428,7 +441,7 @@ func TestConcurrentQueries(t *testing.T) {
 
 // The one format name table, both ways.
 func TestFormats(t *testing.T) {
-	for f := FormatPPK; f <= FormatPprof; f++ {
+	for f := FormatPPK; f <= FormatPerfScript; f++ {
 		if ParseFormat(f.String()) != f {
 			t.Fatalf("%d: %q", f, f.String())
 		}
@@ -439,5 +452,155 @@ func TestFormats(t *testing.T) {
 	b, _ := os.ReadFile(filepath.Join(dataDir(), "gperftools", "workload.64le.prof"))
 	if DetectFormat(b) != FormatGperftools {
 		t.Fatal("DetectFormat")
+	}
+}
+
+// Tags select the samples of a pprof profile by label, as pprof's -tagfocus: go-cpu.pb.gz's
+// two workers (tests/data/pprof/goprog) split its samples, 13 and 14 of 27 (go tool pprof
+// -tagfocus=worker=hash: 130ms of 270ms at 10ms a sample).
+func TestViewTags(t *testing.T) {
+	p, err := ReadFile(filepath.Join(dataDir(), "pprof", "go-cpu.pb.gz"), nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer p.Close()
+	total := func(q *Profile) int64 {
+		ev, err := q.Events()
+		if err != nil {
+			t.Fatal(err)
+		}
+		return ev[0].Total
+	}
+	got := map[string]int64{}
+	for _, sel := range []string{"worker=^hash$", "worker=squares", "worker=a", "worker=none"} {
+		v, err := p.View(&ViewOptions{Tags: []string{sel}})
+		if err != nil {
+			t.Fatal(sel, err)
+		}
+		got[sel] = total(v)
+		v.Close()
+	}
+	if got["worker=^hash$"] != 13 || got["worker=squares"] != 14 || got["worker=a"] != total(p) ||
+		got["worker=none"] != 0 {
+		t.Fatalf("samples per selector %v of %d", got, total(p))
+	}
+	// Every selector must match: no sample is of both workers.
+	both, err := p.View(&ViewOptions{Tags: []string{"worker=hash", "worker=squares"}})
+	if err != nil || total(both) != 0 {
+		t.Fatalf("both workers: %v", err)
+	}
+	both.Close()
+	if _, err := p.View(&ViewOptions{Tags: []string{"worker"}}); !errors.Is(err, ErrInvalidArgument) {
+		t.Fatalf("a selector without '=': %v", err)
+	}
+	g, err := ReadFile(filepath.Join(dataDir(), "gperftools", "workload.64le.prof"), nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer g.Close()
+	if _, err := g.View(&ViewOptions{Tags: []string{"k=v"}}); !errors.Is(err, ErrUnsupported) {
+		t.Fatalf("samples without labels: %v", err)
+	}
+}
+
+// Naming on read: hot.prof's addresses named from the binary in a BinaryPath directory as the
+// profile is read (from memory, so the binary's modification time is not compared).
+func TestReadSymbolize(t *testing.T) {
+	dir := filepath.Join(dataDir(), "symbolize")
+	data, err := os.ReadFile(filepath.Join(dir, "hot.prof"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	names := func(opts *ReadOptions) map[string]bool {
+		p, err := ReadBytes(data, opts)
+		if err != nil {
+			t.Fatal(err)
+		}
+		defer p.Close()
+		fns, err := p.Functions()
+		if err != nil {
+			t.Fatal(err)
+		}
+		m := map[string]bool{}
+		for _, f := range fns {
+			m[f.Name] = true
+		}
+		return m
+	}
+	empty := t.TempDir()
+	t.Setenv("PROFPACK_BINARY_PATH", empty)
+	if n := names(&ReadOptions{Symbolize: true, BinaryPath: []string{dir}}); !n["mix"] || !n["fold"] {
+		t.Fatalf("named on read: %v", n)
+	}
+	// Without Symbolize, or with no directory holding the binary, addresses stay.
+	if n := names(&ReadOptions{BinaryPath: []string{dir}}); n["mix"] {
+		t.Fatalf("named without Symbolize: %v", n)
+	}
+	if n := names(&ReadOptions{Symbolize: true, BinaryPath: []string{empty}}); n["mix"] {
+		t.Fatalf("named from an empty directory: %v", n)
+	}
+}
+
+// A V8 CPU profile reads as FormatCpuprofile.
+func TestCpuprofileFormat(t *testing.T) {
+	if ParseFormat("cpuprofile") != FormatCpuprofile || FormatCpuprofile.String() != "cpuprofile" {
+		t.Fatalf("%q", FormatCpuprofile.String())
+	}
+	files, _ := filepath.Glob(filepath.Join(dataDir(), "cpuprofile", "*.cpuprofile"))
+	if len(files) == 0 {
+		t.Fatal("no .cpuprofile in tests/data/cpuprofile")
+	}
+	p, err := ReadFile(files[0], nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer p.Close()
+	if p.Format() != FormatCpuprofile {
+		t.Fatalf("%s read as %v", files[0], p.Format())
+	}
+}
+
+// A perf.data recording reads as FormatPerf.
+func TestPerfFormat(t *testing.T) {
+	for _, f := range []Format{FormatPerf, FormatPerfScript} {
+		if ParseFormat(f.String()) != f {
+			t.Fatalf("%d: %q", f, f.String())
+		}
+	}
+	p, err := ReadFile(filepath.Join(dataDir(), "perf", "spin.data"), nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer p.Close()
+	if p.Format() != FormatPerf {
+		t.Fatalf("spin.data read as %v", p.Format())
+	}
+}
+
+// Every format is described, and each of its file names maps back to it.
+func TestFormatInfo(t *testing.T) {
+	all := Formats()
+	if len(all) != int(FormatPerfScript) {
+		t.Fatalf("%d formats", len(all))
+	}
+	for _, f := range all {
+		if f.Name != f.Format.String() || f.Description == "" || !f.Readable ||
+			f.Writable == (f.Format == FormatCpuprofile || f.Format == FormatPerf ||
+				f.Format == FormatPerfScript) {
+			t.Fatalf("%+v", f)
+		}
+		for _, e := range f.Endings {
+			if FormatForPath("dir/x"+e) != f.Format {
+				t.Fatalf("%s: %s", f.Name, e)
+			}
+		}
+		for _, n := range f.FileNames {
+			if FormatForPath("dir/"+strings.TrimSuffix(n, "*")+"1") != f.Format {
+				t.Fatalf("%s: %s", f.Name, n)
+			}
+		}
+	}
+	if _, err := FormatUnknown.Info(); !errors.Is(err, ErrInvalidArgument) {
+		t.Fatalf("unknown: %v", err)
 	}
 }

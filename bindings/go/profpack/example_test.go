@@ -42,7 +42,7 @@ func ExampleProfile_Bytes() {
 	}
 	defer p.Close()
 	pprof, err := p.Bytes(profpack.FormatPprof, nil)
-	fmt.Println(err == nil, profpack.DetectFormat(pprof) == profpack.FormatUnknown, pprof[0] == 0x1f)
+	fmt.Println(err == nil, profpack.DetectFormat(pprof) == profpack.FormatPprof, pprof[0] == 0x1f)
 	// Output: true true true
 }
 

@@ -6,12 +6,16 @@ package profpack
 */
 import "C"
 
-import "unsafe"
+import (
+	"strings"
+	"unsafe"
+)
 
 // Format is a profile format (profpack_format). Its values are the C constants'.
 type Format int
 
-// The formats. The last three are written only.
+// The formats. Every one is read; FormatCpuprofile, FormatPerf and FormatPerfScript are never
+// written.
 const (
 	FormatUnknown    Format = 0 // PROFPACK_FORMAT_UNKNOWN
 	FormatPPK        Format = 1 // PROFPACK_FORMAT_PPK: profpack's own container
@@ -23,6 +27,12 @@ const (
 	FormatFolded     Format = 7 // PROFPACK_FORMAT_FOLDED: collapsed stacks
 	FormatTraceEvent Format = 8 // PROFPACK_FORMAT_TRACE_EVENT: Chrome Trace Event JSON
 	FormatPprof      Format = 9 // PROFPACK_FORMAT_PPROF: gzipped profile.proto
+	// FormatCpuprofile is read only: a V8 CPU profile (node --cpu-prof, DevTools).
+	FormatCpuprofile Format = 10 // PROFPACK_FORMAT_CPUPROFILE
+	// FormatPerf is read only: Linux perf.data (perf record), file or pipe mode.
+	FormatPerf Format = 11 // PROFPACK_FORMAT_PERF
+	// FormatPerfScript is read only: `perf script` text.
+	FormatPerfScript Format = 12 // PROFPACK_FORMAT_PERF_SCRIPT
 )
 
 // String returns the format's name as the CLI spells it ("ppk", "callgrind", ...).
@@ -50,4 +60,47 @@ func DetectFormat(data []byte) Format {
 		return FormatUnknown
 	}
 	return Format(C.profpack_detect_format(unsafe.Pointer(&data[0]), C.size_t(len(data))))
+}
+
+// FormatInfo describes a format (profpack_format_info).
+type FormatInfo struct {
+	Format      Format
+	Name        string // as String spells it
+	Description string // a short English description
+	Readable    bool   // profiles are read from it
+	Writable    bool   // profiles are written in it
+	// The endings of file names FormatForPath takes for it (".pb.gz") and the names its
+	// profiler gives files ("callgrind.out.*").
+	Endings, FileNames []string
+}
+
+// Info describes f (profpack_format_describe); ErrInvalidArgument for a value that is no
+// format.
+func (f Format) Info() (FormatInfo, error) {
+	var ci C.profpack_format_info
+	C.profpack_format_info_init(&ci)
+	if err := call(func() C.profpack_status { return C.profpack_format_describe(C.profpack_format(f), &ci) }); err != nil {
+		return FormatInfo{}, err
+	}
+	return FormatInfo{
+		Format:      f,
+		Name:        C.GoString(ci.name),
+		Description: C.GoString(ci.description),
+		Readable:    ci.flags&C.PROFPACK_FORMAT_READABLE != 0,
+		Writable:    ci.flags&C.PROFPACK_FORMAT_WRITABLE != 0,
+		Endings:     strings.Fields(C.GoString(ci.endings)),
+		FileNames:   strings.Fields(C.GoString(ci.file_names)),
+	}, nil
+}
+
+// Formats describes every format the library knows, in the order of their values.
+func Formats() []FormatInfo {
+	var out []FormatInfo
+	for f := FormatPPK; ; f++ {
+		info, err := f.Info()
+		if err != nil {
+			return out
+		}
+		out = append(out, info)
+	}
 }

@@ -20,12 +20,27 @@ type ReadOptions struct {
 	// OutputFormat names the format the profile will be written in, if known: the library then
 	// decides itself what of the IR to defer (profpack_read_options.output_format).
 	OutputFormat Format
+	// Symbolize names the functions of a profile that holds only addresses (gperftools, DCPI)
+	// from its binaries as it is read, as go tool pprof does (PROFPACK_READ_SYMBOLIZE).
+	Symbolize bool
+	// BinaryPath: with Symbolize, directories to look for binaries in, before those of
+	// PROFPACK_BINARY_PATH (profpack_read_options.binary_path).
+	BinaryPath []string
 }
 
-func (o *ReadOptions) c() *C.profpack_read_options {
+// c returns the C options and a function that frees what they point to.
+func (o *ReadOptions) c() (*C.profpack_read_options, func()) {
 	var co C.profpack_read_options
 	C.profpack_read_options_init(&co)
+	free := func() {}
 	if o != nil {
+		if o.Symbolize {
+			co.flags |= C.PROFPACK_READ_SYMBOLIZE
+		}
+		if len(o.BinaryPath) > 0 {
+			co.binary_path, free = cStrings(o.BinaryPath)
+			co.binary_path_count = C.size_t(len(o.BinaryPath))
+		}
 		if o.Strict {
 			co.flags |= C.PROFPACK_READ_STRICT
 		}
@@ -38,7 +53,7 @@ func (o *ReadOptions) c() *C.profpack_read_options {
 		co.format = C.profpack_format(o.Format)
 		co.output_format = C.profpack_format(o.OutputFormat)
 	}
-	return &co
+	return &co, free
 }
 
 // WriteParam is a keyed write parameter (profpack_write_param): each applies to one output
@@ -133,6 +148,10 @@ type ViewOptions struct {
 	Thread *int
 	// Binary names an XRay trace's function ids from the instrumented executable; "": none.
 	Binary string
+	// Tags keep only the samples whose labels match every selector "KEY=REGEX": a label KEY
+	// whose value REGEX matches anywhere, as pprof's -tagfocus (profpack_view_options.tags).
+	// ErrUnsupported for a profile whose samples carry no labels.
+	Tags []string
 }
 
 // DiffOptions tune Diff (profpack_diff_options); nil means defaults.

@@ -49,8 +49,10 @@ func (p *Profile) do(f func(h *C.profpack_profile) error) error {
 func ReadFile(path string, opts *ReadOptions) (*Profile, error) {
 	cs := C.CString(path)
 	defer C.free(unsafe.Pointer(cs))
+	co, free := opts.c()
+	defer free()
 	var p *C.profpack_profile
-	if err := callPath(path, func() C.profpack_status { return C.profpack_read_file(cs, opts.c(), &p) }); err != nil {
+	if err := callPath(path, func() C.profpack_status { return C.profpack_read_file(cs, co, &p) }); err != nil {
 		return nil, err
 	}
 	return wrap(p), nil
@@ -71,9 +73,11 @@ func ReadFiles(paths []string, opts *ReadOptions) (*Profile, error) {
 		list[i] = C.CString(path)
 		defer C.free(unsafe.Pointer(list[i]))
 	}
+	co, free := opts.c()
+	defer free()
 	var p *C.profpack_profile
 	if err := call(func() C.profpack_status {
-		return C.profpack_read_files((**C.char)(cs), C.size_t(len(paths)), opts.c(), &p)
+		return C.profpack_read_files((**C.char)(cs), C.size_t(len(paths)), co, &p)
 	}); err != nil {
 		e := err.(*Error)
 		for _, path := range paths {
@@ -94,8 +98,10 @@ func ReadBytes(data []byte, opts *ReadOptions) (*Profile, error) {
 		ptr = C.CBytes(data)
 		defer C.free(ptr)
 	}
+	co, free := opts.c()
+	defer free()
 	if err := call(func() C.profpack_status {
-		return C.profpack_read_memory(ptr, C.size_t(len(data)), opts.c(), &p)
+		return C.profpack_read_memory(ptr, C.size_t(len(data)), co, &p)
 	}); err != nil {
 		return nil, err
 	}
@@ -342,7 +348,7 @@ func (p *Profile) Equal(q *Profile) (bool, error) {
 }
 
 // View returns a new profile on the same data (nothing is copied) that shows what opts
-// selects: one thread, and for an XRay trace names from its binary. opts may be nil (the
+// selects: one thread, the samples with some labels, and for an XRay trace names from its binary. opts may be nil (the
 // whole profile). p is unchanged; close the view too.
 func (p *Profile) View(opts *ViewOptions) (*Profile, error) {
 	var v *C.profpack_profile
@@ -358,6 +364,12 @@ func (p *Profile) View(opts *ViewOptions) (*Profile, error) {
 				vo.thread = C.size_t(*opts.Thread)
 			}
 			binary = opts.Binary
+			if len(opts.Tags) > 0 {
+				arr, free := cStrings(opts.Tags)
+				defer free()
+				vo.tags = arr
+				vo.tag_count = C.size_t(len(opts.Tags))
+			}
 		}
 		cb := cStringOrNil(binary)
 		defer C.free(unsafe.Pointer(cb))

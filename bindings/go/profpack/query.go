@@ -151,6 +151,32 @@ func (p *Profile) UnitsPerSecond() (float64, error) {
 	return float64(v), err
 }
 
+// EventUnitsPerSecond is event e's units per second where that event measures time, else 0:
+// each event's own where they differ (a V8 profile's time and samples; pprof sample types by
+// unit), else the profile's (UnitsPerSecond).
+func (p *Profile) EventUnitsPerSecond(e int) (float64, error) {
+	var v C.double
+	err := p.do(func(h *C.profpack_profile) error {
+		return call(func() C.profpack_status {
+			return C.profpack_profile_event_units_per_second(h, C.size_t(e), &v)
+		})
+	})
+	return float64(v), err
+}
+
+// EventBaseTotal is, for a difference that records its base (a pprof difference, as Diff
+// makes one of stack profiles or go tool pprof -proto -diff_base saves one), the base's total
+// of event e, which go tool pprof takes a difference's percentages of; 0 otherwise.
+func (p *Profile) EventBaseTotal(e int) (uint64, error) {
+	var v C.uint64_t
+	err := p.do(func(h *C.profpack_profile) error {
+		return call(func() C.profpack_status {
+			return C.profpack_profile_event_base_total(h, C.size_t(e), &v)
+		})
+	})
+	return uint64(v), err
+}
+
 // Thread is a thread whose figures a View can show on their own.
 type Thread struct {
 	PID, ThreadID uint32

@@ -19,5 +19,9 @@ void writeCachegrind(const Profile& profile, Sink& out);
 // Cachegrind text from a profile's model: its per-(function, line) self costs, `desc:`/`cmd:`
 // from its description, a summary of its totals. Status::unsupported without lines.
 void writeCachegrindModel(const Model& model, Sink& out);
+// What cg_diff writes of the two profiles it compares, which cg_annotate shows: "desc: Files
+// compared:   BASE; CURRENT" and "cmd: BASE_CMD; CURRENT_CMD".
+HeaderPairs cachegrindDifferenceHeader(const Model& base, const std::string& baseName,
+                                       const Model& current, const std::string& currentName);
 
 }  // namespace profpack

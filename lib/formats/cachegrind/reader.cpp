@@ -76,6 +76,247 @@ std::string costText(uint64_t v, bool isSigned) {
   return out;
 }
 
+constexpr const char* kNoSummary =
+    "the file ends without the summary: line cachegrind writes last, so it was cut: every "
+    "complete line before it was loaded";
+
+// The reader's steps: each line (fl=/fn= lines, count lines, the summary line, header lines),
+// the checks of the whole file, and the message.
+class Reader {
+ public:
+  Reader(std::span<const uint8_t> all, const ReadOptions& options, uint64_t complete)
+      : all_(all),
+        options_(options),
+        complete_(complete),
+        cur_(all),
+        text_(reinterpret_cast<const char*>(all.data()), all.size()) {}
+
+  std::unique_ptr<Profile> run() {
+    std::string_view line;
+    while (cur_.next(line)) step(line);
+    checks();
+    return build();
+  }
+
+ private:
+  void step(std::string_view line) {
+    if (haveSummary_ && !trim(line).empty() && line[0] != '#')
+      fail(kFmt, cur_.lineOffset(), cur_.lineNumber(),
+           "unexpected line after the summary: line (the summary must be last)");
+    if (!inBody_ && !haveSummary_ &&
+        (line.starts_with("fl=") || line.starts_with("fn=") ||
+         (!line.empty() && line[0] >= '0' && line[0] <= '9')))
+      spanStart_ = cur_.lineOffset();  // the body starts here
+    if (line.starts_with("fl=")) {
+      bodyLine();
+      fileName_ = line.substr(3);
+      file_ = strings_.intern(fileName_);
+      ctxValid_ = false;
+    } else if (line.starts_with("fn=")) {
+      bodyLine();
+      fnName_ = line.substr(3);
+      fn_ = strings_.intern(fnName_);
+      haveFn_ = true;
+      ctxValid_ = false;
+    } else if (!line.empty() && line[0] >= '0' && line[0] <= '9') {
+      bodyLine();
+      countLine(line);
+    } else {
+      keyLine(line);
+    }
+  }
+
+  // A line of the body (fl=, fn= or counts): the events must be known.
+  void bodyLine() {
+    if (!haveEvents_)
+      fail(kFmt, cur_.lineOffset(), cur_.lineNumber(), "missing events: line before the data");
+    inBody_ = true;
+  }
+
+  void countLine(std::string_view line) {
+    if (!haveFn_)
+      fail(kFmt, cur_.lineOffset(), cur_.lineNumber(),
+           "count line before any fn= line (expected fl= and fn= first)");
+    size_t pos = 0;
+    uint64_t lineNo = 0;
+    NumResult r = parseNumber(line, pos, lineNo);
+    if (r == NumResult::overflow)
+      fail(kFmt, cur_.lineOffset(), cur_.lineNumber(), "line number does not fit in 64 bits");
+    if (r != NumResult::ok || (pos < line.size() && !isSpace(line[pos])))
+      fail(kFmt, cur_.lineOffset(), cur_.lineNumber(),
+           "expected a line number followed by counts, found '" + std::string(line) + "'");
+    bool unusual = false;
+    size_t n =
+        parseCounts(line, pos, events_.size(), counts_, cur_, "count line", negative_, &unusual);
+    if (!ctxValid_) {
+      ctx_ = contexts_.get(0, file_, fn_);
+      ctxValid_ = true;
+    }
+    table_.row(ir::RecordKind::COST, ctx_, 0, &lineNo, counts_.data(), n);
+    for (size_t i = 0; i < n; ++i) totals_[i] += counts_[i];
+    // What the writer writes for this row; anything else is kept as written.
+    canonical_.clear();
+    if (file_ != wFile_) {
+      canonical_.append("fl=").append(fileName_) += '\n';
+      wFn_ = ~uint64_t{0};
+    }
+    if (fn_ != wFn_) canonical_.append("fn=").append(fnName_) += '\n';
+    wFile_ = file_;
+    wFn_ = fn_;
+    appendDecimal(canonical_, lineNo);
+    for (size_t i = 0; i < n; ++i) {
+      canonical_ += ' ';
+      appendCost(canonical_, counts_[i], true);
+    }
+    canonical_ += '\n';
+    const std::string_view written = text_.substr(spanStart_, cur_.nextOffset() - spanStart_);
+    if (unusual || written != canonical_) {
+      verbatimRows_.push_back(rows_);
+      verbatimText_.push_back(written);
+    }
+    ++rows_;
+    spanStart_ = cur_.nextOffset();
+  }
+
+  // A blank or comment line, the summary line, or a header line.
+  void keyLine(std::string_view line) {
+    std::string_view key, value;
+    if (trim(line).empty() || line[0] == '#') {
+      // Kept in the header and after the summary; in the body they carry nothing.
+      if (haveSummary_)
+        lines_.push_back({std::string(line), "", "", ir::HeaderLine::Placement::TRAILER});
+      else if (!inBody_)
+        lines_.push_back({std::string(line), "", "", ir::HeaderLine::Placement::HEADER});
+      return;
+    }
+    if (!splitKey(line, key, value))
+      fail(
+          kFmt, cur_.lineOffset(), cur_.lineNumber(),
+          "expected 'key: value', 'fl=', 'fn=' or a count line, found '" + std::string(line) + "'");
+    if (key == "summary") return summaryLine(line, key, value);
+    if (inBody_)
+      fail(kFmt, cur_.lineOffset(), cur_.lineNumber(),
+           "header line '" + std::string(key) + ":' inside the data (expected fl=, fn= or counts)");
+    if (key == "events") {
+      if (haveEvents_) fail(kFmt, cur_.lineOffset(), cur_.lineNumber(), "second events: line");
+      events_ = words(value);
+      if (events_.empty())
+        fail(kFmt, cur_.lineOffset(), cur_.lineNumber(), "events: line names no events");
+      haveEvents_ = true;
+      counts_.assign(events_.size(), 0);
+      totals_.assign(events_.size(), 0);
+    }
+    lines_.push_back({std::string(line), std::string(key), std::string(value),
+                      ir::HeaderLine::Placement::HEADER});
+  }
+
+  void summaryLine(std::string_view line, std::string_view key, std::string_view value) {
+    if (!haveEvents_)
+      fail(kFmt, cur_.lineOffset(), cur_.lineNumber(), "summary: line before the events: line");
+    if (inBody_ && cur_.lineOffset() > spanStart_) {  // lines after the last row
+      verbatimRows_.push_back(rows_);
+      verbatimText_.push_back(text_.substr(spanStart_, cur_.lineOffset() - spanStart_));
+    }
+    haveSummary_ = true;
+    summaryLine_ = cur_.lineNumber();
+    summaryOffset_ = cur_.lineOffset();
+    summary_.assign(events_.size(), 0);
+    parseCounts(line, static_cast<size_t>(value.data() - line.data()), events_.size(), summary_,
+                cur_, "summary: line", negative_);
+    lines_.push_back({std::string(line), std::string(key), std::string(value),
+                      ir::HeaderLine::Placement::TRAILER});
+  }
+
+  // The file as a whole: events declared, a summary (or a warning) that matches the counts.
+  void checks() {
+    if (!haveEvents_) fail(kFmt, all_.size(), cur_.lineNumber(), "missing events: line");
+    // A summary line cut short (the last line, without its newline) that disagrees with the
+    // counts is not kept: written back whole, it would be a wrong summary.
+    if (haveSummary_ && summaryOffset_ >= complete_ && summary_ != totals_) {
+      lines_.pop_back();
+      haveSummary_ = false;
+    }
+    if (!haveSummary_) truncated(kFmt, all_, all_.size(), kNoSummary, options_.strict, nullptr);
+    if (haveSummary_) {
+      for (size_t i = 0; i < events_.size(); ++i)
+        if (summary_[i] != totals_[i])
+          fail(kFmt, summaryOffset_, summaryLine_,
+               "summary for event " + std::string(events_[i]) + " is " +
+                   costText(summary_[i], negative_) + " but the counts add up to " +
+                   costText(totals_[i], negative_));
+    }
+  }
+
+  std::unique_ptr<Profile> build() {
+    auto message = newMessage(all_.size());
+    auto root = message->getRoot<ir::Profile>();
+    root.setFormat(ir::Format::CACHEGRIND);
+    root.setSignedCosts(negative_);
+    std::vector<bool> used(strings_.size(), false);
+    contexts_.markUsed(used);
+    table_.markUsed(used);
+    std::vector<uint64_t> remap = strings_.sortAndCompact(used);
+    strings_.build(root.initStrings());
+    auto ev = root.initEvents(static_cast<unsigned>(events_.size()));
+    for (size_t i = 0; i < events_.size(); ++i)
+      ev[static_cast<unsigned>(i)].setName(kj::StringPtr(std::string(events_[i]).c_str()));
+    root.initPositionKinds(1).set(0, ir::PositionKind::LINE);
+    contexts_.build(root.initContexts(), remap);
+    // A file without summary: ends with its body, whose text after the last row is kept too.
+    // (A cut summary line that was left out has had its text before it recorded already.)
+    if (!haveSummary_ && inBody_ && all_.size() > spanStart_ &&
+        (verbatimRows_.empty() || verbatimRows_.back() != rows_)) {
+      verbatimRows_.push_back(rows_);
+      verbatimText_.push_back(text_.substr(spanStart_));
+    }
+    auto part = root.initParts(1)[0];
+    setHeaderLines(part, lines_);
+    table_.build(part.initCosts(), remap);
+    if (!verbatimRows_.empty()) {
+      encodeColumn(part.initVerbatimRows(), verbatimRows_, ir::Column::Encoding::ZIGZAG_DELTA);
+      auto vt = part.initVerbatimText(static_cast<unsigned>(verbatimText_.size()));
+      for (size_t i = 0; i < verbatimText_.size(); ++i)
+        vt.set(static_cast<unsigned>(i),
+               capnp::Data::Reader(reinterpret_cast<const kj::byte*>(verbatimText_[i].data()),
+                                   verbatimText_[i].size()));
+    }
+    auto profile = std::make_unique<Profile>(std::move(message));
+    if (complete_ < all_.size()) truncated(kFmt, all_, complete_, kCutLine, false, profile.get());
+    if (!haveSummary_) truncated(kFmt, all_, all_.size(), kNoSummary, false, profile.get());
+    return profile;
+  }
+
+  const std::span<const uint8_t> all_;
+  const ReadOptions& options_;
+  const uint64_t complete_;  // the end of the last complete line
+  LineCursor cur_;
+  const std::string_view text_;
+
+  std::vector<Line> lines_;
+  bool negative_ = false;  // a count below zero: the file is a difference (cg_diff)
+  std::vector<std::string_view> events_;
+  bool haveEvents_ = false, haveSummary_ = false, inBody_ = false;
+  uint64_t summaryLine_ = 0, summaryOffset_ = 0;
+  std::vector<uint64_t> summary_;
+
+  StringInterner strings_;
+  ContextTable contexts_;
+  CostTableBuilder table_{1};
+  uint64_t file_ = 0, fn_ = 0;
+  bool haveFn_ = false;
+  uint64_t ctx_ = 0;
+  bool ctxValid_ = false;
+  std::vector<uint64_t> counts_, totals_;
+  // The body as the writer would write it, row by row; where the file says it otherwise, the
+  // file's bytes are kept (Part.verbatimRows/verbatimText).
+  std::string_view fileName_, fnName_;
+  uint64_t wFile_ = 0, wFn_ = ~uint64_t{0};  // the writer's fl=/fn= in effect
+  uint64_t spanStart_ = 0, rows_ = 0;
+  std::vector<uint64_t> verbatimRows_;
+  std::vector<std::string_view> verbatimText_;
+  std::string canonical_;
+};
+
 }  // namespace
 
 std::unique_ptr<Profile> readCachegrind(std::span<const uint8_t> all, const ReadOptions& options) {
@@ -83,213 +324,8 @@ std::unique_ptr<Profile> readCachegrind(std::span<const uint8_t> all, const Read
   // last, are loaded as far as they go, with a warning; errors when strict.
   const uint64_t complete = completeLines(all);
   if (complete < all.size()) truncated(kFmt, all, complete, kCutLine, options.strict, nullptr);
-  const std::span<const uint8_t> data = all;
   rejectNul(all, kFmt);
-  LineCursor cur(data);
-  std::string_view line;
-  std::vector<Line> lines;
-  bool negative = false;  // a count below zero: the file is a difference (cg_diff)
-  std::vector<std::string_view> events;
-  bool haveEvents = false, haveSummary = false, inBody = false;
-  uint64_t summaryLine = 0, summaryOffset = 0;
-  std::vector<uint64_t> summary;
-
-  StringInterner strings;
-  ContextTable contexts;
-  CostTableBuilder table(1);
-  uint64_t file = 0, fn = 0;
-  bool haveFn = false;
-  uint64_t ctx = 0;
-  bool ctxValid = false;
-  std::vector<uint64_t> counts, totals;
-  // The body as the writer would write it, row by row; where the file says it otherwise, the
-  // file's bytes are kept (Part.verbatimRows/verbatimText).
-  std::string_view fileName, fnName;
-  uint64_t wFile = 0, wFn = ~uint64_t{0};  // the writer's fl=/fn= in effect
-  uint64_t spanStart = 0, rows = 0;
-  std::vector<uint64_t> verbatimRows;
-  std::vector<std::string_view> verbatimText;
-  const std::string_view text(reinterpret_cast<const char*>(data.data()), data.size());
-  std::string canonical;
-
-  while (cur.next(line)) {
-    if (haveSummary && !trim(line).empty() && line[0] != '#')
-      fail(kFmt, cur.lineOffset(), cur.lineNumber(),
-           "unexpected line after the summary: line (the summary must be last)");
-    if (!inBody && !haveSummary &&
-        (line.starts_with("fl=") || line.starts_with("fn=") ||
-         (!line.empty() && line[0] >= '0' && line[0] <= '9')))
-      spanStart = cur.lineOffset();  // the body starts here
-    if (line.starts_with("fl=")) {
-      if (!haveEvents)
-        fail(kFmt, cur.lineOffset(), cur.lineNumber(), "missing events: line before the data");
-      inBody = true;
-      fileName = line.substr(3);
-      file = strings.intern(fileName);
-      ctxValid = false;
-      continue;
-    }
-    if (line.starts_with("fn=")) {
-      if (!haveEvents)
-        fail(kFmt, cur.lineOffset(), cur.lineNumber(), "missing events: line before the data");
-      inBody = true;
-      fnName = line.substr(3);
-      fn = strings.intern(fnName);
-      haveFn = true;
-      ctxValid = false;
-      continue;
-    }
-    if (!line.empty() && line[0] >= '0' && line[0] <= '9') {
-      if (!haveEvents)
-        fail(kFmt, cur.lineOffset(), cur.lineNumber(), "missing events: line before the data");
-      inBody = true;
-      if (!haveFn)
-        fail(kFmt, cur.lineOffset(), cur.lineNumber(),
-             "count line before any fn= line (expected fl= and fn= first)");
-      size_t pos = 0;
-      uint64_t lineNo = 0;
-      NumResult r = parseNumber(line, pos, lineNo);
-      if (r == NumResult::overflow)
-        fail(kFmt, cur.lineOffset(), cur.lineNumber(), "line number does not fit in 64 bits");
-      if (r != NumResult::ok || (pos < line.size() && !isSpace(line[pos])))
-        fail(kFmt, cur.lineOffset(), cur.lineNumber(),
-             "expected a line number followed by counts, found '" + std::string(line) + "'");
-      bool unusual = false;
-      size_t n =
-          parseCounts(line, pos, events.size(), counts, cur, "count line", negative, &unusual);
-      if (!ctxValid) {
-        ctx = contexts.get(0, file, fn);
-        ctxValid = true;
-      }
-      table.row(ir::RecordKind::COST, ctx, 0, &lineNo, counts.data(), n);
-      for (size_t i = 0; i < n; ++i) totals[i] += counts[i];
-      // What the writer writes for this row; anything else is kept as written.
-      canonical.clear();
-      if (file != wFile) {
-        canonical.append("fl=").append(fileName) += '\n';
-        wFn = ~uint64_t{0};
-      }
-      if (fn != wFn) canonical.append("fn=").append(fnName) += '\n';
-      wFile = file;
-      wFn = fn;
-      appendDecimal(canonical, lineNo);
-      for (size_t i = 0; i < n; ++i) {
-        canonical += ' ';
-        appendCost(canonical, counts[i], true);
-      }
-      canonical += '\n';
-      const std::string_view written = text.substr(spanStart, cur.nextOffset() - spanStart);
-      if (unusual || written != canonical) {
-        verbatimRows.push_back(rows);
-        verbatimText.push_back(written);
-      }
-      ++rows;
-      spanStart = cur.nextOffset();
-      continue;
-    }
-    std::string_view key, value;
-    if (trim(line).empty() || line[0] == '#') {
-      // Kept in the header and after the summary; in the body they carry nothing.
-      if (haveSummary)
-        lines.push_back({std::string(line), "", "", ir::HeaderLine::Placement::TRAILER});
-      else if (!inBody)
-        lines.push_back({std::string(line), "", "", ir::HeaderLine::Placement::HEADER});
-      continue;
-    }
-    if (!splitKey(line, key, value))
-      fail(
-          kFmt, cur.lineOffset(), cur.lineNumber(),
-          "expected 'key: value', 'fl=', 'fn=' or a count line, found '" + std::string(line) + "'");
-    if (key == "summary") {
-      if (!haveEvents)
-        fail(kFmt, cur.lineOffset(), cur.lineNumber(), "summary: line before the events: line");
-      if (inBody && cur.lineOffset() > spanStart) {  // lines after the last row
-        verbatimRows.push_back(rows);
-        verbatimText.push_back(text.substr(spanStart, cur.lineOffset() - spanStart));
-      }
-      haveSummary = true;
-      summaryLine = cur.lineNumber();
-      summaryOffset = cur.lineOffset();
-      summary.assign(events.size(), 0);
-      size_t n = parseCounts(line, static_cast<size_t>(value.data() - line.data()), events.size(),
-                             summary, cur, "summary: line", negative);
-      (void)n;
-      lines.push_back({std::string(line), std::string(key), std::string(value),
-                       ir::HeaderLine::Placement::TRAILER});
-      continue;
-    }
-    if (inBody)
-      fail(kFmt, cur.lineOffset(), cur.lineNumber(),
-           "header line '" + std::string(key) + ":' inside the data (expected fl=, fn= or counts)");
-    if (key == "events") {
-      if (haveEvents) fail(kFmt, cur.lineOffset(), cur.lineNumber(), "second events: line");
-      events = words(value);
-      if (events.empty())
-        fail(kFmt, cur.lineOffset(), cur.lineNumber(), "events: line names no events");
-      haveEvents = true;
-      counts.assign(events.size(), 0);
-      totals.assign(events.size(), 0);
-    }
-    lines.push_back({std::string(line), std::string(key), std::string(value),
-                     ir::HeaderLine::Placement::HEADER});
-  }
-  if (!haveEvents) fail(kFmt, data.size(), cur.lineNumber(), "missing events: line");
-  // A summary line cut short (the last line, without its newline) that disagrees with the
-  // counts is not kept: written back whole, it would be a wrong summary.
-  if (haveSummary && summaryOffset >= complete && summary != totals) {
-    lines.pop_back();
-    haveSummary = false;
-  }
-  const char* kNoSummary =
-      "the file ends without the summary: line cachegrind writes last, so it was cut: every "
-      "complete line before it was loaded";
-  if (!haveSummary) truncated(kFmt, all, data.size(), kNoSummary, options.strict, nullptr);
-  if (haveSummary) {
-    for (size_t i = 0; i < events.size(); ++i)
-      if (summary[i] != totals[i])
-        fail(kFmt, summaryOffset, summaryLine,
-             "summary for event " + std::string(events[i]) + " is " +
-                 costText(summary[i], negative) + " but the counts add up to " +
-                 costText(totals[i], negative));
-  }
-
-  // Build the message.
-  auto message = newMessage(data.size());
-  auto root = message->getRoot<ir::Profile>();
-  root.setFormat(ir::Format::CACHEGRIND);
-  root.setSignedCosts(negative);
-  std::vector<bool> used(strings.size(), false);
-  contexts.markUsed(used);
-  table.markUsed(used);
-  std::vector<uint64_t> remap = strings.sortAndCompact(used);
-  strings.build(root.initStrings());
-  auto ev = root.initEvents(static_cast<unsigned>(events.size()));
-  for (size_t i = 0; i < events.size(); ++i)
-    ev[static_cast<unsigned>(i)].setName(kj::StringPtr(std::string(events[i]).c_str()));
-  root.initPositionKinds(1).set(0, ir::PositionKind::LINE);
-  contexts.build(root.initContexts(), remap);
-  // A file without summary: ends with its body, whose text after the last row is kept too.
-  // (A cut summary line that was left out has had its text before it recorded already.)
-  if (!haveSummary && inBody && data.size() > spanStart &&
-      (verbatimRows.empty() || verbatimRows.back() != rows)) {
-    verbatimRows.push_back(rows);
-    verbatimText.push_back(text.substr(spanStart));
-  }
-  auto part = root.initParts(1)[0];
-  setHeaderLines(part, lines);
-  table.build(part.initCosts(), remap);
-  if (!verbatimRows.empty()) {
-    encodeColumn(part.initVerbatimRows(), verbatimRows, ir::Column::Encoding::ZIGZAG_DELTA);
-    auto vt = part.initVerbatimText(static_cast<unsigned>(verbatimText.size()));
-    for (size_t i = 0; i < verbatimText.size(); ++i)
-      vt.set(static_cast<unsigned>(i),
-             capnp::Data::Reader(reinterpret_cast<const kj::byte*>(verbatimText[i].data()),
-                                 verbatimText[i].size()));
-  }
-  auto profile = std::make_unique<Profile>(std::move(message));
-  if (complete < all.size()) truncated(kFmt, all, complete, kCutLine, false, profile.get());
-  if (!haveSummary) truncated(kFmt, all, data.size(), kNoSummary, false, profile.get());
-  return profile;
+  return Reader(all, options, complete).run();
 }
 
 }  // namespace profpack

@@ -8,6 +8,7 @@
 #include "error.h"
 #include "formats/cachegrind/cachegrind.h"
 #include "formats/callgrind/costs.h"
+#include "formats/callgrind/model.h"
 #include "util/text.h"
 
 namespace profpack {
@@ -21,6 +22,56 @@ std::string writeCachegrind(const Profile& profile) {
   writeCachegrind(profile, out);
   return std::move(out.out);
 }
+
+namespace {
+
+// The header of the file: a Cachegrind profile's own header lines, else what Cachegrind has a
+// place for; then events: unless the header had it. Returns a Cachegrind profile's trailer.
+std::vector<std::string> writeHeader(ir::Part::Reader part,
+                                     capnp::List<ir::EventType>::Reader events, bool own,
+                                     std::string& out) {
+  std::vector<std::string> trailer;
+  bool haveEvents = false;
+  if (own) {
+    trailer = writeHeaderLines(part, out);
+    for (auto l : part.getHeaderLines())
+      haveEvents |= l.getPlacement() == ir::HeaderLine::Placement::HEADER && l.getKey() == "events";
+  } else {
+    // From another format: keep what Cachegrind has a place for, in its order (desc:
+    // lines, then one cmd:; cg_annotate rejects other orders).
+    bool haveCmd = false;
+    for (const char* key : {"desc", "cmd"})
+      for (auto l : part.getHeaderLines())
+        if (l.getKey() == key && !(l.getKey() == "cmd" && haveCmd)) {
+          haveCmd |= l.getKey() == "cmd";
+          out += key;
+          out += ": ";
+          out += l.getValue().cStr();
+          endLine(out);
+        }
+  }
+  if (!haveEvents) {
+    out += "events:";
+    for (auto e : events) (out += ' ') += e.getName().cStr();
+    endLine(out);
+  }
+  return trailer;
+}
+
+// The rows whose text the file had otherwise than this writer writes it (Part.verbatimRows),
+// checked against the part's rows and its verbatim texts.
+std::vector<uint64_t> verbatimRowsOf(ir::Part::Reader part) {
+  if (!part.hasVerbatimRows()) return {};
+  std::vector<uint64_t> rows = decodeColumn(part.getVerbatimRows());
+  if (rows.size() != part.getVerbatimText().size())
+    throw Error(Status::malformed, "ppk", "Cachegrind verbatim rows and texts differ in number");
+  for (size_t i = 0; i < rows.size(); ++i)
+    if (rows[i] > part.getCosts().getRows() || (i > 0 && rows[i] <= rows[i - 1]))
+      throw Error(Status::malformed, "ppk", "Cachegrind verbatim rows out of order or range");
+  return rows;
+}
+
+}  // namespace
 
 void writeCachegrind(const Profile& profile, Sink& sink) {
   auto root = profile.root();
@@ -46,47 +97,13 @@ void writeCachegrind(const Profile& profile, Sink& sink) {
                        /*withPositions=*/true);
     if (!wroteHeader) {
       wroteHeader = true;
-      bool haveEvents = false;
-      if (own) {
-        trailer = writeHeaderLines(part, out);
-        for (auto l : part.getHeaderLines())
-          haveEvents |=
-              l.getPlacement() == ir::HeaderLine::Placement::HEADER && l.getKey() == "events";
-      } else {
-        // From another format: keep what Cachegrind has a place for, in its order (desc:
-        // lines, then one cmd:; cg_annotate rejects other orders).
-        bool haveCmd = false;
-        for (const char* key : {"desc", "cmd"})
-          for (auto l : part.getHeaderLines())
-            if (l.getKey() == key && !(l.getKey() == "cmd" && haveCmd)) {
-              haveCmd |= l.getKey() == "cmd";
-              out += key;
-              out += ": ";
-              out += l.getValue().cStr();
-              endLine(out);
-            }
-      }
-      if (!haveEvents) {
-        out += "events:";
-        for (auto e : events) (out += ' ') += e.getName().cStr();
-        endLine(out);
-      }
+      trailer = writeHeader(part, events, own, out);
     }
     // 0 is "no fl= yet": a file whose first count lines precede any fl= keeps that shape.
     uint64_t curFile = 0, curFn = ~uint64_t{0};
     // Rows whose text the file had otherwise than this writer writes it (Part.verbatimRows).
-    std::vector<uint64_t> verbatimRows;
+    const std::vector<uint64_t> verbatimRows = own ? verbatimRowsOf(part) : std::vector<uint64_t>();
     auto verbatimText = part.getVerbatimText();
-    if (own && part.hasVerbatimRows()) {
-      verbatimRows = decodeColumn(part.getVerbatimRows());
-      if (verbatimRows.size() != verbatimText.size())
-        throw Error(Status::malformed, "ppk",
-                    "Cachegrind verbatim rows and texts differ in number");
-      for (size_t i = 0; i < verbatimRows.size(); ++i)
-        if (verbatimRows[i] > part.getCosts().getRows() ||
-            (i > 0 && verbatimRows[i] <= verbatimRows[i - 1]))
-          throw Error(Status::malformed, "ppk", "Cachegrind verbatim rows out of order or range");
-    }
     size_t nextVerbatim = 0;
     uint64_t row = 0;
     while (t.next()) {
@@ -155,6 +172,17 @@ void writeCachegrind(const Profile& profile, Sink& sink) {
 
 namespace profpack {
 
+HeaderPairs cachegrindDifferenceHeader(const Model& base, const std::string& baseName,
+                                       const Model& current, const std::string& currentName) {
+  std::string cmd[2];
+  const Model* models[2] = {&base, &current};
+  for (size_t i = 0; i < 2; ++i)
+    for (const auto& [key, value] : models[i]->description())
+      if (key == "cmd") cmd[i] = std::string(trim(value));
+  return {{"desc", "Files compared:   " + baseName + "; " + currentName},
+          {"cmd", cmd[0] + "; " + cmd[1]}};
+}
+
 void writeCachegrindModel(const Model& m, Sink& sink) {
   if (!m.has(kCapLines))
     throw Error(Status::unsupported, "cachegrind",
@@ -162,8 +190,12 @@ void writeCachegrindModel(const Model& m, Sink& sink) {
   if (m.events() == 0)
     throw Error(Status::unsupported, "cachegrind", m.sourceFormat() + " holds no cost events");
   std::string out;
+  // desc lines, then cmd: the order cg_annotate reads.
   for (const auto& [key, value] : m.description())
-    if (key == "desc" || key == "cmd") out += key + ": " + value + "\n";
+    if (key == "desc") out += "desc: " + value + "\n";
+  if (std::string base = baseTotalsDesc(m); !base.empty()) out += "desc: " + base + "\n";
+  for (const auto& [key, value] : m.description())
+    if (key == "cmd") out += "cmd: " + value + "\n";
   out += "events:";
   for (const std::string& e : m.eventNames()) out += ' ' + e;
   out += '\n';

@@ -18,6 +18,7 @@
 #include "error.h"
 #include "formats/callgrind/callgrind.h"
 #include "formats/callgrind/common.h"
+#include "formats/callgrind/model.h"
 #include "util/text.h"
 
 namespace profpack {
@@ -45,8 +46,12 @@ class ModelWriter {
       out_ += "pid: " + std::to_string(thread->pid) +
               "\npart: 1\nthread: " + std::to_string(thread->threadId) + "\n";
     }
+    // desc lines, then cmd: the order cg_annotate reads.
     for (const auto& [key, value] : m.description())
-      if (key == "desc" || key == "cmd") out_ += key + ": " + value + "\n";
+      if (key == "desc") out_ += "desc: " + value + "\n";
+    if (std::string base = baseTotalsDesc(m); !base.empty()) out_ += "desc: " + base + "\n";
+    for (const auto& [key, value] : m.description())
+      if (key == "cmd") out_ += "cmd: " + value + "\n";
     out_ +=
         instr_ ? (lines_ ? "positions: instr line\n" : "positions: instr\n") : "positions: line\n";
     for (size_t e = 0; e < m.events(); ++e)
@@ -73,154 +78,26 @@ class ModelWriter {
   }
 
   void part(const Model& m, bool totals) {
-    const bool instr = instr_;
-    const bool isSigned = m.has(kCapSigned);
-    const bool counted = m.has(kCapCallCounts);
-    const size_t ne = m.events();
+    m_ = &m;
+    ne_ = m.events();
+    isSigned_ = m.has(kCapSigned);
+    counted_ = m.has(kCapCallCounts);
     first_ = true;  // every part starts with no ob= in effect
-    // Where the model has addresses: each function's locations with self cost, at the
-    // object's own address (less the mapping's load bias, as valgrind writes them) and line.
-    struct At {
-      uint64_t address = 0, line = 0;
-      const uint64_t* self = nullptr;
-    };
-    std::vector<std::vector<At>> at;
-    if (instr) {
-      at.resize(m.functions());
-      const LocationLayer& layer = m.locations();
-      for (size_t i = 0; i < layer.locations.size(); ++i) {
-        const Location& l = layer.locations[i];
-        if (l.function < 0 || static_cast<size_t>(l.function) >= m.functions()) continue;
-        const uint64_t bias =
-            l.mapping >= 0 && static_cast<size_t>(l.mapping) < layer.mappings.size()
-                ? layer.mappings[static_cast<size_t>(l.mapping)].loadBias
-                : 0;
-        at[static_cast<size_t>(l.function)].push_back(
-            {l.address - bias, lines_ ? l.line : 0, layer.self.data() + i * ne});
-      }
-    }
     // Without addresses, each function's costs stand on its lines where the model has them.
-    const bool lines = !instr && lines_;
-    std::vector<size_t> firstLine;  // function -> its first row of functionLines()
-    if (lines) {
-      const FunctionLineLayer& fl = m.functionLines();
-      firstLine.assign(m.functions() + 1, fl.rows.size());
-      for (size_t r = fl.rows.size(); r-- > 0;) firstLine[fl.rows[r].function] = r;
-      for (size_t f = m.functions(); f-- > 0;)
-        firstLine[f] = std::min(firstLine[f], firstLine[f + 1]);
-    }
+    partLines_ = !instr_ && lines_;
+    locationsByFunction();
+    linesByFunction();
     out_ += '\n';
-    auto positionAt = [&](uint64_t address, uint64_t line) {
-      if (instr) {
-        appendHex(out_, address);
-        if (lines_) {
-          out_ += ' ';
-          appendDecimal(out_, line);
-        }
-      } else {
-        appendDecimal(out_, line);
-      }
-    };
-    // A function's position: its first location, else its first line with cost (0: none).
-    auto position = [&](uint64_t f) {
-      if (f >= m.functions()) return positionAt(0, 0);
-      if (instr)
-        return at[f].empty() ? positionAt(0, 0) : positionAt(at[f][0].address, at[f][0].line);
-      if (lines && firstLine[f] < firstLine[f + 1])
-        return positionAt(0, m.functionLines().rows[firstLine[f]].line);
-      positionAt(0, 0);
-    };
-    auto costs = [&](const uint64_t* values) {
-      for (size_t e = 0; e < ne; ++e) {
-        out_ += ' ';
-        appendCost(out_, values[e], isSigned);
-      }
-      out_ += '\n';
-    };
     std::vector<std::vector<const CallEdge*>> callees(m.functions());
     for (const CallEdge& e : m.edges()) callees[e.caller].push_back(&e);
-    std::vector<uint64_t> self(ne), rest(ne);
-    for (size_t f = 0; f < m.functions(); ++f) {
-      bool any = !callees[f].empty();
-      for (size_t e = 0; e < ne; ++e) any |= (self[e] = m.self(f, e)) != 0;
-      if (!any) continue;
-      const FunctionRow& fn = m.function(f);
-      if (fn.object != object_ || first_) out_ += "ob=" + fn.object + "\n";
-      object_ = fn.object;
-      first_ = false;
-      out_ += "fl=" + (fn.file.empty() ? "???" : fn.file) + "\nfn=" + fn.name + "\n";
-      // The self cost on the function's lines or addresses, and what they leave (a source's
-      // lines need not cover every address) at the function's position.
-      rest = self;
-      auto place = [&](const uint64_t* values) {
-        bool nonzero = false;
-        for (size_t e = 0; e < ne; ++e) {
-          nonzero |= values[e] != 0;
-          rest[e] -= values[e];  // modulo 2^64: signed costs subtract the same
-        }
-        return nonzero;
-      };
-      if (lines) {
-        const FunctionLineLayer& fl = m.functionLines();
-        for (size_t r = firstLine[f]; r < firstLine[f + 1]; ++r) {
-          if (!place(fl.self.data() + r * ne)) continue;
-          positionAt(0, fl.rows[r].line);
-          costs(fl.self.data() + r * ne);
-        }
-      } else if (instr) {
-        for (const At& a : at[f]) {
-          if (!place(a.self)) continue;
-          positionAt(a.address, a.line);
-          costs(a.self);
-        }
-      }
-      if (std::any_of(rest.begin(), rest.end(), [](uint64_t v) { return v != 0; })) {
-        position(f);
-        costs(rest.data());
-      }
-      for (const CallEdge* c : callees[f]) {
-        const FunctionRow& callee = m.function(c->callee);
-        if (callee.object != fn.object) out_ += "cob=" + callee.object + "\n";
-        if (callee.file != fn.file)
-          out_ += "cfi=" + (callee.file.empty() ? "???" : callee.file) + "\n";
-        out_ += "cfn=" + callee.name + "\ncalls=";
-        appendCost(out_, counted ? c->calls : std::max<uint64_t>(1, c->inclusive[0]), isSigned);
-        out_ += ' ';
-        position(c->callee);
-        out_ += '\n';
-        position(f);
-        costs(c->inclusive);
-      }
-      flushIfFull(out_, sink_);
-    }
-    if (!m.rootCalls().empty()) {
-      // The calls at the bottom of a stack, from a function of their own, so that calls=
-      // adds up to every completed call (valgrind names its own such caller "(below main)").
-      const FunctionRow root{"(root)", "", object_};
-      out_ += "fl=???\nfn=" + root.name + "\n";
-      std::fill(self.begin(), self.end(), 0);
-      position(UINT64_MAX);
-      costs(self.data());
-      for (const FunctionLayer::RootCall& c : m.rootCalls()) {
-        const FunctionRow& callee = m.function(c.function);
-        if (callee.object != root.object) out_ += "cob=" + callee.object + "\n";
-        if (!callee.file.empty()) out_ += "cfi=" + callee.file + "\n";
-        out_ += "cfn=" + callee.name + "\ncalls=";
-        appendCost(out_, c.calls, isSigned);
-        out_ += ' ';
-        position(c.function);
-        out_ += '\n';
-        position(UINT64_MAX);
-        std::vector<uint64_t> inclusive(c.inclusive);
-        inclusive.resize(ne, 0);
-        costs(inclusive.data());
-      }
-    }
+    self_.resize(ne_);
+    for (size_t f = 0; f < m.functions(); ++f) function(f, callees[f]);
+    if (!m.rootCalls().empty()) rootCalls();
     if (totals) {
       out_ += "totals:";
-      for (size_t e = 0; e < ne; ++e) {
+      for (size_t e = 0; e < ne_; ++e) {
         out_ += ' ';
-        appendCost(out_, m.total(e), isSigned);
+        appendCost(out_, m.total(e), isSigned_);
       }
       out_ += '\n';
     }
@@ -229,11 +106,169 @@ class ModelWriter {
   }
 
  private:
+  // Where the model has addresses: each function's locations with self cost, at the object's
+  // own address (less the mapping's load bias, as valgrind writes them) and line.
+  struct At {
+    uint64_t address = 0, line = 0;
+    const uint64_t* self = nullptr;
+  };
+
+  void locationsByFunction() {
+    const Model& m = *m_;
+    at_.clear();
+    if (!instr_) return;
+    at_.resize(m.functions());
+    const LocationLayer& layer = m.locations();
+    for (size_t i = 0; i < layer.locations.size(); ++i) {
+      const Location& l = layer.locations[i];
+      if (l.function < 0 || static_cast<size_t>(l.function) >= m.functions()) continue;
+      const uint64_t bias = l.mapping >= 0 && static_cast<size_t>(l.mapping) < layer.mappings.size()
+                                ? layer.mappings[static_cast<size_t>(l.mapping)].loadBias
+                                : 0;
+      at_[static_cast<size_t>(l.function)].push_back(
+          {l.address - bias, lines_ ? l.line : 0, layer.self.data() + i * ne_});
+    }
+  }
+
+  // firstLine_: function -> its first row of functionLines() (where the part writes lines).
+  void linesByFunction() {
+    firstLine_.clear();
+    if (!partLines_) return;
+    const Model& m = *m_;
+    const FunctionLineLayer& fl = m.functionLines();
+    firstLine_.assign(m.functions() + 1, fl.rows.size());
+    for (size_t r = fl.rows.size(); r-- > 0;) firstLine_[fl.rows[r].function] = r;
+    for (size_t f = m.functions(); f-- > 0;)
+      firstLine_[f] = std::min(firstLine_[f], firstLine_[f + 1]);
+  }
+
+  void positionAt(uint64_t address, uint64_t line) {
+    if (instr_) {
+      appendHex(out_, address);
+      if (lines_) {
+        out_ += ' ';
+        appendDecimal(out_, line);
+      }
+    } else {
+      appendDecimal(out_, line);
+    }
+  }
+
+  // A function's position: its first location, else its first line with cost (0: none).
+  void position(uint64_t f) {
+    if (f >= m_->functions()) return positionAt(0, 0);
+    if (instr_)
+      return at_[f].empty() ? positionAt(0, 0) : positionAt(at_[f][0].address, at_[f][0].line);
+    if (partLines_ && firstLine_[f] < firstLine_[f + 1])
+      return positionAt(0, m_->functionLines().rows[firstLine_[f]].line);
+    positionAt(0, 0);
+  }
+
+  void costs(const uint64_t* values) {
+    for (size_t e = 0; e < ne_; ++e) {
+      out_ += ' ';
+      appendCost(out_, values[e], isSigned_);
+    }
+    out_ += '\n';
+  }
+
+  // Function f, if it has cost or calls: its names, its self cost, and its calls.
+  void function(size_t f, const std::vector<const CallEdge*>& callees) {
+    const Model& m = *m_;
+    bool any = !callees.empty();
+    for (size_t e = 0; e < ne_; ++e) any |= (self_[e] = m.self(f, e)) != 0;
+    if (!any) return;
+    const FunctionRow& fn = m.function(f);
+    if (fn.object != object_ || first_) out_ += "ob=" + fn.object + "\n";
+    object_ = fn.object;
+    first_ = false;
+    out_ += "fl=" + (fn.file.empty() ? "???" : fn.file) + "\nfn=" + fn.name + "\n";
+    selfCost(f);
+    for (const CallEdge* c : callees) {
+      const FunctionRow& callee = m.function(c->callee);
+      if (callee.object != fn.object) out_ += "cob=" + callee.object + "\n";
+      if (callee.file != fn.file)
+        out_ += "cfi=" + (callee.file.empty() ? "???" : callee.file) + "\n";
+      out_ += "cfn=" + callee.name + "\ncalls=";
+      appendCost(out_, counted_ ? c->calls : std::max<uint64_t>(1, c->inclusive[0]), isSigned_);
+      out_ += ' ';
+      position(c->callee);
+      out_ += '\n';
+      position(f);
+      costs(c->inclusive);
+    }
+    flushIfFull(out_, sink_);
+  }
+
+  // The self cost (self_) of function f on its lines or addresses, and what they leave (a
+  // source's lines need not cover every address) at the function's position.
+  void selfCost(size_t f) {
+    rest_ = self_;
+    auto place = [&](const uint64_t* values) {
+      bool nonzero = false;
+      for (size_t e = 0; e < ne_; ++e) {
+        nonzero |= values[e] != 0;
+        rest_[e] -= values[e];  // modulo 2^64: signed costs subtract the same
+      }
+      return nonzero;
+    };
+    if (partLines_) {
+      const FunctionLineLayer& fl = m_->functionLines();
+      for (size_t r = firstLine_[f]; r < firstLine_[f + 1]; ++r) {
+        if (!place(fl.self.data() + r * ne_)) continue;
+        positionAt(0, fl.rows[r].line);
+        costs(fl.self.data() + r * ne_);
+      }
+    } else if (instr_) {
+      for (const At& a : at_[f]) {
+        if (!place(a.self)) continue;
+        positionAt(a.address, a.line);
+        costs(a.self);
+      }
+    }
+    if (std::any_of(rest_.begin(), rest_.end(), [](uint64_t v) { return v != 0; })) {
+      position(f);
+      costs(rest_.data());
+    }
+  }
+
+  // The calls at the bottom of a stack, from a function of their own, so that calls= adds up
+  // to every completed call (valgrind names its own such caller "(below main)").
+  void rootCalls() {
+    const FunctionRow root{"(root)", "", object_};
+    out_ += "fl=???\nfn=" + root.name + "\n";
+    std::fill(self_.begin(), self_.end(), 0);
+    position(UINT64_MAX);
+    costs(self_.data());
+    for (const FunctionLayer::RootCall& c : m_->rootCalls()) {
+      const FunctionRow& callee = m_->function(c.function);
+      if (callee.object != root.object) out_ += "cob=" + callee.object + "\n";
+      if (!callee.file.empty()) out_ += "cfi=" + callee.file + "\n";
+      out_ += "cfn=" + callee.name + "\ncalls=";
+      appendCost(out_, c.calls, isSigned_);
+      out_ += ' ';
+      position(c.function);
+      out_ += '\n';
+      position(UINT64_MAX);
+      std::vector<uint64_t> inclusive(c.inclusive);
+      inclusive.resize(ne_, 0);
+      costs(inclusive.data());
+    }
+  }
+
   Sink& sink_;
   std::string out_;
   std::string object_;  // the ob= in effect
   bool first_ = true;
   bool instr_ = false, lines_ = false;  // the header's positions
+  // The part being written.
+  const Model* m_ = nullptr;
+  size_t ne_ = 0;  // events
+  bool isSigned_ = false, counted_ = false;
+  bool partLines_ = false;  // costs on lines (the model has lines but no addresses)
+  std::vector<std::vector<At>> at_;
+  std::vector<size_t> firstLine_;
+  std::vector<uint64_t> self_, rest_;
 };
 
 }  // namespace

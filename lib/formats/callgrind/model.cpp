@@ -5,6 +5,8 @@
 
 #include "formats/callgrind/model.h"
 
+#include <algorithm>
+#include <charconv>
 #include <map>
 #include <tuple>
 #include <unordered_set>
@@ -140,6 +142,8 @@ void CostTableSource::functions(FunctionLayer& out) {
   if (root_.getParts().size() > 0)
     for (auto h : root_.getParts()[0].getHeaderLines()) {
       std::string_view key = h.getKey().cStr();
+      if (key == "desc" && parseBaseTotalsDesc(h.getValue().cStr(), out.eventNames, out.baseTotals))
+        continue;
       if (key == "desc" || key == "cmd") out.description.emplace_back(key, h.getValue().cStr());
     }
   const size_t ne = ne_;
@@ -349,6 +353,38 @@ Summary CostTableSource::summary() {
 
 std::unique_ptr<ModelSource> costTableModel(const Profile& profile, const ModelOptions& options) {
   return std::make_unique<CostTableSource>(profile, options);
+}
+
+constexpr std::string_view kBaseTotals = "Base totals:";
+
+std::string baseTotalsDesc(const Model& m) {
+  std::string out;
+  for (size_t e = 0; e < m.events(); ++e)
+    if (m.baseTotal(e) > 0) out += ' ' + m.eventNames()[e] + '=' + std::to_string(m.baseTotal(e));
+  return out.empty() ? out : std::string(kBaseTotals) + out;
+}
+
+bool parseBaseTotalsDesc(std::string_view value, const std::vector<std::string>& events,
+                         std::vector<uint64_t>& totals) {
+  if (!value.starts_with(kBaseTotals)) return false;
+  std::vector<uint64_t> parsed(events.size(), 0);
+  value.remove_prefix(kBaseTotals.size());
+  while (!value.empty()) {
+    const size_t space = value.find(' ');
+    const std::string_view item = value.substr(0, space);
+    value = space == std::string_view::npos ? std::string_view() : value.substr(space + 1);
+    if (item.empty()) continue;
+    const size_t eq = item.find('=');
+    if (eq == std::string_view::npos) return false;  // not ours: kept as a description
+    uint64_t n = 0;
+    const std::string_view digits = item.substr(eq + 1);
+    auto [end, ec] = std::from_chars(digits.data(), digits.data() + digits.size(), n);
+    if (ec != std::errc() || end != digits.data() + digits.size()) return false;
+    auto it = std::find(events.begin(), events.end(), item.substr(0, eq));
+    if (it != events.end()) parsed[static_cast<size_t>(it - events.begin())] = n;
+  }
+  totals = std::move(parsed);
+  return true;
 }
 
 }  // namespace profpack

@@ -74,6 +74,18 @@ class Writer {
       }
     }
   }
+  // The steps of run().
+  void checkPositions(const capnp::List<ir::PositionKind>::Reader& kinds, size_t events);
+  void freshHeader(const ir::Profile::Reader& root, const ir::Part::Reader& part);
+  bool body(CostTableBatches& t, const DecodedContexts& contexts, std::vector<uint64_t>& totals);
+  // Inlined: called once per row, and as a call it costs the writer some 3%.
+  [[gnu::always_inline]] inline void row(const CostTableBatches& t, const DecodedContexts& contexts,
+                                         size_t r, size_t& ci, size_t& ai, size_t& ji,
+                                         std::vector<uint64_t>& totals);
+  void arc(const CostTableBatches& t, const DecodedContexts& contexts, Kind kind, uint64_t o,
+           uint64_t fn, size_t ai, size_t& ji);
+  void totalsLine(const std::vector<uint64_t>& totals);
+
   static unsigned digits(uint64_t v, unsigned base) {
     unsigned n = 1;
     while (v >= base) v /= base, ++n;
@@ -96,26 +108,17 @@ class Writer {
   bool isInstr_[kMaxPositions] = {false, false, false};
   uint64_t last_[kMaxPositions] = {0, 0, 0};
   bool baseKnown_ = false;
+  uint64_t curOb_ = 0, curFile_ = 0, curCtx_ = kUndef;  // the ob=, file and context in effect
 };
 
 void Writer::run() {
   auto root = profile_.root();
   auto events = root.getEvents();
-  auto kinds = root.getPositionKinds();
-  if (events.size() == 0)
-    throw Error(Status::unsupported, kFmt,
-                "the profile has no cost events, so it cannot be written as Callgrind");
-  npos_ = kinds.size();
-  if (npos_ == 0 || npos_ > kMaxPositions)
-    throw Error(Status::unsupported, kFmt, "the profile has no or too many position kinds");
-  for (size_t k = 0; k < npos_; ++k) {
-    isInstr_[k] = kinds[static_cast<unsigned>(k)] == ir::PositionKind::INSTR;
-  }
+  checkPositions(root.getPositionKinds(), events.size());
   DecodedContexts contexts(root.getContexts(), strings_.size());
   const bool own = root.getFormat() == ir::Format::CALLGRIND;
   signed_ = root.getSignedCosts();
   std::vector<uint64_t> totals(events.size(), 0);
-  bool first = true;
   auto parts = root.getParts();
   for (unsigned pi = 0; pi < parts.size(); ++pi) {
     auto part = parts[pi];
@@ -125,110 +128,11 @@ void Writer::run() {
     std::vector<std::string> trailer;
     if (own) {
       trailer = writeHeaderLines(part, out_);
-    } else if (first) {
-      // From another format of the family: a fresh header with what Callgrind has a place for.
-      out_ += "# callgrind format\nversion: 1\ncreator: profpack\n";
-      for (auto l : part.getHeaderLines())
-        if (l.getKey() == "desc" || l.getKey() == "cmd") {
-          out_ += l.getKey().cStr();
-          out_ += ": ";
-          out_ += l.getValue().cStr();
-          endLine(out_);
-        }
-      out_ += "positions:";
-      for (auto k : kinds)
-        out_ += k == ir::PositionKind::INSTR ? " instr"
-                : k == ir::PositionKind::BB  ? " bb"
-                                             : " line";
-      out_ += "\nevents:";
-      for (auto e : events) (out_ += ' ') += e.getName().cStr();
+    } else if (pi == 0) {
+      freshHeader(root, part);
       endLine(out_);
-      for (auto e : events)
-        if (e.getLongName().size())
-          endLine(((out_ += "event: ") += e.getName().cStr()) +=
-                  " : " + std::string(e.getLongName().cStr()));
-      for (auto e : root.getDerivedEvents()) {
-        ((out_ += "event: ") += e.getName().cStr()) += " = ";
-        out_ += e.getFormula().cStr();
-        if (e.getLongName().size()) (out_ += " : ") += e.getLongName().cStr();
-        endLine(out_);
-      }
     }
-    if (!own && first) endLine(out_);
-    first = false;
-    for (auto& d : defined_) d.assign(strings_.size(), false);
-    baseKnown_ = false;
-    uint64_t curOb = 0, curFile = 0, curCtx = kUndef;
-    uint64_t pos[kMaxPositions], tpos[kMaxPositions];
-    bool anyRows = false;
-    while (t.next()) {
-      anyRows = true;
-      size_t ci = 0, ai = 0, ji = 0;
-      for (size_t r = 0; r < t.rows; ++r) {
-        const size_t n = t.costCount[r];
-        const uint64_t* c = t.costs.data() + ci;
-        ci += n;
-        const uint64_t ctx = t.context[r];
-        const uint64_t o = contexts.object[ctx], f = contexts.file[ctx],
-                       fn = contexts.function[ctx];
-        if (ctx != curCtx) {
-          if (curCtx != kUndef) endLine(out_);
-          if (o != curOb) name("ob=", kObjects, o), curOb = o;
-          if (f != curFile) name("fl=", kFiles, f), curFile = f;
-          name("fn=", kFunctions, fn);
-          curCtx = ctx;
-        }
-        const uint64_t eff = t.sourceFile[r] ? t.sourceFile[r] : f;
-        if (eff != curFile) {
-          name(eff == f ? "fe=" : "fi=", kFiles, eff);
-          curFile = eff;
-        }
-        for (size_t k = 0; k < npos_; ++k) pos[k] = t.positions[k][r];
-        const auto kind = static_cast<Kind>(t.kind[r]);
-        if (kind != Kind::COST) {
-          const uint64_t tc = t.target[ai];
-          for (size_t k = 0; k < npos_; ++k) tpos[k] = t.targetPositions[k][ai];
-          const uint64_t count = t.count[ai];
-          ++ai;
-          const uint64_t to = contexts.object[tc], tf = contexts.file[tc],
-                         tn = contexts.function[tc];
-          if (kind == Kind::CALL) {
-            if (to != o) name("cob=", kObjects, to);
-            if (tf != curFile) name("cfi=", kFiles, tf);
-            name("cfn=", kFunctions, tn);
-            out_ += "calls=";
-            appendCost(out_, count, signed_);
-          } else {
-            if (to != o)
-              throw Error(Status::unsupported, kFmt,
-                          "a jump leaves its object, which Callgrind cannot express");
-            if (tf != curFile) name("jfi=", kFiles, tf);
-            if (tn != fn) name("jfn=", kFunctions, tn);
-            if (kind == Kind::JUMP) {
-              out_ += "jump=";
-            } else {
-              out_ += "jcnd=";
-              appendDecimal(out_, t.jumped[ji++]);
-              out_ += '/';
-            }
-            appendDecimal(out_, count);
-          }
-          out_ += ' ';
-          positions(tpos);
-          endLine(out_);
-        }
-        positions(pos);
-        std::copy(pos, pos + npos_, last_);
-        baseKnown_ = true;
-        for (size_t i = 0; i < n; ++i) {
-          out_ += ' ';
-          appendCost(out_, c[i], signed_);
-          if (kind == Kind::COST) totals[i] += c[i];
-        }
-        endLine(out_);
-      }
-      flushIfFull(out_, sink_);
-    }
+    const bool anyRows = body(t, contexts, totals);
     if (own) {
       // A part without cost lines still needs a body line, or its trailer would read back as
       // header lines and the next part's header would run on into this one. "fl=" with an
@@ -238,16 +142,148 @@ void Writer::run() {
       for (auto& l : trailer) endLine(out_ += l);
     }
   }
-  if (!own) {
-    out_ += "\ntotals:";
-    for (uint64_t v : totals) {
-      out_ += ' ';
-      appendCost(out_, v, signed_);
-    }
-    endLine(out_);
-  }
+  if (!own) totalsLine(totals);
   sink_.write(out_);
   out_.clear();
+}
+
+// Events to write, and positions Callgrind can express.
+void Writer::checkPositions(const capnp::List<ir::PositionKind>::Reader& kinds, size_t events) {
+  if (events == 0)
+    throw Error(Status::unsupported, kFmt,
+                "the profile has no cost events, so it cannot be written as Callgrind");
+  npos_ = kinds.size();
+  if (npos_ == 0 || npos_ > kMaxPositions)
+    throw Error(Status::unsupported, kFmt, "the profile has no or too many position kinds");
+  for (size_t k = 0; k < npos_; ++k) {
+    isInstr_[k] = kinds[static_cast<unsigned>(k)] == ir::PositionKind::INSTR;
+  }
+}
+
+// From another format of the family: a fresh header with what Callgrind has a place for.
+void Writer::freshHeader(const ir::Profile::Reader& root, const ir::Part::Reader& part) {
+  out_ += "# callgrind format\nversion: 1\ncreator: profpack\n";
+  for (auto l : part.getHeaderLines())
+    if (l.getKey() == "desc" || l.getKey() == "cmd") {
+      out_ += l.getKey().cStr();
+      out_ += ": ";
+      out_ += l.getValue().cStr();
+      endLine(out_);
+    }
+  out_ += "positions:";
+  for (auto k : root.getPositionKinds())
+    out_ += k == ir::PositionKind::INSTR ? " instr" : k == ir::PositionKind::BB ? " bb" : " line";
+  out_ += "\nevents:";
+  for (auto e : root.getEvents()) (out_ += ' ') += e.getName().cStr();
+  endLine(out_);
+  for (auto e : root.getEvents())
+    if (e.getLongName().size())
+      endLine(((out_ += "event: ") += e.getName().cStr()) +=
+              " : " + std::string(e.getLongName().cStr()));
+  for (auto e : root.getDerivedEvents()) {
+    ((out_ += "event: ") += e.getName().cStr()) += " = ";
+    out_ += e.getFormula().cStr();
+    if (e.getLongName().size()) (out_ += " : ") += e.getLongName().cStr();
+    endLine(out_);
+  }
+}
+
+// A part's rows, batch by batch; returns whether it has any. Each part starts from a clean
+// state: no names defined, no position, file or context in effect.
+bool Writer::body(CostTableBatches& t, const DecodedContexts& contexts,
+                  std::vector<uint64_t>& totals) {
+  for (auto& d : defined_) d.assign(strings_.size(), false);
+  baseKnown_ = false;
+  curOb_ = 0, curFile_ = 0, curCtx_ = kUndef;
+  bool anyRows = false;
+  while (t.next()) {
+    anyRows = true;
+    size_t ci = 0, ai = 0, ji = 0;
+    for (size_t r = 0; r < t.rows; ++r) row(t, contexts, r, ci, ai, ji, totals);
+    flushIfFull(out_, sink_);
+  }
+  return anyRows;
+}
+
+// Row r of the batch: the names that change, its call or jump line if it is one, and its
+// positions and costs. ci, ai, ji: the row's first cost, arc and jcnd count in the batch.
+void Writer::row(const CostTableBatches& t, const DecodedContexts& contexts, size_t r, size_t& ci,
+                 size_t& ai, size_t& ji, std::vector<uint64_t>& totals) {
+  const size_t n = t.costCount[r];
+  const uint64_t* c = t.costs.data() + ci;
+  ci += n;
+  const uint64_t ctx = t.context[r];
+  const uint64_t o = contexts.object[ctx], f = contexts.file[ctx], fn = contexts.function[ctx];
+  if (ctx != curCtx_) {
+    if (curCtx_ != kUndef) endLine(out_);
+    if (o != curOb_) name("ob=", kObjects, o), curOb_ = o;
+    if (f != curFile_) name("fl=", kFiles, f), curFile_ = f;
+    name("fn=", kFunctions, fn);
+    curCtx_ = ctx;
+  }
+  const uint64_t eff = t.sourceFile[r] ? t.sourceFile[r] : f;
+  if (eff != curFile_) {
+    name(eff == f ? "fe=" : "fi=", kFiles, eff);
+    curFile_ = eff;
+  }
+  uint64_t pos[kMaxPositions];
+  for (size_t k = 0; k < npos_; ++k) pos[k] = t.positions[k][r];
+  const auto kind = static_cast<Kind>(t.kind[r]);
+  if (kind != Kind::COST) arc(t, contexts, kind, o, fn, ai++, ji);
+  positions(pos);
+  std::copy(pos, pos + npos_, last_);
+  baseKnown_ = true;
+  for (size_t i = 0; i < n; ++i) {
+    out_ += ' ';
+    appendCost(out_, c[i], signed_);
+    if (kind == Kind::COST) totals[i] += c[i];
+  }
+  endLine(out_);
+}
+
+// The calls= or jump=/jcnd= line of arc ai (from a function fn of object o), with the names of
+// its target before it.
+void Writer::arc(const CostTableBatches& t, const DecodedContexts& contexts, Kind kind, uint64_t o,
+                 uint64_t fn, size_t ai, size_t& ji) {
+  const uint64_t tc = t.target[ai];
+  uint64_t tpos[kMaxPositions];
+  for (size_t k = 0; k < npos_; ++k) tpos[k] = t.targetPositions[k][ai];
+  const uint64_t count = t.count[ai];
+  const uint64_t to = contexts.object[tc], tf = contexts.file[tc], tn = contexts.function[tc];
+  if (kind == Kind::CALL) {
+    if (to != o) name("cob=", kObjects, to);
+    if (tf != curFile_) name("cfi=", kFiles, tf);
+    name("cfn=", kFunctions, tn);
+    out_ += "calls=";
+    appendCost(out_, count, signed_);
+  } else {
+    if (to != o)
+      throw Error(Status::unsupported, kFmt,
+                  "a jump leaves its object, which Callgrind cannot express");
+    if (tf != curFile_) name("jfi=", kFiles, tf);
+    if (tn != fn) name("jfn=", kFunctions, tn);
+    if (kind == Kind::JUMP) {
+      out_ += "jump=";
+    } else {
+      out_ += "jcnd=";
+      appendDecimal(out_, t.jumped[ji++]);
+      out_ += '/';
+    }
+    appendDecimal(out_, count);
+  }
+  out_ += ' ';
+  positions(tpos);
+  endLine(out_);
+}
+
+// From another format: the totals of the cost rows.
+void Writer::totalsLine(const std::vector<uint64_t>& totals) {
+  out_ += "\ntotals:";
+  for (uint64_t v : totals) {
+    out_ += ' ';
+    appendCost(out_, v, signed_);
+  }
+  endLine(out_);
 }
 
 }  // namespace

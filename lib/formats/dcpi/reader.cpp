@@ -108,33 +108,38 @@ inline uint8_t* putVarintFast(uint8_t* w, uint32_t v) {
   return w + shape.bytes;
 }
 
-// Text of exactly these bytes (a NUL inside a header line is kept too).
-}  // namespace
+// The reader's steps: the ASCII header line by line, the checks of the header as a whole, the
+// binary part in one pass, the footer's checks, and the message.
+class Reader {
+ public:
+  explicit Reader(std::span<const uint8_t> data)
+      : data_(data), text_(reinterpret_cast<const char*>(data.data())), size_(data.size()) {}
 
-std::unique_ptr<Profile> readDcpi(std::span<const uint8_t> data) {
-  const char* text = reinterpret_cast<const char*>(data.data());
-  const size_t size = data.size();
+  std::unique_ptr<Profile> run() {
+    while (headerLine()) {
+    }
+    checkHeader();
+    binaryPart();
+    checkFooter();
+    return build();
+  }
 
-  // ---- ASCII header.
-  std::vector<HeaderLine> lines;
-  uint64_t seenLine[kRequiredCount] = {};  // line number of each required key, 0 = not seen
-  uint64_t versionLine = 0, versionOffset = 0, major = 0, textStart = 0;
-  std::string_view version, terminator;
-  uint64_t lineNo = 0;
-  size_t pos = 0, binary = 0, termOffset = 0;
-  for (;;) {
-    ++lineNo;
-    const void* nl = pos < size ? std::memchr(text + pos, '\n', size - pos) : nullptr;
+ private:
+  // Reads the next header line; returns false after the terminator line.
+  bool headerLine() {
+    ++lineNo_;
+    const void* nl = pos_ < size_ ? std::memchr(text_ + pos_, '\n', size_ - pos_) : nullptr;
     if (!nl)
-      fail(kFmt, pos, lineNo,
+      fail(kFmt, pos_, lineNo_,
            "the header ends without its terminator line: expected \"samples\" and a newline "
            "before the binary data, found " +
-               (pos < size ? quoted(std::string_view(text + pos, size - pos)) + " and no newline"
-                           : std::string("the end of the file")));
-    const size_t eol = static_cast<size_t>(static_cast<const char*>(nl) - text);
-    std::string_view line(text + pos, eol - pos);
-    const size_t lineOffset = pos;
-    pos = eol + 1;
+               (pos_ < size_
+                    ? quoted(std::string_view(text_ + pos_, size_ - pos_)) + " and no newline"
+                    : std::string("the end of the file")));
+    const size_t eol = static_cast<size_t>(static_cast<const char*>(nl) - text_);
+    std::string_view line(text_ + pos_, eol - pos_);
+    const size_t lineOffset = pos_;
+    pos_ = eol + 1;
     size_t k = 0;
     while (k < line.size() && !isSpace(line[k])) ++k;
     std::string_view key = line.substr(0, k);
@@ -144,214 +149,253 @@ std::unique_ptr<Profile> readDcpi(std::span<const uint8_t> data) {
     while (!value.empty() && isSpace(value.back())) value.remove_suffix(1);
     if (key == "samples") {
       if (!value.empty())
-        fail(kFmt, lineOffset + v, lineNo,
+        fail(kFmt, lineOffset + v, lineNo_,
              "expected the terminator line \"samples\" followed only by blanks, found " +
                  quoted(line));
-      terminator = line;
-      termOffset = lineOffset;
-      binary = pos;
-      break;
+      terminator_ = line;
+      termOffset_ = lineOffset;
+      binary_ = pos_;
+      return false;
     }
     if (key.empty())
-      fail(kFmt, lineOffset, lineNo,
+      fail(kFmt, lineOffset, lineNo_,
            "expected a header line 'key value' (or the terminator \"samples\"), found " +
                (line.empty() ? std::string("an empty line") : quoted(line)));
     if (value.empty())
-      fail(kFmt, lineOffset, lineNo,
+      fail(kFmt, lineOffset, lineNo_,
            "header line " + quoted(key) + " has no value (expected 'key value')");
     for (size_t i = 0; i < std::size(kKeys); ++i) {
-      const KeySpec& spec = kKeys[i];
-      if (key != spec.key) continue;
-      if (spec.required) {
-        if (seenLine[i])
-          fail(kFmt, lineOffset, lineNo,
-               "repeated header line '" + std::string(key) + "': expected exactly one, found " +
-                   "a second one (the first is on line " + std::to_string(seenLine[i]) + ")");
-        seenLine[i] = lineNo;
-      }
-      bool ok = true;
-      const char* expected = "";
-      switch (spec.kind) {
-        case kAny: break;
-        case kHex:
-          ok = allOf(value, isHex);
-          expected = "hexadecimal digits";
-          break;
-        case kDigits:
-          ok = allOf(value, isDigit);
-          expected = "decimal digits";
-          break;
-        case kEpoch:
-          ok = allOf(value, isDigit) && (value.size() == 10 || value.size() == 14);
-          expected = "a UTC time YYMMDDHHMM or YYYYMMDDHHMMSS";
-          break;
-        case kVersion:
-          ok = parseVersion(value, major);
-          expected = "pdb-<major>.<minor>";
-          break;
-      }
-      if (!ok)
-        fail(kFmt, lineOffset + v, lineNo,
-             "header line '" + std::string(key) + "': expected " + expected + ", found " +
-                 quoted(value));
-      if (i == kTstart) {
-        size_t digits = value.size();
-        size_t lead = 0;
-        while (lead + 1 < digits && value[lead] == '0') ++lead;
-        if (digits - lead > 16)
-          fail(kFmt, lineOffset + v, lineNo,
-               "header line 'tstart': expected an address of at most 64 bits, found " +
-                   quoted(value));
-        for (char c : value) textStart = textStart << 4 | hexDigitValue(c);  // checked hex above
-      }
-      if (spec.kind == kVersion) {
-        version = value;
-        versionLine = lineNo;
-        versionOffset = lineOffset;
-      }
+      if (key != kKeys[i].key) continue;
+      knownKey(i, key, value, lineOffset, lineOffset + v);
       break;
     }
-    lines.push_back({line, key, value});
+    lines_.push_back({line, key, value});
+    return true;
   }
-  if (seenLine[0] && major != 0)
-    throw Error(Status::unsupported, kFmt,
-                "version " + std::string(version) + ": DCPI major version " +
-                    std::to_string(major) +
-                    (major == 1 ? " is recognised but not supported: its binary layout is "
-                                  "undocumented (dcpiformat(4) documents only major version 0, "
-                                  "versions 0.06 and 0.07)"
-                                : " is unknown (only major version 0 is documented)"),
-                versionOffset, versionLine);
-  {
+
+  // Checks the value of the known key kKeys[i] and keeps what the reader needs of it.
+  void knownKey(size_t i, std::string_view key, std::string_view value, size_t lineOffset,
+                size_t valueOffset) {
+    const KeySpec& spec = kKeys[i];
+    if (spec.required) {
+      if (seenLine_[i])
+        fail(kFmt, lineOffset, lineNo_,
+             "repeated header line '" + std::string(key) + "': expected exactly one, found " +
+                 "a second one (the first is on line " + std::to_string(seenLine_[i]) + ")");
+      seenLine_[i] = lineNo_;
+    }
+    bool ok = true;
+    const char* expected = "";
+    switch (spec.kind) {
+      case kAny: break;
+      case kHex:
+        ok = allOf(value, isHex);
+        expected = "hexadecimal digits";
+        break;
+      case kDigits:
+        ok = allOf(value, isDigit);
+        expected = "decimal digits";
+        break;
+      case kEpoch:
+        ok = allOf(value, isDigit) && (value.size() == 10 || value.size() == 14);
+        expected = "a UTC time YYMMDDHHMM or YYYYMMDDHHMMSS";
+        break;
+      case kVersion:
+        ok = parseVersion(value, major_);
+        expected = "pdb-<major>.<minor>";
+        break;
+    }
+    if (!ok)
+      fail(kFmt, valueOffset, lineNo_,
+           "header line '" + std::string(key) + "': expected " + expected + ", found " +
+               quoted(value));
+    if (i == kTstart) {
+      size_t digits = value.size();
+      size_t lead = 0;
+      while (lead + 1 < digits && value[lead] == '0') ++lead;
+      if (digits - lead > 16)
+        fail(
+            kFmt, valueOffset, lineNo_,
+            "header line 'tstart': expected an address of at most 64 bits, found " + quoted(value));
+      for (char c : value) textStart_ = textStart_ << 4 | hexDigitValue(c);  // checked hex above
+    }
+    if (spec.kind == kVersion) {
+      version_ = value;
+      versionLine_ = lineNo_;
+      versionOffset_ = lineOffset;
+    }
+  }
+
+  // The header as a whole: a supported major version and every required key.
+  void checkHeader() {
+    if (seenLine_[0] && major_ != 0)
+      throw Error(Status::unsupported, kFmt,
+                  "version " + std::string(version_) + ": DCPI major version " +
+                      std::to_string(major_) +
+                      (major_ == 1 ? " is recognised but not supported: its binary layout is "
+                                     "undocumented (dcpiformat(4) documents only major version 0, "
+                                     "versions 0.06 and 0.07)"
+                                   : " is unknown (only major version 0 is documented)"),
+                  versionOffset_, versionLine_);
     std::string missing;
     for (size_t i = 0; i < kRequiredCount; ++i)
-      if (!seenLine[i]) missing += std::string(missing.empty() ? "" : ", ") + kKeys[i].key;
+      if (!seenLine_[i]) missing += std::string(missing.empty() ? "" : ", ") + kKeys[i].key;
     if (!missing.empty())
-      fail(kFmt, termOffset, lineNo,
+      fail(kFmt, termOffset_, lineNo_,
            "missing required header line(s): " + missing +
                " (expected exactly one of each before \"samples\")");
   }
 
-  // ---- Binary part, in one pass: chunk headers checked, counts varint-encoded (branch-free)
-  // into scratch blobs of one column chunk each, and the footer figures computed.
-  uint64_t nonzero = 0, sum = 0, inBlob = 0;
-  std::vector<std::unique_ptr<uint8_t[]>> scratch;
-  std::vector<size_t> blobBytes;
-  uint8_t* w = nullptr;
-  // `bound`: most values the rest of the file can hold, so a blob is never sized above it.
-  auto encode = [&](const uint8_t* q, uint64_t n, uint64_t bound) {
+  // Varint-encodes (branch-free) n counts at q into scratch blobs of one column chunk each,
+  // and adds them to the footer figures. `bound`: most values the rest of the file can hold,
+  // so a blob is never sized above it.
+  void encode(const uint8_t* q, uint64_t n, uint64_t bound) {
     while (n) {
-      if (!w) {
+      if (!w_) {
         // At most 5 bytes a value, plus the 8 bytes the last value's store may touch.
-        scratch.emplace_back(new uint8_t[std::min<uint64_t>(kColumnChunkValues, bound) * 5 + 8]);
-        w = scratch.back().get();
+        scratch_.emplace_back(new uint8_t[std::min<uint64_t>(kColumnChunkValues, bound) * 5 + 8]);
+        w_ = scratch_.back().get();
       }
-      const uint64_t take = std::min<uint64_t>(n, kColumnChunkValues - inBlob);
+      const uint64_t take = std::min<uint64_t>(n, kColumnChunkValues - inBlob_);
       uint64_t nz = 0, sm = 0;
-      uint8_t* out = w;
+      uint8_t* out = w_;
       for (uint64_t i = 0; i < take; ++i) {
         const uint32_t c = le32(q + 4 * i);
         nz += c != 0;
         sm += c;
         out = putVarintFast(out, c);
       }
-      w = out;
-      nonzero += nz;
-      sum += sm;
-      inBlob += take;
-      if (inBlob == kColumnChunkValues) {
-        blobBytes.push_back(static_cast<size_t>(w - scratch.back().get()));
-        w = nullptr;
-        inBlob = 0;
+      w_ = out;
+      nonzero_ += nz;
+      sum_ += sm;
+      inBlob_ += take;
+      if (inBlob_ == kColumnChunkValues) {
+        blobBytes_.push_back(static_cast<size_t>(w_ - scratch_.back().get()));
+        w_ = nullptr;
+        inBlob_ = 0;
       }
       q += 4 * take;
       n -= take;
       bound -= take;
     }
-  };
-  const uint8_t* base = data.data();
-  const uint8_t* p = base + binary;
-  const uint8_t* end = base + size;
-  if (end - p < 8)
-    fail(
-        kFmt, binary, kUnknown,
-        "expected the 8-byte footer after the header, found " + std::to_string(end - p) + " bytes");
-  const uint8_t* footer = end - 8;
-  ColumnWriter offsets(Enc::ZIGZAG_DELTA), numbers(Enc::VARINT);
-  uint64_t nextFree = 0;  // lowest offset the next chunk may start at
-  uint64_t totalCounts = 0;
-  while (p < footer) {
-    const uint64_t at = static_cast<uint64_t>(p - base);
-    if (footer - p < 8)
-      fail(kFmt, at, kUnknown,
-           "expected a chunk (8 bytes of offset and number) or the 8-byte footer, found " +
-               std::to_string(end - p) + " bytes before the end of the file");
-    const uint32_t offset = le32(p), number = le32(p + 4);
-    if (number == 0)
-      fail(kFmt, at + 4, kUnknown,
-           "chunk at offset 0x" + hexDigits(offset) +
-               " has number 0 (expected at least one count per chunk)");
-    if (offset < nextFree)
-      fail(kFmt, at, kUnknown,
-           "chunk offset overlaps or precedes the previous chunk: expected an offset of at "
-           "least 0x" +
-               hexDigits(nextFree) + " (where the previous chunk's addresses end), found 0x" +
-               hexDigits(offset));
-    const uint64_t bytes = uint64_t{number} * 4;
-    if (bytes > static_cast<uint64_t>(footer - (p + 8)))
-      fail(kFmt, at + 4, kUnknown,
-           "chunk at offset 0x" + hexDigits(offset) + " has " + std::to_string(number) +
-               " counts: expected " + std::to_string(bytes) + " bytes of counts before the " +
-               "8-byte footer, found " + std::to_string(footer - (p + 8)));
-    offsets.push(offset);
-    numbers.push(number);
-    encode(p + 8, number, static_cast<uint64_t>(footer - (p + 8)) / 4);
-    totalCounts += number;
-    nextFree = uint64_t{offset} + bytes;
-    p += 8 + bytes;
   }
-  if (w) blobBytes.push_back(static_cast<size_t>(w - scratch.back().get()));
 
-  const uint32_t footAddresses = le32(footer), footSamples = le32(footer + 4);
-  const uint64_t footerAt = static_cast<uint64_t>(footer - base);
-  if (footAddresses != nonzero)
-    fail(kFmt, footerAt, kUnknown,
-         "footer: expected " + std::to_string(nonzero) +
-             " addresses with samples (the nonzero counts of the chunks), found " +
-             std::to_string(footAddresses));
-  if (footSamples != static_cast<uint32_t>(sum))
-    fail(kFmt, footerAt + 4, kUnknown,
-         "footer: expected " + std::to_string(static_cast<uint32_t>(sum)) +
-             " total samples (the sum of the counts mod 2^32), found " +
-             std::to_string(footSamples));
+  // The binary part, in one pass: chunk headers checked, counts encoded, footer located.
+  void binaryPart() {
+    const uint8_t* base = data_.data();
+    const uint8_t* p = base + binary_;
+    const uint8_t* end = base + size_;
+    if (end - p < 8)
+      fail(kFmt, binary_, kUnknown,
+           "expected the 8-byte footer after the header, found " + std::to_string(end - p) +
+               " bytes");
+    const uint8_t* footer = end - 8;
+    uint64_t nextFree = 0;  // lowest offset the next chunk may start at
+    while (p < footer) {
+      const uint64_t at = static_cast<uint64_t>(p - base);
+      if (footer - p < 8)
+        fail(kFmt, at, kUnknown,
+             "expected a chunk (8 bytes of offset and number) or the 8-byte footer, found " +
+                 std::to_string(end - p) + " bytes before the end of the file");
+      const uint32_t offset = le32(p), number = le32(p + 4);
+      if (number == 0)
+        fail(kFmt, at + 4, kUnknown,
+             "chunk at offset 0x" + hexDigits(offset) +
+                 " has number 0 (expected at least one count per chunk)");
+      if (offset < nextFree)
+        fail(kFmt, at, kUnknown,
+             "chunk offset overlaps or precedes the previous chunk: expected an offset of at "
+             "least 0x" +
+                 hexDigits(nextFree) + " (where the previous chunk's addresses end), found 0x" +
+                 hexDigits(offset));
+      const uint64_t bytes = uint64_t{number} * 4;
+      if (bytes > static_cast<uint64_t>(footer - (p + 8)))
+        fail(kFmt, at + 4, kUnknown,
+             "chunk at offset 0x" + hexDigits(offset) + " has " + std::to_string(number) +
+                 " counts: expected " + std::to_string(bytes) + " bytes of counts before the " +
+                 "8-byte footer, found " + std::to_string(footer - (p + 8)));
+      offsets_.push(offset);
+      numbers_.push(number);
+      encode(p + 8, number, static_cast<uint64_t>(footer - (p + 8)) / 4);
+      totalCounts_ += number;
+      nextFree = uint64_t{offset} + bytes;
+      p += 8 + bytes;
+    }
+    if (w_) blobBytes_.push_back(static_cast<size_t>(w_ - scratch_.back().get()));
+    footerAt_ = static_cast<uint64_t>(footer - base);
+  }
 
-  // ---- Build the message.
-  auto message = newMessage(size);
-  auto root = message->getRoot<ir::Profile>();
-  root.setFormat(ir::Format::DCPI);
-  root.setFormatVersion(TextOf(version));
-  StringInterner strings;
-  strings.build(root.initStrings());
-  auto img = root.initImages(1)[0];
-  auto hl = img.initHeaderLines(static_cast<unsigned>(lines.size()));
-  for (size_t i = 0; i < lines.size(); ++i)
-    setHeaderLine(hl[static_cast<unsigned>(i)], lines[i].text, lines[i].key, lines[i].value);
-  img.setTerminator(TextOf(terminator));
-  img.setTextStart(textStart);
-  offsets.build(img.initChunkOffset());
-  numbers.build(img.initChunkLength());
-  auto counts = img.initCounts();
-  counts.setCount(totalCounts);
-  counts.setEncoding(Enc::VARINT);
-  counts.setChunkValues(kColumnChunkValues);
-  auto blobs = counts.initChunks(static_cast<unsigned>(blobBytes.size()));
-  for (size_t i = 0; i < blobBytes.size(); ++i)
-    std::memcpy(blobs.init(static_cast<unsigned>(i), static_cast<unsigned>(blobBytes[i])).begin(),
-                scratch[i].get(), blobBytes[i]);
-  img.setFooterAddresses(footAddresses);
-  img.setFooterSamples(footSamples);
-  return std::make_unique<Profile>(std::move(message));
-}
+  // The footer against the counts.
+  void checkFooter() {
+    const uint8_t* footer = data_.data() + footerAt_;
+    footAddresses_ = le32(footer);
+    footSamples_ = le32(footer + 4);
+    if (footAddresses_ != nonzero_)
+      fail(kFmt, footerAt_, kUnknown,
+           "footer: expected " + std::to_string(nonzero_) +
+               " addresses with samples (the nonzero counts of the chunks), found " +
+               std::to_string(footAddresses_));
+    if (footSamples_ != static_cast<uint32_t>(sum_))
+      fail(kFmt, footerAt_ + 4, kUnknown,
+           "footer: expected " + std::to_string(static_cast<uint32_t>(sum_)) +
+               " total samples (the sum of the counts mod 2^32), found " +
+               std::to_string(footSamples_));
+  }
+
+  std::unique_ptr<Profile> build() {
+    auto message = newMessage(size_);
+    auto root = message->getRoot<ir::Profile>();
+    root.setFormat(ir::Format::DCPI);
+    root.setFormatVersion(TextOf(version_));
+    StringInterner strings;
+    strings.build(root.initStrings());
+    auto img = root.initImages(1)[0];
+    auto hl = img.initHeaderLines(static_cast<unsigned>(lines_.size()));
+    for (size_t i = 0; i < lines_.size(); ++i)
+      setHeaderLine(hl[static_cast<unsigned>(i)], lines_[i].text, lines_[i].key, lines_[i].value);
+    img.setTerminator(TextOf(terminator_));
+    img.setTextStart(textStart_);
+    offsets_.build(img.initChunkOffset());
+    numbers_.build(img.initChunkLength());
+    auto counts = img.initCounts();
+    counts.setCount(totalCounts_);
+    counts.setEncoding(Enc::VARINT);
+    counts.setChunkValues(kColumnChunkValues);
+    auto blobs = counts.initChunks(static_cast<unsigned>(blobBytes_.size()));
+    for (size_t i = 0; i < blobBytes_.size(); ++i)
+      std::memcpy(
+          blobs.init(static_cast<unsigned>(i), static_cast<unsigned>(blobBytes_[i])).begin(),
+          scratch_[i].get(), blobBytes_[i]);
+    img.setFooterAddresses(footAddresses_);
+    img.setFooterSamples(footSamples_);
+    return std::make_unique<Profile>(std::move(message));
+  }
+
+  const std::span<const uint8_t> data_;
+  const char* const text_;
+  const size_t size_;
+
+  // Header.
+  std::vector<HeaderLine> lines_;
+  uint64_t seenLine_[kRequiredCount] = {};  // line number of each required key, 0 = not seen
+  uint64_t versionLine_ = 0, versionOffset_ = 0, major_ = 0, textStart_ = 0;
+  std::string_view version_, terminator_;
+  uint64_t lineNo_ = 0;
+  size_t pos_ = 0, binary_ = 0, termOffset_ = 0;
+
+  // Binary part.
+  uint64_t nonzero_ = 0, sum_ = 0, inBlob_ = 0;
+  std::vector<std::unique_ptr<uint8_t[]>> scratch_;
+  std::vector<size_t> blobBytes_;
+  uint8_t* w_ = nullptr;
+  ColumnWriter offsets_{Enc::ZIGZAG_DELTA}, numbers_{Enc::VARINT};
+  uint64_t totalCounts_ = 0, footerAt_ = 0;
+  uint32_t footAddresses_ = 0, footSamples_ = 0;
+};
+
+}  // namespace
+
+std::unique_ptr<Profile> readDcpi(std::span<const uint8_t> data) { return Reader(data).run(); }
 
 bool isDcpi(std::span<const uint8_t> data) {
   // An ASCII header of "key value" lines, one of which is "version pdb-...".

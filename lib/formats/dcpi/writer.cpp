@@ -91,7 +91,16 @@ uint64_t fnv1a(std::string_view s) {
 
 }  // namespace
 
-std::unique_ptr<Profile> dcpiFromModel(const Model& model, const DcpiConvertOptions& o) {
+namespace {
+
+// One line that starts with no blank: a header value DCPI can hold.
+bool oneLine(const std::string& s) {
+  return !s.empty() && !isSpace(s[0]) && s.find('\n') == s.npos;
+}
+
+// What dcpiFromModel can write: a model with per-address costs and no negative ones, and
+// options DCPI can hold. Returns the index of the event written.
+size_t checkedEvent(const Model& model, const DcpiConvertOptions& o) {
   if (!model.has(kCapAddresses) || model.events() == 0)
     throw Error(Status::unsupported, kFmt,
                 model.sourceFormat() +
@@ -120,15 +129,19 @@ std::unique_ptr<Profile> dcpiFromModel(const Model& model, const DcpiConvertOpti
   if (!allOf(o.epoch, isDigit) || (o.epoch.size() != 10 && o.epoch.size() != 14))
     throw Error(Status::invalidArgument, kFmt,
                 "DCPI epoch must be YYMMDDHHMM or YYYYMMDDHHMMSS, not '" + o.epoch + "'");
-  auto oneLine = [](const std::string& s) {
-    return !s.empty() && !isSpace(s[0]) && s.find('\n') == s.npos;
-  };
   if (!oneLine(o.platform))
     throw Error(Status::invalidArgument, kFmt, "DCPI platform must be one non-blank line");
-  const std::string& eventName = model.eventNames()[event];
-  if (!oneLine(eventName))
-    throw Error(Status::unsupported, kFmt, "event name '" + eventName + "' cannot be a DCPI event");
+  if (!oneLine(model.eventNames()[event]))
+    throw Error(Status::unsupported, kFmt,
+                "event name '" + model.eventNames()[event] + "' cannot be a DCPI event");
+  return event;
+}
 
+}  // namespace
+
+std::unique_ptr<Profile> dcpiFromModel(const Model& model, const DcpiConvertOptions& o) {
+  const size_t event = checkedEvent(model, o);
+  const std::string& eventName = model.eventNames()[event];
   const LocationLayer& layer = model.locations();
   // Objects ranked by name (locations in no mapping: the object ""): the rank of each mapping.
   std::vector<std::string_view> objects{""};
@@ -150,8 +163,8 @@ std::unique_ptr<Profile> dcpiFromModel(const Model& model, const DcpiConvertOpti
   const size_t ne = model.events();
   for (size_t l = 0; l < layer.locations.size(); ++l)
     if (!layer.locations[l].callSite)  // a caller's frame, where no sample is
-      rows.push_back({rankOf(layer.locations[l].mapping),
-                      layer.locations[l].address & ~uint64_t{3}, layer.self[l * ne + event]});
+      rows.push_back({rankOf(layer.locations[l].mapping), layer.locations[l].address & ~uint64_t{3},
+                      layer.self[l * ne + event]});
   // Objects in name order, addresses ascending.
   std::sort(rows.begin(), rows.end(), [](const Row& a, const Row& b) {
     return a.object != b.object ? a.object < b.object : a.slot < b.slot;

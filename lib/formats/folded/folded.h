@@ -1,7 +1,11 @@
 // Folded (collapsed) stacks, the input of flamegraph.pl, speedscope and Perfetto: one line per
-// distinct stack, `outer;...;inner COUNT`, written from a profile's model.
+// distinct stack, `outer;...;inner COUNT`, written from a profile's model and read (as
+// flamegraph.pl's stackcollapse scripts, inferno and py-spy write them) into a CallTree.
 #pragma once
 
+#include <cstdint>
+#include <memory>
+#include <span>
 #include <string>
 
 #include "formats/codec.h"
@@ -13,5 +17,12 @@ namespace profpack {
 // model's events), its frames' function names joined by ';' (a ';' inside a name becomes ':',
 // as the format has no escape). Status::unsupported if the model has no stacks.
 void writeFolded(const Model& model, size_t event, Sink& out);
+
+// True if the first line of `data` that is not blank is a `stack COUNT` line.
+bool isFolded(std::span<const uint8_t> data);
+// One sample per line: its frames (split at ';', outermost first) and its count; blank lines
+// are skipped. Status::malformed, with line and byte offset, for a line without a stack or
+// without a whole-number count; a last line without a newline is a warning (strict: an error).
+std::unique_ptr<Profile> readFolded(std::span<const uint8_t> data, const ReadOptions& options);
 
 }  // namespace profpack

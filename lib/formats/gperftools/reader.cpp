@@ -12,22 +12,16 @@
 // a prefix tree (outermost frame nearest the root); a record names the node of its innermost
 // PC.
 
-#include <sys/mman.h>
-
 #include <algorithm>
-#include <atomic>
-#include <bit>
 #include <cstring>
-#include <exception>
 #include <memory>
-#include <new>
 #include <string>
-#include <system_error>
-#include <thread>
 #include <vector>
 
 #include "error.h"
 #include "formats/gperftools/gperftools.h"
+#include "formats/gperftools/node_table.h"
+#include "formats/gperftools/record_walk.h"
 #include "formats/gperftools/storage.h"
 #include "util/pages.h"
 #include "util/pairmap.h"
@@ -37,199 +31,22 @@ namespace profpack {
 
 using gperf::AddressColumn;
 using gperf::Body;
+using gperf::chainHash;
 using gperf::kTailMax;
+using gperf::kThreadFrom;
+using gperf::load;
+using gperf::loadSlot;
+using gperf::NodeTable;
+using gperf::RecordWalk;
+using gperf::suffixHashes;
 using gperf::TableHash;
+using gperf::TreeNode;
+using gperf::Walked;
 
 namespace {
 
 constexpr const char* kFmt = "gperftools";
 constexpr size_t kMaxData = (size_t{1} << 29) - 1;  // Cap'n Proto Data / List size limit
-
-template <unsigned W, bool BE>
-inline uint64_t load(const uint8_t* p) {
-  constexpr bool swap = BE != (std::endian::native == std::endian::big);
-  if constexpr (W == 4) {
-    uint32_t v;
-    std::memcpy(&v, p, 4);
-    if constexpr (swap) v = __builtin_bswap32(v);
-    return v;
-  } else {
-    uint64_t v;
-    std::memcpy(&v, p, 8);
-    if constexpr (swap) v = __builtin_bswap64(v);
-    return v;
-  }
-}
-
-uint64_t loadSlot(const uint8_t* p, unsigned w, bool be) {
-  if (w == 4) return be ? load<4, true>(p) : load<4, false>(p);
-  return be ? load<8, true>(p) : load<8, false>(p);
-}
-
-inline uint64_t mix(uint64_t h) {
-  h ^= h >> 33;
-  h *= 0xff51afd7ed558ccdull;
-  h ^= h >> 33;
-  return h;
-}
-
-// A node of the prefix tree: its own PC, its parent (0: the root) and its depth (the length
-// of its chain; the root's is 0).
-struct TreeNode {
-  uint64_t pc;
-  uint32_t parent;
-  uint32_t depth;
-};
-
-// A chain's hash is built from its outermost PC inward: from kHashSeed, one hashStep per PC,
-// then hashOf with the chain's length. suffixHashes, chainHash and NodeTable::grow (which
-// recomputes the hashes from the tree) must agree, so all three use these.
-constexpr uint64_t kHashSeed = 0x9e3779b97f4a7c15ull;
-inline uint64_t hashStep(uint64_t h, uint64_t pc) { return (h ^ pc) * 0xbf58476d1ce4e5b9ull; }
-inline uint64_t hashOf(uint64_t h, uint64_t length) { return mix(h + length); }
-
-// Every node of the prefix tree, keyed by its chain: the PCs from the node outward to the
-// outermost frame, i.e. a suffix of some record's PCs. Lookups compare 32 bits of a 64-bit
-// hash (the other bits pick the slot) and the depth, then walk the node's PCs up the tree (an
-// array of a few MB that stays in cache) against the record's, so a chain seen before costs one
-// probe instead of a walk down the tree, and the input bytes of earlier records are never read
-// again (their pages can be released).
-template <unsigned W, bool BE>
-class NodeTable {
- public:
-  NodeTable() {
-    slots_.allocate(mask_ + 1);
-    nodes_.push_back({0, 0, 0});  // the root
-  }
-  // Makes room for `more` inserts without growing (so slots found by find() stay valid).
-  void reserve(size_t more) {
-    while ((used_ + more) * 2 > mask_) grow();
-  }
-  void prefetch(uint64_t h) const { __builtin_prefetch(&slots_[h & mask_]); }
-  // Prefetches the node a lookup of `h` will most likely compare against.
-  // Returns that node (0: none likely).
-  uint32_t prefetchChain(uint64_t h) const {
-    const Slot& s = slots_[h & mask_];
-    if (s.node == 0 || s.tag != tagOf(h)) return 0;
-    __builtin_prefetch(&nodes_[s.node]);
-    return s.node;
-  }
-  // The node whose chain is the `n` PCs at `pcs`, or 0; `at` = where to insert it.
-  uint32_t find(uint64_t h, const uint8_t* pcs, uint32_t n, size_t& at) const {
-    size_t i = h & mask_;
-    const uint32_t tag = tagOf(h);
-    for (;;) {
-      const Slot& s = slots_[i];
-      if (s.node == 0) break;
-      if (s.tag == tag && nodes_[s.node].depth == n && sameChain(s.node, pcs, n)) return s.node;
-      i = (i + 1) & mask_;
-    }
-    at = i;
-    return 0;
-  }
-  // Adds node number nodes() below `parent` (0: the root) with chain `pcs`[0 .. n-1], whose
-  // first PC is the node's own, at the slot find() returned.
-  uint32_t insert(size_t at, uint64_t h, const uint8_t* pcs, uint32_t n, uint32_t parent) {
-    const uint32_t node = static_cast<uint32_t>(nodes_.size());
-    nodes_.push_back({load<W, BE>(pcs), parent, n});
-    // Two chains of one record may have found the same empty slot: take the next free one.
-    while (slots_[at].node != 0) at = (at + 1) & mask_;
-    slots_[at] = {tagOf(h), node};
-    ++used_;
-    return node;
-  }
-  // Nodes so far, the root included.
-  size_t nodes() const { return nodes_.size(); }
-  // Every node by id, [0] the root; the table is empty after.
-  std::vector<TreeNode> takeNodes() { return std::move(nodes_); }
-
- private:
-  using Node = TreeNode;
-  // A node's depth is its chain's length, checked by the caller: n steps end at the root.
-  bool sameChain(uint32_t node, const uint8_t* pcs, uint32_t n) const {
-    for (uint32_t k = 0; k < n; ++k, pcs += W) {
-      const Node& x = nodes_[node];
-      if (x.pc != load<W, BE>(pcs)) return false;
-      node = x.parent;
-    }
-    return true;
-  }
-  // 8 bytes: the table is the reader's largest allocation (4 MB for the 175,000 nodes of the
-  // 50 MB bench profile), and each of its pages is touched fresh.
-  struct Slot {
-    uint32_t tag;   // the chain hash's upper half; its lower bits picked the slot
-    uint32_t node;  // 0 = empty
-  };
-  static uint32_t tagOf(uint64_t h) { return static_cast<uint32_t>(h >> 32); }
-  // Zeroed slots in anonymous memory, on huge pages where the kernel allows: lookups hit
-  // random slots of a table that can reach hundreds of MB, and 4 KiB pages would add a TLB
-  // miss to most of them.
-  class Slots {
-   public:
-    Slots() = default;
-    Slots(const Slots&) = delete;
-    Slots& operator=(const Slots&) = delete;
-    ~Slots() { release(); }
-    void allocate(size_t n) {
-      release();
-      bytes_ = n * sizeof(Slot);
-      void* p = mmap(nullptr, bytes_, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
-      if (p == MAP_FAILED) throw std::bad_alloc();
-      if (bytes_ >= (size_t{2} << 20)) madvise(p, bytes_, MADV_HUGEPAGE);
-      p_ = static_cast<Slot*>(p);
-    }
-    Slot& operator[](size_t i) { return p_[i]; }
-    const Slot& operator[](size_t i) const { return p_[i]; }
-
-   private:
-    void release() {
-      if (p_) munmap(p_, bytes_);
-      p_ = nullptr;
-    }
-    Slot* p_ = nullptr;
-    size_t bytes_ = 0;
-  };
-  // A table twice the size, every node in it again. The slots do not keep the hashes' lower
-  // bits, so each node's hash is computed again from its parent's (a parent's id is smaller
-  // than its children's), as suffixHashes computes it along a chain.
-  void grow() {
-    slots_.allocate(mask_ * 2 + 2);  // the old one is released first
-    mask_ = mask_ * 2 + 1;
-    std::vector<uint64_t> running(nodes_.size());
-    running[0] = kHashSeed;
-    for (size_t node = 1; node < nodes_.size(); ++node) {
-      const Node& x = nodes_[node];
-      running[node] = hashStep(running[x.parent], x.pc);
-      const uint64_t h = hashOf(running[node], x.depth);
-      size_t i = h & mask_;
-      while (slots_[i].node != 0) i = (i + 1) & mask_;
-      slots_[i] = {tagOf(h), static_cast<uint32_t>(node)};
-    }
-  }
-  size_t mask_ = (1u << 12) - 1;
-  size_t used_ = 0;
-  Slots slots_;
-  std::vector<Node> nodes_;
-};
-
-// Hashes of every suffix of a chain: out[j] covers pcs[j .. n-1], computed from the outer end.
-template <unsigned W, bool BE>
-inline void suffixHashes(const uint8_t* pcs, size_t n, uint64_t* out) {
-  uint64_t h = kHashSeed;
-  for (size_t j = n; j-- > 0;) {
-    h = hashStep(h, load<W, BE>(pcs + j * W));
-    out[j] = hashOf(h, n - j);
-  }
-}
-
-// suffixHashes' out[0] (the whole chain) and out[1] (the chain without its leaf; n >= 2).
-template <unsigned W, bool BE>
-inline uint64_t chainHash(const uint8_t* pcs, size_t n, uint64_t* callerHash = nullptr) {
-  uint64_t h = kHashSeed;
-  for (size_t j = n; j-- > 1;) h = hashStep(h, load<W, BE>(pcs + j * W));
-  if (callerHash && n >= 2) *callerHash = hashOf(h, n - 1);
-  return hashOf(hashStep(h, load<W, BE>(pcs)), n);
-}
 
 // The records that end a file in nondecreasing bucket order (at most kTailMax, the 1024 x 4
 // entries of the profiler's table) and their buckets; none if there are fewer than 2.
@@ -278,165 +95,6 @@ void tailRanks(const std::vector<uint32_t>& bucket, const std::vector<uint32_t>&
     }
   }
 }
-
-// A record the walk checked, with the hashes of its chain.
-struct Walked {
-  uint64_t at;          // byte offset of the record
-  uint64_t hash;        // chainHash of its chain
-  uint64_t callerHash;  // of the chain without its leaf; 0 for a chain of one PC
-};
-
-constexpr size_t kThreadFrom = size_t{1} << 20;  // bytes of records, for the helper threads
-
-// The walk over the records from byte offset `pos` to the trailer. From kThreadFrom bytes of
-// records it runs on a thread of its own: it checks each record, hashes its chain and hands it
-// over through a ring, while the parsing thread adds the records to the tree. On a 50 MB
-// profile that takes a seventh off the reader's time (its page faults on the input move to the
-// walk too). The walk stops at the trailer or at the first bad record; the parsing thread meets
-// that error after the records before it, as it would if it walked the records itself.
-template <unsigned W, bool BE>
-class RecordWalk {
- public:
-  RecordWalk(std::span<const uint8_t> data, size_t pos)
-      : base_(data.data()), size_(data.size()), pos_(pos) {
-    // A small profile is walked as it is parsed: starting a thread would cost more than the
-    // walk (the gperftools fuzzer ran at half its speed).
-    if (size_ - pos < kThreadFrom) return;
-    ring_.reset(new Walked[kRing]);
-    try {
-      thread_ = std::thread([this] { run(); });
-    } catch (const std::system_error&) {
-      // No thread to be had (a process limit, a sandbox): the parser walks as it goes.
-    }
-  }
-  ~RecordWalk() {
-    if (!thread_.joinable()) return;
-    // The parser is done or gave up: stop the walk if it is still going.
-    tail_.store(kFlag, std::memory_order_release);
-    tail_.notify_one();
-    thread_.join();
-  }
-  RecordWalk(const RecordWalk&) = delete;
-  RecordWalk& operator=(const RecordWalk&) = delete;
-
-  // The next record in file order; false at the trailer. Throws the walk's error where the
-  // walk found it.
-  bool next(Walked& out) {
-    if (!thread_.joinable()) return step(out);
-    if (taken_ == seen_) {
-      tail_.store(taken_, std::memory_order_release);  // room for the walk before waiting
-      tail_.notify_one();
-      for (;;) {
-        const uint64_t h = head_.load(std::memory_order_acquire);
-        seen_ = h & ~kFlag;
-        if (taken_ != seen_) break;
-        if (h & kFlag) {
-          if (error_) std::rethrow_exception(error_);
-          return false;
-        }
-        head_.wait(h, std::memory_order_acquire);
-      }
-    }
-    out = ring_[taken_++ % kRing];
-    if (taken_ % kFreeBatch == 0) {
-      tail_.store(taken_, std::memory_order_release);
-      tail_.notify_one();
-    }
-    return true;
-  }
-  // The byte offset just past the trailer, once next() returned false.
-  size_t end() const { return end_; }
-
- private:
-  // The walk is the faster side and mostly waits for room: it is woken when a quarter of the
-  // ring is free, and the parser sees new records every kBatch.
-  static constexpr uint64_t kRing = 4096, kBatch = 64, kFreeBatch = kRing / 4;
-  static constexpr uint64_t kFlag = uint64_t{1} << 63;  // head_: walk over; tail_: stop
-
-  void run() {
-    try {
-      walk();
-    } catch (...) {
-      error_ = std::current_exception();
-    }
-    head_.store(put_ | kFlag, std::memory_order_release);
-    head_.notify_one();
-  }
-  // Hands over a record; false if the parser stopped.
-  bool put(const Walked& w) {
-    while (put_ - free_ == kRing) {
-      head_.store(put_, std::memory_order_release);  // what is ready, before waiting
-      head_.notify_one();
-      const uint64_t t = tail_.load(std::memory_order_acquire);
-      if (t & kFlag) return false;
-      if (t != free_) {
-        free_ = t;
-        break;
-      }
-      tail_.wait(t, std::memory_order_acquire);
-    }
-    ring_[put_++ % kRing] = w;
-    if (put_ % kBatch == 0) {
-      head_.store(put_, std::memory_order_release);
-      head_.notify_one();
-    }
-    return true;
-  }
-  void walk() {
-    for (Walked w; step(w);)
-      if (!put(w)) return;
-  }
-  // Checks and hashes the record at pos_ and moves past it; false at the trailer.
-  bool step(Walked& out) {
-    const uint8_t* base = base_;
-    const size_t size = size_;
-    const size_t slotsEnd = size - size % W;  // records only use whole slots
-    const size_t pos = pos_;
-    if (pos == slotsEnd && pos == size)
-      fail(kFmt, pos, kUnknown,
-           "missing binary trailer: expected the slots 0, 1, 0 after the last record, found "
-           "the end of the file");
-    if (slotsEnd - pos < 2 * W)
-      fail(kFmt, pos, kUnknown,
-           "record runs past the end of the file: expected 2 slots (count, num_pcs) of " +
-               std::to_string(W) + " bytes, found " + std::to_string(size - pos) +
-               " bytes (missing binary trailer?)");
-    const uint64_t count = load<W, BE>(base + pos);
-    const uint64_t n = load<W, BE>(base + pos + W);
-    const uint64_t left = (slotsEnd - pos) / W - 2;
-    if (n == 0)
-      fail(kFmt, pos + W, kUnknown, "record has num_pcs 0 (expected at least 1 program counter)");
-    if (n > left)
-      fail(kFmt, pos + W, kUnknown,
-           "record's num_pcs " + std::to_string(n) + " is larger than the " + std::to_string(left) +
-               " slots left in the file (record runs past the end; " + "missing binary trailer?)");
-    if (count == 0 && n == 1 && load<W, BE>(base + pos + 2 * W) == 0) {
-      end_ = pos + 3 * W;
-      return false;
-    }
-    if (n * W > UINT32_MAX)
-      throw Error(Status::limit, kFmt, "call chain of " + std::to_string(n) + " PCs is too long",
-                  pos);
-    uint64_t caller = 0;
-    const uint64_t h = chainHash<W, BE>(base + pos + 2 * W, n, &caller);
-    out = {pos, h, caller};
-    pos_ = pos + (2 + n) * W;
-    return true;
-  }
-
-  const uint8_t* base_;
-  const size_t size_;
-  size_t pos_;  // of the next record to walk
-  std::unique_ptr<Walked[]> ring_;
-  // The walk's side (put_, free_) and the parser's (taken_, seen_), each on its own cache line.
-  alignas(64) std::atomic<uint64_t> head_{0};  // records handed over; kFlag once the walk ended
-  uint64_t put_ = 0, free_ = 0;                // written; slots known free up to free_ + kRing
-  alignas(64) std::atomic<uint64_t> tail_{0};  // records taken; kFlag: stop
-  uint64_t taken_ = 0, seen_ = 0;              // taken; handed over, as last seen
-  std::exception_ptr error_;                   // what stopped the walk, if not the trailer
-  size_t end_ = 0;
-  std::thread thread_;
-};
 
 // Parses the records from byte offset `pos` up to and including the trailer.
 //

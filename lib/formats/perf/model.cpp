@@ -96,9 +96,13 @@ class PerfSource : public ModelSource {
 
   void locations(LocationLayer& out) override {
     decode();
-    for (auto m : pd_.getMappings())
-      out.mappings.push_back(
-          {m.getStart(), m.getStart() + m.getLength(), m.getPgoff(), m.getPath().cStr()});
+    for (auto m : pd_.getMappings()) {
+      Mapping& k = out.mappings.emplace_back(Mapping{
+          m.getStart(), m.getStart() + m.getLength(), m.getPgoff(), m.getPath().cStr()});
+      // Symbolization then takes only the binary the recording saw (MMAP2, build-id feature).
+      const auto id = m.getBuildId();
+      k.buildId.assign(reinterpret_cast<const char*>(id.begin()), id.size());
+    }
     rank();
     const size_t events = 1 + pd_.getEvents().size();
     for (bool site : {false, true})

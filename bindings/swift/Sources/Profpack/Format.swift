@@ -28,12 +28,18 @@ public enum Format: CustomStringConvertible, Sendable, CaseIterable, RawRepresen
   case xray
   /// `PROFPACK_FORMAT_DCPI` (6).
   case dcpi
-  /// `PROFPACK_FORMAT_FOLDED` (7), written only: collapsed stacks.
+  /// `PROFPACK_FORMAT_FOLDED` (7): collapsed stacks.
   case folded
-  /// `PROFPACK_FORMAT_TRACE_EVENT` (8), written only: Chrome Trace Event JSON.
+  /// `PROFPACK_FORMAT_TRACE_EVENT` (8): Chrome Trace Event JSON.
   case traceEvent
-  /// `PROFPACK_FORMAT_PPROF` (9), written only: gzipped pprof profile.proto.
+  /// `PROFPACK_FORMAT_PPROF` (9): gzipped pprof profile.proto.
   case pprof
+  /// `PROFPACK_FORMAT_CPUPROFILE` (10), read only: V8 CPU profile (node --cpu-prof, DevTools).
+  case cpuprofile
+  /// `PROFPACK_FORMAT_PERF` (11), read only: Linux perf.data (perf record), file or pipe mode.
+  case perf
+  /// `PROFPACK_FORMAT_PERF_SCRIPT` (12), read only: `perf script` text.
+  case perfScript
 
   var c: profpack_format {
     switch self {
@@ -47,6 +53,9 @@ public enum Format: CustomStringConvertible, Sendable, CaseIterable, RawRepresen
     case .folded: return PROFPACK_FORMAT_FOLDED
     case .traceEvent: return PROFPACK_FORMAT_TRACE_EVENT
     case .pprof: return PROFPACK_FORMAT_PPROF
+    case .cpuprofile: return PROFPACK_FORMAT_CPUPROFILE
+    case .perf: return PROFPACK_FORMAT_PERF
+    case .perfScript: return PROFPACK_FORMAT_PERF_SCRIPT
     }
   }
   init(_ c: profpack_format) { self = Format.allCases.first { $0.c == c } ?? .unknown }
@@ -72,6 +81,45 @@ public enum Format: CustomStringConvertible, Sendable, CaseIterable, RawRepresen
   /// The format of a profile from its first bytes, or `.unknown`.
   public static func detect<Bytes: ContiguousBytes>(_ bytes: Bytes) -> Format {
     bytes.withUnsafeBytes { Format(profpack_detect_format($0.baseAddress, $0.count)) }
+  }
+}
+
+/// What a format is (profpack_format_info).
+public struct FormatInfo: Sendable, Equatable {
+  public let format: Format
+  /// As `Format.description` spells it.
+  public let name: String
+  /// A short English description.
+  public let about: String
+  /// Profiles are read from it.
+  public let readable: Bool
+  /// Profiles are written in it.
+  public let writable: Bool
+  /// The endings of the file names `Format(path:)` takes for it (".pb.gz").
+  public let endings: [String]
+  /// The names its profiler gives files ("callgrind.out.*").
+  public let fileNames: [String]
+
+  /// Every format the library knows, in the order of their values.
+  public static func all() -> [FormatInfo] {
+    Format.allCases.compactMap { try? $0.info() }
+  }
+}
+
+extension Format {
+  /// Describes the format (profpack_format_describe); throws `.invalidArgument` for `.unknown`.
+  public func info() throws -> FormatInfo {
+    var i = profpack_format_info()
+    profpack_format_info_init(&i)
+    try check { profpack_format_describe(c, &i) }
+    func words(_ s: UnsafePointer<CChar>) -> [String] {
+      String(cString: s).split(separator: " ").map(String.init)
+    }
+    return FormatInfo(
+      format: self, name: String(cString: i.name), about: String(cString: i.description),
+      readable: i.flags & UInt32(PROFPACK_FORMAT_READABLE) != 0,
+      writable: i.flags & UInt32(PROFPACK_FORMAT_WRITABLE) != 0, endings: words(i.endings),
+      fileNames: words(i.file_names))
   }
 }
 

@@ -15,25 +15,41 @@ public struct ReadOptions: Sendable {
   /// The format the profile will be written in, if known: the library then decides itself
   /// what of the IR to defer (`profpack_read_options.output_format`).
   public var outputFormat: Format = .unknown
+  /// Name the functions of a profile that holds only addresses (gperftools, DCPI) from its
+  /// binaries as it is read, as go tool pprof does (PROFPACK_READ_SYMBOLIZE).
+  public var symbolize = false
+  /// With `symbolize`: directories to look for binaries in, before those of
+  /// PROFPACK_BINARY_PATH (`profpack_read_options.binary_path`).
+  public var binaryPath: [String] = []
   public init(
     strict: Bool = false, maxPPKSize: UInt64? = nil, format: Format = .unknown,
-    deferIR: Bool = false, outputFormat: Format = .unknown
+    deferIR: Bool = false, outputFormat: Format = .unknown, symbolize: Bool = false,
+    binaryPath: [String] = []
   ) {
     self.strict = strict
     self.maxPPKSize = maxPPKSize
     self.format = format
     self.deferIR = deferIR
     self.outputFormat = outputFormat
+    self.symbolize = symbolize
+    self.binaryPath = binaryPath
   }
-  var c: profpack_read_options {
+  /// Runs `body` with the C options (valid only inside it: they point at C copies of
+  /// `binaryPath`).
+  func withC<R>(_ body: (UnsafePointer<profpack_read_options>) throws -> R) rethrows -> R {
     var o = profpack_read_options()
     profpack_read_options_init(&o)
     if strict { o.flags |= UInt32(PROFPACK_READ_STRICT) }
     if deferIR { o.flags |= UInt32(PROFPACK_READ_DEFER_IR) }
+    if symbolize { o.flags |= UInt32(PROFPACK_READ_SYMBOLIZE) }
     if let maxPPKSize { o.max_ppk_size = maxPPKSize }
     o.format = format.c
     o.output_format = outputFormat.c
-    return o
+    return try withCStrings(binaryPath) { dirs in
+      o.binary_path = dirs
+      o.binary_path_count = binaryPath.count
+      return try withUnsafePointer(to: &o) { try body($0) }
+    }
   }
 }
 

@@ -12,9 +12,8 @@ public final class Profile: @unchecked Sendable {
 
   /// Reads a profile of any supported format, or a .ppk, from a file.
   public convenience init(path: String, options: ReadOptions = ReadOptions()) throws {
-    var opts = options.c
     var p: OpaquePointer?
-    try check { profpack_read_file(path, &opts, &p) }
+    try options.withC { opts in try check { profpack_read_file(path, opts, &p) } }
     self.init(p!)
   }
 
@@ -22,12 +21,11 @@ public final class Profile: @unchecked Sendable {
   /// --separate-threads=yes writes a Callgrind file per thread (callgrind.out.PID-01, -02, ...),
   /// each a thread of the result.
   public convenience init(paths: [String], options: ReadOptions = ReadOptions()) throws {
-    var opts = options.c
     var p: OpaquePointer?
     let copies = paths.map { strdup($0) }
     defer { copies.forEach { free($0) } }
     var list = copies.map { UnsafePointer<CChar>($0) }
-    try check { profpack_read_files(&list, list.count, &opts, &p) }
+    try options.withC { opts in try check { profpack_read_files(&list, list.count, opts, &p) } }
     self.init(p!)
   }
 
@@ -35,10 +33,11 @@ public final class Profile: @unchecked Sendable {
   public convenience init<Bytes: ContiguousBytes>(data: Bytes, options: ReadOptions = ReadOptions())
     throws
   {
-    var opts = options.c
     var p: OpaquePointer?
-    try data.withUnsafeBytes { raw in
-      try check { profpack_read_memory(raw.baseAddress, raw.count, &opts, &p) }
+    try options.withC { opts in
+      try data.withUnsafeBytes { raw in
+        try check { profpack_read_memory(raw.baseAddress, raw.count, opts, &p) }
+      }
     }
     self.init(p!)
   }
@@ -154,16 +153,25 @@ public final class Profile: @unchecked Sendable {
     return eq == 1
   }
 
-  /// A new profile on the same data that shows one thread (an index of `threads()`; nil: all)
-  /// and, for an XRay trace, names function ids from `binary`. This profile is unchanged.
-  public func view(thread: Int? = nil, binary: String? = nil) throws -> Profile {
+  /// A new profile on the same data that shows one thread (an index of `threads()`; nil: all),
+  /// only the samples whose labels match every one of `tags` ("KEY=REGEX": a label KEY whose
+  /// value REGEX matches anywhere, as pprof's -tagfocus; `.unsupported` for a profile without
+  /// labels) and, for an XRay trace, names function ids from `binary`. This profile is
+  /// unchanged.
+  public func view(thread: Int? = nil, binary: String? = nil, tags: [String] = []) throws
+    -> Profile
+  {
     var o = profpack_view_options()
     profpack_view_options_init(&o)
     if let thread { o.thread = thread }
     var v: OpaquePointer?
-    try withOptionalCString(binary) { b in
-      o.binary = b
-      try check { profpack_profile_view(handle, &o, &v) }
+    try withCStrings(tags) { t in
+      o.tags = t
+      o.tag_count = tags.count
+      try withOptionalCString(binary) { b in
+        o.binary = b
+        try check { profpack_profile_view(handle, &o, &v) }
+      }
     }
     return Profile(v!)
   }

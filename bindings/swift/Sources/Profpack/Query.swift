@@ -155,6 +155,24 @@ extension Profile {
     return v
   }
 
+  /// Units per second of one event where it measures time, else 0: each event's own where
+  /// they differ (a V8 profile's time and samples; pprof sample types by unit), else the
+  /// profile's (`unitsPerSecond()`).
+  public func unitsPerSecond(event: Int) throws -> Double {
+    var v = 0.0
+    try check { profpack_profile_event_units_per_second(handle, event, &v) }
+    return v
+  }
+
+  /// For a difference that records its base (a pprof difference, as `diff` makes one of
+  /// stack profiles or `go tool pprof -proto -diff_base` saves one): the base's total of
+  /// `event`, which pprof takes a difference's percentages of; 0 otherwise.
+  public func eventBaseTotal(event: Int) throws -> UInt64 {
+    var v: UInt64 = 0
+    try check { profpack_profile_event_base_total(handle, event, &v) }
+    return v
+  }
+
   /// The profile's threads (XRay threads; Callgrind parts with a thread: line).
   public func threads() throws -> [ProfileThread] {
     var n = 0

@@ -9,6 +9,29 @@ final class ProfpackTests: XCTestCase {
     ProcessInfo.processInfo.environment["PROFPACK_TEST_DATA"] ?? "../../tests/data"
   }
 
+  // merge, diff and functionCost of an archive's members equal Merger.merge, Merger.diff and
+  // callgrind_annotate's figures of the profiles they were made from.
+  func testArchiveQueries() throws {
+    let ps = try ["01", "02", "03"].map {
+      try Profile(path: data + "/callgrind-threads/callgrind.out.workload-" + $0)
+    }
+    let path = NSTemporaryDirectory() + "/profpack-archive-\(getpid()).ppka"
+    defer { try? FileManager.default.removeItem(atPath: path) }
+    let a = try Archive(path: path, writable: true)
+    try a.add(ps, labels: ["k=v"], time: 5)
+    let want = try Profile.merge(Array(ps[0..<2]))
+    XCTAssertTrue(try a.merge([0, 1]).equal(to: want))
+    let wantDiff = try Profile.diff(base: want, current: try Profile.merge([ps[2]]))
+    XCTAssertTrue(try a.diff(base: [0, 1], current: [2]).equal(to: wantDiff))
+    for (i, w) in [UInt64(0), 6_305_184, 6_658_992].enumerated() {
+      let c = try a.functionCost(i, function: "cmp", event: "Ir")
+      XCTAssertEqual(c.selfCost, w)
+      XCTAssertEqual(c.inclusive, w)
+      XCTAssertEqual(c.matched, w > 0 ? 1 : 0)
+    }
+    XCTAssertThrowsError(try a.merge([]))
+  }
+
   func testRoundTripAndQueries() throws {
     let path = data + "/cachegrind/cachegrind.workload.out"
     let p = try Profile(path: path)
@@ -116,6 +139,68 @@ final class ProfpackTests: XCTestCase {
     }
   }
 
+  /// go-cpu.pb.gz's two workers (tests/data/pprof/goprog) split its 27 samples 13 and 14, as
+  /// go tool pprof -tagfocus=worker=hash (130ms of 270ms) shows.
+  func testViewTags() throws {
+    let p = try Profile(path: data + "/pprof/go-cpu.pb.gz")
+    let all = try p.events()[0].total
+    XCTAssertEqual(try p.view(tags: ["worker=^hash$"]).events()[0].total, 13)
+    XCTAssertEqual(try p.view(tags: ["worker=squares"]).events()[0].total, 14)
+    XCTAssertEqual(try p.view(tags: ["worker=a"]).events()[0].total, all)
+    XCTAssertEqual(try p.view(tags: ["worker=hash", "worker=squares"]).events()[0].total, 0)
+    XCTAssertThrowsError(try p.view(tags: ["worker"])) { error in
+      XCTAssertEqual((error as! ProfpackError).code, .invalidArgument)
+    }
+    let g = try Profile(path: data + "/gperftools/workload.64le.prof")
+    XCTAssertThrowsError(try g.view(tags: ["k=v"])) { error in
+      XCTAssertEqual((error as! ProfpackError).code, .unsupported)
+    }
+  }
+
+  /// Naming on read: hot.prof's addresses named from the binary in a `binaryPath` directory
+  /// (read from memory, so the binary's modification time is not compared).
+  func testReadSymbolize() throws {
+    let bytes = try Data(contentsOf: URL(fileURLWithPath: data + "/symbolize/hot.prof"))
+    let empty = FileManager.default.temporaryDirectory.appendingPathComponent("profpack-no-bins")
+    try FileManager.default.createDirectory(at: empty, withIntermediateDirectories: true)
+    setenv("PROFPACK_BINARY_PATH", empty.path, 1)
+    defer { unsetenv("PROFPACK_BINARY_PATH") }
+    func names(_ o: ReadOptions) throws -> Set<String> {
+      Set(try Profile(data: bytes, options: o).functions().map(\.name))
+    }
+    let named = try names(ReadOptions(symbolize: true, binaryPath: [data + "/symbolize"]))
+    XCTAssertTrue(named.contains("mix") && named.contains("fold"), "\(named)")
+    XCTAssertFalse(try names(ReadOptions(binaryPath: [data + "/symbolize"])).contains("mix"))
+    XCTAssertFalse(try names(ReadOptions(symbolize: true, binaryPath: [empty.path])).contains("mix"))
+  }
+
+  /// Every format is described, and each of its file names maps back to it.
+  func testFormatInfo() throws {
+    let all = FormatInfo.all()
+    XCTAssertEqual(all.count, Format.allCases.count - 1)
+    for f in all {
+      XCTAssertEqual(f.name, f.format.description)
+      XCTAssertTrue(f.readable && !f.about.isEmpty)
+      XCTAssertEqual(f.writable, ![.cpuprofile, .perf, .perfScript].contains(f.format), f.name)
+      for e in f.endings { XCTAssertEqual(Format(path: "dir/x" + e), f.format, e) }
+      for n in f.fileNames {
+        XCTAssertEqual(Format(path: "dir/" + n.replacingOccurrences(of: "*", with: "1")), f.format)
+      }
+    }
+    XCTAssertThrowsError(try Format.unknown.info())
+  }
+
+  func testCpuprofileFormat() throws {
+    XCTAssertEqual(Format(name: "cpuprofile"), .cpuprofile)
+    XCTAssertEqual(try Profile(path: data + "/cpuprofile/work.cpuprofile").format, .cpuprofile)
+  }
+
+  func testPerfFormat() throws {
+    XCTAssertEqual(Format(name: "perf"), .perf)
+    XCTAssertEqual(Format(name: "perf-script"), .perfScript)
+    XCTAssertEqual(try Profile(path: data + "/perf/spin.data").format, .perf)
+  }
+
   func testViewsSymbolizeMergeDiff() throws {
     let mt = try Profile(path: data + "/xray/fdr-v5-mt-manybuf.xray")
     let all = try mt.events()[0].total
@@ -126,6 +211,12 @@ final class ProfpackTests: XCTestCase {
     let st = try Profile(path: data + "/xray/fdr-v5-st.xray")
     XCTAssertEqual(try st.view(binary: data + "/xray/st.bin").top(count: 1).first?.name, "fib(int)")
     XCTAssertEqual(try st.unitsPerSecond(), 1e9)
+    XCTAssertEqual(try st.unitsPerSecond(event: 0), 1e9)
+    // A V8 profile's events: time (microseconds) and a sample count, which is not time.
+    let v8 = try Profile(path: data + "/cpuprofile/work.cpuprofile")
+    XCTAssertEqual(try v8.unitsPerSecond(event: 0), 1e6)
+    XCTAssertEqual(try v8.unitsPerSecond(event: 1), 0)
+    XCTAssertThrowsError(try v8.unitsPerSecond(event: 2))
 
     let hot = try Profile(path: data + "/symbolize/hot.prof")
     let named = try hot.symbolize(SymbolizeOptions(binaryPath: [data + "/symbolize"]))
@@ -202,6 +293,8 @@ final class ProfpackTests: XCTestCase {
       (.gperftools, PROFPACK_FORMAT_GPERFTOOLS), (.xray, PROFPACK_FORMAT_XRAY),
       (.dcpi, PROFPACK_FORMAT_DCPI), (.folded, PROFPACK_FORMAT_FOLDED),
       (.traceEvent, PROFPACK_FORMAT_TRACE_EVENT), (.pprof, PROFPACK_FORMAT_PPROF),
+      (.cpuprofile, PROFPACK_FORMAT_CPUPROFILE), (.perf, PROFPACK_FORMAT_PERF),
+      (.perfScript, PROFPACK_FORMAT_PERF_SCRIPT),
     ]
     XCTAssertEqual(formats.count, Format.allCases.count)
     for (f, c) in formats {
@@ -329,7 +422,8 @@ final class ProfpackTests: XCTestCase {
           let formats: [String: Format] = [
             "unknown": .unknown, "ppk": .ppk, "callgrind": .callgrind, "cachegrind": .cachegrind,
             "gperftools": .gperftools, "xray": .xray, "dcpi": .dcpi, "folded": .folded,
-            "traceEvent": .traceEvent, "pprof": .pprof,
+            "traceEvent": .traceEvent, "pprof": .pprof, "cpuprofile": .cpuprofile, "perf": .perf,
+            "perfScript": .perfScript,
           ]
           raw = formats[name].map { Int64($0.rawValue) }
         case "Error.swift":
@@ -354,6 +448,6 @@ final class ProfpackTests: XCTestCase {
         checked += 1
       }
     }
-    XCTAssertEqual(checked, 10 + 7 + 6 + 8)
+    XCTAssertEqual(checked, 11 + 7 + 6 + 8)
   }
 }

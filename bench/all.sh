@@ -1,0 +1,113 @@
+#!/usr/bin/env bash
+# Every speed and memory aim in one run, one table: each row is profpack against its peer tool
+# on the same input, the two run alternately (bench/lib.sh measure_pair), wall time the median
+# of BENCH_RUNS (default 5), memory the largest peak RSS.
+#   bash bench/all.sh [BUILD_DIR] [GPERF_MB]      (default: build, 50)
+# Inputs are made here from the repository's real profiles (no file outside it is read):
+#   gperftools  bench/gen_gperf_large.py on each real profile in tests/data/gperftools (the C
+#               workload and perl), in its two shapes: "open" (many distinct chains) and
+#               "distinct" (100,000 chains with Zipf popularity);
+#   callgrind   the cc1plus profile of bench/bench_callgrind.sh (made once, cached);
+#   pprof       bench/gen_pprof_large.py on tests/data/pprof/flate-cpu.pb.gz (1,000,000 samples);
+#   xray        tests/xray/make-traces.sh's largest trace.
+# Prints "case | profpack | peer | time ratio | memory ratio | aim", the ratio columns as the
+# aim states them (peer time / profpack time: "20x" means 20 times faster; profpack memory /
+# peer memory), and "met" or "NOT met" per row.
+set -euo pipefail
+here=$(cd "$(dirname "$0")/.." && pwd)
+build=$(cd "${1:-$here/build}" && pwd)
+mb=${2:-50}
+cli=$build/tools/profpack
+[ -x "$cli" ] || { echo "build first: ninja -C $build"; exit 1; }
+tmp=$(mktemp -d); trap 'rm -rf "$tmp"' EXIT
+export BENCH_RUNS=${BENCH_RUNS:-5}
+export HOME="$tmp/home" GOCACHE="$tmp/gocache" GOPATH="$tmp/gopath" PPROF_TMPDIR="$tmp/pprof"
+mkdir -p "$HOME" "$GOCACHE" "$GOPATH" "$PPROF_TMPDIR"
+cache=${PROFPACK_BENCH_CACHE:-${XDG_CACHE_HOME:-$HOME/.cache}/profpack-bench}
+. "$here/bench/lib.sh"
+
+rows=()
+# row CASE AIM_TIME AIM_MEM A... -- B...: one table row; AIM_TIME is the least "x faster" (0:
+# none), AIM_MEM the most memory ratio (0: none).
+row() {
+  local name=$1 aim_t=$2 aim_m=$3 wa ra wb rb t m verdict aim=""
+  shift 3
+  read -r wa ra wb rb _ < <(measure_pair "$@")
+  t=$(awk -v a="$wa" -v b="$wb" 'BEGIN { printf "%.1f", b / a }')
+  m=$(awk -v a="$ra" -v b="$rb" 'BEGIN { printf "%.2f", a / b }')
+  verdict=met
+  if [ "$aim_t" != 0 ]; then
+    aim=">=${aim_t}x"
+    awk -v t="$t" -v a="$aim_t" 'BEGIN { exit !(t < a) }' && verdict="NOT met"
+  fi
+  if [ "$aim_m" != 0 ]; then
+    aim="$aim${aim:+, }mem<=${aim_m}x"
+    awk -v m="$m" -v a="$aim_m" 'BEGIN { exit !(m > a) }' && verdict="NOT met"
+  fi
+  rows+=("$name|${wa}s ${ra}KB|${wb}s ${rb}KB|${t}x|${m}x|${aim:-none} $verdict")
+  echo "  $name: done" >&2
+}
+
+echo "machine: $(nproc) cores, load average $(cut -d' ' -f1-3 /proc/loadavg); commit" \
+  "$(git -C "$here" rev-parse --short HEAD 2>/dev/null || echo unknown), $(date -u +%F)"
+
+# --- gperftools: every real profile, two shapes --------------------------------------------
+for real in "$here"/tests/data/gperftools/workload.64le.prof "$here"/tests/data/gperftools/perl-words.prof; do
+  base=$(basename "$real" .prof)
+  for shape in open distinct; do
+    f=$tmp/$base.$shape.prof
+    extra=()
+    [ "$shape" = distinct ] && extra=(--distinct 100000)
+    python3 "$here/bench/gen_gperf_large.py" "$real" "$f" --mb "$mb" "${extra[@]}" >/dev/null
+    row "gperftools $base $shape ${mb}MB -> pprof" 20 0.1 \
+      "$cli" convert --no-symbolize "$f" -o "$tmp/out.pb.gz" --to pprof -- \
+      go tool pprof -proto -symbolize=none -output "$tmp/peer.pb.gz" "$f"
+    row "gperftools $base $shape ${mb}MB -> callgrind" 20 0.1 \
+      "$cli" convert --no-symbolize "$f" -o "$tmp/out.callgrind" --to callgrind -- \
+      go tool pprof -callgrind -symbolize=none -output "$tmp/peer.callgrind" "$f"
+    rm -f "$f"
+  done
+done
+
+# --- Callgrind: the cc1plus profile to .ppk against zstd -3 of the same bytes; top on it ----
+big=$cache/callgrind.cc1plus.out
+if [ ! -s "$big" ]; then
+  bash "$here/bench/bench_callgrind.sh" "$build" >/dev/null 2>&1 || true  # makes and caches it
+fi
+if [ -s "$big" ]; then
+  row "callgrind cc1plus $(($(stat -c %s "$big") / 1000000))MB -> .ppk vs zstd -3" 1.25 0 \
+    "$cli" convert "$big" -o "$tmp/big.ppk" -- zstd -3 -q -f "$big" -o "$tmp/big.zst"
+  "$cli" convert "$big" -o "$tmp/big.ppk"
+  read -r w r < <(measure "$cli" top "$tmp/big.ppk" -n 20)
+  ms=$(awk -v w="$w" 'BEGIN { printf "%.1f", w * 1000 }')
+  verdict=met
+  awk -v m="$ms" 'BEGIN { exit !(m > 12) }' && verdict="NOT met"
+  rows+=("top on the cc1plus .ppk|${ms} ms ${r}KB|-|-|-|<=12 ms $verdict")
+else
+  rows+=("callgrind cc1plus|not made (valgrind missing?)|-|-|-|-")
+fi
+
+# --- pprof: read + top against go tool pprof -top --------------------------------------------
+p=$tmp/large.pb.gz
+python3 "$here/bench/gen_pprof_large.py" "$here/tests/data/pprof/flate-cpu.pb.gz" "$p" \
+  --samples 1000000
+row "pprof 1M samples: top" 20 0 \
+  "$cli" top --no-symbolize "$p" -n 20 -- go tool pprof -top -symbolize=none -nodecount=20 "$p"
+
+# --- XRay: a ~60 MB FDR trace to trace events against llvm-xray-14 convert ---------------------
+if command -v llvm-xray-14 >/dev/null && command -v clang++-14 >/dev/null; then
+  ROUNDS=${XRAY_ROUNDS:-3600} bash "$here/tests/xray/make-traces.sh" "$tmp/xray" >/dev/null 2>&1 || true
+  x=$(ls "$tmp"/xray/fdr-big.* 2>/dev/null | head -1 || true)
+  if [ -n "$x" ]; then
+    row "xray $(($(stat -c %s "$x") / 1000000))MB -> trace events" 0 0 \
+      "$cli" convert "$x" -o "$tmp/out.json" --to trace-event -- \
+      llvm-xray-14 convert --symbolize=false --output-format=trace_event \
+      --instr_map="$tmp/xray/st" --output="$tmp/peer.json" "$x"
+  fi
+fi
+
+printf '\n%-52s | %-22s | %-22s | %-8s | %-7s | %s\n' case profpack peer "time" memory aim
+for r in "${rows[@]}"; do
+  IFS='|' read -r c a b t m aim <<<"$r"
+  printf '%-52s | %-22s | %-22s | %-8s | %-7s | %s\n' "$c" "$a" "$b" "$t" "$m" "$aim"
+done

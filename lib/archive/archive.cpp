@@ -1,0 +1,526 @@
+#include "archive/archive.h"
+
+#include <capnp/message.h>
+#include <capnp/serialize.h>
+#include <fcntl.h>
+#include <sys/file.h>
+#include <sys/stat.h>
+#include <unistd.h>
+#include <zdict.h>
+#include <zstd.h>
+
+#include <algorithm>
+#include <cerrno>
+#include <cstring>
+#include <limits>
+
+#include "archive.capnp.h"
+#include "container/ppk.h"
+#include "error.h"
+#include "util/bytes.h"
+
+namespace profpack {
+
+namespace {
+
+constexpr uint8_t kMagic[8] = {0x89, 'P', 'P', 'K', 'A', '\r', '\n', 0x1a};
+constexpr char kCommitMagic[9] = "PPKACMIT";
+constexpr uint64_t kHeaderSize = 16;
+constexpr uint64_t kTrailerSize = 32;
+constexpr uint64_t kMaxManifest = uint64_t{1} << 30;
+constexpr uint64_t kMaxMember = uint64_t{4} << 30;
+constexpr uint64_t kMaxDict = uint64_t{64} << 20;
+constexpr size_t kRawDictBytes = size_t{1} << 20;
+constexpr size_t kTrainedDictBytes = 110 << 10;
+
+uint32_t le32(const uint8_t* p) {
+  return uint32_t{p[0]} | uint32_t{p[1]} << 8 | uint32_t{p[2]} << 16 | uint32_t{p[3]} << 24;
+}
+uint64_t le64(const uint8_t* p) { return uint64_t{le32(p)} | uint64_t{le32(p + 4)} << 32; }
+
+uint64_t fnv1a(const std::string& s) {
+  uint64_t h = 0xcbf29ce484222325ull;
+  for (unsigned char c : s) h = (h ^ c) * 0x100000001b3ull;
+  return h;
+}
+
+[[noreturn]] void malformed(uint64_t offset, const std::string& what) {
+  throw Error(Status::malformed, "ppka", what, offset);
+}
+[[noreturn]] void ioError(const std::string& path, const std::string& what) {
+  throw Error(Status::io, "ppka", path + ": " + what + ": " + std::strerror(errno));
+}
+
+struct CCtx {
+  ZSTD_CCtx* p = ZSTD_createCCtx();
+  ~CCtx() { ZSTD_freeCCtx(p); }
+};
+struct DCtx {
+  ZSTD_DCtx* p = ZSTD_createDCtx();
+  ~DCtx() { ZSTD_freeDCtx(p); }
+};
+
+void check(size_t rc, const char* what) {
+  if (ZSTD_isError(rc))
+    throw Error(Status::internal, "ppka", std::string(what) + ": " + ZSTD_getErrorName(rc));
+}
+
+// One zstd frame of `data` at `level`, with `dict` (raw content or a trained dictionary).
+std::string compress(const std::string& data, int level, const std::string& dict) {
+  CCtx c;
+  if (!c.p) throw std::bad_alloc();
+  check(ZSTD_CCtx_setParameter(c.p, ZSTD_c_compressionLevel, level), "zstd level");
+  check(ZSTD_CCtx_setParameter(c.p, ZSTD_c_checksumFlag, 1), "zstd checksum");
+  if (!dict.empty()) check(ZSTD_CCtx_loadDictionary(c.p, dict.data(), dict.size()), "zstd dict");
+  std::string out(ZSTD_compressBound(data.size()), '\0');
+  size_t n = ZSTD_compress2(c.p, out.data(), out.size(), data.data(), data.size());
+  check(n, "zstd compression");
+  out.resize(n);
+  return out;
+}
+
+// Decompresses the frame at `offset` into exactly `rawSize` bytes.
+std::string decompress(const std::string& frame, uint64_t rawSize, const std::string& dict,
+                       uint64_t offset) {
+  DCtx d;
+  if (!d.p) throw std::bad_alloc();
+  if (!dict.empty() && ZSTD_isError(ZSTD_DCtx_loadDictionary(d.p, dict.data(), dict.size())))
+    malformed(offset, "unusable dictionary");
+  unsigned long long content = ZSTD_getFrameContentSize(frame.data(), frame.size());
+  if (content != rawSize)
+    malformed(offset, "zstd frame holds " + std::to_string(content) + " bytes, the manifest says " +
+                          std::to_string(rawSize));
+  std::string out(rawSize, '\0');
+  size_t n = ZSTD_decompressDCtx(d.p, out.data(), out.size(), frame.data(), frame.size());
+  if (ZSTD_isError(n)) malformed(offset, std::string("corrupt data: ") + ZSTD_getErrorName(n));
+  if (n != rawSize) malformed(offset, "short zstd frame");
+  return out;
+}
+
+struct Built {
+  std::string blob;  // the segment's bytes
+  ArchiveSegment segment;
+  std::vector<std::pair<uint64_t, uint64_t>> frames;  // offset in blob, size
+};
+
+// The members compressed with `dict` (empty: none); the dictionary's frame first where `own`.
+Built buildWith(const std::vector<std::string>& raws, const std::string& dict, bool own,
+                int level) {
+  Built b;
+  if (own && !dict.empty()) {
+    b.blob = compress(dict, level, {});
+    b.segment.dictSize = b.blob.size();
+    b.segment.dictRawSize = dict.size();
+  }
+  for (const auto& raw : raws) {
+    std::string frame = compress(raw, level, dict);
+    b.frames.emplace_back(b.blob.size(), frame.size());
+    b.blob += frame;
+  }
+  return b;
+}
+
+}  // namespace
+
+Archive::~Archive() {
+  if (fd_ >= 0) ::close(fd_);
+}
+
+std::unique_ptr<Archive> Archive::open(const std::string& path, bool create, bool writable) {
+  std::unique_ptr<Archive> a(new Archive);
+  a->path_ = path;
+  int flags = writable ? O_RDWR : O_RDONLY;
+  if (create) flags |= O_CREAT;
+  a->fd_ = ::open(path.c_str(), flags | O_CLOEXEC, 0644);
+  if (a->fd_ < 0) ioError(path, "cannot open");
+  if (writable && ::flock(a->fd_, LOCK_EX) != 0) ioError(path, "cannot lock");
+  struct stat st {};
+  if (::fstat(a->fd_, &st) != 0) ioError(path, "cannot stat");
+  if (st.st_size == 0 && writable) {
+    std::string h(reinterpret_cast<const char*>(kMagic), sizeof kMagic);
+    appendLe32(h, kArchiveRevision);
+    appendLe32(h, 0);
+    a->writeAll(0, h);
+    if (::fsync(a->fd_) != 0) ioError(path, "cannot sync");
+  }
+  a->load();
+  return a;
+}
+
+std::string Archive::pread(uint64_t offset, uint64_t size) const {
+  std::string out(size, '\0');
+  uint64_t done = 0;
+  while (done < size) {
+    ssize_t n = ::pread(fd_, out.data() + done, size - done, static_cast<off_t>(offset + done));
+    if (n < 0 && errno == EINTR) continue;
+    if (n < 0) ioError(path_, "cannot read");
+    if (n == 0) malformed(offset + done, "file ends inside a record");
+    done += static_cast<uint64_t>(n);
+  }
+  return out;
+}
+
+void Archive::writeAll(uint64_t offset, const std::string& data) {
+  uint64_t done = 0;
+  while (done < data.size()) {
+    ssize_t n =
+        ::pwrite(fd_, data.data() + done, data.size() - done, static_cast<off_t>(offset + done));
+    if (n < 0 && errno == EINTR) continue;
+    if (n <= 0) ioError(path_, "cannot write");
+    done += static_cast<uint64_t>(n);
+  }
+}
+
+// The commit record whose trailer ends at `end`: true and the archive's state where it is valid;
+// false where not (or, where `strict`, Status::malformed saying why).
+namespace {
+
+struct Loaded {
+  uint64_t nextId = 1;
+  std::vector<ArchiveSegment> segments;
+  std::vector<ArchiveMember> members;
+};
+
+std::string text(capnp::Text::Reader t) { return std::string(t.cStr(), t.size()); }
+
+// Checks and reads the manifest of a commit whose data ends at `dataEnd` (where the manifest's
+// frame starts): every range lies in [16, dataEnd), every dictionary reference is to an
+// earlier (or the same) segment that holds a dictionary.
+Loaded readManifest(const std::string& message, uint64_t at, uint64_t dataEnd) {
+  Loaded l;
+  kj::ArrayPtr<const capnp::word> words(reinterpret_cast<const capnp::word*>(message.data()),
+                                        message.size() / sizeof(capnp::word));
+  try {
+    capnp::ReaderOptions opt;
+    opt.traversalLimitInWords = words.size() * 2 + 1024;
+    capnp::FlatArrayMessageReader reader(words, opt);
+    auto m = reader.getRoot<ar::Manifest>();
+    l.nextId = m.getNextId();
+    auto inFile = [&](uint64_t off, uint64_t size, const char* what) {
+      if (off < kHeaderSize || off > dataEnd || size > dataEnd - off)
+        malformed(at, std::string("the manifest places ") + what + " at bytes " +
+                          std::to_string(off) + "+" + std::to_string(size) +
+                          ", outside the committed data (16.." + std::to_string(dataEnd) + ")");
+    };
+    uint32_t index = 0;
+    for (auto s : m.getSegments()) {
+      ArchiveSegment seg;
+      seg.dictSegment = s.getDictSegment();
+      seg.dictOffset = s.getDictOffset();
+      seg.dictSize = s.getDictSize();
+      seg.dictRawSize = s.getDictRawSize();
+      if (seg.dictSegment > index)
+        malformed(at, "segment " + std::to_string(index) + " names dictionary " +
+                          std::to_string(seg.dictSegment) + ", past the segments before it");
+      if (seg.dictSegment == index && seg.dictSize > 0) {
+        inFile(seg.dictOffset, seg.dictSize, "a dictionary");
+        if (seg.dictRawSize == 0 || seg.dictRawSize > kMaxDict)
+          malformed(at, "dictionary size " + std::to_string(seg.dictRawSize) + " out of range");
+      } else if (seg.dictSegment < index && l.segments[seg.dictSegment].dictSize == 0) {
+        malformed(at, "segment " + std::to_string(index) + " names dictionary " +
+                          std::to_string(seg.dictSegment) + ", a segment without one");
+      } else if (seg.dictSegment < index) {
+        seg.dictSegment = l.segments[seg.dictSegment].dictSegment;
+      }
+      for (auto mem : s.getMembers()) {
+        ArchiveMember a;
+        a.id = mem.getId();
+        a.format = text(mem.getFormat());
+        a.time = mem.getTime();
+        for (auto lab : mem.getLabels())
+          a.labels.emplace_back(text(lab.getKey()), text(lab.getValue()));
+        a.offset = mem.getOffset();
+        a.size = mem.getSize();
+        a.rawSize = mem.getRawSize();
+        a.irRevision = mem.getIrRevision();
+        a.segment = index;
+        inFile(a.offset, a.size, "a member");
+        if (a.rawSize == 0 || a.rawSize % 8 != 0 || a.rawSize > kMaxMember)
+          malformed(at, "member " + std::to_string(a.id) + " declares " +
+                            std::to_string(a.rawSize) + " bytes, not a message size");
+        l.members.push_back(std::move(a));
+      }
+      l.segments.push_back(seg);
+      ++index;
+    }
+  } catch (const kj::Exception& e) {
+    malformed(at, std::string("invalid manifest: ") + e.getDescription().cStr());
+  }
+  return l;
+}
+
+}  // namespace
+
+void Archive::load() {
+  struct stat st {};
+  if (::fstat(fd_, &st) != 0) ioError(path_, "cannot stat");
+  const uint64_t size = static_cast<uint64_t>(st.st_size);
+  if (size < kHeaderSize) malformed(size, "not a .ppka archive (file shorter than its header)");
+  std::string h = pread(0, kHeaderSize);
+  if (std::memcmp(h.data(), kMagic, sizeof kMagic) != 0)
+    malformed(0, "not a .ppka archive (magic number missing)");
+  const uint32_t rev = le32(reinterpret_cast<const uint8_t*>(h.data()) + 8);
+  if (rev != kArchiveRevision)
+    throw Error(Status::unsupported, "ppka",
+                "archive revision " + std::to_string(rev) + "; this build reads revision " +
+                    std::to_string(kArchiveRevision),
+                8);
+  // A commit ending at `end`; strict: its defects are errors, else it is just not a commit.
+  auto tryCommit = [&](uint64_t end, bool strict) -> bool {
+    try {
+      if (end < kHeaderSize + kTrailerSize) malformed(end, "commit record before the header");
+      std::string t = pread(end - kTrailerSize, kTrailerSize);
+      auto* p = reinterpret_cast<const uint8_t*>(t.data());
+      if (std::memcmp(p + 24, kCommitMagic, 8) != 0) malformed(end - 8, "no commit record");
+      const uint64_t frameSize = le64(p), msgSize = le64(p + 8), sum = le64(p + 16);
+      const uint64_t trailer = end - kTrailerSize;
+      if (frameSize > trailer - kHeaderSize)
+        malformed(trailer, "the manifest (" + std::to_string(frameSize) +
+                               " bytes) reaches before the start of the file");
+      if (msgSize == 0 || msgSize % 8 != 0 || msgSize > kMaxManifest)
+        malformed(trailer + 8, "manifest size " + std::to_string(msgSize) + " out of range");
+      const uint64_t start = trailer - frameSize;
+      std::string frame = pread(start, frameSize);
+      if (fnv1a(frame) != sum) malformed(start, "manifest checksum mismatch");
+      Loaded l = readManifest(decompress(frame, msgSize, {}, start), start, start);
+      segments_ = std::move(l.segments);
+      members_ = std::move(l.members);
+      nextId_ = l.nextId;
+      committed_ = end;
+      return true;
+    } catch (const Error& e) {
+      if (strict || e.status() != Status::malformed) throw;
+      return false;
+    }
+  };
+  segments_.clear();
+  members_.clear();
+  committed_ = kHeaderSize;
+  if (size == kHeaderSize) return;
+  // A file that ends in a whole trailer was written to its end: its commit must be valid.
+  if (size >= kHeaderSize + kTrailerSize && pread(size - 8, 8) == std::string(kCommitMagic, 8)) {
+    tryCommit(size, true);
+    return;
+  }
+  // Else an append was cut short: the archive is the last valid commit before it.
+  const uint64_t chunk = 1 << 20;
+  uint64_t hi = size;
+  while (hi > kHeaderSize) {
+    uint64_t lo = hi > chunk + kHeaderSize ? hi - chunk : kHeaderSize;
+    std::string buf = pread(lo, std::min<uint64_t>(hi + 7, size) - lo);
+    for (size_t i = buf.size() >= 8 ? buf.size() - 8 + 1 : 0; i-- > 0;)
+      if (lo + i + 8 <= size && std::memcmp(buf.data() + i, kCommitMagic, 8) == 0 &&
+          tryCommit(lo + i + 8, false))
+        return;
+    hi = lo;
+  }
+}
+
+std::string Archive::dictionary(uint32_t segment) const {
+  const ArchiveSegment& s = segments_.at(segments_.at(segment).dictSegment);
+  if (s.dictSize == 0) return {};
+  return decompress(pread(s.dictOffset, s.dictSize), s.dictRawSize, {}, s.dictOffset);
+}
+
+std::unique_ptr<Profile> Archive::read(size_t index) const {
+  const ArchiveMember& m = members_.at(index);
+  if (m.irRevision != kPpkVersion)
+    throw Error(Status::unsupported, "ppka",
+                "member " + std::to_string(m.id) + " holds IR revision " +
+                    std::to_string(m.irRevision) + "; this build reads revision " +
+                    std::to_string(kPpkVersion));
+  std::string raw = decompress(pread(m.offset, m.size), m.rawSize, dictionary(m.segment), m.offset);
+  auto words = kj::heapArray<capnp::word>(raw.size() / sizeof(capnp::word));
+  std::memcpy(words.begin(), raw.data(), raw.size());
+  return profileFromMessage(std::move(words), m.offset, "ppka");
+}
+
+namespace {
+
+std::string manifestRecord(const std::vector<ArchiveSegment>& segments,
+                           const std::vector<ArchiveMember>& members, uint64_t nextId) {
+  capnp::MallocMessageBuilder b;
+  auto m = b.initRoot<ar::Manifest>();
+  m.setNextId(nextId);
+  auto segs = m.initSegments(static_cast<unsigned>(segments.size()));
+  std::vector<unsigned> counts(segments.size());
+  for (const auto& mem : members) ++counts[mem.segment];
+  std::vector<capnp::List<ar::Member>::Builder> lists;
+  for (size_t i = 0; i < segments.size(); ++i) {
+    auto s = segs[static_cast<unsigned>(i)];
+    s.setDictSegment(segments[i].dictSegment);
+    s.setDictOffset(segments[i].dictOffset);
+    s.setDictSize(segments[i].dictSize);
+    s.setDictRawSize(segments[i].dictRawSize);
+    lists.push_back(s.initMembers(counts[i]));
+  }
+  std::vector<unsigned> next(segments.size());
+  for (const auto& mem : members) {
+    auto o = lists[mem.segment][next[mem.segment]++];
+    o.setId(mem.id);
+    o.setFormat(mem.format);
+    o.setTime(mem.time);
+    auto labels = o.initLabels(static_cast<unsigned>(mem.labels.size()));
+    for (size_t j = 0; j < mem.labels.size(); ++j) {
+      labels[static_cast<unsigned>(j)].setKey(mem.labels[j].first);
+      labels[static_cast<unsigned>(j)].setValue(mem.labels[j].second);
+    }
+    o.setOffset(mem.offset);
+    o.setSize(mem.size);
+    o.setRawSize(mem.rawSize);
+    o.setIrRevision(mem.irRevision);
+  }
+  auto flat = capnp::messageToFlatArray(b);
+  std::string msg(reinterpret_cast<const char*>(flat.begin()), flat.size() * sizeof(capnp::word));
+  std::string frame = compress(msg, 19, {});
+  std::string rec = frame;
+  appendLe64(rec, frame.size());
+  appendLe64(rec, msg.size());
+  appendLe64(rec, fnv1a(frame));
+  rec.append(kCommitMagic, 8);
+  return rec;
+}
+
+// The segment of `raws`: the smallest of no dictionary, `previous` (another segment's, not
+// stored again), a dictionary trained on the members, and the members' own bytes as one.
+Built buildSegment(const std::vector<std::string>& raws, const std::string& previous, int level) {
+  std::vector<std::pair<std::string, bool>> dicts{{std::string(), false}};
+  if (!previous.empty()) dicts.emplace_back(previous, false);
+  if (raws.size() > 1) {
+    std::string samples;
+    std::vector<size_t> sizes;
+    for (const auto& r : raws) samples += r, sizes.push_back(r.size());
+    std::string trained(std::min(kTrainedDictBytes, samples.size() / 4 + 1024), '\0');
+    size_t n = ZDICT_trainFromBuffer(trained.data(), trained.size(), samples.data(), sizes.data(),
+                                     static_cast<unsigned>(sizes.size()));
+    if (!ZDICT_isError(n)) dicts.emplace_back(trained.substr(0, n), true);
+    std::string raw;
+    for (const auto& r : raws)
+      if (raw.size() + r.size() <= kRawDictBytes || raw.empty()) raw += r;
+    if (raw.size() > kRawDictBytes) raw.erase(0, raw.size() - kRawDictBytes);
+    dicts.emplace_back(raw, true);
+  }
+  Built best;
+  bool have = false;
+  for (const auto& [dict, own] : dicts) {
+    Built b = buildWith(raws, dict, own, level);
+    if (!own && !dict.empty()) b.segment.dictSegment = ~uint32_t{0};  // the previous one
+    if (!have || b.blob.size() < best.blob.size()) best = std::move(b), have = true;
+  }
+  return best;
+}
+
+}  // namespace
+
+void Archive::add(const std::vector<ArchiveInput>& inputs, int level) {
+  if (inputs.empty()) return;
+  std::vector<std::string> raws;
+  for (const auto& in : inputs) {
+    std::string raw;
+    raw.reserve(in.profile->flatSize());
+    in.profile->forEachFlatPiece(
+        [&](const void* p, size_t n) { raw.append(static_cast<const char*>(p), n); });
+    raws.push_back(std::move(raw));
+  }
+  // The dictionary of the last segment that holds one, offered to the new segment.
+  uint32_t previousIndex = 0;
+  std::string previous;
+  for (size_t i = segments_.size(); i-- > 0;)
+    if (segments_[i].dictSegment == i && segments_[i].dictSize > 0) {
+      previousIndex = static_cast<uint32_t>(i);
+      previous = dictionary(previousIndex);
+      break;
+    }
+  Built b = buildSegment(raws, previous, level);
+  const uint64_t base = committed_;
+  const uint32_t index = static_cast<uint32_t>(segments_.size());
+  auto segments = segments_;
+  auto members = members_;
+  ArchiveSegment seg = b.segment;
+  if (seg.dictSegment == ~uint32_t{0}) {
+    seg.dictSegment = previousIndex;
+  } else {
+    seg.dictSegment = index;
+    seg.dictOffset = base;
+  }
+  segments.push_back(seg);
+  uint64_t nextId = nextId_;
+  for (size_t i = 0; i < inputs.size(); ++i) {
+    ArchiveMember m;
+    m.id = nextId++;
+    m.format = inputs[i].format;
+    m.time = inputs[i].time;
+    m.labels = inputs[i].labels;
+    m.offset = base + b.frames[i].first;
+    m.size = b.frames[i].second;
+    m.rawSize = raws[i].size();
+    m.irRevision = kPpkVersion;
+    m.segment = index;
+    members.push_back(std::move(m));
+  }
+  std::string record = manifestRecord(segments, members, nextId);
+  try {
+    // Whatever an earlier, interrupted append left after the last commit goes first.
+    if (::ftruncate(fd_, static_cast<off_t>(base)) != 0) ioError(path_, "cannot truncate");
+    writeAll(base, b.blob);
+    if (::fdatasync(fd_) != 0) ioError(path_, "cannot sync");
+    writeAll(base + b.blob.size(), record);
+    if (::fdatasync(fd_) != 0) ioError(path_, "cannot sync");
+  } catch (...) {
+    // A full disk: the archive stays as it was committed (a reader ignores what is left).
+    [[maybe_unused]] int rc = ::ftruncate(fd_, static_cast<off_t>(base));
+    throw;
+  }
+  segments_ = std::move(segments);
+  members_ = std::move(members);
+  nextId_ = nextId;
+  committed_ = base + b.blob.size() + record.size();
+}
+
+void Archive::compact(int level) {
+  std::vector<std::string> raws;
+  for (const auto& m : members_)
+    raws.push_back(decompress(pread(m.offset, m.size), m.rawSize, dictionary(m.segment), m.offset));
+  Built b = buildSegment(raws, {}, level);
+  std::string file(reinterpret_cast<const char*>(kMagic), sizeof kMagic);
+  appendLe32(file, kArchiveRevision);
+  appendLe32(file, 0);
+  ArchiveSegment seg = b.segment;
+  seg.dictSegment = 0;
+  seg.dictOffset = kHeaderSize;
+  auto members = members_;
+  for (size_t i = 0; i < members.size(); ++i) {
+    members[i].offset = kHeaderSize + b.frames[i].first;
+    members[i].size = b.frames[i].second;
+    members[i].segment = 0;
+  }
+  file += b.blob;
+  std::vector<ArchiveSegment> segments{seg};
+  if (members.empty()) segments.clear();
+  file += manifestRecord(segments, members, nextId_);
+  // The new file replaces the old one whole (rename), so a crash leaves one or the other.
+  const std::string tmp = path_ + ".compact";
+  int fd = ::open(tmp.c_str(), O_RDWR | O_CREAT | O_TRUNC | O_CLOEXEC, 0644);
+  if (fd < 0) ioError(tmp, "cannot create");
+  int old = fd_;
+  fd_ = fd;
+  try {
+    writeAll(0, file);
+    if (::fsync(fd_) != 0) ioError(tmp, "cannot sync");
+  } catch (...) {
+    ::close(fd);
+    fd_ = old;
+    ::unlink(tmp.c_str());
+    throw;
+  }
+  if (::flock(fd_, LOCK_EX) != 0 || ::rename(tmp.c_str(), path_.c_str()) != 0) {
+    ::close(fd);
+    fd_ = old;
+    ::unlink(tmp.c_str());
+    ioError(path_, "cannot replace");
+  }
+  ::close(old);
+  load();
+}
+
+}  // namespace profpack

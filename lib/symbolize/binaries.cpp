@@ -1,0 +1,139 @@
+#include "symbolize/binaries.h"
+
+#include <cstdlib>
+#include <string_view>
+
+#include "util/text.h"
+
+namespace profpack {
+
+namespace {
+
+std::string baseName(const std::string& path) {
+  size_t slash = path.rfind('/');
+  return slash == std::string::npos ? path : path.substr(slash + 1);
+}
+
+std::vector<std::string> searchPath(const SymbolizeOptions& options) {
+  std::vector<std::string> dirs = options.binaryPath;
+  if (const char* env = std::getenv("PROFPACK_BINARY_PATH")) {
+    std::string_view s(env);
+    while (!s.empty()) {
+      size_t colon = s.find(':');
+      std::string_view d = s.substr(0, colon);
+      if (!d.empty()) dirs.emplace_back(d);
+      if (colon == std::string_view::npos) break;
+      s.remove_prefix(colon + 1);
+    }
+  }
+  return dirs;
+}
+
+std::string hexBytes(const std::string& bytes) {
+  static const char kDigits[] = "0123456789abcdef";
+  std::string out;
+  for (unsigned char c : bytes) {
+    out += kDigits[c >> 4];
+    out += kDigits[c & 15];
+  }
+  return out.empty() ? "none" : out;
+}
+
+}  // namespace
+
+std::string mismatch(const Mapping& mapping, const ElfBinary& binary, int64_t profileTime) {
+  if (!mapping.buildId.empty()) {
+    if (binary.buildId() == mapping.buildId) return "";
+    return "its build id is " + hexBytes(binary.buildId()) + ", the profile's " +
+           hexBytes(mapping.buildId);
+  }
+  std::string why = binary.misfit(mapping.start, mapping.limit, mapping.offset, mapping.linkTime);
+  if (!why.empty()) return why;
+  if (profileTime > 0 && binary.modified() > profileTime)
+    return "modified after the profile was written (another build?)";
+  return "";
+}
+
+ElfResolver::ElfResolver(const SymbolizeOptions& options, std::vector<uint64_t> entries)
+    : options_(options), dirs_(searchPath(options)), entries_(std::move(entries)) {}
+
+ElfResolver::~ElfResolver() = default;
+
+ElfBinary* ElfResolver::get(const std::string& path, std::string& why) {
+  auto it = open_.find(path);
+  if (it == open_.end()) {
+    std::string reason;
+    auto b = ElfBinary::open(path, reason);
+    it = open_.emplace(path, Entry{std::move(b), std::move(reason)}).first;
+  }
+  why = it->second.why;
+  return it->second.binary.get();
+}
+
+ElfBinary* ElfResolver::find(const Mapping& mapping, std::string& used, std::string& why) {
+  std::vector<std::string> candidates;
+  for (const std::string& d : dirs_) {
+    candidates.push_back(d + "/" + baseName(mapping.path));
+    if (mapping.path[0] == '/' && mapping.path.find('/', 1) != std::string::npos)
+      candidates.push_back(d + mapping.path);
+  }
+  if (mapping.path[0] == '/') candidates.push_back(mapping.path);
+  if (candidates.empty()) why = "a relative path, and no --binary-path directory holds it";
+  for (const std::string& c : candidates) {
+    std::string reason;
+    ElfBinary* bin = get(c, reason);
+    if (bin) {
+      // The time tells a rebuild in place; a file copied into a directory the user names has
+      // the time of the copy.
+      const bool recorded = &c == &candidates.back() && c == mapping.path;
+      reason = mismatch(mapping, *bin, recorded ? options_.profileTime : 0);
+      if (reason.empty()) {
+        used = c;
+        return bin;
+      }
+      if (!warned_[c + '\0' + reason]) {
+        warned_[c + '\0' + reason] = true;
+        skipped_.push_back(c + ": not the binary of " + mapping.path + ": " + reason);
+      }
+      reason = "not the binary that ran: " + reason;
+    }
+    why += (why.empty() ? "" : "; ") + c + ": " + reason;
+  }
+  return nullptr;
+}
+
+bool ElfResolver::open(const Mapping& mapping, std::string& used, std::string& buildId,
+                       std::string& why) {
+  bin_ = nullptr;
+  bias_ = 0;
+  ElfBinary* bin = nullptr;
+  if (mapping.functionIds) {
+    std::string reason;
+    bin = get(options_.binary, reason);
+    used = options_.binary;
+    if (!bin) why = options_.binary + ": " + reason;
+  } else if (mapping.path.empty() || mapping.path[0] == '[') {
+    why = "names no file";
+  } else {
+    bin = find(mapping, used, why);
+  }
+  if (bin && !mapping.linkTime && !bin->loadBias(mapping.start, mapping.offset, bias_)) {
+    why = used + ": no loadable segment holds file offset " + hexString(mapping.offset);
+    bin = nullptr;
+  }
+  if (!bin) return false;
+  buildId = bin->buildId();
+  bin_ = bin;
+  return true;
+}
+
+const std::vector<SymbolFrame>* ElfResolver::frames(const Mapping& mapping, uint64_t address,
+                                                    bool returnAddress) {
+  if (mapping.functionIds) {
+    if (returnAddress || address >= entries_.size() || entries_[address] == 0) return nullptr;
+    return &bin_->lookupEntry(entries_[address]);
+  }
+  return &bin_->lookup(address - bias_ - (returnAddress ? 1 : 0));
+}
+
+}  // namespace profpack

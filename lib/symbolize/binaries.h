@@ -1,0 +1,63 @@
+// Finding the ELF binary of a mapping: where to look, and whether a file found there is the one
+// the profile was taken of.
+#pragma once
+
+#include <map>
+#include <memory>
+#include <string>
+#include <vector>
+
+#include "symbolize/symbolize.h"
+#include "symbolize/writer.h"
+
+namespace profpack {
+
+// Names from ELF binaries. A mapping's binary is looked for as DIR/<base name> and
+// DIR/<recorded path> for each directory of options.binaryPath, then of PROFPACK_BINARY_PATH,
+// then at the path the mapping records (as go tool pprof looks: a directory the user names
+// comes before the recorded path). A file found is taken only if it can be the one the profile
+// was taken of (mismatch(), with the profile's time at the recorded path only: a file copied
+// into a directory has the time of the copy); the others are skipped(). A function-id mapping
+// takes options.binary.
+class ElfResolver : public Resolver {
+ public:
+  ElfResolver(const SymbolizeOptions& options, std::vector<uint64_t> entries);
+  ~ElfResolver() override;
+
+  bool open(const Mapping& mapping, std::string& used, std::string& buildId,
+            std::string& why) override;
+  const std::vector<SymbolFrame>* frames(const Mapping& mapping, uint64_t address,
+                                         bool returnAddress) override;
+  std::string problem() override { return bin_ ? bin_->problem() : ""; }
+  uint64_t loadBias() const override { return bias_; }
+
+  // The files skipped so far as not the mapping's binary, once each: "FILE: why".
+  const std::vector<std::string>& skipped() const { return skipped_; }
+
+ private:
+  ElfBinary* get(const std::string& path, std::string& why);
+  ElfBinary* find(const Mapping& mapping, std::string& used, std::string& why);
+
+  struct Entry {
+    std::unique_ptr<ElfBinary> binary;
+    std::string why;
+  };
+  const SymbolizeOptions& options_;
+  const std::vector<std::string> dirs_;
+  const std::vector<uint64_t> entries_;
+  std::map<std::string, Entry> open_;  // by path (a library's segments are several mappings)
+  std::map<std::string, bool> warned_;
+  std::vector<std::string> skipped_;
+  ElfBinary* bin_ = nullptr;
+  uint64_t bias_ = 0;
+};
+
+// Why `binary` cannot be the file `mapping` was loaded from, "" if it can: where the profile
+// records a build id, the file must have that build id; where it records none (a gperftools
+// profile), the file's loadable segments must fit the mapping (ElfBinary::misfit) and the file
+// must not have been modified after the profile was written (`profileTime`, nanoseconds since
+// the epoch; 0: unknown, not checked) — a program rebuilt since keeps its path and usually its
+// segment sizes, and only its time tells it from the build that ran.
+std::string mismatch(const Mapping& mapping, const ElfBinary& binary, int64_t profileTime);
+
+}  // namespace profpack

@@ -1,0 +1,430 @@
+// The model source of a symbolized profile. Addresses: every location takes the inline chain
+// of its address (a caller's frame: of its return address - 1); functions are the chains'
+// names, per object; stacks are the inner stacks with each frame expanded into its chain.
+// Function ids: each function takes the name, file and line of its entry.
+
+#include "symbolize/source.h"
+
+#include <algorithm>
+#include <map>
+#include <unordered_map>
+
+#include "error.h"
+#include "symbolize/table.h"
+
+namespace profpack {
+
+namespace {
+
+constexpr const char* kFmt = "symbols";
+
+bool anyCost(const uint64_t* cost, size_t ne) {
+  for (size_t e = 0; e < ne; ++e)
+    if (cost[e] != 0) return true;
+  return false;
+}
+
+using CostByPair = std::map<std::pair<uint64_t, uint64_t>, std::vector<uint64_t>>;
+
+class SymbolizedSource : public ModelSource {
+ public:
+  SymbolizedSource(std::unique_ptr<ModelSource> inner, std::shared_ptr<const SymbolTable> table)
+      : inner_(std::move(inner)), tablePtr_(std::move(table)), table_(*tablePtr_) {}
+
+  uint32_t capabilities() const override {
+    const uint32_t inner = inner_->capabilities();
+    // Inline chains give arcs where the source has none (an inlined function's caller).
+    return inner | kCapNames | kCapLines | ((inner & kCapFunctionIds) ? 0u : kCapCallArcs);
+  }
+
+  void functions(FunctionLayer& out) override {
+    if (inner_->capabilities() & kCapFunctionIds) {
+      renameIds(out);
+      return;
+    }
+    FunctionLayer in;
+    inner_->functions(in);
+    inner_->locations(locations_);
+    // Each symbolized mapping's load bias, so that writers can give the file's own addresses.
+    for (size_t m = 0; m < locations_.mappings.size() && m < table_.loadBias.size(); ++m)
+      if (!locations_.mappings[m].linkTime) locations_.mappings[m].loadBias = table_.loadBias[m];
+    out.eventNames = in.eventNames;
+    out.eventLongNames = in.eventLongNames;
+    out.unitsPerSecond = in.unitsPerSecond;
+    out.eventUnitsPerSecond = in.eventUnitsPerSecond;
+    out.samplePeriodNanos = in.samplePeriodNanos;
+    out.baseTotals = in.baseTotals;
+    out.threads = in.threads;
+    out.sharedThreads = in.sharedThreads;
+    out.description = in.description;
+    ne_ = out.events();
+    inner_ = releaseAfterStacks(std::move(inner_), in, out);
+  }
+
+  Summary summary() override {
+    Summary s = summary_;
+    if (!renamed_) s.functions = functionCount_;
+    s.files = files_;
+    return s;
+  }
+  void lines(std::unordered_map<std::string, std::vector<LineCost>>& out) override {
+    out = std::move(lines_);
+  }
+  void functionLines(FunctionLineLayer& out) override { out = std::move(functionLines_); }
+  void locations(LocationLayer& out) override { out = std::move(locations_); }
+  void stacks(StackLayer& out) override {
+    if (renamed_)
+      inner_->stacks(out);
+    else
+      out = std::move(stacks_);
+  }
+  uint64_t timelineOrigin() override { return inner_->timelineOrigin(); }
+  void spans(SpanSink& sink) override { inner_->spans(sink); }
+
+ private:
+  // One chain of functions of this model, outermost first, and where the innermost is.
+  struct Chain {
+    std::vector<uint64_t> functions;
+    std::vector<uint64_t> lines;  // per function: the line it is at (0 if unknown)
+    uint64_t file = 0, line = 0;  // name index, 0 if unknown
+  };
+  // What regrouping the inner source's layers works with.
+  struct Work {
+    Work(const FunctionLayer& i, FunctionLayer& o) : in(i), out(o) {}
+    const FunctionLayer& in;
+    FunctionLayer& out;
+    bool stacks = false;
+    StackLayer innerStacks;
+    std::unordered_map<std::string, uint64_t> functionIndex;  // name \0 object -> function
+    std::vector<int64_t> locationOf;  // per inner function: its first own location (-1: none)
+    std::vector<Chain> chains;
+    std::vector<int64_t> memo[2];          // per inner function, not / as a return address
+    std::vector<int64_t> chainOfLocation;  // per location: its chain (-1: none)
+    CostByPair lineCost, functionLine;     // (file, line), (function, line) -> self cost
+  };
+
+  void renameIds(FunctionLayer& out);
+  std::unique_ptr<ModelSource> releaseAfterStacks(std::unique_ptr<ModelSource> inner,
+                                                  const FunctionLayer& in, FunctionLayer& out);
+  uint64_t function(Work& w, const std::string& name, const std::string& file,
+                    const std::string& object);
+  int64_t chainAt(Work& w, uint64_t f, int64_t li, bool ret);
+  const Chain& chainOf(Work& w, uint64_t f, bool ret);
+  void nameLocations(Work& w);
+  void nameLocation(Work& w, size_t i, std::map<std::pair<uint64_t, uint64_t>, size_t>& arcs);
+  void keepLines(Work& w);
+  void expandStacks(Work& w);
+  void functionsFromStacks(FunctionLayer& out);
+  void countFiles();
+
+  std::unique_ptr<ModelSource> inner_;
+  std::shared_ptr<const SymbolTable> tablePtr_;
+  const SymbolTable& table_;
+  size_t ne_ = 0;
+  Summary summary_;
+  uint64_t functionCount_ = 0, files_ = 0;
+  bool renamed_ = false;
+  LocationLayer locations_;
+  StackLayer stacks_;
+  std::unordered_map<std::string, std::vector<LineCost>> lines_;
+  FunctionLineLayer functionLines_;
+};
+
+// Functions that are ids keep every figure of the source (call counts, times, arcs): each
+// takes the name, file and line of its entry's outermost frame (the function itself). Per-line
+// costs: each function's self cost on the line where it starts (an editor's gutter shows the
+// function's time there).
+void SymbolizedSource::renameIds(FunctionLayer& out) {
+  inner_->functions(out);
+  inner_->locations(locations_);
+  summary_ = inner_->summary();
+  std::vector<bool> file(table_.names.size(), false);
+  CostByPair lineCost, functionLine;
+  for (const Location& l : locations_.locations) {
+    if (l.function < 0 || static_cast<size_t>(l.function) >= out.functions.size()) continue;
+    auto it = table_.entries.find({l.mapping, l.address, false});
+    if (it == table_.entries.end()) continue;
+    const auto [first, count] = it->second;
+    const SymbolTable::Frame& fr = table_.frames[first + count - 1];
+    FunctionRow& row = out.functions[static_cast<size_t>(l.function)];
+    row.name = table_.names[fr.function];
+    row.file = table_.names[fr.file];
+    row.line = fr.line;
+    const size_t ne = out.events(), f = static_cast<size_t>(l.function);
+    if (fr.line != 0 && fr.file != 0 && f * ne + ne <= out.self.size()) {
+      std::vector<uint64_t> cost(out.self.begin() + f * ne, out.self.begin() + (f + 1) * ne);
+      lineCost[{fr.file, fr.line}].resize(ne, 0);
+      for (size_t e = 0; e < ne; ++e) lineCost[{fr.file, fr.line}][e] += cost[e];
+      functionLine[{f, fr.line}] = std::move(cost);
+    }
+    if (fr.file != 0 && !file[fr.file]) {
+      file[fr.file] = true;
+      ++files_;
+    }
+  }
+  for (auto& [key, cost] : lineCost)
+    lines_[table_.names[key.first]].push_back({key.second, std::move(cost)});
+  for (auto& [key, cost] : functionLine) {
+    functionLines_.rows.push_back({key.first, key.second});
+    functionLines_.self.insert(functionLines_.self.end(), cost.begin(), cost.end());
+  }
+  functionCount_ = out.functions.size();
+  renamed_ = true;
+}
+
+// Builds every layer from the inner source's (which is done with afterwards).
+std::unique_ptr<ModelSource> SymbolizedSource::releaseAfterStacks(
+    std::unique_ptr<ModelSource> inner, const FunctionLayer& in, FunctionLayer& out) {
+  Work w(in, out);
+  w.stacks = (inner->capabilities() & kCapStacks) != 0;
+  if (w.stacks) inner->stacks(w.innerStacks);
+  summary_ = inner->summary();
+  const std::vector<Location>& locs = locations_.locations;
+  w.locationOf.assign(in.functions.size(), -1);
+  for (size_t i = 0; i < locs.size(); ++i)
+    if (!locs[i].callSite && locs[i].function >= 0 &&
+        static_cast<size_t>(locs[i].function) < in.functions.size() &&
+        w.locationOf[static_cast<size_t>(locs[i].function)] < 0)
+      w.locationOf[static_cast<size_t>(locs[i].function)] = static_cast<int64_t>(i);
+  w.memo[0].assign(in.functions.size(), -1);
+  w.memo[1].assign(in.functions.size(), -1);
+  nameLocations(w);
+  keepLines(w);
+  if (w.stacks) {
+    expandStacks(w);
+    functionsFromStacks(out);
+  }
+  functionCount_ = out.functions.size();
+  countFiles();
+  return inner;
+}
+
+uint64_t SymbolizedSource::function(Work& w, const std::string& name, const std::string& file,
+                                    const std::string& object) {
+  auto [it, added] = w.functionIndex.emplace(name + '\0' + object, w.out.functions.size());
+  if (added) w.out.addFunction({name, file, object});
+  return it->second;
+}
+
+// The chain of inner function f at location li (-1: none) (its address; a caller's frame at
+// address - 1, which a call-site location is at already).
+int64_t SymbolizedSource::chainAt(Work& w, uint64_t f, int64_t li, bool ret) {
+  Chain c;
+  const FunctionRow& row = w.in.functions[f];
+  auto it = table_.entries.end();
+  if (li >= 0) {
+    const Location& l = locations_.locations[static_cast<size_t>(li)];
+    it = table_.entries.find({l.mapping, l.address + (l.callSite ? 1 : 0), ret});
+  }
+  if (it == table_.entries.end()) {
+    c.functions.push_back(function(w, row.name, row.file, row.object));
+    c.lines.push_back(0);
+  } else {
+    const auto [first, count] = it->second;
+    for (uint64_t i = first + count; i-- > first;) {  // outermost first
+      const SymbolTable::Frame& fr = table_.frames[i];
+      c.functions.push_back(
+          function(w, table_.names[fr.function], table_.names[fr.file], row.object));
+      c.lines.push_back(fr.line);
+    }
+    c.file = table_.frames[first].file;
+    c.line = table_.frames[first].line;
+  }
+  w.chains.push_back(std::move(c));
+  return static_cast<int64_t>(w.chains.size() - 1);
+}
+
+const SymbolizedSource::Chain& SymbolizedSource::chainOf(Work& w, uint64_t f, bool ret) {
+  if (w.memo[ret][f] < 0) w.memo[ret][f] = chainAt(w, f, w.locationOf[f], ret);
+  return w.chains[static_cast<size_t>(w.memo[ret][f])];
+}
+
+// Self cost, lines and locations: each location's own address. A call site no frame is at
+// gets no chain (it would name its address as a function).
+void SymbolizedSource::nameLocations(Work& w) {
+  const size_t n = locations_.locations.size();
+  w.chainOfLocation.assign(n, -1);
+  std::vector<bool> used(n, false);
+  if (w.innerStacks.locations.size() == w.innerStacks.frames.size())
+    for (uint64_t li : w.innerStacks.locations)
+      if (li < used.size()) used[li] = true;
+  locations_.inlined.clear();
+  locations_.inlineStart.assign(1, 0);
+  std::map<std::pair<uint64_t, uint64_t>, size_t> inlineArcs;  // (caller, callee) -> edge
+  for (size_t i = 0; i < n; ++i) {
+    Location& l = locations_.locations[i];
+    if (l.function < 0 || static_cast<size_t>(l.function) >= w.in.functions.size() ||
+        (l.callSite && !used[i])) {
+      l.function = -1;
+      locations_.inlined.push_back({-1, l.line});
+      locations_.inlineStart.push_back(locations_.inlined.size());
+      continue;
+    }
+    nameLocation(w, i, inlineArcs);
+  }
+}
+
+void SymbolizedSource::nameLocation(Work& w, size_t i,
+                                    std::map<std::pair<uint64_t, uint64_t>, size_t>& inlineArcs) {
+  Location& l = locations_.locations[i];
+  const uint64_t* self = locations_.self.data() + i * ne_;
+  // An address only ever seen in callers' frames was looked up as a return address.
+  const bool leaf = !w.stacks || anyCost(self, ne_);
+  const uint64_t inner = static_cast<uint64_t>(l.function);
+  const bool ret = l.callSite || !leaf;
+  w.chainOfLocation[i] = chainAt(w, inner, static_cast<int64_t>(i), ret);
+  if (w.locationOf[inner] == static_cast<int64_t>(i) && w.memo[ret][inner] < 0)
+    w.memo[ret][inner] = w.chainOfLocation[i];
+  const Chain& c = w.chains[static_cast<size_t>(w.chainOfLocation[i])];
+  l.function = static_cast<int64_t>(c.functions.back());
+  l.line = c.line;
+  for (size_t k = 0; k < c.functions.size(); ++k)
+    locations_.inlined.push_back({static_cast<int64_t>(c.functions[k]), c.lines[k]});
+  locations_.inlineStart.push_back(locations_.inlined.size());
+  if (l.callSite) return;
+  if (c.line != 0 && anyCost(self, ne_)) {
+    auto& lc = w.lineCost[{c.file, c.line}];
+    auto& fc = w.functionLine[{c.functions.back(), c.line}];
+    lc.resize(ne_, 0);
+    fc.resize(ne_, 0);
+    for (size_t e = 0; e < ne_; ++e) {
+      lc[e] += self[e];
+      fc[e] += self[e];
+    }
+  }
+  if (w.stacks) return;
+  // No stacks: self on the innermost, inclusive on the whole chain, and an arc from each
+  // function of the chain to the one inlined into it (what a caller's inclusive cost is made
+  // of, for writers that add it up from arcs).
+  FunctionLayer& out = w.out;
+  for (size_t e = 0; e < ne_; ++e) out.self[c.functions.back() * ne_ + e] += self[e];
+  std::vector<uint64_t> seen;
+  for (size_t k = 0; k < c.functions.size(); ++k) {
+    const uint64_t f = c.functions[k];
+    if (std::find(seen.begin(), seen.end(), f) != seen.end()) continue;
+    seen.push_back(f);
+    for (size_t e = 0; e < ne_; ++e) out.inclusive[f * ne_ + e] += self[e];
+    if (k == 0) continue;
+    auto [it, added] = inlineArcs.try_emplace({c.functions[k - 1], f}, out.edges.size());
+    if (added) out.addEdge(c.functions[k - 1], f, 0);
+    uint64_t* cost = out.edgeCost(it->second);
+    for (size_t e = 0; e < ne_; ++e) cost[e] += self[e];
+  }
+}
+
+void SymbolizedSource::keepLines(Work& w) {
+  for (auto& [key, cost] : w.lineCost)
+    lines_[table_.names[key.first]].push_back({key.second, std::move(cost)});
+  for (auto& [key, cost] : w.functionLine) {
+    functionLines_.rows.push_back({key.first, key.second});
+    functionLines_.self.insert(functionLines_.self.end(), cost.begin(), cost.end());
+  }
+}
+
+// Every stack with each frame expanded into its inline chain, each of the chain's frames at the
+// frame's location where the inner source has them; stacks that become equal (functions and
+// locations) are one.
+void SymbolizedSource::expandStacks(Work& w) {
+  const StackLayer& is = w.innerStacks;
+  const std::vector<Location>& locs = locations_.locations;
+  const bool frameLocations = is.locations.size() == is.frames.size();
+  std::unordered_map<std::string, uint64_t> stackIndex;
+  std::vector<uint64_t> frames, at;
+  for (size_t s = 0; s < is.stacks(); ++s) {
+    frames.clear();
+    at.clear();
+    const uint64_t b = is.start[s], e = is.start[s + 1];
+    for (uint64_t k = b; k < e; ++k) {
+      const uint64_t f = is.frames[k];
+      if (f >= w.in.functions.size())
+        throw Error(Status::internal, kFmt, "a stack names a function beyond the model");
+      const uint64_t li = frameLocations ? is.locations[k] : locs.size();
+      const Chain& c = li < locs.size() && w.chainOfLocation[li] >= 0
+                           ? w.chains[static_cast<size_t>(w.chainOfLocation[li])]
+                           : chainOf(w, f, k + 1 < e);
+      frames.insert(frames.end(), c.functions.begin(), c.functions.end());
+      if (frameLocations) at.insert(at.end(), c.functions.size(), li);
+    }
+    std::string key(reinterpret_cast<const char*>(frames.data()), frames.size() * 8);
+    key.append(reinterpret_cast<const char*>(at.data()), at.size() * 8);
+    auto [it, added] = stackIndex.emplace(std::move(key), stacks_.stacks());
+    if (added) {
+      stacks_.frames.insert(stacks_.frames.end(), frames.begin(), frames.end());
+      stacks_.locations.insert(stacks_.locations.end(), at.begin(), at.end());
+      stacks_.start.push_back(stacks_.frames.size());
+      stacks_.values.resize(stacks_.values.size() + ne_, 0);
+    }
+    for (size_t ev = 0; ev < ne_; ++ev)
+      stacks_.values[it->second * ne_ + ev] += is.values[s * ne_ + ev];
+  }
+}
+
+// Functions from the stacks: self innermost, inclusive and arcs once per stack.
+void SymbolizedSource::functionsFromStacks(FunctionLayer& out) {
+  std::vector<uint64_t> seen(out.functions.size(), ~uint64_t{0});
+  const uint64_t nf = out.functions.size();
+  std::unordered_map<uint64_t, size_t> edgeIndex;  // caller * nf + callee -> edge
+  std::vector<uint64_t> edgeSeen;
+  for (size_t s = 0; s < stacks_.stacks(); ++s) {
+    const uint64_t* v = stacks_.values.data() + s * ne_;
+    const uint64_t b = stacks_.start[s], e = stacks_.start[s + 1];
+    if (b == e) continue;
+    const uint64_t leaf = stacks_.frames[e - 1];
+    for (size_t ev = 0; ev < ne_; ++ev) out.self[leaf * ne_ + ev] += v[ev];
+    for (uint64_t k = b; k < e; ++k) {
+      const uint64_t f = stacks_.frames[k];
+      if (seen[f] != s) {
+        seen[f] = s;
+        for (size_t ev = 0; ev < ne_; ++ev) out.inclusive[f * ne_ + ev] += v[ev];
+      }
+      if (k == b) continue;
+      const uint64_t caller = stacks_.frames[k - 1];
+      auto [it, added] = edgeIndex.emplace(caller * nf + f, out.edges.size());
+      if (added) {
+        out.addEdge(caller, f, 0);
+        edgeSeen.push_back(~uint64_t{0});
+      }
+      if (edgeSeen[it->second] != s) {
+        edgeSeen[it->second] = s;
+        uint64_t* cost = out.edgeCost(it->second);
+        for (size_t ev = 0; ev < ne_; ++ev) cost[ev] += v[ev];
+      }
+    }
+  }
+}
+
+void SymbolizedSource::countFiles() {
+  files_ = 0;
+  std::vector<bool> file(table_.names.size(), false);
+  for (const SymbolTable::Frame& f : table_.frames)
+    if (f.file != 0 && !file[f.file]) {
+      file[f.file] = true;
+      ++files_;
+    }
+}
+
+}  // namespace
+
+std::unique_ptr<ModelSource> symbolizedSource(std::unique_ptr<ModelSource> inner,
+                                              const Profile& profile, ModelCache* cache) {
+  // A symbol section names what symbolize looks up: function ids, and the addresses of formats
+  // without names (in any other profile, such as a crafted .ppk, it is ignored).
+  const uint32_t caps = inner->capabilities();
+  if (!profile.partialRoot().hasSymbols() ||
+      !((caps & kCapFunctionIds) || ((caps & kCapAddresses) && !(caps & kCapNames))))
+    return inner;
+  auto decode = [&] { return SymbolTable(profile.root().getSymbols()); };
+  std::shared_ptr<const SymbolTable> table = cache
+                                                 ? cache->get<SymbolTable>("symbol section", decode)
+                                                 : std::make_shared<const SymbolTable>(decode());
+  return std::make_unique<SymbolizedSource>(std::move(inner), std::move(table));
+}
+
+void nameBySymbolSection(Profile& profile) {
+  if (!profile.partialRoot().hasSymbols()) return;
+  profile.setSourceWrap([](std::unique_ptr<ModelSource> inner, const Profile& p, ModelCache* c) {
+    return symbolizedSource(std::move(inner), p, c);
+  });
+}
+
+}  // namespace profpack

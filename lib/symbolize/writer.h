@@ -1,0 +1,51 @@
+// The IR writer of symbolization: which addresses of a profile's model to look up, and a copy
+// of the profile with a symbol section (lib/ir/profile.capnp, Symbols) of what a Resolver names
+// them. Resolvers: ELF binaries (binaries.h) and the names of other profiles (memory.cpp).
+#pragma once
+
+#include <memory>
+#include <string>
+#include <vector>
+
+#include "model/model.h"
+#include "profile.h"
+#include "symbolize/elf.h"
+
+namespace profpack {
+
+// Where the names of a mapping's addresses come from: its binary (symbolize), or the symbol
+// sections of other profiles of the same objects (a merge of symbolized profiles).
+class Resolver {
+ public:
+  virtual ~Resolver() = default;
+  // Prepares mapping `m`; false, with `why`, where its addresses cannot be named. `used` is
+  // the file its names come from, `buildId` that file's build id.
+  virtual bool open(const Mapping& m, std::string& used, std::string& buildId,
+                    std::string& why) = 0;
+  // The inline chain of `address` of the mapping last opened (a caller's frame: of
+  // address - 1), innermost first; null or empty where nothing names it.
+  virtual const std::vector<SymbolFrame>* frames(const Mapping& m, uint64_t address,
+                                                 bool returnAddress) = 0;
+  // Problems met reading the file last opened, once per file ("" if none).
+  virtual std::string problem() { return ""; }
+  // The mapping last opened's addresses less this are the file's own (link-time) addresses.
+  virtual uint64_t loadBias() const { return 0; }
+};
+
+// The model of `profile`'s own addresses, its symbol section (if any) left aside.
+std::unique_ptr<Model> addressModel(const Profile& profile);
+
+// Which mappings of `model` have addresses to name (every location with self cost; every
+// caller's frame of a stack), ascending.
+std::vector<int64_t> mappingsToName(const Model& model);
+
+// A copy of `profile` whose symbol section names `model`'s addresses as `resolver` finds them.
+// Its warnings: `warnings`, then (with `warnUnnamed`) one per mapping left unnamed and why, and
+// the problems met reading its files (damaged DWARF, debug information not found).
+std::unique_ptr<Profile> withSymbols(const Profile& profile, const Model& model, Resolver& resolver,
+                                     std::vector<std::string> warnings, bool warnUnnamed = true);
+
+// A copy of `profile`'s IR.
+std::unique_ptr<capnp::MallocMessageBuilder> copyOf(const Profile& profile);
+
+}  // namespace profpack

@@ -1,0 +1,224 @@
+#!/usr/bin/env bash
+# .ppka archives on real profiles: forty gperftools and forty Callgrind profiles of
+# tests/data/workload.c (different inputs and sampling rates), made here. Checks that each member
+# extracts byte-identical, that the archive's merge equals `profpack merge` of the originals,
+# that kill -9 of `archive add` at random points and a full disk leave an archive `verify`
+# accepts with every member committed before, and prints the sizes against tar c | zstd -19
+# and the sum of single .ppk files.
+#   PROFPACK=build/tools/profpack PROFPACK_SOURCE=. bash tests/check_archive.sh [--sizes-only]
+set -uo pipefail
+pp=${PROFPACK:?}; src=${PROFPACK_SOURCE:?}
+pass=0; failn=0
+ok() { echo "ok   $*"; pass=$((pass + 1)); }
+bad() { echo "FAIL $*"; failn=$((failn + 1)); }
+for t in gcc valgrind zstd; do
+  command -v $t >/dev/null || { echo "skip: $t not installed"; exit 77; }
+done
+prof=$(ls /usr/lib/*/libprofiler.so.0 2>/dev/null | head -1)
+[ -n "$prof" ] || { echo "skip: libprofiler (google-perftools) not installed"; exit 77; }
+w=$(mktemp -d); trap 'umount "$w/full" 2>/dev/null; rm -rf "$w"' EXIT
+gcc -g -O1 -pthread -o "$w/workload" "$src/tests/data/workload.c" || exit 1
+mkdir -p "$w/gperf" "$w/cg"
+for i in $(seq 1 40); do
+  freq=$((500 + (i % 5) * 250)); n=$((1 + i % 3)); iters=$((10 + i))
+  CPUPROFILE="$w/gperf/p$i.prof" CPUPROFILE_FREQUENCY=$freq LD_PRELOAD=$prof \
+    "$w/workload" $n $iters >/dev/null 2>&1
+done
+for i in $(seq 1 40); do
+  valgrind --tool=callgrind --callgrind-out-file="$w/cg/c$i.out" \
+    "$w/workload" $((1 + i % 2)) $((i % 4 + 1)) >/dev/null 2>&1
+done
+size() { stat -c %s "$1"; }
+for kind in gperf cg; do
+  files=$(ls "$w/$kind"/* | sort -V)
+  tarz=$(tar c -C "$w/$kind" . | zstd -19 -q -c | wc -c)
+  sum=0
+  for f in $files; do
+    # Without symbols, as archive add reads them (a symbolized .ppk also keeps the names).
+    "$pp" convert "$f" -o "$w/one.ppk" --no-symbolize >/dev/null && sum=$((sum + $(size "$w/one.ppk")))
+  done
+  rm -f "$w/$kind.ppka"
+  # shellcheck disable=SC2086
+  "$pp" archive add "$w/$kind.ppka" $files --label kind=$kind --time 1000 || bad "add $kind"
+  a=$(size "$w/$kind.ppka")
+  echo "size $kind: 40 members: archive $a bytes; tar c | zstd -19 $tarz;" \
+    "sum of .ppk $sum; ratios $(python3 -c "print(f'{$a/$tarz:.3f} {$a/$sum:.3f}')")"
+  # The aims of issue 33 (<= 0.5x tar|zstd-19, <= 0.25x the .ppk files) are not met yet by a
+  # shared dictionary alone: the figures are reported; smaller than the .ppk files is checked.
+  [ "$a" -lt "$sum" ] && ok "$kind archive smaller than the sum of .ppk" ||
+    bad "$kind archive $a >= sum of .ppk $sum"
+done
+[ "${1:-}" = --sizes-only ] && { echo "$pass passed, $failn failed"; [ $failn = 0 ]; exit; }
+
+# A member's time: the profile's own (pprof time_nanos, as go tool pprof -raw prints it), else
+# --time, else the file's mtime; list --since/--until select by it.
+a=$w/time.ppka; rm -f "$a"
+cp "$src/tests/data/pprof/go-cpu.pb.gz" "$w/gperf/p1.prof" "$w/gperf/p2.prof" "$w/"
+touch -d @1500000000 "$w/p1.prof"; touch -d @1600000000 "$w/p2.prof" "$w/go-cpu.pb.gz"
+"$pp" archive add "$a" "$w/go-cpu.pb.gz" "$w/p1.prof" "$w/p2.prof"
+"$pp" archive add "$a" "$w/go-cpu.pb.gz" "$w/p1.prof" --time 1700000000
+want=""
+if command -v go >/dev/null; then
+  want=$(date -u -d "$(go tool pprof -raw "$w/go-cpu.pb.gz" 2>/dev/null | sed -n 's/^Time: \([0-9-]* [0-9:]*\).* \([-+][0-9]*\) .*/\1 \2/p')" +%s)
+fi
+got=$("$pp" archive list "$a" | cut -f3 | tr '\n' ' ')
+[ -n "$want" ] && [ "$got" = "$want 1500000000 1600000000 $want 1700000000 " ] &&
+  ok "member times: pprof's own ($want, go tool pprof), else --time, else mtime" ||
+  bad "member times: $got (pprof's own: ${want:-go missing})"
+ids() { "$pp" archive list "$a" "$@" | cut -f1 | tr '\n' ' '; }
+[ "$(ids --since 1500000001 --until 1700000000)" = "3 5 " ] &&
+  [ "$(ids --until 1500000000)" = "2 " ] && [ "$(ids --since $((want + 1)))" = "" ] &&
+  ok "list --since/--until select by member time" ||
+  bad "list --since/--until: $(ids --since 1500000001 --until 1700000000)/$(ids --until 1500000000)"
+
+# Byte-identical extraction, and merge of all members = merge of the originals.
+for kind in gperf cg; do
+  i=0; same=0
+  for f in $(ls "$w/$kind"/* | sort -V); do
+    i=$((i + 1))
+    ext=$([ $kind = cg ] && echo callgrind || echo gperftools)
+    "$pp" archive extract "$w/$kind.ppka" $i -o "$w/x.out" || continue
+    # gperftools is lossless: the original itself; Callgrind is written as its .ppk writes it.
+    want=$f
+    if [ $kind = cg ]; then "$pp" convert "$f" -o "$w/want.out" --to callgrind >/dev/null; want=$w/want.out; fi
+    cmp -s "$want" "$w/x.out" && same=$((same + 1))
+  done
+  [ $same = 40 ] && ok "$kind: 40 members extract byte-identical" || bad "$kind: $same of 40 identical"
+  # shellcheck disable=SC2046
+  # (gperftools merges only profiles of one sampling period: those at 500 Hz)
+  sel=(); files=$(ls "$w/$kind"/* | sort -V)
+  [ $kind = gperf ] && sel=(--where hz=500) && files=$(ls "$w"/gperf/p{5,10,15,20,25,30,35,40}.prof)
+  if [ $kind = gperf ]; then
+    rm -f "$w/g1000.ppka"
+    # shellcheck disable=SC2086
+    "$pp" archive add "$w/g1000.ppka" $files --label hz=500 --time 5
+    "$pp" archive add "$w/g1000.ppka" "$w/gperf/p1.prof" --label hz=750 --time 6
+  fi
+  # shellcheck disable=SC2086
+  "$pp" merge $files -o "$w/ref.ppk" >/dev/null &&
+    "$pp" archive merge "$([ $kind = gperf ] && echo "$w/g1000.ppka" || echo "$w/$kind.ppka")" \
+      "${sel[@]}" -o "$w/arch.ppk" &&
+    "$pp" equal "$w/ref.ppk" "$w/arch.ppk" >/dev/null &&
+    ok "$kind: archive merge equals profpack merge of the originals" ||
+    bad "$kind: archive merge differs from profpack merge"
+done
+
+# diff of two selections = profpack diff of the merges of their originals; trend's figures =
+# top --json of each original, none extracted.
+a=$w/weeks.ppka; rm -f "$a"
+"$pp" archive add "$a" "$w"/cg/c{1..4}.out --label week=1 --time 100
+"$pp" archive add "$a" "$w"/cg/c{5..8}.out --label week=2 --time 200
+"$pp" merge "$w"/cg/c{1..4}.out -o "$w/b.ppk" >/dev/null && "$pp" merge "$w"/cg/c{5..8}.out -o "$w/n.ppk" >/dev/null &&
+  "$pp" diff "$w/b.ppk" "$w/n.ppk" -o "$w/ref.ppk" >/dev/null &&
+  "$pp" archive diff "$a" --base --where week=1 --new --where week=2 -o "$w/d.ppk" &&
+  "$pp" equal "$w/ref.ppk" "$w/d.ppk" >/dev/null &&
+  "$pp" archive diff "$a" --new --since 150 --base --until 150 -o "$w/d2.ppk" &&
+  "$pp" equal "$w/ref.ppk" "$w/d2.ppk" >/dev/null &&
+  ok "archive diff of two selections equals profpack diff of their merged originals" ||
+  bad "archive diff differs from profpack diff of the originals"
+"$pp" archive trend "$w/cg.ppka" cmp --json >"$w/trend.json"
+for i in $(seq 1 40); do "$pp" top "$w/cg/c$i.out" --json -n 100000 >"$w/top$i.json"; done
+python3 - "$w" <<'PY' && ok "trend: 40 members' self and inclusive Ir of cmp equal top --json of each original" || bad "trend differs from top --json"
+import json, sys
+w = sys.argv[1]
+rows = json.load(open(w + "/trend.json"))
+assert [r["id"] for r in rows] == list(range(1, 41)), rows
+for r in rows:
+    top = json.load(open(f"{w}/top{r['id']}.json"))
+    f = [x for x in top["functions"] if x["name"] == "cmp"]
+    want = (sum(x["self"] for x in f), sum(x["inclusive"] for x in f), len(f))
+    got = (r["self"], r["inclusive"], r["functions"])
+    assert want == got and want[0] > 0, (r["id"], want, got)
+PY
+[ "$("$pp" archive trend "$a" cmp --where week=2 | cut -f1 | tr '\n' ' ')" = "5 6 7 8 " ] &&
+  ok "trend takes a selection" || bad "trend --where week=2"
+
+# add --symbolize keeps the names with gperftools members (the binary may be gone later):
+# trend then names functions as top does on the originals, and members still extract as read.
+a=$w/sym.ppka; rm -f "$a"
+"$pp" archive add "$a" "$w"/gperf/p{1..5}.prof --symbolize --time 1
+"$pp" archive trend "$a" cmp --json >"$w/trend.json"
+for i in 1 2 3 4 5; do "$pp" top "$w/gperf/p$i.prof" --json -n 100000 >"$w/top$i.json"; done
+"$pp" archive extract "$a" 3 -o "$w/x.prof"
+python3 - "$w" <<'PY' && cmp -s "$w/x.prof" "$w/gperf/p3.prof" && ok "add --symbolize: trend of cmp equals top --json of 5 gperftools originals" || bad "add --symbolize: trend or extraction differs"
+import json, sys
+w = sys.argv[1]
+named = 0  # a short run may take no sample in cmp: equal then too, but most must have it
+for r in json.load(open(w + "/trend.json")):
+    f = [x for x in json.load(open(f"{w}/top{r['id']}.json"))["functions"] if x["name"] == "cmp"]
+    want = (sum(x["self"] for x in f), sum(x["inclusive"] for x in f), len(f))
+    assert want == (r["self"], r["inclusive"], r["functions"]) and want[2] <= 1, (r, want)
+    named += want[2]
+assert named >= 3, named
+PY
+
+# kill -9 of `archive add` at random points: every try leaves an archive that verify accepts,
+# holding every member committed before it, and the add's members all or none.
+a=$w/crash.ppka; rm -f "$a"
+"$pp" archive add "$a" "$w"/gperf/p{1,2,3}.prof --time 1 || bad "crash: first add"
+count() { "$pp" archive list "$1" | wc -l; }
+start=$(date +%s%N); "$pp" archive add "$w/timing.ppka" "$w"/gperf/p{4..12}.prof; end=$(date +%s%N)
+span=$(( (end - start) / 1000 + 1 ))  # microseconds one add takes
+good=0; killed=0; before=$(count "$a"); ids=$("$pp" archive list "$a" | cut -f1)
+for try in $(seq 1 100); do
+  "$pp" archive add "$a" "$w"/gperf/p{4..12}.prof --label try=$try &
+  pid=$!
+  # (bash's own random numbers: a python3 start took longer than most adds, so that the kill
+  # came after the add had finished)
+  us=$(( (RANDOM * 32768 + RANDOM) % span ))
+  sleep "$(printf '%d.%06d' $((us / 1000000)) $((us % 1000000)))"
+  kill -9 $pid 2>/dev/null && killed=$((killed + 1))
+  wait $pid 2>/dev/null
+  after=$(count "$a")
+  if "$pp" archive verify "$a" >/dev/null &&
+     { [ "$after" = "$before" ] || [ "$after" = $((before + 9)) ]; } &&
+     [ "$("$pp" archive list "$a" | head -n "$before" | cut -f1)" = "$ids" ]; then
+    good=$((good + 1))
+  else
+    echo "try $try: $before members before, $after after"; "$pp" archive verify "$a"
+  fi
+  before=$after; ids=$("$pp" archive list "$a" | cut -f1)
+done
+[ $good = 100 ] && ok "kill -9 of archive add: 100 of 100 tries verify ($killed killed mid-add, $before members)" ||
+  bad "kill -9 of archive add: $good of 100 tries verify"
+
+# A full disk: a small tmpfs where one can be mounted, else a file size limit (with SIGXFSZ
+# ignored, so that the write fails with EFBIG as on a full disk rather than killing the process).
+a=$w/full/full.ppka; mkdir -p "$w/full"
+if mount -t tmpfs -o size=64k tmpfs "$w/full" 2>/dev/null; then how="64 KiB tmpfs"; lim=""; else how="ulimit -f 64"; lim=64; fi
+"$pp" archive add "$a" "$w"/gperf/p1.prof --time 1 || bad "full disk: first add"
+n=$(count "$a"); fulls=0
+for i in $(seq 2 40); do
+  if [ -n "$lim" ]; then (trap '' XFSZ; ulimit -f $lim; exec "$pp" archive add "$a" "$w/gperf/p$i.prof" "$w/cg/c$i.out") 2>"$w/err"
+  else "$pp" archive add "$a" "$w/gperf/p$i.prof" "$w/cg/c$i.out" 2>"$w/err"; fi
+  rc=$?
+  [ $rc != 0 ] && fulls=$((fulls + 1))
+  m=$(count "$a")
+  "$pp" archive verify "$a" >/dev/null && { [ $m = $n ] || [ $m = $((n + 2)) ]; } && [ $rc = 0 -o $m = $n ] ||
+    { bad "full disk: add $i left $m members (before $n, exit $rc)"; cat "$w/err"; }
+  n=$m
+done
+[ $fulls -gt 0 ] && ok "full disk ($how): $fulls adds refused, archive verifies with $n members" ||
+  bad "full disk ($how): no add was refused"
+
+# Hostile archives: refused with a clear error, never a crash.
+small=$w/small.ppka; rm -f "$small"
+"$pp" archive add "$small" "$w"/gperf/p{1,2}.prof --time 1
+python3 - "$small" "$w" <<'PY'
+import struct, sys
+data = open(sys.argv[1], "rb").read(); w = sys.argv[2]
+t = len(data) - 32
+frame, msg, fnv = struct.unpack_from("<QQQ", data, t)
+# the manifest's frame said to start before the file does
+open(w + "/h1.ppka", "wb").write(data[:t] + struct.pack("<QQQ", t + 100, msg, fnv) + data[t + 24:])
+# a segment cut short: 40 bytes taken out of the members, the commit record kept whole
+open(w + "/h2.ppka", "wb").write(data[:60] + data[100:])
+# a member's bytes flipped
+b = bytearray(data); b[40] ^= 0xff; open(w + "/h3.ppka", "wb").write(bytes(b))
+PY
+for h in h1 h2 h3; do
+  out=$("$pp" archive verify "$w/$h.ppka" 2>&1); rc=$?
+  [ $rc = 1 ] && echo "$out" | grep -q "ppka" && ok "hostile $h refused: $out" || bad "hostile $h: exit $rc: $out"
+done
+echo "$pass passed, $failn failed"
+[ $failn = 0 ]

@@ -1,0 +1,322 @@
+#!/usr/bin/env python3
+"""Collapsed stacks, V8 CPU profiles and Chrome trace events as inputs.
+
+- collapsed stacks: `convert --to folded` of a file read as folded gives the same lines (order
+  kept, repeated stacks summed, zero counts left out), for files in the forms flamegraph.pl's
+  stackcollapse scripts, py-spy and profpack itself write; a .ppk of it too; merge sums stacks.
+- .cpuprofile (the committed one, and one `node --cpu-prof` records now when node is
+  installed): per function, self samples from `top --event samples` equal the counts this
+  script takes from `nodes`/`samples` itself; the total time equals endTime - startTime within
+  one sample interval; (garbage collector), (idle) and (program) are functions; annotate gives
+  the positionTicks per line; conversions to callgrind, pprof, folded, trace-event and .ppk.
+- trace events: an XRay trace written by profpack as trace-event reads back, and converting it
+  again gives the identical file; per function, self and inclusive time and calls equal
+  `profpack top` on the XRay trace (ticks at its cycle frequency, within the writer's rounding
+  to nanoseconds); the array form, B/E events, thread names, skipped kinds with one warning
+  each, a trace cut short; JSON that is neither format is refused.
+"""
+import json, os, shutil, subprocess, sys, tempfile
+from collections import defaultdict
+
+from checklib import check, data, finish, info, run
+
+tmp = tempfile.mkdtemp()
+
+
+def top_json(path, *extra):
+    r = run("top", path, "-n", "1000000", "--json", *extra)
+    if r.returncode:
+        return None, r.stderr.strip()
+    return json.loads(r.stdout), ""
+
+
+def write(name, text):
+    p = os.path.join(tmp, name)
+    with open(p, "w") as f:
+        f.write(text)
+    return p
+
+
+def folded_lines(text):
+    """The stacks of a folded text as profpack writes them back: order of first appearance,
+    repeated stacks summed, zero counts left out."""
+    sums, order = {}, []
+    for l in text.splitlines():
+        if not l.strip():
+            continue
+        stack, _, count = l.rstrip().rpartition(" ")
+        stack = stack.rstrip()
+        if stack not in sums:
+            order.append(stack)
+            sums[stack] = 0
+        sums[stack] += int(count)
+    return [f"{s} {sums[s]}" for s in order if sums[s]]
+
+
+# ---- collapsed stacks
+folded_inputs = {
+    "flamegraph": "main;parse;read_line 12\nmain;parse 3\nmain;eval;fib;fib;fib 40\n"
+                  "main;eval;fib;fib 7\nmain;parse;read_line 5\nmain 0\n",
+    "pyspy": "process 1234:\"python3 x.py\";<module> (x.py:10);work (x.py:4) 25\n"
+             "process 1234:\"python3 x.py\";<module> (x.py:10);idle (x.py:7) 9\n",
+    "kernel": "swapper;secondary_startup_64_[k];cpu_idle_[k] 100\r\nbash;main;[unknown] 2\r\n",
+}
+for name, text in folded_inputs.items():
+    src = write(name + ".folded", text)
+    out = os.path.join(tmp, name + ".out.folded")
+    r = run("convert", src, "-o", out, "--to", "folded")
+    check(r.returncode == 0, f"folded {name}: read and written back ({r.stderr.strip()})")
+    if r.returncode == 0:
+        got = open(out).read().splitlines()
+        check(got == folded_lines(text), f"folded {name}: the same stacks back")
+    ppk = os.path.join(tmp, name + ".ppk")
+    r = run("convert", src, "-o", ppk)
+    r2 = run("convert", ppk, "-o", out, "--to", "folded")
+    check(r.returncode == 0 and r2.returncode == 0 and
+          open(out).read().splitlines() == folded_lines(text), f"folded {name}: through .ppk")
+
+src = write("a.folded", folded_inputs["flamegraph"])
+t, err = top_json(src, "--inclusive")
+fns = {f["name"]: f for f in t["functions"]} if t else {}
+check(t is not None and fns["fib"]["self"] == 47 and fns["fib"]["inclusive"] == 47 and
+      fns["main"]["inclusive"] == 67 and fns["parse"]["inclusive"] == 20 and t["total"] == 67,
+      f"folded: self and inclusive (recursion counted once) {err}")
+r = run("calls", src, "eval")
+check(r.returncode == 0 and "fib" in r.stdout and "main" in r.stdout, "folded: calls has arcs")
+merged = os.path.join(tmp, "merged.folded")
+r = run("merge", src, src, "-o", merged)
+check(r.returncode == 0 and open(merged).read().splitlines() ==
+      [l.rsplit(" ", 1)[0] + " " + str(2 * int(l.rsplit(" ", 1)[1]))
+       for l in folded_lines(folded_inputs["flamegraph"])],
+      f"folded: merge of two sums each stack, kept as folded ({r.stderr.strip()})")
+for to in ["callgrind", "pprof"]:
+    r = run("convert", src, "-o", os.path.join(tmp, "a." + to), "--to", to)
+    check(r.returncode == 0, f"folded -> {to} ({r.stderr.strip()})")
+# Written by profpack from gperftools and XRay: the same lines back.
+for rel in ["gperftools/workload.64le.prof", "xray/fdr-v5-mt-manybuf.xray"]:
+    a, b = os.path.join(tmp, "x1.folded"), os.path.join(tmp, "x2.folded")
+    r1 = run("convert", os.path.join(data, rel), "-o", a, "--to", "folded")
+    r2 = run("convert", a, "-o", b, "--to", "folded")
+    check(r1.returncode == 0 and r2.returncode == 0 and open(a).read() == open(b).read(),
+          f"folded written from {rel} reads back to the same file")
+bad = write("bad.folded", "main;a 3\nmain;b x3\n")
+r = run("info", bad)
+check(r.returncode == 1 and "line 2" in r.stderr and "byte offset" in r.stderr,
+      f"folded: a bad count names its line and offset ({r.stderr.strip()})")
+cut = write("cut.folded", "main;a 3\nmain;b 4")
+r = run("info", cut)
+check(r.returncode == 0 and "byte offset 9" in r.stdout + r.stderr, "folded: a cut last line warns")
+
+
+# ---- V8 CPU profiles
+def v8_expected(path):
+    """Per (function name, url, 1-based line): self samples, from nodes and samples alone."""
+    d = json.load(open(path))
+    key = {}
+    for n in d["nodes"]:
+        cf = n["callFrame"]
+        key[n["id"]] = (cf["functionName"] or "(anonymous)", cf["url"], cf["lineNumber"] + 1)
+    samples = defaultdict(int)
+    for s in d["samples"]:
+        samples[key[s]] += 1
+    ticks = defaultdict(int)  # (url, line) -> ticks
+    for n in d["nodes"]:
+        for pt in n.get("positionTicks", []):
+            ticks[(n["callFrame"]["url"], pt["line"])] += pt["ticks"]
+    return d, samples, ticks
+
+
+def check_cpuprofile(path, label):
+    d, want, ticks = v8_expected(path)
+    t, err = top_json(path, "--event", "samples")
+    check(t is not None, f"{label}: top --event samples {err}")
+    if not t:
+        return
+    got = defaultdict(int)
+    for f in t["functions"]:
+        got[(f["name"], f["file"], f["line"])] += f["self"]
+    got = {k: v for k, v in got.items() if v}
+    check(got == dict(want), f"{label}: self samples per function equal the counts from "
+                             f"nodes/samples ({len(want)} functions, {sum(want.values())} samples)")
+    names = {k[0] for k in want}
+    for special in ["(garbage collector)", "(program)", "(idle)"]:
+        if special in names:
+            check(any(f["name"] == special for f in t["functions"]), f"{label}: {special} kept")
+    check(t.get("units_per_second") == 0,
+          f"{label}: samples are a count, not time (units_per_second {t.get('units_per_second')})")
+    tt, _ = top_json(path)
+    check(tt is not None and tt.get("units_per_second") == 1e6,
+          f"{label}: time is in microseconds (units_per_second {tt and tt.get('units_per_second')})")
+    deltas = d["timeDeltas"]
+    span = d["endTime"] - d["startTime"]
+    interval = sorted(deltas)[len(deltas) // 2] if deltas else 0  # the usual interval
+    check(tt is not None and tt["event"] == "time" and abs(tt["total"] - span) <= interval,
+          f"{label}: total time {tt and tt['total']} us = endTime - startTime {span} us within "
+          f"one sample interval ({interval} us)")
+    # positionTicks per line of one file, as annotate gives them
+    files = defaultdict(int)
+    for (url, line), n in ticks.items():
+        files[url] += n
+    if files:
+        url = max(files, key=files.get)
+        r = run("annotate", path, "--source", url, "--event", "samples", "--json")
+        lines = {l["line"]: l["cost"] for l in json.loads(r.stdout)["lines"]} if r.returncode == 0 else {}
+        want_lines = {line: n for (u, line), n in ticks.items() if u == url}
+        check(all(lines.get(k) == v for k, v in want_lines.items()),
+              f"{label}: annotate gives positionTicks per line of {url}")
+    for to in ["callgrind", "pprof", "folded", "trace-event", "ppk"]:
+        out = os.path.join(tmp, "v8." + to)
+        r = run("convert", path, "-o", out, "--to", to)
+        check(r.returncode == 0, f"{label} -> {to} ({r.stderr.strip()})")
+    t2, _ = top_json(os.path.join(tmp, "v8.ppk"), "--event", "samples")
+    check(t2 == {**t, "file": t2["file"]} if t2 else False, f"{label}: the .ppk's top is the same")
+    cg = os.path.join(tmp, "v8.callgrind")
+    t3, _ = top_json(cg, "--event", "samples")
+    check(t3 is not None and t3["total"] == t["total"], f"{label}: the Callgrind conversion's total")
+
+
+check_cpuprofile(os.path.join(data, "cpuprofile/work.cpuprofile"), "cpuprofile (committed)")
+node = shutil.which("node")
+if node:
+    subprocess.run([node, "--cpu-prof", "--cpu-prof-dir", tmp, "--cpu-prof-name", "fresh.cpuprofile",
+                    os.path.join(data, "cpuprofile/work.js")], capture_output=True)
+    check_cpuprofile(os.path.join(tmp, "fresh.cpuprofile"), "cpuprofile (node --cpu-prof now)")
+else:
+    print("note: node is not installed: only the committed .cpuprofile is checked")
+
+# Parent links instead of children, and a sample recorded out of time order (a negative
+# delta): samples at 110 (f), 107 (anon), 147 (f), start 100, end 200. In time order anon
+# lasts from the start, 10 us, then f 37 and 53 us.
+v8 = write("parent.cpuprofile", json.dumps({
+    "nodes": [{"id": 9, "callFrame": {"functionName": "(root)", "scriptId": "0", "url": "",
+                                      "lineNumber": -1, "columnNumber": -1}},
+              {"id": 4, "parent": 9, "callFrame": {"functionName": "f", "scriptId": "3",
+               "url": "file:///a.js", "lineNumber": 4, "columnNumber": 2}},
+              {"id": 7, "parent": 4, "callFrame": {"functionName": "", "scriptId": "3",
+               "url": "file:///a.js", "lineNumber": 9, "columnNumber": 0}}],
+    "startTime": 100, "endTime": 200, "samples": [4, 7, 4], "timeDeltas": [10, -3, 40]}))
+t, err = top_json(v8, "--inclusive")
+fns = {f["name"]: (f["self"], f["inclusive"], f["line"]) for f in t["functions"]} if t else {}
+check(fns == {"f": (90, 100, 5), "(anonymous)": (10, 10, 10)} and t["total"] == 100,
+      f"cpuprofile: parent links, samples taken in time order, 1-based lines ({fns} {err})")
+ev = os.path.join(tmp, "parent.json")
+r = run("convert", v8, "-o", ev, "--to", "trace-event")
+spans = sorted((e["name"], e["ts"], e["dur"]) for e in json.load(open(ev))["traceEvents"]
+               if e["ph"] == "X") if r.returncode == 0 else []
+check(spans == [("(anonymous)", 0.0, 10.0), ("f", 0.0, 100.0)],
+      f"cpuprofile: the timeline's spans are the runs of samples ({spans})")
+
+# ---- trace events
+def direct_callees(trace_path):
+    """Per thread index and function: calls made directly from its calls (nesting the X
+    events by time), which bounds the rounding of its self time."""
+    ev = json.load(open(trace_path))["traceEvents"]
+    order = [(e["pid"], e["tid"]) for e in ev if e["ph"] == "M"]
+    per = defaultdict(list)
+    for e in ev:
+        if e["ph"] == "X":
+            per[(e["pid"], e["tid"])].append((e["ts"], -e["dur"], e["name"]))
+    out = {}
+    for t, key in enumerate(order):
+        n = defaultdict(int)
+        stack = []
+        for ts, negdur, name in sorted(per[key]):
+            while stack and ts >= stack[-1][0]:
+                stack.pop()
+            if stack:
+                n[stack[-1][1]] += 1
+            stack.append((ts - negdur, name))
+        out[t] = n
+    return out
+
+
+def check_from_xray(xray, label):
+    """An XRay trace written as trace-event, read back, written again and queried."""
+    tr1, tr2 = os.path.join(tmp, "t1.json"), os.path.join(tmp, "t2.json")
+    r1 = run("convert", xray, "-o", tr1, "--to", "trace-event")
+    r2 = run("convert", tr1, "-o", tr2, "--to", "trace-event")
+    check(r1.returncode == 0 and r2.returncode == 0 and open(tr1).read() == open(tr2).read(),
+          f"{label}: trace-event written from XRay reads back to the identical file ({r2.stderr.strip()})")
+    _, threads, freq = info(xray)
+    callees = direct_callees(tr1)
+    for th in [None] + list(range(len(threads))):
+        extra = [] if th is None else ["--thread", str(th)]
+        tx, _ = top_json(xray, "--inclusive", *extra)
+        tj, err = top_json(tr1, "--inclusive", *extra)
+        if not tx or not tj:
+            check(False, f"trace-event top {err}")
+            continue
+        jx = {f["name"]: f for f in tj["functions"]}
+        ok, worst = True, 0.0
+        for f in tx["functions"]:
+            g = jx.get(f["name"])
+            if g is None:
+                ok = False
+                break
+            # Each event's ts and dur are rounded to the nanosecond: a duration is off by at most
+            # half a nanosecond, a self time by half one per call and per direct callee.
+            kids = sum(c[f["name"]] for t, c in callees.items() if th is None or t == th)
+            for k, bound in [("self", 0.5 * (f["calls"] + kids) + 1), ("inclusive", 0.5 * f["calls"] + 1)]:
+                d = abs(g[k] - f[k] * 1e9 / freq)
+                worst = max(worst, d)
+                ok &= d <= bound
+            ok &= g["calls"] == f["calls"]
+        check(ok, f"{label}: trace-event thread {th}: per function self, inclusive and calls equal XRay's "
+                  f"({len(tx['functions'])} functions; largest difference {worst:.1f} ns)")
+
+
+xray = os.path.join(data, "xray/fdr-v5-mt-manybuf.xray")
+check_from_xray(xray, "1 GHz")
+# The same trace as if recorded at 2.9 GHz (header bytes 8-15: the cycle frequency), so that
+# ticks do not fall on whole nanoseconds and the writer's rounding shows.
+fast = bytearray(open(xray, "rb").read())
+fast[8:16] = (2900000017).to_bytes(8, "little")
+xray29 = os.path.join(tmp, "x29.xray")
+open(xray29, "wb").write(fast)
+check_from_xray(xray29, "2.9 GHz")
+tr1 = os.path.join(tmp, "t1.json")
+run("convert", xray, "-o", tr1, "--to", "trace-event")
+
+arr = write("arr.json", json.dumps([
+    {"name": "thread_name", "ph": "M", "pid": 1, "tid": 7, "args": {"name": "main"}},
+    {"name": "outer", "ph": "B", "ts": 10, "pid": 1, "tid": 7},
+    {"name": "inner", "ph": "X", "ts": 12.5, "dur": 3.25, "pid": 1, "tid": 7, "cat": "c"},
+    {"name": "tick", "ph": "i", "ts": 13, "pid": 1, "tid": 7, "s": "t"},
+    {"name": "tick", "ph": "i", "ts": 14, "pid": 1, "tid": 7, "s": "t"},
+    {"name": "mem", "ph": "C", "ts": 14, "pid": 1, "args": {"v": 3}},
+    {"name": "a", "ph": "b", "ts": 14, "pid": 1, "tid": 7, "id": 1},
+    {"ph": "E", "ts": 20, "pid": 1, "tid": 7},
+    {"name": "other", "ph": "X", "ts": 0, "dur": 1, "pid": 2, "tid": 9},
+]))
+r = run("top", arr, "--inclusive", "--tsv")
+rows = {l.split("\t")[4]: l.split("\t")[:2] for l in r.stdout.splitlines()}
+check(r.returncode == 0 and rows.get("outer") == ["6750", "10000"] and
+      rows.get("inner") == ["3250", "3250"], f"trace array form: B/E and X nest ({rows})")
+warn = r.stderr
+check(warn.count("instant") == 1 and warn.count("counter") == 1 and warn.count("async") == 1,
+      f"trace: one warning per skipped kind ({warn.strip()})")
+r = run("info", arr)
+check(r.returncode == 0 and "threads" in r.stdout, "trace: info lists threads")
+obj = write("obj.json", '{"displayTimeUnit": "ns", "traceEvents": [' +
+            '{"name":"f","ph":"X","ts":1,"dur":2,"pid":3,"tid":4}]}')
+r = run("top", obj, "--tsv")
+check(r.returncode == 0 and r.stdout.startswith("2000\t"), "trace object form")
+cutj = write("cut.json", open(tr1).read()[:4000])
+r = run("info", cutj)
+check(r.returncode == 0 and "ends early" in r.stdout + r.stderr, "trace cut short: a warning")
+empty = write("empty.json", "[]")
+r = run("convert", empty, "-o", "-", "--to", "trace-event")
+check(r.returncode == 0 and '"traceEvents":[' in r.stdout and '"ph"' not in r.stdout,
+      f"an empty trace is a trace without spans ({r.stderr.strip()})")
+for name, text, what in [("neither.json", '{"a": 1}', "neither"),
+                         ("arr2.json", '[{"a": 1}]', "ph"),
+                         ("bad.json", '{"traceEvents": [{"ph": "X", "ts": 1,}]}', "line 1")]:
+    r = run("info", write(name, text))
+    check(r.returncode == 1 and what in r.stderr, f"refused: {name} ({r.stderr.strip()})")
+for to in ["callgrind", "pprof", "folded", "ppk"]:
+    r = run("convert", tr1, "-o", os.path.join(tmp, "t." + to), "--to", to)
+    check(r.returncode == 0, f"trace-event -> {to} ({r.stderr.strip()})")
+r = run("merge", tr1, tr1, "-o", os.path.join(tmp, "tm.callgrind"))
+check(r.returncode == 0, f"trace-event: merge ({r.stderr.strip()})")
+
+finish()

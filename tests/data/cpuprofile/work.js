@@ -1,0 +1,10 @@
+// A small workload for node --cpu-prof: recursion, a hot loop, allocation (GC) and a timer.
+function fib(n) { return n < 2 ? n : fib(n - 1) + fib(n - 2); }
+function sumSquares(n) { let s = 0; for (let i = 0; i < n; i++) s += i * i; return s; }
+function allocate(n) { const a = []; for (let i = 0; i < n; i++) a.push({ i, s: 'x' + i }); return a.length; }
+const arrow = (k) => { let t = 0; for (let j = 0; j < k; j++) t += Math.sqrt(j); return t; };
+let total = 0;
+for (let r = 0; r < 6; r++) {
+  total += fib(22) + sumSquares(300000) + allocate(40000) + arrow(200000);
+}
+setTimeout(() => { total += fib(20); console.log(total > 0 ? 'ok' : 'no'); }, 20);

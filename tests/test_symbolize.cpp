@@ -1,0 +1,82 @@
+// Which file symbolization takes for a mapping (lib/symbolize/binaries.h): real binaries of
+// tests/data/symbolize against the mapping hot.prof records for hot (go tool pprof -raw:
+// 0x55dc6e079000/0x55dc6e07a000/0x1000 /tmp/psym/hot).
+
+#include "model/model.h"
+#include "symbolize/binaries.h"
+#include "symbolize/elf.h"
+#include "testlib.h"
+
+using namespace profpack;
+
+namespace {
+
+std::unique_ptr<ElfBinary> openOk(const std::string& name) {
+  std::string why;
+  auto b = ElfBinary::open(testlib::data("symbolize/" + name), why);
+  CHECK(b != nullptr);
+  return b;
+}
+
+Mapping hotMapping() {
+  Mapping m;
+  m.start = 0x55dc6e079000;
+  m.limit = 0x55dc6e07a000;
+  m.offset = 0x1000;
+  m.path = "/tmp/psym/hot";
+  return m;
+}
+
+}  // namespace
+
+// The build that ran fits; a build whose code is in the file's first segment does not.
+TEST(segments_fit_the_mapping) {
+  auto hot = openOk("hot"), other = openOk("hot-noseparate");
+  const Mapping m = hotMapping();
+  CHECK_EQ(mismatch(m, *hot, 0), std::string());
+  CHECK(mismatch(m, *other, 0).find("no loadable segment spans") != std::string::npos);
+  Mapping bigger = m;
+  bigger.limit += 0x1000;  // two pages: hot's code segment is one
+  CHECK(!mismatch(bigger, *hot, 0).empty());
+  Mapping shifted = m;
+  shifted.offset = 0x2000;                              // hot's read-only data, not its code
+  CHECK_EQ(mismatch(shifted, *hot, 0), std::string());  // a segment of that page and size
+  shifted.offset = 0x3000;
+  CHECK(!mismatch(shifted, *hot, 0).empty());
+}
+
+// Where the profile records a build id, it decides, whatever the layout and time.
+TEST(build_id_decides) {
+  auto hot = openOk("hot"), inl = openOk("hot-inline");
+  CHECK(!hot->buildId().empty() && hot->buildId() != inl->buildId());
+  Mapping m = hotMapping();
+  m.buildId = hot->buildId();
+  CHECK_EQ(mismatch(m, *hot, 1), std::string());  // modified after time 1: irrelevant
+  const std::string why = mismatch(m, *inl, 0);
+  CHECK(why.find("build id") != std::string::npos);
+  m.buildId = inl->buildId();
+  CHECK(!mismatch(m, *hot, 0).empty());
+}
+
+// Without a build id, a file modified after the profile is another build.
+TEST(modified_after_the_profile) {
+  auto hot = openOk("hot");
+  const Mapping m = hotMapping();
+  CHECK_EQ(mismatch(m, *hot, hot->modified()), std::string());
+  CHECK(mismatch(m, *hot, hot->modified() - 1).find("modified after") != std::string::npos);
+  CHECK_EQ(mismatch(m, *hot, 0), std::string());  // time unknown: not checked
+}
+
+// DCPI: link-time addresses of the image's text, inside one segment.
+TEST(link_time_range_in_a_segment) {
+  auto hot = openOk("hot");
+  Mapping m;
+  m.linkTime = true;
+  m.start = 0x1060;  // hot's .text
+  m.limit = 0x1200;
+  CHECK_EQ(mismatch(m, *hot, 0), std::string());
+  m.limit = 0x5000;  // past every segment
+  CHECK(!mismatch(m, *hot, 0).empty());
+}
+
+TEST_MAIN()
