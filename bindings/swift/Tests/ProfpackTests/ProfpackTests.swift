@@ -448,6 +448,6 @@ final class ProfpackTests: XCTestCase {
         checked += 1
       }
     }
-    XCTAssertEqual(checked, 11 + 7 + 6 + 8)
+    XCTAssertEqual(checked, 13 + 7 + 6 + 8)
   }
 }
