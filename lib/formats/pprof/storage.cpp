@@ -119,6 +119,12 @@ std::vector<uint64_t> addressResiduals(const PprofData& d, bool encode) {
   return addressResiduals(const_cast<PprofData&>(d), encode, {});
 }
 
+// Long columns of irregular values (sample values, stacks, addresses) are range-coded: for
+// flate-cpu.pb.gz (15 KB) the .ppk is 7% smaller. Short ones stay varints, where the range
+// coder's padding would cost more than it saves (tests/data/pprof/go-cpu.pb.gz: 2% larger).
+constexpr size_t kAdaptiveValues = 512;
+Enc irregular(size_t values) { return values >= kAdaptiveValues ? Enc::ADAPTIVE : Enc::VARINT; }
+
 // Stacks: each less the outermost ids it shares with the one before; the rest outermost first,
 // each id coded against its caller's last callee and the largest id so far.
 void encodeStacks(const PprofData& d, ir::Pprof::Builder b) {
@@ -148,9 +154,9 @@ void encodeStacks(const PprofData& d, ir::Pprof::Builder b) {
     at += n;
   }
   b.setPlainStacks(plain);
-  encodeColumn(b.initSampleShared(), shared);
-  encodeColumn(b.initSampleFrames(), count);
-  encodeColumn(b.initSampleLocation(), rest);
+  encodeColumn(b.initSampleShared(), shared, irregular(shared.size()));
+  encodeColumn(b.initSampleFrames(), count, irregular(count.size()));
+  encodeColumn(b.initSampleLocation(), rest, irregular(rest.size()));
 }
 
 void decodeStacks(ir::Pprof::Reader b, PprofData& d) {
@@ -267,7 +273,7 @@ void buildPprofIR(const PprofData& d, const std::vector<uint64_t>& str, ir::Ppro
   for (size_t s = 0; s < samples; ++s)
     for (size_t t = 0; t < types; ++t)
       values[t * samples + s] = zigzag(d.sampleValue[s * types + t]);
-  encodeColumn(b.initSampleValue(), values);
+  encodeColumn(b.initSampleValue(), values, irregular(values.size()));
   encodeColumn(b.initSampleLabels(), d.sampleLabels, Enc::VARINT_RUNS);
   encodeColumn(b.initLabelKey(), strs(d.labelKey), Enc::VARINT_RUNS);
   encodeColumn(b.initLabelStr(), strs(d.labelStr));
@@ -282,7 +288,8 @@ void buildPprofIR(const PprofData& d, const std::vector<uint64_t>& str, ir::Ppro
   encodeColumn(b.initMappingFlags(), d.mappingFlags, Enc::VARINT_RUNS);
   encodeColumn(b.initLocationId(), d.locationId, Enc::ZIGZAG_DELTA_RUNS);
   encodeColumn(b.initLocationMapping(), d.locationMapping, Enc::VARINT_RUNS);
-  encodeColumn(b.initLocationAddress(), addressResiduals(d, true));
+  encodeColumn(b.initLocationAddress(), addressResiduals(d, true),
+               irregular(d.locationAddress.size()));
   encodeColumn(b.initLocationLines(), d.locationLines, Enc::VARINT_RUNS);
   encodeColumn(b.initLocationFolded(), d.locationFolded, Enc::VARINT_RUNS);
   encodeColumn(b.initLineFunction(), d.lineFunction, Enc::ZIGZAG_DELTA);

@@ -64,55 +64,44 @@ class Strings {
 // kept as .ppk.
 constexpr int kGzipLevel = 2;
 
-}  // namespace
+// One writing of a model as profile.proto, in steps; each appends its fields to the message in
+// the order pprof's own profiles have them (and the string table numbers strings in the order the
+// steps use them).
+class PprofWriter {
+ public:
+  explicit PprofWriter(const Model& m)
+      : m_(m),
+        ne_(m.events()),
+        period_(m.samplePeriodNanos()),
+        perSecond_(m.unitsPerSecond()),
+        addTime_(period_ > 0 || perSecond_ > 0),
+        isSigned_(m.has(kCapSigned)),
+        addresses_(m.has(kCapAddresses)),
+        // Names are functions only where the model has them (not bare addresses).
+        named_(m.has(kCapNames) || !addresses_),
+        gz_(kGzipLevel) {}
 
-std::string writePprof(const Model& m) {
-  const size_t ne = m.events();
-  if (ne == 0)
-    throw Error(Status::unsupported, "pprof", m.sourceFormat() + " holds no cost events");
-  if (uint64_t{m.functions()} > (uint64_t{1} << 31) / 2)
-    throw Error(Status::limit, "pprof", "too many functions for one profile.proto");
-  Strings strings;
-  // The message goes to gzip as it is made: its chunks are compressed meanwhile (see flush).
-  GzipStream gz(kGzipLevel);
-  std::string msg;
-  auto flush = [&] {
-    if (msg.size() < kGzipChunk / 4) return;
-    gz.append(msg);
-    msg.clear();
-  };
-  // Sample types: every event; a sampled profile also its CPU time, a timed one its
-  // nanoseconds (pprof's conventions for gperftools' "samples"/"cpu").
-  const uint64_t period = m.samplePeriodNanos();
-  const double perSecond = m.unitsPerSecond();
-  const bool addTime = period > 0 || perSecond > 0;
-  auto valueType = [&](unsigned field, const std::string& type, const std::string& unit) {
-    std::string vt;
-    uintField(vt, 1, strings.index(type));
-    uintField(vt, 2, strings.index(unit));
-    bytesField(msg, field, vt);
-  };
-  for (size_t e = 0; e < ne; ++e)
-    valueType(1, m.eventNames()[e],
-              period > 0      ? "count"
-              : perSecond > 0 ? m.eventNames()[e]
-                              : "count");
-  if (addTime) valueType(1, period > 0 ? "cpu" : "time", "nanoseconds");
-  // pprof's values are int64: a time beyond that (or a corrupt .ppk's) is capped; a
-  // difference's negative costs give negative times.
-  const bool isSigned = m.has(kCapSigned);
-  auto nanos = [&](uint64_t v) -> uint64_t {
-    const bool negative = isSigned && static_cast<int64_t>(v) < 0;
-    const uint64_t magnitude = negative ? ~v + 1 : v;
-    const long double x = period > 0 ? static_cast<long double>(magnitude) * period
-                                     : static_cast<long double>(magnitude) * 1e9L / perSecond;
-    const uint64_t r = x >= 9.2e18L ? INT64_MAX : static_cast<uint64_t>(x + 0.5L);
-    return negative ? ~r + 1 : r;
-  };
+  std::string write() {
+    sampleTypes();
+    collectLocations();
+    samples();
+    msg_ += mappings_;
+    keepUnusedLocations();
+    writeLocations();
+    writeFunctions();
+    writePeriod();
+    // The type pprof shows by default: the time where there is one (its own default, the last
+    // type), else the first event.
+    if (!addTime_) uintField(msg_, 14, strings_.index(m_.eventNames()[0]));
+    for (const std::string& s : strings_.table()) {
+      bytesField(msg_, 6, s);
+      flush();
+    }
+    gz_.append(msg_);
+    return gz_.finish();
+  }
 
-  // Mappings and locations.
-  const bool addresses = m.has(kCapAddresses);
-  std::vector<uint64_t> locationOfFunction(m.functions(), 0);  // location id per function
+ private:
   struct Loc {
     uint64_t address = 0, mapping = 0, function = 0, line = 0;
     // Where the model has inline frames there: locations().inlined[first, first + frames),
@@ -120,11 +109,72 @@ std::string writePprof(const Model& m) {
     uint64_t first = 0, frames = 0;
     bool callSite = false;
   };
-  std::vector<Loc> locations;
-  std::vector<uint64_t> locationSelf;  // per location, ne values: for one-frame samples
-  std::string mappings;
-  if (addresses) {
-    const LocationLayer& at = m.locations();
+
+  // The message goes to gzip as it is made: its chunks are compressed meanwhile.
+  void flush() {
+    if (msg_.size() < kGzipChunk / 4) return;
+    gz_.append(msg_);
+    msg_.clear();
+  }
+
+  void valueType(unsigned field, const std::string& type, const std::string& unit) {
+    std::string vt;
+    uintField(vt, 1, strings_.index(type));
+    uintField(vt, 2, strings_.index(unit));
+    bytesField(msg_, field, vt);
+  }
+
+  // Sample types: every event; a sampled profile also its CPU time, a timed one its
+  // nanoseconds (pprof's conventions for gperftools' "samples"/"cpu").
+  void sampleTypes() {
+    for (size_t e = 0; e < ne_; ++e)
+      valueType(1, m_.eventNames()[e],
+                period_ > 0      ? "count"
+                : perSecond_ > 0 ? m_.eventNames()[e]
+                                 : "count");
+    if (addTime_) valueType(1, period_ > 0 ? "cpu" : "time", "nanoseconds");
+  }
+
+  // pprof's values are int64: a time beyond that (or a corrupt .ppk's) is capped; a
+  // difference's negative costs give negative times.
+  uint64_t nanos(uint64_t v) const {
+    const bool negative = isSigned_ && static_cast<int64_t>(v) < 0;
+    const uint64_t magnitude = negative ? ~v + 1 : v;
+    const long double x = period_ > 0 ? static_cast<long double>(magnitude) * period_
+                                      : static_cast<long double>(magnitude) * 1e9L / perSecond_;
+    const uint64_t r = x >= 9.2e18L ? INT64_MAX : static_cast<uint64_t>(x + 0.5L);
+    return negative ? ~r + 1 : r;
+  }
+
+  // Mappings and locations.
+  void collectLocations() {
+    locationOfFunction_.assign(m_.functions(), 0);
+    if (addresses_) addressLocations();
+    // Without addresses, sources with lines (Callgrind, Cachegrind) get a location per
+    // (function, line) with its self cost, so that pprof's -lines and -list see them.
+    if (!addresses_ && !m_.has(kCapStacks) && m_.has(kCapLines)) {
+      const FunctionLineLayer& fl = m_.functionLines();
+      for (size_t r = 0; r < fl.rows.size(); ++r) {
+        locations_.push_back({0, 0, fl.rows[r].function + 1, fl.rows[r].line});
+        if (locationOfFunction_[fl.rows[r].function] == 0)
+          locationOfFunction_[fl.rows[r].function] = locations_.size();
+        locationSelf_.insert(locationSelf_.end(), fl.self.begin() + r * ne_,
+                             fl.self.begin() + (r + 1) * ne_);
+      }
+    }
+    // Functions at no address or line get a location of their own (XRay, Callgrind without
+    // instr or line).
+    for (size_t f = 0; f < m_.functions(); ++f) {
+      if (locationOfFunction_[f] != 0) continue;
+      locations_.push_back({0, 0, f + 1, 0});
+      locationOfFunction_[f] = locations_.size();
+      if (!m_.has(kCapStacks) && !addresses_)
+        for (size_t e = 0; e < ne_; ++e) locationSelf_.push_back(m_.self(f, e));
+    }
+  }
+
+  void addressLocations() {
+    const LocationLayer& at = m_.locations();
     for (size_t i = 0; i < at.mappings.size(); ++i) {
       const Mapping& map = at.mappings[i];
       std::string mp;
@@ -132,16 +182,16 @@ std::string writePprof(const Model& m) {
       uintField(mp, 2, map.start);
       uintField(mp, 3, map.limit);
       uintField(mp, 4, map.offset);
-      uintField(mp, 5, strings.index(map.path));
+      uintField(mp, 5, strings_.index(map.path));
       // What symbolization would not add: names (and lines) where the model has them.
-      uintField(mp, 7, m.has(kCapNames) ? 1 : 0);
-      uintField(mp, 8, m.has(kCapNames) ? 1 : 0);
-      uintField(mp, 9, m.has(kCapNames) && m.has(kCapLines) ? 1 : 0);
-      bytesField(mappings, 3, mp);
+      uintField(mp, 7, m_.has(kCapNames) ? 1 : 0);
+      uintField(mp, 8, m_.has(kCapNames) ? 1 : 0);
+      uintField(mp, 9, m_.has(kCapNames) && m_.has(kCapLines) ? 1 : 0);
+      bytesField(mappings_, 3, mp);
     }
     for (size_t l = 0; l < at.locations.size(); ++l) {
       const Location& loc = at.locations[l];
-      const bool known = loc.function >= 0 && static_cast<uint64_t>(loc.function) < m.functions();
+      const bool known = loc.function >= 0 && static_cast<uint64_t>(loc.function) < m_.functions();
       const bool mapped =
           loc.mapping >= 0 && static_cast<uint64_t>(loc.mapping) < at.mappings.size();
       Loc add{loc.address, mapped ? static_cast<uint64_t>(loc.mapping) + 1 : 0,
@@ -151,98 +201,86 @@ std::string writePprof(const Model& m) {
         add.first = at.inlineStart[l];
         add.frames = at.frames(l);
       }
-      locations.push_back(add);
-      if (known && !loc.callSite && locationOfFunction[loc.function] == 0)
-        locationOfFunction[loc.function] = locations.size();
-      locationSelf.insert(locationSelf.end(), at.self.begin() + l * ne,
-                          at.self.begin() + (l + 1) * ne);
+      locations_.push_back(add);
+      if (known && !loc.callSite && locationOfFunction_[loc.function] == 0)
+        locationOfFunction_[loc.function] = locations_.size();
+      locationSelf_.insert(locationSelf_.end(), at.self.begin() + l * ne_,
+                           at.self.begin() + (l + 1) * ne_);
     }
   }
-  // Without addresses, sources with lines (Callgrind, Cachegrind) get a location per
-  // (function, line) with its self cost, so that pprof's -lines and -list see them.
-  if (!addresses && !m.has(kCapStacks) && m.has(kCapLines)) {
-    const FunctionLineLayer& fl = m.functionLines();
-    for (size_t r = 0; r < fl.rows.size(); ++r) {
-      locations.push_back({0, 0, fl.rows[r].function + 1, fl.rows[r].line});
-      if (locationOfFunction[fl.rows[r].function] == 0)
-        locationOfFunction[fl.rows[r].function] = locations.size();
-      locationSelf.insert(locationSelf.end(), fl.self.begin() + r * ne,
-                          fl.self.begin() + (r + 1) * ne);
-    }
-  }
-  // Functions at no address or line get a location of their own (XRay, Callgrind without
-  // instr or line).
-  for (size_t f = 0; f < m.functions(); ++f) {
-    if (locationOfFunction[f] != 0) continue;
-    locations.push_back({0, 0, f + 1, 0});
-    locationOfFunction[f] = locations.size();
-    if (!m.has(kCapStacks) && !addresses)
-      for (size_t e = 0; e < ne; ++e) locationSelf.push_back(m.self(f, e));
-  }
-  // Names are functions only where the model has them (not bare addresses).
-  const bool named = m.has(kCapNames) || !addresses;
 
-  // Samples. Location ids are numbered in order of first use, as pprof numbers them: the
-  // frequent frames of the first samples get one-byte ids, which makes a stack profile about
-  // a third smaller before compression (and its compression as much faster).
-  std::vector<uint64_t> idOf;  // per location index + 1: its id, 0 = not used yet
-  std::vector<uint32_t> byId;  // per id - 1: the location's index
-  auto renumber = [&](std::vector<uint64_t>& ids) {
-    if (idOf.size() <= locations.size()) idOf.resize(locations.size() + 1, 0);
+  // Location ids are numbered in order of first use, as pprof numbers them: the frequent
+  // frames of the first samples get one-byte ids, which makes a stack profile about a third
+  // smaller before compression (and its compression as much faster).
+  void renumber(std::vector<uint64_t>& ids) {
+    if (idOf_.size() <= locations_.size()) idOf_.resize(locations_.size() + 1, 0);
     for (uint64_t& id : ids) {
-      uint64_t& to = idOf[id];
+      uint64_t& to = idOf_[id];
       if (to == 0) {
-        byId.push_back(static_cast<uint32_t>(id - 1));
-        to = byId.size();
+        byId_.push_back(static_cast<uint32_t>(id - 1));
+        to = byId_.size();
       }
       id = to;
     }
-  };
-  std::string s;            // one sample
-  std::vector<uint64_t> v;  // its values
-  auto sample = [&](std::vector<uint64_t>& leafFirst, const uint64_t* values) {
+  }
+
+  void sample(std::vector<uint64_t>& leafFirst, const uint64_t* values) {
     bool any = false;
-    for (size_t e = 0; e < ne; ++e) any |= values[e] != 0;
+    for (size_t e = 0; e < ne_; ++e) any |= values[e] != 0;
     if (!any) return;
     renumber(leafFirst);
-    s.clear();
-    packed(s, 1, leafFirst);
-    v.assign(values, values + ne);
-    if (addTime) v.push_back(nanos(values[0]));
-    packed(s, 2, v);
-    bytesField(msg, 2, s);
+    sampleBytes_.clear();
+    packed(sampleBytes_, 1, leafFirst);
+    sampleValues_.assign(values, values + ne_);
+    if (addTime_) sampleValues_.push_back(nanos(values[0]));
+    packed(sampleBytes_, 2, sampleValues_);
+    bytesField(msg_, 2, sampleBytes_);
     flush();
-  };
-  std::vector<uint64_t> ids;
+  }
+
   // Sampled stacks of return addresses (gperftools): a caller's frame is the address after its
   // call instruction. pprof's own conversion of these files moves every frame but the leaf
   // back by one byte, into the call instruction, so that symbolization names the calling line;
   // the same is done here (a location of its own for each such address), so the two agree.
-  const bool returnAddresses = period > 0 && addresses;
-  // Per location id: the id of its address - 1, 0 until a frame needs it.
-  std::vector<uint64_t> callSite(returnAddresses ? locations.size() + 1 : 0, 0);
-  auto caller = [&](uint64_t id) {
-    if (!returnAddresses) return id;
-    if (locations[id - 1].address == 0) return id;  // no address: nothing to move
-    uint64_t& site = callSite[id];
+  uint64_t caller(uint64_t id) {
+    if (!returnAddresses_) return id;
+    if (locations_[id - 1].address == 0) return id;  // no address: nothing to move
+    uint64_t& site = callSite_[id];
     if (site == 0) {
-      Loc adjusted = locations[id - 1];
+      Loc adjusted = locations_[id - 1];
       adjusted.address -= 1;
       // Unnamed, a frame is symbolized at its own address; named (a symbolized profile), it
       // keeps the function the stack has there.
-      if (!m.has(kCapNames)) adjusted.function = 0;
-      locations.push_back(adjusted);
-      site = locations.size();
+      if (!m_.has(kCapNames)) adjusted.function = 0;
+      locations_.push_back(adjusted);
+      site = locations_.size();
     }
     return site;
-  };
-  if (m.has(kCapStacks)) {
-    const StackLayer& st = m.stacks();
+  }
+
+  void samples() {
+    returnAddresses_ = period_ > 0 && addresses_;
+    // Per location id: the id of its address - 1, 0 until a frame needs it.
+    callSite_.assign(returnAddresses_ ? locations_.size() + 1 : 0, 0);
+    std::vector<uint64_t> ids;
+    if (m_.has(kCapStacks)) {
+      stackSamples();
+      return;
+    }
+    for (size_t l = 0; l < locationSelf_.size() / ne_; ++l) {
+      ids.assign(1, l + 1);
+      sample(ids, locationSelf_.data() + l * ne_);
+    }
+  }
+
+  void stackSamples() {
+    const StackLayer& st = m_.stacks();
     // Where the model says which location each frame is at (its call sites are callers'
     // frames already), a location's inline chain is as many frames of the stack.
     const bool frameLocations =
-        addresses && !st.locations.empty() && st.locations.size() == st.frames.size();
-    const LocationLayer* at = frameLocations ? &m.locations() : nullptr;
+        addresses_ && !st.locations.empty() && st.locations.size() == st.frames.size();
+    const LocationLayer* at = frameLocations ? &m_.locations() : nullptr;
+    std::vector<uint64_t> ids;
     for (size_t s = 0; s < st.stacks(); ++s) {
       ids.clear();
       const uint64_t b = st.start[s];
@@ -256,108 +294,137 @@ std::string writePprof(const Model& m) {
           ids.push_back(li + 1);
           continue;
         }
-        const uint64_t id = locationOfFunction[st.frames[i - 1]];
+        const uint64_t id = locationOfFunction_[st.frames[i - 1]];
         ids.push_back(i == st.start[s + 1] ? id : caller(id));
         --i;
       }
-      sample(ids, st.values.data() + s * ne);
-    }
-  } else {
-    for (size_t l = 0; l < locationSelf.size() / ne; ++l) {
-      ids.assign(1, l + 1);
-      sample(ids, locationSelf.data() + l * ne);
+      sample(ids, st.values.data() + s * ne_);
     }
   }
-  msg += mappings;
+
   // Locations no sample uses (no self cost, only ever a caller) are kept, after the others;
   // call sites that no frame is at are left out.
-  idOf.resize(locations.size() + 1, 0);
-  for (size_t l = 0; l < locations.size(); ++l)
-    if (idOf[l + 1] == 0 && !locations[l].callSite) byId.push_back(static_cast<uint32_t>(l));
+  void keepUnusedLocations() {
+    idOf_.resize(locations_.size() + 1, 0);
+    for (size_t l = 0; l < locations_.size(); ++l)
+      if (idOf_[l + 1] == 0 && !locations_[l].callSite) byId_.push_back(static_cast<uint32_t>(l));
+    mappingCount_ = addresses_ ? m_.locations().mappings.size() : 0;
+  }
+
   // Every location has a mapping, as pprof's own profiles do (consumers expect one): those the
   // model has none for get one per object their function names (its path, no address range).
-  uint64_t mappingCount = addresses ? m.locations().mappings.size() : 0;
-  std::unordered_map<std::string, uint64_t> objectMapping;
-  auto mappingOf = [&](const Loc& loc) {
+  uint64_t mappingOf(const Loc& loc) {
     if (loc.mapping != 0) return loc.mapping;
-    const std::string& object = loc.function != 0 ? m.function(loc.function - 1).object : "";
-    auto [it, added] = objectMapping.try_emplace(object, mappingCount + 1);
+    const std::string& object = loc.function != 0 ? m_.function(loc.function - 1).object : "";
+    auto [it, added] = objectMapping_.try_emplace(object, mappingCount_ + 1);
     if (added) {
-      ++mappingCount;
+      ++mappingCount_;
       std::string mp;
       uintField(mp, 1, it->second);
-      uintField(mp, 5, strings.index(object));
+      uintField(mp, 5, strings_.index(object));
       // Its locations carry their functions (and lines) where names are written at all.
-      uintField(mp, 7, named ? 1 : 0);
-      uintField(mp, 8, named ? 1 : 0);
-      uintField(mp, 9, named && m.has(kCapLines) ? 1 : 0);
-      bytesField(msg, 3, mp);
+      uintField(mp, 7, named_ ? 1 : 0);
+      uintField(mp, 8, named_ ? 1 : 0);
+      uintField(mp, 9, named_ && m_.has(kCapLines) ? 1 : 0);
+      bytesField(msg_, 3, mp);
     }
     return it->second;
-  };
-  const std::vector<InlineFrame>* inlined = addresses ? &m.locations().inlined : nullptr;
-  auto lineOf = [&](std::string& lp, int64_t function, uint64_t line) {
-    if (function < 0 || static_cast<uint64_t>(function) >= m.functions()) return;
+  }
+
+  void lineOf(std::string& lp, int64_t function, uint64_t line) const {
+    if (function < 0 || static_cast<uint64_t>(function) >= m_.functions()) return;
     std::string lm;
     uintField(lm, 1, static_cast<uint64_t>(function) + 1);
     uintField(lm, 2, line);
     bytesField(lp, 4, lm);
-  };
-  for (size_t k = 0; k < byId.size(); ++k) {
-    const Loc& loc = locations[byId[k]];
-    std::string lp;
-    uintField(lp, 1, k + 1);
-    uintField(lp, 2, mappingOf(loc));
-    uintField(lp, 3, loc.address);
-    if (named && loc.frames > 1 && inlined && loc.first + loc.frames <= inlined->size()) {
-      // Innermost first, as pprof writes inline frames.
-      for (uint64_t i = loc.first + loc.frames; i-- > loc.first;)
-        lineOf(lp, (*inlined)[i].function, (*inlined)[i].line);
-    } else if (named && loc.function != 0) {
-      lineOf(lp, static_cast<int64_t>(loc.function - 1), loc.line);
-    }
-    bytesField(msg, 4, lp);
-    flush();
   }
-  if (named)
-    for (size_t f = 0; f < m.functions(); ++f) {
-      const FunctionRow& row = m.function(f);
-      std::string fp;
-      uintField(fp, 1, f + 1);
-      uintField(fp, 2, strings.index(row.name));
-      uintField(fp, 3, strings.index(row.name));
-      uintField(fp, 4, strings.index(row.file));
-      bytesField(msg, 5, fp);
+
+  void writeLocations() {
+    const std::vector<InlineFrame>* inlined = addresses_ ? &m_.locations().inlined : nullptr;
+    for (size_t k = 0; k < byId_.size(); ++k) {
+      const Loc& loc = locations_[byId_[k]];
+      std::string lp;
+      uintField(lp, 1, k + 1);
+      uintField(lp, 2, mappingOf(loc));
+      uintField(lp, 3, loc.address);
+      if (named_ && loc.frames > 1 && inlined && loc.first + loc.frames <= inlined->size()) {
+        // Innermost first, as pprof writes inline frames.
+        for (uint64_t i = loc.first + loc.frames; i-- > loc.first;)
+          lineOf(lp, (*inlined)[i].function, (*inlined)[i].line);
+      } else if (named_ && loc.function != 0) {
+        lineOf(lp, static_cast<int64_t>(loc.function - 1), loc.line);
+      }
+      bytesField(msg_, 4, lp);
       flush();
     }
-  if (period > 0) {
+  }
+
+  void writeFunctions() {
+    if (!named_) return;
+    for (size_t f = 0; f < m_.functions(); ++f) {
+      const FunctionRow& row = m_.function(f);
+      std::string fp;
+      uintField(fp, 1, f + 1);
+      uintField(fp, 2, strings_.index(row.name));
+      uintField(fp, 3, strings_.index(row.name));
+      uintField(fp, 4, strings_.index(row.file));
+      bytesField(msg_, 5, fp);
+      flush();
+    }
+  }
+
+  void periodType(const std::string& type, const std::string& unit, uint64_t period) {
     std::string pt;
-    uintField(pt, 1, strings.index("cpu"));
-    uintField(pt, 2, strings.index("nanoseconds"));
-    bytesField(msg, 11, pt);
-    uintField(msg, 12, period);
-  } else {
+    uintField(pt, 1, strings_.index(type));
+    uintField(pt, 2, strings_.index(unit));
+    bytesField(msg_, 11, pt);
+    uintField(msg_, 12, period);
+  }
+
+  void writePeriod() {
+    if (period_ > 0) {
+      periodType("cpu", "nanoseconds", period_);
+      return;
+    }
     // A sampled event (DCPI's): each sample stands for `period` occurrences of the first
     // event whose period the source says.
-    for (size_t e = 0; e < ne; ++e)
-      if (m.eventPeriod(e) > 0) {
-        std::string pt;
-        uintField(pt, 1, strings.index(m.eventNames()[e]));
-        uintField(pt, 2, strings.index("count"));
-        bytesField(msg, 11, pt);
-        uintField(msg, 12, m.eventPeriod(e));
-        break;
+    for (size_t e = 0; e < ne_; ++e)
+      if (m_.eventPeriod(e) > 0) {
+        periodType(m_.eventNames()[e], "count", m_.eventPeriod(e));
+        return;
       }
   }
-  // The type pprof shows by default: the time where there is one (its own default, the last
-  // type), else the first event.
-  if (!addTime) uintField(msg, 14, strings.index(m.eventNames()[0]));
-  for (const std::string& s : strings.table()) {
-    bytesField(msg, 6, s);
-    flush();
-  }
-  gz.append(msg);
-  return gz.finish();
+
+  const Model& m_;
+  const size_t ne_;
+  const uint64_t period_;
+  const double perSecond_;
+  const bool addTime_, isSigned_, addresses_, named_;
+  Strings strings_;
+  GzipStream gz_;
+  std::string msg_;
+  std::string mappings_;                      // the model's mappings: written after the samples
+  std::vector<uint64_t> locationOfFunction_;  // location id per function
+  std::vector<Loc> locations_;
+  std::vector<uint64_t> locationSelf_;  // per location, ne values: for one-frame samples
+  std::vector<uint64_t> idOf_;          // per location index + 1: its id, 0 = not used yet
+  std::vector<uint32_t> byId_;          // per id - 1: the location's index
+  std::string sampleBytes_;             // one sample
+  std::vector<uint64_t> sampleValues_;  // its values
+  bool returnAddresses_ = false;
+  std::vector<uint64_t> callSite_;
+  uint64_t mappingCount_ = 0;
+  std::unordered_map<std::string, uint64_t> objectMapping_;
+};
+
+}  // namespace
+
+std::string writePprof(const Model& m) {
+  if (m.events() == 0)
+    throw Error(Status::unsupported, "pprof", m.sourceFormat() + " holds no cost events");
+  if (uint64_t{m.functions()} > (uint64_t{1} << 31) / 2)
+    throw Error(Status::limit, "pprof", "too many functions for one profile.proto");
+  return PprofWriter(m).write();
 }
 
 }  // namespace profpack
