@@ -76,6 +76,13 @@ def compare(f, tmp, buildids):
             script[func] += int(self_)
     check(script == ours and script_total == ours_total,
           f"{name}: its perf script text gives the same self samples ({script_total} in all)")
+    # -F +srcline adds a "file:line" line under each frame: the same figures.
+    src = os.path.join(tmp, name + ".srcline.txt")
+    with open(src, "w") as out:
+        out.write(run("perf", "--buildid-dir", buildids, "script", "-F", "+srcline", "-i", f))
+    check(run(cli, "top", src, "--tsv", "-n", "100000000") ==
+          run(cli, "top", txt, "--tsv", "-n", "100000000"),
+          f"{name}: its perf script -F +srcline text gives the same top")
     # Per thread (perf's `pid` key is tid:comm) and DSO.
     threads = re.findall(r"^\s+(\d+): pid (\d+), thread (\d+)$", run(cli, "info", ppk), re.M)
     ours = collections.Counter()

@@ -142,6 +142,7 @@ std::unique_ptr<Profile> readPerfScript(std::span<const uint8_t> data) {
   auto finish = [&] {
     if (!open) return;
     open = false;
+    if (chain.empty()) return;  // a sample line without frames (a cut file's last) adds no stack
     std::string key(reinterpret_cast<const char*>(chain.data()), chain.size() * 8);
     auto [it, fresh] = stacks.try_emplace(key, r.stackLength.size());
     if (fresh) {
@@ -149,7 +150,7 @@ std::unique_ptr<Profile> readPerfScript(std::span<const uint8_t> data) {
       r.stackFrames.insert(r.stackFrames.end(), chain.begin(), chain.end());
     }
     cur.stack = it->second;
-    if (!chain.empty()) r.samples.push_back(cur);
+    r.samples.push_back(cur);
     chain.clear();
   };
   uint64_t lineNo = 0;
@@ -166,6 +167,8 @@ std::unique_ptr<Profile> readPerfScript(std::span<const uint8_t> data) {
     if (line.front() == '\t' || line.front() == ' ') {
       uint64_t addr;
       std::string sym, dso;
+      if (open && !chain.empty() && line.front() == ' ' && !parseFrame(line, addr, sym, dso))
+        continue;  // -F +srcline: the frame's "file:line" (or "[dso][addr]"), not kept
       if (!open || !parseFrame(line, addr, sym, dso))
         throw Error(Status::malformed, kScript, "not a frame line of a sample", at, lineNo + 1);
       auto [m, newMap] = mappings.try_emplace({pid, dso}, r.mappings.size());
