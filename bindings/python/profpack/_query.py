@@ -115,12 +115,12 @@ class QueryMixin:
 
     def callers(self: "Profile", id: int, event: Event_ = 0) -> List[Call]:
         """``profpack_profile_callers``: the functions that call function `id`."""
-        return self._calls(id, event, lib.profpack_profile_callers)
+        return self._calls(id, event, lambda *a: lib.profpack_profile_callers(*a))
 
 
     def callees(self: "Profile", id: int, event: Event_ = 0) -> List[Call]:
         """``profpack_profile_callees``: the functions that function `id` calls."""
-        return self._calls(id, event, lib.profpack_profile_callees)
+        return self._calls(id, event, lambda *a: lib.profpack_profile_callees(*a))
 
 
     def _top_options(self: "Profile", options: Optional[TopOptions], kw: dict):
