@@ -1,12 +1,12 @@
 #!/usr/bin/env bash
 # Lists every function the C header exports that a binding never calls, or that docs/api.md's
-# table does not name in full. Exits 1 if the binding named (go or swift) or docs/api.md
+# table does not name in full. Exits 1 if the binding named (go, swift or python) or docs/api.md
 # (docs) leaves any out; default all three.
-#   bash scripts/check-binding-coverage.sh [go|swift|docs]...
+#   bash scripts/check-binding-coverage.sh [go|swift|python|docs]...
 set -euo pipefail
 cd "$(dirname "$0")/.."
 langs=("$@")
-[ ${#langs[@]} -gt 0 ] || langs=(go swift docs)
+[ ${#langs[@]} -gt 0 ] || langs=(go swift python docs)
 exported=$(grep -o 'PROFPACK_API [^(]*\bprofpack_[a-z_]*(' include/profpack/profpack.h |
   grep -o 'profpack_[a-z_]*(' | tr -d '(' | sort -u)
 status=0
@@ -14,6 +14,7 @@ for lang in "${langs[@]}"; do
   case $lang in
     go) files=$(ls bindings/go/profpack/*.go | grep -v _test.go); pattern='C\.%s\(' ;;
     swift) files=$(ls bindings/swift/Sources/Profpack/*.swift); pattern='(^|[^a-z_])%s\(' ;;
+    python) files=$(ls bindings/python/profpack/*.py); pattern='lib\.%s\(' ;;
     docs) # the C column of docs/api.md's table of operations
       files=$(mktemp); trap 'rm -f "$files"' EXIT
       awk -F'|' '/^\| operation \|/ {on = 1} on && /^\|/ {print $3} on && !/^\|/ {exit}' \

@@ -1,0 +1,1 @@
+"""Distributed merge with Dask: not written yet (see bindings/python/README.md)."""

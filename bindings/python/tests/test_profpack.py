@@ -1,0 +1,126 @@
+"""The Python binding against the CLI's --json figures ($PROFPACK_CLI), on a profile of every
+readable format in tests/data; errors; resource warnings."""
+import gc
+import json
+import os
+import subprocess
+import warnings
+
+import pytest
+
+import profpack
+
+DATA = os.environ["PROFPACK_TEST_DATA"]
+CLI = os.environ["PROFPACK_CLI"]
+SAMPLES = ["callgrind/callgrind.workload.out", "cachegrind/cachegrind.workload.out",
+           "gperftools/workload.64le.prof", "xray/fdr-v5-st.xray", "dcpi/medium.dcpi",
+           "pprof/go-cpu.pb.gz", "cpuprofile/work.cpuprofile"]
+
+
+def cli(*args):
+    return json.loads(subprocess.run([CLI, *args, "--json"], check=True,
+                                     capture_output=True, text=True).stdout)
+
+
+@pytest.mark.parametrize("sample", SAMPLES)
+def test_events_and_top_as_cli(sample):
+    path = os.path.join(DATA, sample)
+    with profpack.read(path) as p:
+        events = [(e.name, e.total) for e in p.events()]
+        top = [(r.costs[0].self, r.name) for r in p.top(limit=5)]
+        assert p.format != profpack.Format.UNKNOWN
+    assert events == [(e["name"], e["total"]) for e in cli("info", path)["events"]]
+    assert top == [(f["self"], f["name"]) for f in cli("top", path, "-n", "5")["functions"]]
+
+
+@pytest.mark.parametrize("fmt", ["ppk", "folded", "callgrind", "pprof"])
+def test_written_formats_read_back(tmp_path, fmt):
+    src = os.path.join(DATA, "pprof/go-cpu.pb.gz")
+    with profpack.read(src) as p:
+        data = p.write_memory(fmt)
+        out = tmp_path / ("out." + fmt)
+        p.write_file(out, fmt)
+    assert out.read_bytes() == data
+    with profpack.read(data) as q, profpack.read(out) as r:
+        assert q.equal(r)
+        assert [(e.name, e.total) for e in q.events()] == \
+            [(e["name"], e["total"]) for e in cli("info", str(out))["events"]]
+
+
+def test_error_carries_path_format_offset(tmp_path):
+    bad = tmp_path / "bad.out"
+    src = os.path.join(DATA, "cachegrind/cachegrind.workload.out")
+    with open(src, "rb") as f:
+        head = f.read()[:200]
+    bad.write_bytes(head
+                    + b"\nfl=\n1 2 3 4 5 6 7 8 9 10 11 12\n")
+    with pytest.raises(profpack.MalformedError) as e:
+        profpack.read(bad)
+    assert e.value.path == str(bad) and e.value.format == "cachegrind"
+    assert e.value.offset is not None and e.value.line is not None
+    assert e.value.status == profpack.Status.MALFORMED and str(bad) in str(e.value)
+    with pytest.raises(profpack.FileError) as e:
+        profpack.read(tmp_path / "missing")
+    assert isinstance(e.value, OSError)
+
+
+def test_closed_and_resource_warning():
+    p = profpack.read(os.path.join(DATA, "dcpi/medium.dcpi"))
+    p.close()
+    with pytest.raises(profpack.ClosedError):
+        p.events()
+    with warnings.catch_warnings(record=True) as w:
+        warnings.simplefilter("always")
+        profpack.read(os.path.join(DATA, "dcpi/medium.dcpi"))
+        gc.collect()
+    assert any(issubclass(x.category, ResourceWarning) for x in w)
+
+
+def test_merge_and_tables():
+    paths = [os.path.join(DATA, "merge/workload.run1.prof"), os.path.join(DATA, "merge/workload.run2.prof")]
+    ps = [profpack.read(x) for x in paths]
+    try:
+        with profpack.merge(ps) as m, profpack.Merger() as mg:
+            for x in ps:
+                mg.add(x)
+            with mg.finish() as m2:
+                assert m.equal(m2)
+            rows = m.functions()
+            assert sum(r.self[0] for r in rows) == m.events()[0].total
+            assert sum(s.value for s in m.stacks()) == m.events()[0].total
+    finally:
+        for x in ps:
+            x.close()
+
+
+def test_event_units_per_second():
+    # A V8 profile's time is in microseconds; its sample count is not time (top --json agrees).
+    path = os.path.join(DATA, "cpuprofile/work.cpuprofile")
+    with profpack.read(path) as p:
+        assert p.event_units_per_second("time") == 1e6
+        assert p.event_units_per_second("samples") == 0
+        cli = json.loads(subprocess.run([CLI, "top", path, "--json", "--event", "samples"],
+                                        capture_output=True, text=True, check=True).stdout)
+        assert cli["units_per_second"] == p.event_units_per_second("samples")
+
+
+def test_archive_merge_diff_function_cost(tmp_path):
+    runs = [os.path.join(DATA, "merge/cachegrind.workload.run%d.out" % i) for i in (1, 2)]
+    with profpack.Archive(str(tmp_path / "a.ppka"), writable=True) as a:
+        profiles = [profpack.read(r) for r in runs]
+        try:
+            a.add(profiles, labels={"host": "x"}, time=1)
+        finally:
+            for p in profiles:
+                p.close()
+        with a.merge([0, 1]) as m, profpack.read(runs[0]) as r1, profpack.read(runs[1]) as r2:
+            assert m.events()[0].total == r1.events()[0].total + r2.events()[0].total
+        with a.diff([0], [1]) as d, profpack.read(runs[0]) as r1, profpack.read(runs[1]) as r2:
+            assert d.events()[0].total == r2.events()[0].total - r1.events()[0].total
+        c = a.function_cost(0, "cmp", "Ir")
+        cli = json.loads(subprocess.run([CLI, "top", runs[0], "--json", "-n", "100000"],
+                                        capture_output=True, text=True, check=True).stdout)
+        want = [f for f in cli["functions"] if f["name"] == "cmp"]
+        assert c.matched == len(want) >= 1
+        assert c.self_cost == sum(f["self"] for f in want)
+        assert a.function_cost(0, "no such function").matched == 0
