@@ -446,6 +446,9 @@ void Reader::sample(uint64_t at, uint64_t end, uint16_t misc) {
     }
   }
   if (chain_.empty() && (t & kSampleIp)) chain_.push_back(frameOf(ip, kernel, pid));
+  // A sample with neither a call chain nor an ip still counts: at an unknown address, as perf
+  // report shows it ([unknown]).
+  if (chain_.empty()) chain_.push_back(frameOf(0, kernel, pid));
   std::string key(reinterpret_cast<const char*>(chain_.data()), chain_.size() * 8);
   auto [st, fresh] = stacks_.try_emplace(std::move(key), r_.stackLength.size());
   if (fresh) {

@@ -3,6 +3,9 @@
 // `<tab> address symbol[+offset] (dso)`, innermost first, and a blank line. Kept in the same IR
 // as perf.data (PerfData), with each frame's symbol and its dso as the mapping's path.
 
+#include <charconv>
+#include <climits>
+#include <cstdint>
 #include <map>
 #include <unordered_map>
 
@@ -16,6 +19,24 @@ namespace profpack {
 namespace {
 
 constexpr const char* kScript = "perf-script";
+
+// A number of the text, checked: a field too long or not a number is malformed input.
+uint64_t number(std::string_view s, int base, uint64_t at, uint64_t lineNo) {
+  uint64_t v = 0;
+  auto [end, ec] = std::from_chars(s.data(), s.data() + s.size(), v, base);
+  if (ec != std::errc() || end != s.data() + s.size())
+    throw Error(Status::malformed, kScript, "'" + std::string(s.substr(0, 32)) + "' is not a number",
+                at, lineNo + 1);
+  return v;
+}
+
+int32_t id(std::string_view s, uint64_t at, uint64_t lineNo) {
+  const bool negative = !s.empty() && s.front() == '-';  // perf prints -1 for an unknown pid
+  const uint64_t v = number(negative ? s.substr(1) : s, 10, at, lineNo);
+  if (v > uint64_t{INT32_MAX})
+    throw Error(Status::malformed, kScript, "a pid or tid out of range", at, lineNo + 1);
+  return negative ? -static_cast<int32_t>(v) : static_cast<int32_t>(v);
+}
 
 bool isHex(std::string_view s) {
   if (s.empty()) return false;
@@ -35,7 +56,8 @@ bool parseFrame(std::string_view line, uint64_t& addr, std::string& sym, std::st
   line = trim(line);
   const size_t sp = line.find(' ');
   if (sp == std::string_view::npos || !isHex(line.substr(0, sp))) return false;
-  addr = std::stoull(std::string(line.substr(0, sp)), nullptr, 16);
+  auto [end, ec] = std::from_chars(line.data(), line.data() + sp, addr, 16);
+  if (ec != std::errc() || end != line.data() + sp) return false;  // longer than 64 bits
   std::string_view rest = trim(line.substr(sp));
   dso.clear();
   if (!rest.empty() && rest.back() == ')') {
@@ -83,8 +105,8 @@ perf::ThreadKey parseSampleLine(std::string_view line, uint64_t at, uint64_t lin
   perf::ThreadKey k{0, 0, std::string(trim(std::string_view(b, words[idw].data() - b)))};
   const std::string_view w = words[idw];
   const size_t slash = w.find('/');
-  k.tid = std::stoi(std::string(slash == w.npos ? w : w.substr(slash + 1)));
-  k.pid = slash == w.npos ? k.tid : std::stoi(std::string(w.substr(0, slash)));
+  k.tid = id(slash == w.npos ? w : w.substr(slash + 1), at, lineNo);
+  k.pid = slash == w.npos ? k.tid : id(w.substr(0, slash), at, lineNo);
   cur = {};
   cur.period = 1;
   event = "cpu-clock";
@@ -92,17 +114,17 @@ perf::ThreadKey parseSampleLine(std::string_view line, uint64_t at, uint64_t lin
   for (size_t i = idw + 1; i < words.size(); ++i) {
     std::string_view x = words[i];
     if (x.front() == '[' && x.back() == ']') {
-      cur.cpu = std::stoull(std::string(x.substr(1, x.size() - 2)));
+      cur.cpu = number(x.substr(1, x.size() - 2), 10, at, lineNo);
     } else if (x.back() == ':' && !sawTime && x.find('.') != x.npos &&
                x.find_first_not_of("0123456789.:") == x.npos) {
       sawTime = true;
       const size_t dot = x.find('.');
-      cur.time =
-          std::stoull(std::string(x.substr(0, dot))) * 1000000000ull +
-          std::stoull(
-              (std::string(x.substr(dot + 1, x.size() - dot - 2)) + "000000000").substr(0, 9));
+      const std::string nanos =
+          (std::string(x.substr(dot + 1, x.size() - dot - 2)) + "000000000").substr(0, 9);
+      cur.time = number(x.substr(0, dot), 10, at, lineNo) * 1000000000ull +
+                 number(nanos, 10, at, lineNo);
     } else if (x.find_first_not_of("0123456789") == x.npos) {
-      cur.period = std::stoull(std::string(x));
+      cur.period = number(x, 10, at, lineNo);
     } else if (x.back() == ':') {
       event = std::string(x.substr(0, x.find(':')));
       break;
