@@ -44,6 +44,38 @@ def perf_rows(buildids, f, sort):
     return total, rows
 
 
+def stackcollapse(text):
+    """stackcollapse-perf.pl's rules (default options), written here from its description: per
+    sample, the command name (spaces as '_'), then the frames outermost first (a frame's symbol
+    without +offset, '[unknown]' kept), joined by ';', summed over identical lines."""
+    out = collections.Counter()
+    for block in text.split("\n\n"):
+        lines = [l for l in block.split("\n") if l.strip() and not l.startswith("#")]
+        if not lines:
+            continue
+        head = lines[0]
+        m = re.match(r"^(.*?)\s+(?:-?\d+/)?-?\d+\s", head)
+        comm = m.group(1).strip().replace(" ", "_") if m else head.split()[0]
+        frames = []
+        for l in lines[1:]:
+            fm = re.match(r"^\s*[0-9a-f]+ (.*?)(?: \((.*)\))?$", l)
+            if not fm:
+                continue  # a srcline or other extra line
+            sym = re.sub(r"\+0x[0-9a-f]+$", "", fm.group(1))
+            frames.append(sym)
+        if frames:
+            out[";".join([comm] + frames[::-1])] += 1
+    return out
+
+
+def folded(path):
+    counts = collections.Counter()
+    for l in run(cli, "convert", path, "--to", "folded", "-o", "-").splitlines():
+        stack, _, n = l.rpartition(" ")
+        counts[stack] += int(n)
+    return counts
+
+
 def compare(f, tmp, buildids):
     name = os.path.basename(f)
     ppk = os.path.join(tmp, name + ".ppk")
@@ -76,6 +108,11 @@ def compare(f, tmp, buildids):
             script[func] += int(self_)
     check(script == ours and script_total == ours_total,
           f"{name}: its perf script text gives the same self samples ({script_total} in all)")
+    # Folded output: comm first, as stackcollapse-perf.pl's rules give on the same text.
+    want, got = stackcollapse(open(txt).read()), folded(txt)
+    check(want == got and len(want) >= 2,
+          f"{name}: --to folded of its perf script text = stackcollapse-perf's rules, line for "
+          f"line ({len(got)} lines; differ: {sorted(set(want.items()) ^ set(got.items()))[:3]})")
     # -F +srcline adds a "file:line" line under each frame: the same figures.
     src = os.path.join(tmp, name + ".srcline.txt")
     with open(src, "w") as out:

@@ -161,8 +161,8 @@ constexpr Codec kCodecs[] = {
     // from its own IR); merges sum stacks into collapsed stacks.
     {FormatId::folded, "folded", ir::Format::FOLDED, FormatId::folded, isFolded, readFolded,
      nullptr,
-     [](const Model& m, const ModelFor&, const WriteOptions&, Sink& out) {
-       writeFolded(m, 0, out);
+     [](const Model& m, const ModelFor& perThread, const WriteOptions&, Sink& out) {
+       writeFolded(m, perThread, 0, out);
      },
      callTreeModel, nullptr, nullptr, FormatId::folded, nullptr, false,
      /*writeModelReadsEdges=*/false},

@@ -105,6 +105,7 @@ struct LineCost {
 
 struct ThreadRow {
   uint32_t pid = 0, threadId = 0;
+  std::string process;  // the process's name where the source records it (perf's comm)
 };
 
 // Whole-profile counts, as `profpack info` shows them.

@@ -16,6 +16,10 @@ namespace profpack {
 // Each stack of the model's stacks layer with a nonzero cost of `event` (its index in the
 // model's events), its frames' function names joined by ';' (a ';' inside a name becomes ':',
 // as the format has no escape). Status::unsupported if the model has no stacks.
+// Where the model's threads name their processes (perf's comm) and `perThread` gives each
+// thread's model, each line starts with the process name (spaces as '_'), and lines that are
+// then the same are one, as stackcollapse-perf.pl writes perf's samples.
+void writeFolded(const Model& model, const ModelFor& perThread, size_t event, Sink& out);
 void writeFolded(const Model& model, size_t event, Sink& out);
 
 // True if the first line of `data` that is not blank is a `stack COUNT` line.

@@ -1,3 +1,5 @@
+#include <algorithm>
+#include <map>
 #include <string_view>
 #include <unordered_map>
 #include <vector>
@@ -8,7 +10,12 @@
 
 namespace profpack {
 
-void writeFolded(const Model& model, size_t event, Sink& out) {
+namespace {
+
+// The model's stacks with a nonzero cost of `event`, each as its line's text and cost (names
+// joined by ';'), to `line`.
+template <typename Line>
+void foldedLines(const Model& model, size_t event, Line&& line) {
   if (!model.has(kCapStacks))
     throw Error(Status::unsupported, "folded",
                 model.sourceFormat() + " holds no call stacks, so there is nothing to fold");
@@ -39,14 +46,56 @@ void writeFolded(const Model& model, size_t event, Sink& out) {
       }
     }
   }
-  std::string text;
+  std::string stack;
   for (size_t s = 0; s < st.stacks(); ++s) {
     const uint64_t v = value[s];
     if (v == 0) continue;
+    stack.clear();
     for (uint64_t i = st.start[s]; i < st.start[s + 1]; ++i) {
-      if (i != st.start[s]) text += ';';
-      text += names[st.frames[i]];
+      if (i != st.start[s]) stack += ';';
+      stack += names[st.frames[i]];
     }
+    line(stack, v);
+  }
+}
+
+}  // namespace
+
+void writeFolded(const Model& model, size_t event, Sink& out) {
+  std::string text;
+  foldedLines(model, event, [&](const std::string& stack, uint64_t v) {
+    text += stack;
+    text += ' ';
+    appendDecimal(text, v);
+    text += '\n';
+    flushIfFull(text, out);
+  });
+  out.write(text);
+}
+
+void writeFolded(const Model& model, const ModelFor& perThread, size_t event, Sink& out) {
+  const std::vector<ThreadRow>& threads = model.threads();
+  const bool named = perThread && std::any_of(threads.begin(), threads.end(),
+                                              [](const ThreadRow& t) { return !t.process.empty(); });
+  if (!named) return writeFolded(model, event, out);
+  if (!model.has(kCapStacks))
+    throw Error(Status::unsupported, "folded",
+                model.sourceFormat() + " holds no call stacks, so there is nothing to fold");
+  // Memory: the distinct (process, stack) lines, not the samples.
+  std::map<std::string, uint64_t> lines;
+  for (size_t t = 0; t < threads.size(); ++t) {
+    std::string process = threads[t].process;
+    std::replace(process.begin(), process.end(), ' ', '_');
+    for (char& c : process)
+      if (c == ';' || c == '\n' || c == '\r') c = c == ';' ? ':' : '_';
+    const std::unique_ptr<Model> m = perThread(static_cast<long>(t));
+    foldedLines(*m, event, [&](const std::string& stack, uint64_t v) {
+      lines[process.empty() ? stack : process + ';' + stack] += v;
+    });
+  }
+  std::string text;
+  for (const auto& [line, v] : lines) {
+    text += line;
     text += ' ';
     appendDecimal(text, v);
     text += '\n';

@@ -43,7 +43,8 @@ class PerfSource : public ModelSource {
       out.eventLongNames.push_back(std::string(e.getName().cStr()) + " (summed period)");
     }
     for (auto t : pd_.getThreads())
-      out.threads.push_back({static_cast<uint32_t>(t.getPid()), static_cast<uint32_t>(t.getTid())});
+      out.threads.push_back({static_cast<uint32_t>(t.getPid()), static_cast<uint32_t>(t.getTid()),
+                             t.getComm().cStr()});
     auto maps = pd_.getMappings();
     auto names = pd_.getFrameName();
     std::map<std::pair<std::string, std::string>, uint64_t> named;

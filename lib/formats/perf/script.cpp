@@ -72,7 +72,7 @@ bool parseFrame(std::string_view line, uint64_t& addr, std::string& sym, std::st
   }
   if (const size_t plus = rest.rfind("+0x"); plus != std::string_view::npos && plus > 0)
     rest = rest.substr(0, plus);
-  sym = rest == "[unknown]" ? "" : std::string(rest);
+  sym = std::string(rest);  // "[unknown]" kept, as perf prints it (stackcollapse-perf keeps it too)
   return true;
 }
 
