@@ -144,9 +144,8 @@ constexpr Codec kCodecs[] = {
     // Before the JSON and collapsed-stack formats: a sample line followed by a tab-indented
     // frame line.
     {FormatId::perfScript, "perf-script", ir::Format::PERF_SCRIPT, FormatId::perfScript,
-     isPerfScript,
-     [](std::span<const uint8_t> d, const ReadOptions&) { return readPerfScript(d); }, nullptr,
-     nullptr, perfModel, nullptr, "a Linux perf recording"},
+     isPerfScript, [](std::span<const uint8_t> d, const ReadOptions&) { return readPerfScript(d); },
+     nullptr, nullptr, perfModel, nullptr, "a Linux perf recording"},
     // JSON: a V8 CPU profile has "nodes"; any other JSON object or array is read as a trace,
     // whose reader refuses what is neither.
     {FormatId::cpuprofile, "cpuprofile", ir::Format::CPUPROFILE, FormatId::cpuprofile, isCpuprofile,

@@ -61,7 +61,8 @@ class CostTableSource : public ModelSource {
     if (named) {
       for (auto& [key, index] : threads) {
         index = threads_.size();
-        threads_.push_back({static_cast<uint32_t>(key.first), static_cast<uint32_t>(key.second), {}});
+        threads_.push_back(
+            {static_cast<uint32_t>(key.first), static_cast<uint32_t>(key.second), {}});
       }
       for (auto& t : partThread_) partIndex_.push_back(threads.at(t));
     }

@@ -75,8 +75,9 @@ void writeFolded(const Model& model, size_t event, Sink& out) {
 
 void writeFolded(const Model& model, const ModelFor& perThread, size_t event, Sink& out) {
   const std::vector<ThreadRow>& threads = model.threads();
-  const bool named = perThread && std::any_of(threads.begin(), threads.end(),
-                                              [](const ThreadRow& t) { return !t.process.empty(); });
+  const bool named =
+      perThread && std::any_of(threads.begin(), threads.end(),
+                               [](const ThreadRow& t) { return !t.process.empty(); });
   if (!named) return writeFolded(model, event, out);
   if (!model.has(kCapStacks))
     throw Error(Status::unsupported, "folded",
