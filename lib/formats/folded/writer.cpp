@@ -59,17 +59,21 @@ void foldedLines(const Model& model, size_t event, Line&& line) {
   }
 }
 
+// One line, `stack COUNT`, to `text` (handed to `out` when full).
+void emit(std::string& text, const std::string& stack, uint64_t v, Sink& out) {
+  text += stack;
+  text += ' ';
+  appendDecimal(text, v);
+  text += '\n';
+  flushIfFull(text, out);
+}
+
 }  // namespace
 
 void writeFolded(const Model& model, size_t event, Sink& out) {
   std::string text;
-  foldedLines(model, event, [&](const std::string& stack, uint64_t v) {
-    text += stack;
-    text += ' ';
-    appendDecimal(text, v);
-    text += '\n';
-    flushIfFull(text, out);
-  });
+  foldedLines(model, event,
+              [&](const std::string& stack, uint64_t v) { emit(text, stack, v, out); });
   out.write(text);
 }
 
@@ -95,13 +99,7 @@ void writeFolded(const Model& model, const ModelFor& perThread, size_t event, Si
     });
   }
   std::string text;
-  for (const auto& [line, v] : lines) {
-    text += line;
-    text += ' ';
-    appendDecimal(text, v);
-    text += '\n';
-    flushIfFull(text, out);
-  }
+  for (const auto& [line, v] : lines) emit(text, line, v, out);
   out.write(text);
 }
 
