@@ -124,3 +124,37 @@ def test_archive_merge_diff_function_cost(tmp_path):
         assert c.matched == len(want) >= 1
         assert c.self_cost == sum(f["self"] for f in want)
         assert a.function_cost(0, "no such function").matched == 0
+
+
+def test_dask_merge_on_a_local_cluster(tmp_path):
+    # 200 Cachegrind profiles (two real runs, each copied 100 times) merged by a two-worker
+    # LocalCluster in a tree give the figures of `profpack merge` of the same files.
+    distributed = pytest.importorskip("distributed")
+    import profpack.dask
+
+    runs = [os.path.join(DATA, "merge/cachegrind.workload.run%d.out" % i) for i in (1, 2)]
+    texts = []
+    for r in runs:
+        with open(r, "rb") as f:
+            texts.append(f.read())
+    paths = []
+    for i in range(200):
+        p = tmp_path / ("c%03d.out" % i)
+        p.write_bytes(texts[i % 2])
+        paths.append(str(p))
+    ref = str(tmp_path / "ref.ppk")
+    subprocess.run([CLI, "merge", *paths, "-o", ref], check=True, capture_output=True)
+    with distributed.LocalCluster(n_workers=2, threads_per_worker=1, processes=True,
+                                  dashboard_address=None) as cluster, \
+            distributed.Client(cluster):
+        with profpack.dask.merge(paths, split_every=8) as merged:
+            got = str(tmp_path / "dask.ppk")
+            merged.write_file(got)
+
+    def figures(path):
+        t = cli("top", path, "-n", "100000")
+        return t["total"], sorted((f["name"], f["file"], f["self"], f["inclusive"])
+                                  for f in t["functions"])
+
+    assert figures(got) == figures(ref)
+    assert figures(got)[0] == 100 * sum(cli("info", r)["events"][0]["total"] for r in runs)
