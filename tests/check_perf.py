@@ -44,18 +44,22 @@ def perf_rows(buildids, f, sort):
     return total, rows
 
 
-def stackcollapse(text):
-    """stackcollapse-perf.pl's rules (default options), written here from its description: per
-    sample, the command name (spaces as '_'), then the frames outermost first (a frame's symbol
-    without +offset, '[unknown]' kept), joined by ';', summed over identical lines."""
+def stackcollapse(text, mode="comm"):
+    """stackcollapse-perf.pl's rules, written here from its description: per sample, the
+    command name (with --pid "-PID", with --tid "-PID/TID"; spaces as '_'), then the frames
+    outermost first (a frame's symbol without +offset, '[unknown]' kept), joined by ';', summed
+    over identical lines."""
     out = collections.Counter()
     for block in text.split("\n\n"):
         lines = [l for l in block.split("\n") if l.strip() and not l.startswith("#")]
         if not lines:
             continue
         head = lines[0]
-        m = re.match(r"^(.*?)\s+(?:-?\d+/)?-?\d+\s", head)
-        comm = m.group(1).strip().replace(" ", "_") if m else head.split()[0]
+        m = re.match(r"^(.*?)\s+(?:(-?\d+)/)?(-?\d+)\s", head)
+        comm = m.group(1).strip() if m else head.split()[0]
+        pid, tid = (m.group(2) or m.group(3), m.group(3)) if m else ("?", "?")
+        comm += {"comm": "", "pid": f"-{pid}", "tid": f"-{pid}/{tid}"}[mode]
+        comm = comm.replace(" ", "_")
         frames = []
         for l in lines[1:]:
             fm = re.match(r"^\s*[0-9a-f]+ (.*?)(?: \((.*)\))?$", l)
@@ -68,9 +72,9 @@ def stackcollapse(text):
     return out
 
 
-def folded(path):
+def folded(path, *extra):
     counts = collections.Counter()
-    for l in run(cli, "convert", path, "--to", "folded", "-o", "-").splitlines():
+    for l in run(cli, "convert", path, "--to", "folded", "-o", "-", *extra).splitlines():
         stack, _, n = l.rpartition(" ")
         counts[stack] += int(n)
     return counts
@@ -113,6 +117,16 @@ def compare(f, tmp, buildids):
     check(want == got and len(want) >= 2,
           f"{name}: --to folded of its perf script text = stackcollapse-perf's rules, line for "
           f"line ({len(got)} lines; differ: {sorted(set(want.items()) ^ set(got.items()))[:3]})")
+    # With pid and tid printed, --folded-process pid|tid as stackcollapse-perf's --pid/--tid.
+    ptxt = os.path.join(tmp, name + ".pid.txt")
+    with open(ptxt, "w") as out:
+        out.write(run("perf", "--buildid-dir", buildids, "script", "-F",
+                      "comm,pid,tid,time,event,ip,sym,dso", "-i", f))
+    for mode in ("pid", "tid"):
+        want, got = stackcollapse(open(ptxt).read(), mode), folded(ptxt, "--folded-process", mode)
+        check(want == got and len(want) >= 2,
+              f"{name}: --folded-process {mode} = stackcollapse-perf --{mode} ({len(got)} lines; "
+              f"differ: {sorted(set(want.items()) ^ set(got.items()))[:3]})")
     # -F +srcline adds a "file:line" line under each frame: the same figures.
     src = os.path.join(tmp, name + ".srcline.txt")
     with open(src, "w") as out:

@@ -251,6 +251,10 @@ typedef enum profpack_write_param {
   PROFPACK_WRITE_GPERFTOOLS_SLOT_BYTES = 4,
   /** gperftools: byte order, 0 (default) as read, 1 little-endian, 2 big-endian. */
   PROFPACK_WRITE_GPERFTOOLS_BYTE_ORDER = 5,
+  /** Folded stacks of a profile whose threads name their processes (perf): what starts each
+   *  line, as stackcollapse-perf.pl writes it: 0 (default) the command name, 1 name-PID,
+   *  2 name-PID/TID, 3 nothing. */
+  PROFPACK_WRITE_FOLDED_PROCESS = 6,
   /** DCPI (a string): the image to write when the profile has several, as its path or its
    *  index in decimal; default NULL, for a profile of one image. */
   PROFPACK_WRITE_DCPI_IMAGE = 64

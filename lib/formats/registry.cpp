@@ -13,6 +13,7 @@
 #include "formats/dcpi/model.h"
 #include "formats/dcpi/params.h"
 #include "formats/folded/folded.h"
+#include "formats/folded/params.h"
 #include "formats/gperftools/gperftools.h"
 #include "formats/gperftools/model.h"
 #include "formats/gperftools/params.h"
@@ -160,8 +161,8 @@ constexpr Codec kCodecs[] = {
     // from its own IR); merges sum stacks into collapsed stacks.
     {FormatId::folded, "folded", ir::Format::FOLDED, FormatId::folded, isFolded, readFolded,
      nullptr,
-     [](const Model& m, const ModelFor& perThread, const WriteOptions&, Sink& out) {
-       writeFolded(m, perThread, 0, out);
+     [](const Model& m, const ModelFor& perThread, const WriteOptions& o, Sink& out) {
+       writeFolded(m, perThread, 0, out, foldedProcess(o));
      },
      callTreeModel, nullptr, nullptr, FormatId::folded, nullptr, false,
      /*writeModelReadsEdges=*/false},
@@ -191,7 +192,8 @@ static_assert(std::size(kCodecs) == 12, "every FormatId but unknown has one code
 
 // Every format's write parameters, the .ppk level first.
 constexpr std::span<const WriteParam> kWriteParamLists[] = {
-    kPpkWriteParams, kXrayWriteParams, kGperftoolsWriteParams, kDcpiWriteParams};
+    kPpkWriteParams, kXrayWriteParams, kGperftoolsWriteParams, kFoldedWriteParams,
+    kDcpiWriteParams};
 
 const Codec* codecFor(FormatId f) {
   for (const Codec& c : kCodecs)

@@ -42,6 +42,7 @@ func cConstants() []cConstant {
 		{"WriteXRayMode", uint64(WriteXRayMode), C.PROFPACK_WRITE_XRAY_MODE},
 		{"WriteXRayVersion", uint64(WriteXRayVersion), C.PROFPACK_WRITE_XRAY_VERSION},
 		{"WriteGperftoolsSlotSize", uint64(WriteGperftoolsSlotSize), C.PROFPACK_WRITE_GPERFTOOLS_SLOT_BYTES},
+		{"WriteFoldedProcess", uint64(WriteFoldedProcess), C.PROFPACK_WRITE_FOLDED_PROCESS},
 		{"WriteGperftoolsOrder", uint64(WriteGperftoolsOrder), C.PROFPACK_WRITE_GPERFTOOLS_BYTE_ORDER},
 		{"WriteDCPIImage", uint64(WriteDCPIImage), C.PROFPACK_WRITE_DCPI_IMAGE},
 		{"HasCallArcs", uint64(HasCallArcs), C.PROFPACK_HAS_CALL_ARCS},

@@ -68,6 +68,7 @@ const (
 	WriteXRayVersion        WriteParam = 3  // PROFPACK_WRITE_XRAY_VERSION: 0 as read, or the version
 	WriteGperftoolsSlotSize WriteParam = 4  // PROFPACK_WRITE_GPERFTOOLS_SLOT_BYTES: 0 as read, 4 or 8
 	WriteGperftoolsOrder    WriteParam = 5  // PROFPACK_WRITE_GPERFTOOLS_BYTE_ORDER: 0 as read, 1 little, 2 big
+	WriteFoldedProcess      WriteParam = 6  // PROFPACK_WRITE_FOLDED_PROCESS: 0 comm, 1 comm-PID, 2 comm-PID/TID, 3 none
 	WriteDCPIImage          WriteParam = 64 // PROFPACK_WRITE_DCPI_IMAGE: a string, the image's path or index
 )
 

@@ -16,10 +16,16 @@ namespace profpack {
 // Each stack of the model's stacks layer with a nonzero cost of `event` (its index in the
 // model's events), its frames' function names joined by ';' (a ';' inside a name becomes ':',
 // as the format has no escape). Status::unsupported if the model has no stacks.
+// What starts each line where processes are named (PROFPACK_WRITE_FOLDED_PROCESS), as
+// stackcollapse-perf.pl's default, --pid and --tid.
+enum class FoldedProcess { comm = 0, commPid = 1, commPidTid = 2, none = 3 };
+
 // Where the model's threads name their processes (perf's comm) and `perThread` gives each
-// thread's model, each line starts with the process name (spaces as '_'), and lines that are
-// then the same are one, as stackcollapse-perf.pl writes perf's samples.
-void writeFolded(const Model& model, const ModelFor& perThread, size_t event, Sink& out);
+// thread's model, each line starts with the process name (spaces as '_'; with its pid, or pid
+// and tid, as `process` says), and lines that are then the same are one, as
+// stackcollapse-perf.pl writes perf's samples.
+void writeFolded(const Model& model, const ModelFor& perThread, size_t event, Sink& out,
+                 FoldedProcess process = FoldedProcess::comm);
 void writeFolded(const Model& model, size_t event, Sink& out);
 
 // True if the first line of `data` that is not blank is a `stack COUNT` line.

@@ -77,12 +77,13 @@ void writeFolded(const Model& model, size_t event, Sink& out) {
   out.write(text);
 }
 
-void writeFolded(const Model& model, const ModelFor& perThread, size_t event, Sink& out) {
+void writeFolded(const Model& model, const ModelFor& perThread, size_t event, Sink& out,
+                 FoldedProcess how) {
   const std::vector<ThreadRow>& threads = model.threads();
   const bool named =
       perThread && std::any_of(threads.begin(), threads.end(),
                                [](const ThreadRow& t) { return !t.process.empty(); });
-  if (!named) return writeFolded(model, event, out);
+  if (!named || how == FoldedProcess::none) return writeFolded(model, event, out);
   if (!model.has(kCapStacks))
     throw Error(Status::unsupported, "folded",
                 model.sourceFormat() + " holds no call stacks, so there is nothing to fold");
@@ -90,6 +91,8 @@ void writeFolded(const Model& model, const ModelFor& perThread, size_t event, Si
   std::map<std::string, uint64_t> lines;
   for (size_t t = 0; t < threads.size(); ++t) {
     std::string process = threads[t].process;
+    if (how != FoldedProcess::comm) process += '-' + std::to_string(threads[t].pid);
+    if (how == FoldedProcess::commPidTid) process += '/' + std::to_string(threads[t].threadId);
     std::replace(process.begin(), process.end(), ' ', '_');
     for (char& c : process)
       if (c == ';' || c == '\n' || c == '\r') c = c == ';' ? ':' : '_';

@@ -66,6 +66,8 @@ public enum WriteParam: Sendable, Hashable, CaseIterable, RawRepresentable {
   case gperftoolsSlotBytes
   /// `PROFPACK_WRITE_GPERFTOOLS_BYTE_ORDER` (5). gperftools: 0 as read, 1 little-, 2 big-endian.
   case gperftoolsByteOrder
+  /// `PROFPACK_WRITE_FOLDED_PROCESS` (6). Folded (perf): 0 comm, 1 -PID, 2 -PID/TID, 3 none.
+  case foldedProcess
   /// `PROFPACK_WRITE_DCPI_IMAGE` (64). DCPI (a string): the image to write, by path or index.
   case dcpiImage
 
@@ -84,6 +86,7 @@ public enum WriteParam: Sendable, Hashable, CaseIterable, RawRepresentable {
     case .xrayVersion: return PROFPACK_WRITE_XRAY_VERSION
     case .gperftoolsSlotBytes: return PROFPACK_WRITE_GPERFTOOLS_SLOT_BYTES
     case .gperftoolsByteOrder: return PROFPACK_WRITE_GPERFTOOLS_BYTE_ORDER
+    case .foldedProcess: return PROFPACK_WRITE_FOLDED_PROCESS
     case .dcpiImage: return PROFPACK_WRITE_DCPI_IMAGE
     }
   }

@@ -318,6 +318,7 @@ final class ProfpackTests: XCTestCase {
       (.ppkLevel, PROFPACK_WRITE_PPK_LEVEL), (.xrayMode, PROFPACK_WRITE_XRAY_MODE),
       (.xrayVersion, PROFPACK_WRITE_XRAY_VERSION),
       (.gperftoolsSlotBytes, PROFPACK_WRITE_GPERFTOOLS_SLOT_BYTES),
+      (.foldedProcess, PROFPACK_WRITE_FOLDED_PROCESS),
       (.gperftoolsByteOrder, PROFPACK_WRITE_GPERFTOOLS_BYTE_ORDER),
       (.dcpiImage, PROFPACK_WRITE_DCPI_IMAGE),
     ]
@@ -448,6 +449,6 @@ final class ProfpackTests: XCTestCase {
         checked += 1
       }
     }
-    XCTAssertEqual(checked, 13 + 7 + 6 + 8)
+    XCTAssertEqual(checked, 13 + 7 + 7 + 8)
   }
 }
