@@ -191,9 +191,9 @@ static_assert(irFormatsDistinct(), "each format read (but .ppk) has its own ir::
 static_assert(std::size(kCodecs) == 12, "every FormatId but unknown has one codec");
 
 // Every format's write parameters, the .ppk level first.
-constexpr std::span<const WriteParam> kWriteParamLists[] = {
-    kPpkWriteParams, kXrayWriteParams, kGperftoolsWriteParams, kFoldedWriteParams,
-    kDcpiWriteParams};
+constexpr std::span<const WriteParam> kWriteParamLists[] = {kPpkWriteParams, kXrayWriteParams,
+                                                            kGperftoolsWriteParams,
+                                                            kFoldedWriteParams, kDcpiWriteParams};
 
 const Codec* codecFor(FormatId f) {
   for (const Codec& c : kCodecs)
