@@ -196,11 +196,7 @@ profpack_status profpack_profile_units_per_second(const profpack_profile* profil
                                                   double* per_second) {
   return guard([&] {
     require(profile && per_second, "profile and per_second must not be NULL");
-    // A sampled profile's samples are time too: each stands for the sampling period.
-    const profpack::Model& m = modelOf(profile);
-    *per_second = m.unitsPerSecond() > 0      ? m.unitsPerSecond()
-                  : m.samplePeriodNanos() > 0 ? 1e9 / static_cast<double>(m.samplePeriodNanos())
-                                              : 0;
+    *per_second = modelOf(profile).timeUnitsPerSecond();
   });
 }
 

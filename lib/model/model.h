@@ -332,6 +332,11 @@ class Model {
   double eventUnitsPerSecond(size_t e) const {
     if (!f_.eventUnitsPerSecond.empty())
       return e < f_.eventUnitsPerSecond.size() ? f_.eventUnitsPerSecond[e] : 0;
+    return timeUnitsPerSecond();
+  }
+  // The profile's units per second where its events are time: unitsPerSecond, else (a sampled
+  // profile, each sample standing for the sampling period) from samplePeriodNanos; else 0.
+  double timeUnitsPerSecond() const {
     return f_.unitsPerSecond > 0      ? f_.unitsPerSecond
            : f_.samplePeriodNanos > 0 ? 1e9 / static_cast<double>(f_.samplePeriodNanos)
                                       : 0;
