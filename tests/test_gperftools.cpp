@@ -603,7 +603,11 @@ TEST(truncations_and_corruptions_are_errors_or_lossless) {
       }
     };
     int ok = 0, errors = 0;
-    for (size_t len = 0; len < original.size(); ++len) attempt(original.substr(0, len), ok, errors);
+    // Every cut in the header, the first records and the text; elsewhere every fifth, which
+    // still falls at every offset within a 4- or 8-byte slot (a cut at each length made this
+    // the slowest unit test under the sanitizers).
+    for (size_t len = 0; len < original.size(); ++len)
+      if (len < 2048 || len >= binary || len % 5 == 0) attempt(original.substr(0, len), ok, errors);
     CHECK_EQ(static_cast<size_t>(ok), original.size() - binary);  // cut inside the text only
     uint32_t seed = 12345;
     for (int i = 0; i < 3000; ++i) {
