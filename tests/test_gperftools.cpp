@@ -147,7 +147,7 @@ TEST(corpus_round_trip_is_byte_identical_and_ir_equal) {
 TEST(models_from_the_reader_and_from_the_ir_agree) {
   Slots s{8, false, {}};
   s.header();
-  for (uint64_t r = 0; r < 60000; ++r) {
+  for (uint64_t r = 0; r < 24000; ++r) {  // 1.3 MB of records: the reader's threads start
     s << 1 + r % 7 << 2 + r % 9;
     for (uint64_t k = 0; k < 2 + r % 9; ++k)
       s << 0x400000 + ((r * 2654435761u) >> (2 * k) & 0x3ff) * 16 + k % 3;
@@ -196,7 +196,7 @@ bool forbidThreads() {
 TEST(without_threads_the_same_results) {
   Slots s{8, false, {}};
   s.header();
-  for (uint64_t r = 0; r < 60000; ++r) {
+  for (uint64_t r = 0; r < 30000; ++r) {  // 1.9 MB of records: the reader's threads start
     s << 1 + r % 5 << 6;
     for (uint64_t k = 0; k < 6; ++k)
       s << 0x400000 + ((r * 2654435761u) >> (3 * k) & 0xfff) * 16 + k;
@@ -215,7 +215,7 @@ TEST(without_threads_the_same_results) {
     return r;
   };
   const std::string withThreads = results();
-  CHECK(withThreads.size() > 600000);  // pprof alone is several gzip chunks
+  CHECK(withThreads.size() > 300000);  // pprof alone is several gzip chunks
   int pipefd[2];
   CHECK(pipe(pipefd) == 0);
   const pid_t child = fork();
