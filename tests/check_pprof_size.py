@@ -10,7 +10,8 @@ from checklib import check, finish, run, data
 
 LIMIT = 0.6
 # Written by runtime/pprof (Go 1.19.8): what the limit is about.
-REAL = ["go-cpu.pb.gz", "go-heap.pb.gz", "flate-cpu.pb.gz", "flate-mem.pb.gz"]
+REAL = ["go-cpu.pb.gz", "go-heap.pb.gz", "flate-cpu.pb.gz", "flate-mem.pb.gz", "json-cpu.pb.gz",
+        "sort-cpu.pb.gz"]
 # Written by go tool pprof or profpack, or tiny: figures only.
 OTHER = ["gperf-hot-inline.pb.gz", "hot-diff.pb.gz", "profpack-rec.pb.gz",
          "profpack-gperf.pb.gz"]
