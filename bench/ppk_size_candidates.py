@@ -11,9 +11,11 @@ and compressed again as each candidate would store it, all at zstd level 3 (the 
             values -- a lower bound for any compact form of small columns
   header8   (d) the same frame behind an 8-byte header (24 bytes less)
   dict      (c) zstd with a dictionary: the messages of the --train profiles, concatenated
-            (a raw-content dictionary; zstd --train's dictionaries did worse on these sizes)
+            (a raw-content dictionary)
   all       (b) + (c) + (d): the compact form compressed with a dictionary of the compact
             forms of the --train profiles, behind an 8-byte header
+  dict32    (c) with a 32 KB dictionary that zstd --train makes of the same messages
+  all32     (b) + (d) + a 32 KB dictionary zstd --train makes of the compact forms
 
 Usage: ppk_size_candidates.py PROFPACK SCHEMA [--train DIR] FILE...
 Needs capnp, zstd and PROFPACK (the CLI). Prints one line per file: its size, then
@@ -112,7 +114,18 @@ def main():
             f.write(b"".join(t.compact(m) for m in msgs))
         print(f"dictionaries of {len(msgs)} profiles: {os.path.getsize(raw)} B raw, "
               f"{os.path.getsize(cmp)} B compact")
-    cols = ["now", "packed", "compact", "header8"] + (["dict", "all"] if train else [])
+        trained = {}
+        for kind, pieces in (("msg", msgs), ("compact", [t.compact(m) for m in msgs])):
+            names = []
+            for i, m in enumerate(pieces):
+                names.append(os.path.join(tmp, f"{kind}{i}"))
+                with open(names[-1], "wb") as f:
+                    f.write(m)
+            trained[kind] = os.path.join(tmp, kind + ".trained")
+            sh(["zstd", "--train", "-q", "--maxdict=32768", "-o", trained[kind], *names])
+    cols = ["now", "packed", "compact", "header8"]
+    if train:
+        cols += ["dict", "all", "dict32", "all32"]
     print("file | size | " + " | ".join(cols))
     for path in files:
         msg = t.message(path)
@@ -127,6 +140,8 @@ def main():
         if train:
             got["dict"] = 32 + t.zstd(msg, raw)
             got["all"] = 8 + t.zstd(c, cmp)
+            got["dict32"] = 32 + t.zstd(msg, trained["msg"])
+            got["all32"] = 8 + t.zstd(c, trained["compact"])
         gz = path.endswith(".pb.gz")
         cells = [f"{got[k]}" + (f" {got[k] / size:.3f}x" if gz else "") for k in cols]
         print(f"{os.path.relpath(path)} | {size} | " + " | ".join(cells), flush=True)
