@@ -165,6 +165,29 @@ for r in json.load(open(w + "/trend.json")):
 assert named >= 3, named
 PY
 
+# compact: a revision-1 archive becomes revision 2 (members kept as their formats' files)
+# with the same figures; forty one-member appends compact into one segment with one
+# dictionary rebuilt over all of them, as small as the forty added at once.
+a=$w/old.ppka; cp "$src/tests/data/compat/ppka-r1/mixed.ppka" "$a"
+rev() { python3 -c "import struct, sys; print(struct.unpack_from('<I', open(sys.argv[1], 'rb').read(), 8)[0])" "$1"; }
+"$pp" archive list --json "$a" >"$w/list1.json"
+for i in 1 2 3 4 5; do "$pp" archive extract "$a" $i -o "$w/old$i.ppk"; done
+"$pp" archive compact "$a" && "$pp" archive verify "$a" >/dev/null && [ "$(rev "$a")" = 2 ] &&
+  [ "$(rev "$src/tests/data/compat/ppka-r1/mixed.ppka")" = 1 ] && same=0 &&
+  for i in 1 2 3 4 5; do
+    "$pp" archive extract "$a" $i -o "$w/new$i.ppk" && "$pp" equal "$w/old$i.ppk" "$w/new$i.ppk" >/dev/null &&
+      same=$((same + 1))
+  done && [ $same = 5 ] && ok "compact: revision 1 -> 2, 5 members equal" ||
+  bad "compact of a revision-1 archive (revision $(rev "$a"), $same members equal)"
+a=$w/onebyone.ppka; rm -f "$a"
+for f in $(ls "$w"/gperf/* | sort -V); do "$pp" archive add "$a" "$f" --time 1000; done
+before=$(size "$a")
+"$pp" archive compact "$a" && "$pp" archive verify "$a" >/dev/null &&
+  "$pp" archive extract "$a" 7 -o "$w/x.prof" && cmp -s "$w/x.prof" "$w/gperf/p7.prof" &&
+  atmost "$(size "$a")" "$(size "$w/gperf.ppka")" 1.02 &&
+  ok "compact: 40 one-member segments ($before bytes) -> $(size "$a") (one add: $(size "$w/gperf.ppka"))" ||
+  bad "compact of 40 one-member segments: $before -> $(size "$a") bytes, one add $(size "$w/gperf.ppka")"
+
 # kill -9 of `archive add` at random points: every try leaves an archive that verify accepts,
 # holding every member committed before it, and the add's members all or none.
 a=$w/crash.ppka; rm -f "$a"
