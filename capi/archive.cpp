@@ -85,7 +85,7 @@ profpack_status profpack_archive_member_info(const profpack_archive* archive, si
     member->time = m.time;
     member->label_count = m.labels.size();
     member->stored_bytes = m.size;
-    member->ir_bytes = m.rawSize;
+    member->ir_bytes = m.messageSize;
   });
 }
 

@@ -29,9 +29,14 @@ for i in $(seq 1 40); do
     "$w/workload" $((1 + i % 2)) $((i % 4 + 1)) >/dev/null 2>&1
 done
 size() { stat -c %s "$1"; }
-for kind in gperf cg; do
-  files=$(ls "$w/$kind"/* | sort -V)
-  tarz=$(tar c -C "$w/$kind" . | zstd -19 -q -c | wc -c)
+ratio() { python3 -c "print(f'{$1/$2:.3f}')"; }
+# at most: fails where the ratio passes LIMIT (the aims of issue 33 that the archive meets).
+atmost() { python3 -c "import sys; sys.exit(0 if $1 <= $2 * $3 else 1)"; }
+for kind in gperf cg mixed; do
+  if [ $kind = mixed ]; then files=$(ls "$w"/gperf/* "$w"/cg/* | sort -V); dirs="gperf cg"
+  else files=$(ls "$w/$kind"/* | sort -V); dirs=$kind; fi
+  # shellcheck disable=SC2086
+  tarz=$(tar c -C "$w" $dirs | zstd -19 -q -c | wc -c)
   sum=0
   for f in $files; do
     # Without symbols, as archive add reads them (a symbolized .ppk also keeps the names).
@@ -41,12 +46,20 @@ for kind in gperf cg; do
   # shellcheck disable=SC2086
   "$pp" archive add "$w/$kind.ppka" $files --label kind=$kind --time 1000 || bad "add $kind"
   a=$(size "$w/$kind.ppka")
-  echo "size $kind: 40 members: archive $a bytes; tar c | zstd -19 $tarz;" \
-    "sum of .ppk $sum; ratios $(python3 -c "print(f'{$a/$tarz:.3f} {$a/$sum:.3f}')")"
-  # The aims of issue 33 (<= 0.5x tar|zstd-19, <= 0.25x the .ppk files) are not met yet by a
-  # shared dictionary alone: the figures are reported; smaller than the .ppk files is checked.
-  [ "$a" -lt "$sum" ] && ok "$kind archive smaller than the sum of .ppk" ||
-    bad "$kind archive $a >= sum of .ppk $sum"
+  echo "size $kind: $(echo $files | wc -w) members: archive $a bytes; tar c | zstd -19 $tarz;" \
+    "sum of .ppk $sum; ratios $(ratio $a $tarz) $(ratio $a $sum)"
+  # The aims of issue 33 are <= 0.5x tar|zstd-19 and <= 0.25x the .ppk files. Checked are
+  # those met (docs/benchmarks.md): gperftools 0.5x tar|zstd-19; every set 0.25x the .ppk
+  # files but gperftools'; the rest must not pass the figures reached (with room for runs).
+  case $kind in
+    gperf) lim_tar=0.5 lim_sum=0.25 ;;
+    cg) lim_tar=1.15 lim_sum=0.25 ;;
+    mixed) lim_tar=1.0 lim_sum=0.25 ;;
+  esac
+  atmost "$a" "$tarz" $lim_tar && ok "$kind archive <= ${lim_tar}x tar c | zstd -19" ||
+    bad "$kind archive $a > ${lim_tar}x tar c | zstd -19 ($tarz)"
+  atmost "$a" "$sum" $lim_sum && ok "$kind archive <= ${lim_sum}x the sum of .ppk" ||
+    bad "$kind archive $a > ${lim_sum}x the sum of .ppk ($sum)"
 done
 [ "${1:-}" = --sizes-only ] && { echo "$pass passed, $failn failed"; [ $failn = 0 ]; exit; }
 
@@ -152,6 +165,29 @@ for r in json.load(open(w + "/trend.json")):
 assert named >= 3, named
 PY
 
+# compact: a revision-1 archive becomes revision 2 (members kept as their formats' files)
+# with the same figures; forty one-member appends compact into one segment with one
+# dictionary rebuilt over all of them, as small as the forty added at once.
+a=$w/old.ppka; cp "$src/tests/data/compat/ppka-r1/mixed.ppka" "$a"
+rev() { python3 -c "import struct, sys; print(struct.unpack_from('<I', open(sys.argv[1], 'rb').read(), 8)[0])" "$1"; }
+"$pp" archive list --json "$a" >"$w/list1.json"
+for i in 1 2 3 4 5; do "$pp" archive extract "$a" $i -o "$w/old$i.ppk"; done
+"$pp" archive compact "$a" && "$pp" archive verify "$a" >/dev/null && [ "$(rev "$a")" = 2 ] &&
+  [ "$(rev "$src/tests/data/compat/ppka-r1/mixed.ppka")" = 1 ] && same=0 &&
+  for i in 1 2 3 4 5; do
+    "$pp" archive extract "$a" $i -o "$w/new$i.ppk" && "$pp" equal "$w/old$i.ppk" "$w/new$i.ppk" >/dev/null &&
+      same=$((same + 1))
+  done && [ $same = 5 ] && ok "compact: revision 1 -> 2, 5 members equal" ||
+  bad "compact of a revision-1 archive (revision $(rev "$a"), $same members equal)"
+a=$w/onebyone.ppka; rm -f "$a"
+for f in $(ls "$w"/gperf/* | sort -V); do "$pp" archive add "$a" "$f" --time 1000; done
+before=$(size "$a")
+"$pp" archive compact "$a" && "$pp" archive verify "$a" >/dev/null &&
+  "$pp" archive extract "$a" 7 -o "$w/x.prof" && cmp -s "$w/x.prof" "$w/gperf/p7.prof" &&
+  atmost "$(size "$a")" "$(size "$w/gperf.ppka")" 1.02 &&
+  ok "compact: 40 one-member segments ($before bytes) -> $(size "$a") (one add: $(size "$w/gperf.ppka"))" ||
+  bad "compact of 40 one-member segments: $before -> $(size "$a") bytes, one add $(size "$w/gperf.ppka")"
+
 # kill -9 of `archive add` at random points: every try leaves an archive that verify accepts,
 # holding every member committed before it, and the add's members all or none.
 a=$w/crash.ppka; rm -f "$a"
@@ -216,7 +252,13 @@ open(w + "/h2.ppka", "wb").write(data[:60] + data[100:])
 # a member's bytes flipped
 b = bytearray(data); b[40] ^= 0xff; open(w + "/h3.ppka", "wb").write(bytes(b))
 PY
-for h in h1 h2 h3; do
+# ... and members coded by their format (archive revision 2) whose coding is hostile: a slot
+# count or a record past the member's end, a PC in an object no mapping holds, a coded member
+# in a revision-1 archive (tests/hostile_archive.py; the same files are fuzz regressions).
+rm -f "$small"; "$pp" archive add "$small" "$w"/gperf/p1.prof --time 1
+python3 "$src/tests/hostile_archive.py" "$small" "$w" || bad "hostile_archive.py"
+"$pp" archive verify "$small" >/dev/null && ok "a coded gperftools member verifies" || bad "coded member"
+for h in h1 h2 h3 coded-slots coded-object coded-records coded-r1; do
   out=$("$pp" archive verify "$w/$h.ppka" 2>&1); rc=$?
   [ $rc = 1 ] && echo "$out" | grep -q "ppka" && ok "hostile $h refused: $out" || bad "hostile $h: exit $rc: $out"
 done

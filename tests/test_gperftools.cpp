@@ -11,6 +11,7 @@
 #include <algorithm>
 #include <cerrno>
 #include <cstddef>
+#include <cstring>
 #include <map>
 #include <set>
 #include <span>
@@ -19,6 +20,7 @@
 
 #include "container/ppk.h"
 #include "error.h"
+#include "formats/gperftools/archive_coding.h"
 #include "formats/gperftools/gperftools.h"
 #include "formats/gperftools/stacks.h"
 #include "formats/registry.h"
@@ -877,6 +879,48 @@ TEST(output_format_decides_deferral) {
     auto p = readProfile(bytes(d), o);
     const uint64_t partial = p->partialRoot().totalSize().wordCount;
     CHECK_EQ(partial < p->root().totalSize().wordCount, deferred);
+  }
+}
+
+// The archive coding (lib/formats/gperftools/archive_coding.h): a 64-bit little-endian file
+// codes and decodes to itself, its PCs as offsets in their objects; other widths are not
+// coded; every cut of a coding and a PC in an object no mapping holds are refused as malformed,
+// never read out of bounds.
+TEST(archive_coding_round_trip_and_hostile_codings) {
+  const std::string file = testlib::slurp(testlib::data("gperftools/workload.64le.prof"));
+  auto coded = profpack::gperftoolsArchiveCode(file);
+  CHECK(coded.has_value());
+  CHECK(profpack::gperftoolsArchiveDecode(*coded) == file);
+  CHECK(!profpack::gperftoolsArchiveCode(
+             testlib::slurp(testlib::data("gperftools/workload.32le.prof")))
+             .has_value());
+  CHECK(!profpack::gperftoolsArchiveCode(
+             testlib::slurp(testlib::data("gperftools/workload.64be.prof")))
+             .has_value());
+  // The mapped-objects text's ranges are coded: no line of the coding starts with one.
+  CHECK(coded->find("\n5") == std::string::npos && coded->find("\n7f") == std::string::npos);
+  size_t refused = 0;
+  for (size_t n = 0; n < coded->size(); ++n) {
+    try {
+      std::string back = profpack::gperftoolsArchiveDecode(coded->substr(0, n));
+      CHECK(back.size() < file.size() + 64 * n + 64);  // (a cut in the text still decodes)
+    } catch (const profpack::Error& e) {
+      CHECK(e.status() == profpack::Status::malformed);
+      ++refused;
+    }
+  }
+  CHECK(refused > 0);
+  // The first record's first PC (after the version, the slot count and 5 header slots, the
+  // record's count and depth): coded in object 0x7ffe, which no mapping holds.
+  std::string bad = *coded;
+  const uint64_t v = (uint64_t{0x7fff} << 48) | 0x1000;
+  std::memcpy(bad.data() + 9 + 8 * 7, &v, 8);
+  try {
+    profpack::gperftoolsArchiveDecode(bad);
+    CHECK(false);
+  } catch (const profpack::Error& e) {
+    CHECK(e.status() == profpack::Status::malformed);
+    CHECK_CONTAINS(e.what(), "which no mapping holds");
   }
 }
 

@@ -28,6 +28,10 @@ struct Member {
   size @5 :UInt64;
   rawSize @6 :UInt64;     # the IR message's size, a multiple of 8
   irRevision @7 :UInt32;  # the .ppk IR revision of the message
+  form @8 :UInt8;         # what the frame holds (archive revision 2; revision 1: always 0):
+                          # 0 the IR message; 1 the file `format`'s writer writes, whose reading
+                          # gives the IR message; 2 that file in `format`'s archive coding
+  messageSize @9 :UInt64; # forms 1 and 2: the size of the IR message read back (form 0: rawSize)
 }
 
 struct Label {

@@ -13,10 +13,12 @@
 #include <cerrno>
 #include <cstring>
 #include <limits>
+#include <optional>
 
 #include "archive.capnp.h"
 #include "container/ppk.h"
 #include "error.h"
+#include "formats/registry.h"
 #include "util/bytes.h"
 
 namespace profpack {
@@ -186,7 +188,7 @@ std::string text(capnp::Text::Reader t) { return std::string(t.cStr(), t.size())
 // Checks and reads the manifest of a commit whose data ends at `dataEnd` (where the manifest's
 // frame starts): every range lies in [16, dataEnd), every dictionary reference is to an
 // earlier (or the same) segment that holds a dictionary.
-Loaded readManifest(const std::string& message, uint64_t at, uint64_t dataEnd) {
+Loaded readManifest(const std::string& message, uint64_t at, uint64_t dataEnd, uint32_t revision) {
   Loaded l;
   kj::ArrayPtr<const capnp::word> words(reinterpret_cast<const capnp::word*>(message.data()),
                                         message.size() / sizeof(capnp::word));
@@ -234,8 +236,15 @@ Loaded readManifest(const std::string& message, uint64_t at, uint64_t dataEnd) {
         a.rawSize = mem.getRawSize();
         a.irRevision = mem.getIrRevision();
         a.segment = index;
+        const uint8_t form = mem.getForm();
+        if (form > static_cast<uint8_t>(MemberForm::codedFile) || (form != 0 && revision < 2))
+          malformed(at, "member " + std::to_string(a.id) + " of form " + std::to_string(form) +
+                            ", which archive revision " + std::to_string(revision) + " has not");
+        a.form = static_cast<MemberForm>(form);
+        a.messageSize = a.form == MemberForm::message ? a.rawSize : mem.getMessageSize();
         inFile(a.offset, a.size, "a member");
-        if (a.rawSize == 0 || a.rawSize % 8 != 0 || a.rawSize > kMaxMember)
+        if (a.rawSize == 0 || a.rawSize > kMaxMember ||
+            (a.form == MemberForm::message && a.rawSize % 8 != 0))
           malformed(at, "member " + std::to_string(a.id) + " declares " +
                             std::to_string(a.rawSize) + " bytes, not a message size");
         l.members.push_back(std::move(a));
@@ -260,11 +269,12 @@ void Archive::load() {
   if (std::memcmp(h.data(), kMagic, sizeof kMagic) != 0)
     malformed(0, "not a .ppka archive (magic number missing)");
   const uint32_t rev = le32(reinterpret_cast<const uint8_t*>(h.data()) + 8);
-  if (rev != kArchiveRevision)
+  if (rev < kOldestArchiveRevision || rev > kArchiveRevision)
     throw Error(Status::unsupported, "ppka",
-                "archive revision " + std::to_string(rev) + "; this build reads revision " +
-                    std::to_string(kArchiveRevision),
+                "archive revision " + std::to_string(rev) + "; this build reads revisions " +
+                    std::to_string(kOldestArchiveRevision) + "-" + std::to_string(kArchiveRevision),
                 8);
+  revision_ = rev;
   // A commit ending at `end`; strict: its defects are errors, else it is just not a commit.
   auto tryCommit = [&](uint64_t end, bool strict) -> bool {
     try {
@@ -282,7 +292,7 @@ void Archive::load() {
       const uint64_t start = trailer - frameSize;
       std::string frame = pread(start, frameSize);
       if (fnv1a(frame) != sum) malformed(start, "manifest checksum mismatch");
-      Loaded l = readManifest(decompress(frame, msgSize, {}, start), start, start);
+      Loaded l = readManifest(decompress(frame, msgSize, {}, start), start, start, rev);
       segments_ = std::move(l.segments);
       members_ = std::move(l.members);
       nextId_ = l.nextId;
@@ -324,6 +334,20 @@ std::string Archive::dictionary(uint32_t segment) const {
 
 std::unique_ptr<Profile> Archive::read(size_t index) const {
   const ArchiveMember& m = members_.at(index);
+  if (m.form != MemberForm::message) {
+    const FormatId f = formatFromName(m.format);
+    if (f == FormatId::unknown)
+      malformed(m.offset, "member " + std::to_string(m.id) + " of unknown format " + m.format);
+    std::string raw =
+        decompress(pread(m.offset, m.size), m.rawSize, dictionary(m.segment), m.offset);
+    try {
+      return profileFromArchiveForm(f, raw, m.form == MemberForm::codedFile);
+    } catch (const Error& e) {
+      if (e.status() != Status::malformed) throw;
+      malformed(m.offset, "the " + m.format + " file member " + std::to_string(m.id) +
+                              " keeps: " + e.what());
+    }
+  }
   if (m.irRevision != kPpkVersion)
     throw Error(Status::unsupported, "ppka",
                 "member " + std::to_string(m.id) + " holds IR revision " +
@@ -369,6 +393,8 @@ std::string manifestRecord(const std::vector<ArchiveSegment>& segments,
     o.setSize(mem.size);
     o.setRawSize(mem.rawSize);
     o.setIrRevision(mem.irRevision);
+    o.setForm(static_cast<uint8_t>(mem.form));
+    if (mem.form != MemberForm::message) o.setMessageSize(mem.messageSize);
   }
   auto flat = capnp::messageToFlatArray(b);
   std::string msg(reinterpret_cast<const char*>(flat.begin()), flat.size() * sizeof(capnp::word));
@@ -379,6 +405,18 @@ std::string manifestRecord(const std::vector<ArchiveSegment>& segments,
   appendLe64(rec, fnv1a(frame));
   rec.append(kCommitMagic, 8);
   return rec;
+}
+
+// The form a member of `profile` (IR message `raw`) is kept in, in an archive of `revision`;
+// `raw` becomes what its frame holds.
+MemberForm keepAs(const Profile& profile, const std::string& format, std::string& raw,
+                  uint32_t revision) {
+  // (the format named is the one a frame of another form is read back as)
+  if (revision < 2 || formatFromName(format) != formatOf(profile)) return MemberForm::message;
+  std::optional<ArchiveForm> form = archiveForm(profile, raw);
+  if (!form) return MemberForm::message;
+  raw = std::move(form->bytes);
+  return form->coded ? MemberForm::codedFile : MemberForm::file;
 }
 
 // The segment of `raws`: the smallest of no dictionary, `previous` (another segment's, not
@@ -415,11 +453,15 @@ Built buildSegment(const std::vector<std::string>& raws, const std::string& prev
 void Archive::add(const std::vector<ArchiveInput>& inputs, int level) {
   if (inputs.empty()) return;
   std::vector<std::string> raws;
+  std::vector<MemberForm> forms;
+  std::vector<uint64_t> messageSizes;
   for (const auto& in : inputs) {
     std::string raw;
     raw.reserve(in.profile->flatSize());
     in.profile->forEachFlatPiece(
         [&](const void* p, size_t n) { raw.append(static_cast<const char*>(p), n); });
+    messageSizes.push_back(raw.size());
+    forms.push_back(keepAs(*in.profile, in.format, raw, revision_));
     raws.push_back(std::move(raw));
   }
   // The dictionary of the last segment that holds one, offered to the new segment.
@@ -456,6 +498,8 @@ void Archive::add(const std::vector<ArchiveInput>& inputs, int level) {
     m.rawSize = raws[i].size();
     m.irRevision = kPpkVersion;
     m.segment = index;
+    m.form = forms[i];
+    m.messageSize = messageSizes[i];
     members.push_back(std::move(m));
   }
   std::string record = manifestRecord(segments, members, nextId);
@@ -479,8 +523,16 @@ void Archive::add(const std::vector<ArchiveInput>& inputs, int level) {
 
 void Archive::compact(int level) {
   std::vector<std::string> raws;
-  for (const auto& m : members_)
+  auto members = members_;
+  for (auto& m : members) {
     raws.push_back(decompress(pread(m.offset, m.size), m.rawSize, dictionary(m.segment), m.offset));
+    // Members of revision 1 (IR messages) move to the form a new add would keep them in.
+    if (m.form == MemberForm::message && m.irRevision == kPpkVersion) {
+      m.form = keepAs(*read(static_cast<size_t>(&m - members.data())), m.format, raws.back(),
+                      kArchiveRevision);
+      m.rawSize = raws.back().size();
+    }
+  }
   Built b = buildSegment(raws, {}, level);
   std::string file(reinterpret_cast<const char*>(kMagic), sizeof kMagic);
   appendLe32(file, kArchiveRevision);
@@ -488,7 +540,6 @@ void Archive::compact(int level) {
   ArchiveSegment seg = b.segment;
   seg.dictSegment = 0;
   seg.dictOffset = kHeaderSize;
-  auto members = members_;
   for (size_t i = 0; i < members.size(); ++i) {
     members[i].offset = kHeaderSize + b.frames[i].first;
     members[i].size = b.frames[i].second;

@@ -1,10 +1,11 @@
 // The .ppka archive: many profiles in one file, in segments that share a zstd dictionary.
 //
 //   bytes 0-7    magic "\x89PPKA\r\n\x1a"
-//   bytes 8-11   archive revision (u32 little-endian), 1
+//   bytes 8-11   archive revision (u32 little-endian), 2 (1: every member an IR message)
 //   bytes 12-15  flags (u32), 0
 //   then, appended by each commit: a segment (its dictionary's zstd frame, then each member's
-//   zstd frame: the member's IR message as .ppk keeps it, compressed with the dictionary),
+//   zstd frame, compressed with the dictionary: the member's IR message as .ppk keeps it, or
+//   the file its format writes where reading that gives the same message (Member.form)),
 //   then the commit record: the zstd frame of the Manifest (archive.capnp) naming every
 //   segment committed so far, and a 32-byte trailer
 //     u64 manifest frame size, u64 manifest message size, u64 FNV-1a-64 of the frame,
@@ -24,7 +25,12 @@
 
 namespace profpack {
 
-inline constexpr uint32_t kArchiveRevision = 1;
+inline constexpr uint32_t kArchiveRevision = 2;
+// The oldest revision this build reads; appends to an archive of it keep its revision.
+inline constexpr uint32_t kOldestArchiveRevision = 1;
+
+// What a member's frame holds (archive.capnp, Member.form).
+enum class MemberForm : uint8_t { message = 0, file = 1, codedFile = 2 };
 
 struct ArchiveMember {
   uint64_t id = 0;
@@ -34,6 +40,8 @@ struct ArchiveMember {
   uint64_t offset = 0, size = 0, rawSize = 0;
   uint32_t irRevision = 0;
   uint32_t segment = 0;
+  MemberForm form = MemberForm::message;
+  uint64_t messageSize = 0;  // the IR message's size (rawSize where form is message)
 };
 
 struct ArchiveSegment {
@@ -58,6 +66,7 @@ class Archive {
   const std::vector<ArchiveMember>& members() const { return members_; }
   const std::vector<ArchiveSegment>& segments() const { return segments_; }
   uint64_t committedBytes() const { return committed_; }
+  uint32_t revision() const { return revision_; }
 
   // The member at `index` (of members()), decoded and checked.
   std::unique_ptr<Profile> read(size_t index) const;
@@ -66,7 +75,8 @@ class Archive {
   // cut back to the last commit where it can be, and the archive is as before.
   void add(const std::vector<ArchiveInput>& inputs, int level);
 
-  // Rewrites the archive as one segment with one dictionary trained on all members.
+  // Rewrites the archive (at the current revision) as one segment with one dictionary on all
+  // members, each kept in the smallest form it may be kept in.
   void compact(int level);
 
  private:
@@ -80,6 +90,7 @@ class Archive {
   int fd_ = -1;
   uint64_t committed_ = 0;  // end of the last valid commit record
   uint64_t nextId_ = 1;
+  uint32_t revision_ = kArchiveRevision;
   std::vector<ArchiveSegment> segments_;
   std::vector<ArchiveMember> members_;
 };

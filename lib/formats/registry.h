@@ -5,6 +5,7 @@
 #include <cstdint>
 #include <functional>
 #include <memory>
+#include <optional>
 #include <span>
 #include <string>
 #include <string_view>
@@ -54,6 +55,19 @@ uint32_t modelCapabilities(const Profile& profile);
 // id, 0 where unknown). Status::unsupported for other formats; Status::io or malformed for a
 // binary that cannot be read as the format needs.
 std::vector<uint64_t> functionEntries(const Profile& profile, const std::string& binary);
+
+// How an archive (lib/archive/) keeps a member of `profile` whose IR message is `message`:
+// the bytes its format's writer writes, where reading them back gives `message` byte for byte
+// (`coded`: then coded by the format's archive coding); nothing where they would not, or the
+// message is large (it is kept as it is). profileFromArchiveForm reads such bytes back;
+// Status::malformed for bytes that are no such form.
+struct ArchiveForm {
+  std::string bytes;
+  bool coded = false;
+};
+std::optional<ArchiveForm> archiveForm(const Profile& profile, const std::string& message);
+std::unique_ptr<Profile> profileFromArchiveForm(FormatId format, const std::string& bytes,
+                                                bool coded);
 
 // Detects the format from the first bytes (never from a file name).
 FormatId detectFormat(std::span<const uint8_t> data);

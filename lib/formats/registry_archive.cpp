@@ -1,0 +1,80 @@
+// How an archive keeps a member (registry.h, archiveForm): as the file its format's writer
+// writes, where reading that file back gives the member's IR message byte for byte, coded by
+// the format's archive coding where it has one. Profiles of one program in different runs
+// share more bytes as files than as IR messages (whose string ids and predicted columns
+// differ wherever one string or cost does), so an archive's shared dictionary finds more.
+#include <optional>
+#include <string>
+
+#include "error.h"
+#include "formats/gperftools/archive_coding.h"
+#include "formats/registry.h"
+#include "profile.h"
+
+namespace profpack {
+
+namespace {
+
+// Members whose IR message is larger stay IR messages: reading a file of a text format costs
+// more than decoding its message, and only small members gain much from a shared dictionary.
+constexpr size_t kMaxFormBytes = size_t{16} << 20;
+
+struct ArchiveCoding {
+  FormatId format;
+  std::optional<std::string> (*code)(std::string_view file);
+  std::string (*decode)(std::string_view coded);
+};
+constexpr ArchiveCoding kCodings[] = {
+    {FormatId::gperftools, gperftoolsArchiveCode, gperftoolsArchiveDecode},
+};
+
+const ArchiveCoding* codingOf(FormatId f) {
+  for (const ArchiveCoding& c : kCodings)
+    if (c.format == f) return &c;
+  return nullptr;
+}
+
+std::string flat(const Profile& p) {
+  std::string s;
+  s.reserve(p.flatSize());
+  p.forEachFlatPiece([&](const void* d, size_t n) { s.append(static_cast<const char*>(d), n); });
+  return s;
+}
+
+std::unique_ptr<Profile> readAs(FormatId f, const std::string& file) {
+  ReadOptions o;
+  o.format = f;
+  return readProfile({reinterpret_cast<const uint8_t*>(file.data()), file.size()}, o);
+}
+
+}  // namespace
+
+std::optional<ArchiveForm> archiveForm(const Profile& profile, const std::string& message) {
+  const FormatId f = formatOf(profile);
+  FormatFacts facts;
+  if (message.size() > kMaxFormBytes || f == FormatId::ppk || !formatFacts(f, facts) ||
+      !facts.writable || !facts.readable)
+    return std::nullopt;
+  ArchiveForm out;
+  try {
+    out.bytes = writeProfile(profile, f, WriteOptions{});
+    if (flat(*readAs(f, out.bytes)) != message) return std::nullopt;
+  } catch (const Error&) {
+    return std::nullopt;  // a profile its format's writer cannot write as read
+  }
+  if (const ArchiveCoding* c = codingOf(f))
+    if (auto coded = c->code(out.bytes)) out.bytes = std::move(*coded), out.coded = true;
+  return out;
+}
+
+std::unique_ptr<Profile> profileFromArchiveForm(FormatId format, const std::string& bytes,
+                                                bool coded) {
+  const ArchiveCoding* c = codingOf(format);
+  if (coded && !c)
+    throw Error(Status::malformed, "ppka",
+                std::string("a coded member of ") + formatName(format) +
+                    ", a format without an archive coding");
+  return readAs(format, coded ? c->decode(bytes) : bytes);
+}
+
+}  // namespace profpack
