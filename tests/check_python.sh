@@ -7,6 +7,11 @@ set -euo pipefail
 src=${PROFPACK_SOURCE:?}; build=${PROFPACK_BUILD:?}
 py=${PROFPACK_VENV:-$src/.venv}/bin/python
 "$py" -c 'import cffi, pytest' 2>/dev/null || { echo "skip: no cffi and pytest in .venv (run scripts/setup.sh)"; exit 77; }
+# Every module of the package is one that pip install installs (bindings/python/meson.build).
+for f in "$src"/bindings/python/profpack/*.py "$src/bindings/python/profpack/py.typed"; do
+  grep -q "'profpack/$(basename "$f")'" "$src/bindings/python/meson.build" ||
+    { echo "bindings/python/meson.build does not install profpack/$(basename "$f")"; exit 1; }
+done
 tmp=$(mktemp -d); trap 'rm -rf "$tmp"' EXIT
 mkdir -p "$tmp/pkg/profpack"
 cp "$src"/bindings/python/profpack/*.py "$src/bindings/python/profpack/py.typed" "$tmp/pkg/profpack/"
