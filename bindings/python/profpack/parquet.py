@@ -22,7 +22,8 @@ Two Hive-partitioned datasets are written under the output directory:
   Cachegrind) has no rows.
 
 A label whose key is the name of one of the other columns is written as ``label_KEY``.
-Members are read one at a time, so memory is bounded by the largest member's tables.
+Members are read one at a time (once per dataset written), so memory is bounded by the
+largest member's tables.
 """
 from __future__ import annotations
 
