@@ -45,9 +45,19 @@ def archive(tmp_path_factory):
     return path
 
 
+FIGURES = {}
+
+
 def member_figures(archive, member_id, tmp_path):
     """{event: sorted (function, file, object, self, inclusive)} of `top --json` of the
-    member extracted, and its collapsed stacks (None where its format records none)."""
+    member extracted, and its collapsed stacks (None where its format records none); once
+    per member for the module's archive."""
+    if (archive, member_id) not in FIGURES:
+        FIGURES[archive, member_id] = cli_figures(archive, member_id, tmp_path)
+    return FIGURES[archive, member_id]
+
+
+def cli_figures(archive, member_id, tmp_path):
     ppk = str(tmp_path / ("m%d.ppk" % member_id))
     run("archive", "extract", archive, str(member_id), "-o", ppk)
     info = json.loads(run("info", ppk, "--json"))

@@ -93,17 +93,19 @@ def test_lines_as_annotate_json(sample):
         events = [e.name for e in p.events()]
         rows = p.lines()
         table = p.lines(arrow=True)
+    if sample.startswith(("callgrind/", "cachegrind/")):  # formats with per-line costs
+        assert rows
     assert table.column("file").to_pylist() == [r.file for r in rows]
     assert table.column("line").to_pylist() == [r.line for r in rows]
     for j, e in enumerate(events):
         assert table.column(e).to_pylist() == [r.costs[j] for r in rows]
-    # The costliest files, the first events: annotate --json's per-line self costs.
+    # The two costliest files, the first two events: annotate --json's per-line self costs.
     by_file = {}
     for r in rows:
         by_file.setdefault(r.file, []).append(r)
-    costly = sorted(by_file, key=lambda f: -sum(r.costs[0] for r in by_file[f]))[:3]
+    costly = sorted(by_file, key=lambda f: -sum(r.costs[0] for r in by_file[f]))[:2]
     for file in costly:
-        for j, e in enumerate(events[:3]):
+        for j, e in enumerate(events[:2]):
             want = {x["line"]: x["cost"] for x in
                     cli("annotate", path, "--source", file, "--event", e)["lines"] if x["cost"]}
             got = {r.line: r.costs[j] for r in by_file[file] if r.costs[j]}
