@@ -158,3 +158,23 @@ def test_dask_merge_on_a_local_cluster(tmp_path):
 
     assert figures(got) == figures(ref)
     assert figures(got)[0] == 100 * sum(cli("info", r)["events"][0]["total"] for r in runs)
+
+
+@pytest.mark.parametrize("files_per_task", [1, 3, 16])
+def test_dask_graph_leaves(tmp_path, files_per_task):
+    # The graph's leaves read one file each (to_ppk) or merge several (merge_files); either
+    # way the tree gives profpack.merge's profile (here on Dask's synchronous scheduler).
+    pytest.importorskip("dask")
+    import profpack.dask
+
+    runs = [os.path.join(DATA, "merge/workload.run%d.prof" % i) for i in (1, 2)]
+    paths = [runs[i % 2] for i in range(20)]
+    ps = [profpack.read(x) for x in paths]
+    try:
+        with profpack.merge(ps) as want, \
+                profpack.dask.merge(paths, split_every=3, scheduler="sync",
+                                    files_per_task=files_per_task) as got:
+            assert got.equal(want)
+    finally:
+        for x in ps:
+            x.close()
