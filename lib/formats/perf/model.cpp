@@ -17,6 +17,8 @@ namespace profpack {
 
 namespace {
 
+constexpr uint64_t kSampleTime = 1 << 2;  // perf_event_attr.sample_type: PERF_SAMPLE_TIME
+
 std::string hex(uint64_t v) {
   char buf[24];
   std::snprintf(buf, sizeof buf, "0x%llx", static_cast<unsigned long long>(v));
@@ -30,7 +32,8 @@ class PerfSource : public ModelSource {
 
   uint32_t capabilities() const override {
     return kCapCallArcs | kCapAddresses | kCapStacks | kCapThreads |
-           (pd_.hasFrameName() ? uint32_t{kCapNames} : 0u);
+           (pd_.hasFrameName() ? uint32_t{kCapNames} : 0u) |
+           (timed() ? uint32_t{kCapTimeline} : 0u);
   }
 
   void functions(FunctionLayer& out) override {
@@ -42,6 +45,9 @@ class PerfSource : public ModelSource {
       out.eventNames.push_back(e.getName().cStr());
       out.eventLongNames.push_back(std::string(e.getName().cStr()) + " (summed period)");
     }
+    if (timed()) out.timelineUnitsPerSecond = 1e9;  // sample times are perf_clock nanoseconds
+    for (auto f : pd_.getFeatures())                // hostname, osrelease, arch, nrcpus, cmdline
+      out.description.emplace_back(f.getKey().cStr(), f.getValue().cStr());
     for (auto t : pd_.getThreads())
       out.threads.push_back({static_cast<uint32_t>(t.getPid()), static_cast<uint32_t>(t.getTid()),
                              t.getComm().cStr()});
@@ -133,6 +139,17 @@ class PerfSource : public ModelSource {
     }
   }
 
+  uint64_t timelineOrigin() override {
+    ColumnCursor time(pd_.getSampleTime());
+    uint64_t first = ~uint64_t{0};
+    for (uint64_t i = 0; i < time.size(); ++i) first = std::min(first, time.next());
+    return first == ~uint64_t{0} ? 0 : first;
+  }
+
+  // Per thread, each sample a slice from its time to the thread's next sample (the last: one
+  // sampling period), every frame of its stack a span, innermost first.
+  void spans(SpanSink& sink) override;
+
   Summary summary() override {
     Summary s;
     s.formatVersion = pd_.getPipeMode() ? "pipe" : "file";
@@ -187,6 +204,25 @@ class PerfSource : public ModelSource {
       for (size_t k = 0; k < events; ++k)
         selfOf_[frames_[start_[s]] * events + k] += values_[s * events + k];
   }
+  // Whether the samples have times (perf.data's sample_type TIME; `perf script` text with its
+  // time field).
+  bool timed() const {
+    for (auto e : pd_.getEvents())
+      if (e.getSampleType() & kSampleTime) return true;
+    return false;
+  }
+  // How long a thread's last sample lasts: its period where the event counts nanoseconds
+  // (cpu-clock, task-clock), else one period of the sampling frequency, else the gap before it.
+  uint64_t lastDuration(uint64_t event, uint64_t period, uint64_t gap) const {
+    auto events = pd_.getEvents();
+    if (event < events.size()) {
+      auto e = events[static_cast<unsigned>(event)];
+      const std::string_view name = e.getName().cStr();
+      if (name == "cpu-clock" || name == "task-clock") return period;
+      if (e.getFreq() && e.getSamplePeriod() > 0) return 1000000000 / e.getSamplePeriod();
+    }
+    return gap;
+  }
   uint64_t selfOf(uint64_t f, size_t k) const {
     return selfOf_[f * (1 + pd_.getEvents().size()) + k];
   }
@@ -211,6 +247,66 @@ class PerfSource : public ModelSource {
   std::vector<uint64_t> rank_, byRank_;
   std::vector<uint64_t> funcOf_;  // per frame: its function (frames of one name share one)
 };
+
+void PerfSource::spans(SpanSink& sink) {
+  decode();
+  const std::vector<uint64_t> time = decodeColumn(pd_.getSampleTime());
+  const std::vector<uint64_t> thread = decodeColumn(pd_.getSampleThread());
+  const std::vector<uint64_t> event = decodeColumn(pd_.getSampleEvent());
+  const std::vector<uint64_t> period = decodeColumn(pd_.getSamplePeriod());
+  const std::vector<uint64_t> stack = decodeColumn(pd_.getSampleStack());
+  const size_t n = stack.size(), threads = pd_.getThreads().size();
+  if (time.size() != n)
+    throw Error(Status::malformed, "ppk", "perf: sample columns of different lengths");
+  // In time order, as perf script sorts them (a .ppk's are; `perf script --no-sort` text's may
+  // not be).
+  std::vector<uint64_t> order;
+  if (!std::is_sorted(time.begin(), time.end())) {
+    order.resize(n);
+    for (size_t i = 0; i < n; ++i) order[i] = i;
+    std::stable_sort(order.begin(), order.end(),
+                     [&](uint64_t a, uint64_t b) { return time[a] < time[b]; });
+  }
+  uint64_t emitted = 0;
+  auto emit = [&](uint64_t i, uint64_t end) {
+    const uint64_t b = start_[stack[i]], e = start_[stack[i] + 1];
+    // Many samples of one deep stack make more spans than a .ppk has bytes: bounded as the
+    // stacks layer is.
+    if ((emitted += e - b) > kMaxStackFrames)
+      throw Error(Status::limit, "",
+                  "the samples' timeline holds more than " + std::to_string(kMaxStackFrames) +
+                      " spans (a frame of a sample's stack each)");
+    for (uint64_t k = b; k < e; ++k)
+      sink.span({static_cast<uint32_t>(thread[i]), static_cast<uint32_t>(e - 1 - k),
+                 funcOf_[frames_[k]], time[i], std::max(end, time[i])});
+  };
+  // A thread of the system is one timeline, whatever its comm (an exec renames it: two threads
+  // of the model).
+  std::map<std::pair<int32_t, int32_t>, uint64_t> idOf;
+  std::vector<uint64_t> line(threads);
+  for (unsigned t = 0; t < threads; ++t) {
+    auto row = pd_.getThreads()[t];
+    line[t] = idOf.try_emplace({row.getPid(), row.getTid()}, idOf.size()).first->second;
+  }
+  auto wanted = [&](uint64_t i) {
+    return thread_ < 0 || thread[i] == static_cast<uint64_t>(thread_);
+  };
+  std::vector<uint64_t> pending(idOf.size(), ~uint64_t{0}), gap(idOf.size(), 0);
+  for (size_t k = 0; k < n; ++k) {
+    const uint64_t i = order.empty() ? k : order[k];
+    if (thread[i] >= threads)
+      throw Error(Status::malformed, "ppk", "perf: sample of a thread out of range");
+    const uint64_t l = line[thread[i]];
+    if (pending[l] != ~uint64_t{0}) {
+      gap[l] = time[i] - time[pending[l]];
+      if (wanted(pending[l])) emit(pending[l], time[i]);
+    }
+    pending[l] = i;
+  }
+  for (size_t l = 0; l < pending.size(); ++l)
+    if (const uint64_t i = pending[l]; i != ~uint64_t{0} && wanted(i))
+      emit(i, time[i] + lastDuration(event[i], period[i], gap[l]));
+}
 
 }  // namespace
 
