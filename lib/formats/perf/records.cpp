@@ -382,7 +382,11 @@ uint64_t Reader::frameOf(uint64_t ip, bool kernel, int32_t pid) {
       rec.used = true;
       rec.index = static_cast<uint32_t>(r_.mappings.size());
       if (rec.buildId.empty())
-        if (auto b = buildIds_.find(rec.path); b != buildIds_.end()) rec.buildId = b->second;
+        if (auto b = buildIds_.find(rec.path.rfind("[kernel.kallsyms]", 0) == 0
+                                        ? std::string("[kernel.kallsyms]")  // its _text mapping
+                                        : rec.path);
+            b != buildIds_.end())
+          rec.buildId = b->second;
       r_.mappings.push_back(rec);
     }
     kept = rec.index + 1;
