@@ -221,7 +221,7 @@ profpack_status profpack_profile_symbolize(const profpack_profile* profile,
     require(profile && out, "profpack_profile_symbolize: profile and out must not be NULL");
     const profpack_symbolize_options o = callerOptions(
         options, profpack_symbolize_options_init,
-        PROFPACK_CAPI_END_OF(profpack_symbolize_options, binary), "profpack_symbolize_options");
+        PROFPACK_CAPI_END_OF(profpack_symbolize_options, kallsyms), "profpack_symbolize_options");
     require(o.binary_path || o.binary_path_count == 0,
             "profpack_symbolize_options: binary_path is NULL but its count is not 0");
     profpack::SymbolizeOptions so;
@@ -230,6 +230,7 @@ profpack_status profpack_profile_symbolize(const profpack_profile* profile,
       so.binaryPath.emplace_back(o.binary_path[i]);
     }
     if (o.binary) so.binary = o.binary;
+    if (o.kallsyms) so.kallsyms = o.kallsyms;
     so.profileTime = profile->fileTime;
     *out = wrap(profpack::symbolizeProfile(*profile->profile, so));
   });

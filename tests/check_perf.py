@@ -5,7 +5,7 @@ samples per thread and DSO equal `--sort pid,dso`, and the total equals perf's s
 perf's output is parsed here, independently of profpack. With --record, a new recording of
 tests/data/perf/threads is made and checked the same way (exit 77 where perf_event_open is
 denied); without it the committed recordings are checked."""
-import collections, os, re, shutil, subprocess, sys, tempfile
+import collections, decimal, gzip, json, os, re, shutil, struct, subprocess, sys, tempfile
 
 cli = os.environ["PROFPACK_CLI"]
 data = os.path.join(os.environ["PROFPACK_TEST_DATA"], "perf")
@@ -28,8 +28,30 @@ def dso_name(obj):
     return "[kernel.kallsyms]" if base.startswith("[kernel.kallsyms]") else base
 
 
+SYMFS = {}
+
+
+def symfs(f):
+    """perf finds a program by its build id; a recording without build ids (pipe mode) names
+    it only by the path it ran at, gone since: perf is given a --symfs root where that path
+    leads to the committed binary."""
+    if f not in SYMFS:
+        SYMFS[f] = []
+        for line in run("perf", "buildid-list", "-i", f).splitlines():
+            words = line.split()
+            if len(words) == 1 and os.path.basename(words[0]) in PROGRAMS \
+                    and not os.path.exists(words[0]):
+                root = os.path.join(TMP, "symfs")
+                link = root + words[0]
+                os.makedirs(os.path.dirname(link), exist_ok=True)
+                if not os.path.lexists(link):
+                    os.symlink(os.path.abspath(os.path.join(data, os.path.basename(words[0]))), link)
+                SYMFS[f] = ["--symfs", root]
+    return SYMFS[f]
+
+
 def perf_rows(buildids, f, sort):
-    out = run("perf", "--buildid-dir", buildids, "report", "-i", f, "--stdio", "--no-children",
+    out = run("perf", "--buildid-dir", buildids, "report", *symfs(f), "-i", f, "--stdio", "--no-children",
               "-n", "-g", "none", "--sort", sort)
     total, rows = None, []
     for line in out.splitlines():
@@ -103,7 +125,7 @@ def compare(f, tmp, buildids):
     # The same recording through its `perf script` text (names as perf prints them).
     txt = os.path.join(tmp, name + ".txt")
     with open(txt, "w") as out:
-        out.write(run("perf", "--buildid-dir", buildids, "script", "-i", f))
+        out.write(run("perf", "--buildid-dir", buildids, "script", *symfs(f), "-i", f))
     script, script_total = collections.Counter(), 0
     for line in run(cli, "top", txt, "--tsv", "-n", "100000000").splitlines():
         self_, _, _, _, func, obj = line.split("\t")
@@ -120,7 +142,7 @@ def compare(f, tmp, buildids):
     # With pid and tid printed, --folded-process pid|tid as stackcollapse-perf's --pid/--tid.
     ptxt = os.path.join(tmp, name + ".pid.txt")
     with open(ptxt, "w") as out:
-        out.write(run("perf", "--buildid-dir", buildids, "script", "-F",
+        out.write(run("perf", "--buildid-dir", buildids, "script", *symfs(f), "-F",
                       "comm,pid,tid,time,event,ip,sym,dso", "-i", f))
     for mode in ("pid", "tid"):
         want, got = stackcollapse(open(ptxt).read(), mode), folded(ptxt, "--folded-process", mode)
@@ -130,7 +152,7 @@ def compare(f, tmp, buildids):
     # -F +srcline adds a "file:line" line under each frame: the same figures.
     src = os.path.join(tmp, name + ".srcline.txt")
     with open(src, "w") as out:
-        out.write(run("perf", "--buildid-dir", buildids, "script", "-F", "+srcline", "-i", f))
+        out.write(run("perf", "--buildid-dir", buildids, "script", *symfs(f), "-F", "+srcline", "-i", f))
     check(run(cli, "top", src, "--tsv", "-n", "100000000") ==
           run(cli, "top", txt, "--tsv", "-n", "100000000"),
           f"{name}: its perf script -F +srcline text gives the same top")
@@ -153,11 +175,211 @@ def compare(f, tmp, buildids):
           f"{name}: samples per (tid, dso) of {len(threads)} threads equal perf's {len(theirs)} rows")
 
 
+KERNEL = "[kernel.kallsyms]"
+
+
+def script_samples(text):
+    """`perf script --ns -F comm,pid,tid,time,event,ip,sym,dso` text as samples: (pid, tid,
+    time in ns, [(symbol, dso)] innermost first)."""
+    out = []
+    for block in text.split("\n\n"):
+        lines = [l for l in block.split("\n") if l.strip() and not l.startswith("#")]
+        if not lines:
+            continue
+        m = re.match(r"^.*?\s+(-?\d+)/(-?\d+)\s+(\d+)\.(\d{9}):", lines[0])
+        if not m:
+            raise ValueError("not a sample line: " + lines[0])
+        frames = []
+        for l in lines[1:]:
+            fm = re.match(r"^\s*[0-9a-f]+ (.*?) \((.*)\)$", l)
+            if fm:
+                frames.append((fm.group(1), fm.group(2)))
+        out.append((int(m.group(1)), int(m.group(2)), int(m.group(3)) * 10**9 + int(m.group(4)),
+                    frames))
+    return out
+
+
+def trace_slices(path):
+    """`profpack convert --to trace-event` as slices: per (pid, tid), (ts in ns, dur in ns,
+    frame names outermost first), where the spans of one sample share ts and dur and come
+    innermost first."""
+    doc = json.loads(run(cli, "convert", path, "--to", "trace-event", "-o", "-"),
+                     parse_float=decimal.Decimal)
+    slices = collections.defaultdict(list)
+    last = {}
+    for e in doc["traceEvents"]:
+        if e.get("ph") != "X":
+            continue
+        key = (e["pid"], e["tid"])
+        ts, dur = int(e["ts"] * 1000), int(e["dur"] * 1000)
+        if last.get(key) == (ts, dur):
+            slices[key][-1][2].insert(0, e["name"])
+        else:
+            slices[key].append((ts, dur, [e["name"]]))
+        last[key] = (ts, dur)
+    return slices
+
+
+def compare_timeline(f, tmp):
+    """Item by item against the recording's perf script text (committed: its kernel frames named
+    from this recording's kernel): per thread the samples' count, first and last time, and every
+    sample's frames (names where perf names them from the programs or the kernel, else their
+    number); kernel frames named from the committed kallsyms excerpt."""
+    name = os.path.basename(f)
+    ppk = os.path.join(tmp, name + ".timeline.ppk")
+    run(cli, "symbolize", f, "-o", ppk, "--binary-path", data, "--kallsyms",
+        os.path.join(data, "kallsyms.txt"))
+    with gzip.open(f[:-len(".data")] + ".script.txt.gz", "rt") as z:
+        samples = script_samples(z.read())
+    origin = min(t for _, _, t, _ in samples)
+    per = collections.defaultdict(list)
+    for pid, tid, t, frames in samples:
+        per[(pid, tid)].append((t - origin, frames))
+    slices = trace_slices(ppk)
+    counts_ok = set(per) == set(slices) and all(len(per[k]) == len(slices[k]) for k in per)
+    check(counts_ok, f"{name}: trace-event slices per thread = perf script's samples "
+          f"({ {k[1]: len(v) for k, v in slices.items()} } vs { {k[1]: len(v) for k, v in per.items()} })")
+    if not counts_ok:
+        return
+    ends_ok = all(slices[k][0][0] == per[k][0][0] and slices[k][-1][0] == per[k][-1][0]
+                  for k in per)
+    gaps_ok = all(a[0] + a[1] == b[0] for v in slices.values() for a, b in zip(v, v[1:]))
+    check(ends_ok and gaps_ok, f"{name}: each thread's first and last slice at perf script's "
+          "times, each slice lasting to the thread's next sample")
+    # Kernel frames (innermost) one for one; user frames: the programs' in order, where our
+    # stack may hold more (the functions inlined there, which perf script leaves out).
+    bad, kernel, bad_kernel = [], 0, []
+    for k in per:
+        for (t, frames), (ts, _, names) in zip(per[k], slices[k]):
+            inner = names[::-1]
+            kern = [sym for sym, dso in frames if dso == KERNEL]
+            user = [(sym, dso) for sym, dso in frames if dso != KERNEL]
+            kernel += len(kern)
+            if inner[:len(kern)] != kern:
+                bad_kernel.append((kern, inner[:len(kern)]))
+            rest, ok = iter(inner[len(kern):]), len(inner) - len(kern) >= len(user)
+            for sym, dso in user:
+                if os.path.basename(dso) in PROGRAMS:
+                    ok &= any(n == sym for n in rest)
+            if not ok or ts != t:
+                bad.append((k, t, frames, names))
+    check(not bad, f"{name}: every slice's frames are its sample's stack "
+          f"({sum(map(len, per.values()))} samples; first differing: {bad[:1]})")
+    check(not bad_kernel and kernel > 0,
+          f"{name}: {kernel} kernel frames named from kallsyms.txt as perf script names them "
+          f"(differ: {bad_kernel[:2]})")
+
+
+def running_kernel_build_id():
+    try:
+        d = open("/sys/kernel/notes", "rb").read()
+    except OSError:
+        return None
+    i = 0
+    while i + 12 <= len(d):
+        n, s, t = struct.unpack_from("<III", d, i)
+        o = i + 12 + ((n + 3) & ~3)
+        if t == 3 and d[i + 12:i + 12 + n] == b"GNU\0":
+            return d[o:o + s].hex()
+        i = o + ((s + 3) & ~3)
+    return None
+
+
+def compare_running_kernel(f, tmp):
+    """Without --kallsyms: /proc/kallsyms names kernel frames only where the running kernel is
+    the recorded one (its build id); else a warning says why and kernel frames keep addresses."""
+    name = os.path.basename(f)
+    recorded = re.search(r"^([0-9a-f]+) \[kernel\.kallsyms\]$",
+                         run("perf", "buildid-list", "-i", f), re.M)
+    if not recorded:
+        return
+    out = os.path.join(tmp, name + ".running.ppk")
+    r = subprocess.run([cli, "symbolize", f, "-o", out, "--binary-path", data],
+                       capture_output=True, text=True, check=True)
+    names = lambda p: sorted(l.split("\t")[4] for l in
+                             run(cli, "top", p, "--tsv", "-n", "100000000").splitlines()
+                             if KERNEL in l.split("\t")[5])
+    excerpt = os.path.join(tmp, name + ".excerpt.ppk")
+    run(cli, "symbolize", f, "-o", excerpt, "--binary-path", data, "--kallsyms",
+        os.path.join(data, "kallsyms.txt"))
+    if running_kernel_build_id() == recorded.group(1) and os.access("/proc/kallsyms", os.R_OK):
+        check(names(out) == names(excerpt) and "not the recorded kernel" not in r.stderr,
+              f"{name}: the running kernel is the recorded one: /proc/kallsyms names its "
+              f"{len(names(out))} kernel functions as the excerpt does")
+    else:
+        check("not the recorded kernel" in r.stderr and all(n.startswith("0x") for n in names(out)),
+              f"{name}: another kernel runs: /proc/kallsyms not taken, with a warning")
+
+
+def compare_children(f, tmp, buildids):
+    """Inclusive samples per function of the programs (and, with the committed kallsyms
+    excerpt, of the kernel where perf names kernel functions: the recorded kernel runs) equal
+    `perf report --children -n --sort dso,sym` (its Children percentage of the sample count)."""
+    name = os.path.basename(f)
+    ppk = os.path.join(tmp, name + ".children.ppk")
+    run(cli, "symbolize", f, "-o", ppk, "--binary-path", data, "--kallsyms",
+        os.path.join(data, "kallsyms.txt"))
+    out = run("perf", "--buildid-dir", buildids, "report", *symfs(f), "-i", f, "--stdio", "--children",
+              "-n", "-g", "none", "--sort", "dso,sym")
+    if not re.search(r"^# Children", out, re.M):
+        print(f"note {name}: perf report shows no children for it (pipe mode): not compared")
+        return
+    total = int(re.search(r"# Samples: (\d+)", out).group(1))
+    theirs = collections.Counter()
+    kernel_named = False
+    for line in out.splitlines():
+        m = re.match(r"\s*([\d.]+)%\s+[\d.]+%\s+\d+\s+(\S+)\s+\[([.k])\] (.*\S)\s*$", line)
+        if not m:
+            continue
+        dso, sym = m.group(2), m.group(4)
+        kernel_named |= dso == KERNEL and not sym.startswith("0x")
+        if dso in PROGRAMS or (dso == KERNEL and not re.match(r"0x[0-9a-f]+$", sym)):
+            theirs[(dso, sym)] += round(decimal.Decimal(m.group(1)) * total / 100)
+    ours = collections.Counter()
+    for line in run(cli, "top", ppk, "--tsv", "-n", "100000000").splitlines():
+        _, incl, _, _, func, obj = line.split("\t")
+        dso = dso_name(obj)
+        if int(incl) and (dso in PROGRAMS or (dso == KERNEL and kernel_named)):
+            ours[(dso, func)] += int(incl)
+    assert total < 10000, "percentages with 2 decimals name a count exactly below 10,000 samples"
+    check(len(ours) >= 2 and ours == theirs,
+          f"{name}: inclusive samples of {len(ours)} functions = perf report --children "
+          f"(differ: {sorted(set(ours.items()) ^ set(theirs.items()))[:4]})")
+
+
+def compare_buildid_cache(tmp):
+    """A binary found by its build id in perf's build-id cache ($HOME/.debug), the recorded
+    path missing: the same names as from the binary named directly."""
+    home = os.path.join(tmp, "home")
+    os.makedirs(home, exist_ok=True)
+    env = dict(os.environ, HOME=home)
+    env.pop("PROFPACK_BINARY_PATH", None)
+    subprocess.run(["perf", "buildid-cache", "-a", os.path.join(data, "threads")], env=env,
+                   check=True, capture_output=True)
+    copy = os.path.join(tmp, "copied", "threads.data")
+    os.makedirs(os.path.dirname(copy), exist_ok=True)
+    shutil.copy(os.path.join(data, "threads.data"), copy)
+    recorded = "/work/wt/perf/tests/data/perf/threads"  # where it was recorded
+    def names(*args, environ=None):
+        ppk = os.path.join(tmp, "cache.ppk")
+        subprocess.run([cli, "symbolize", copy, "-o", ppk, *args], env=environ, check=True,
+                       capture_output=True)
+        rows = run(cli, "top", ppk, "--tsv", "-n", "100000000").splitlines()
+        return sorted((l.split("\t")[4], l.split("\t")[0]) for l in rows
+                      if os.path.basename(l.split("\t")[5]) == "threads")
+    cached, direct = names(environ=env), names("--binary-path", data)
+    check(not os.path.exists(recorded) and cached == direct and
+          any(n == "work_a" for n, _ in cached),
+          f"threads.data: names from perf's build-id cache = from the binary ({cached[:3]}...)")
+
+
 def main():
     if not shutil.which("perf"):
         print("perf not installed (linux-perf provides it)")
         return 1
+    global TMP
     with tempfile.TemporaryDirectory() as tmp:
+        TMP = tmp
         buildids = os.path.join(tmp, "buildids")
         for p in sorted(PROGRAMS):  # perf finds the committed binaries by build id
             run("perf", "--buildid-dir", buildids, "buildid-cache", "-a", os.path.join(data, p))
@@ -172,6 +394,12 @@ def main():
             files = [out]
         for f in files:
             compare(f, tmp, buildids)
+            if "--record" not in sys.argv:
+                compare_timeline(f, tmp)
+                compare_running_kernel(f, tmp)
+                compare_children(f, tmp, buildids)
+        if "--record" not in sys.argv:
+            compare_buildid_cache(tmp)
     print(f"{passed} passed, {failed} failed")
     return 1 if failed else 0
 

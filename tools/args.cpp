@@ -45,6 +45,8 @@ std::vector<OptionSpec> ownOptions() {
       {"--binary", "", "an XRay-instrumented executable", "info top annotate calls symbolize",
        "XRay only: the instrumented executable, whose xray_instr_map names the function ids",
        "BIN"},
+      {"--kallsyms", "", "a kallsyms table (a copy of /proc/kallsyms)", "symbolize",
+       "the recorded kernel's symbols, to name kernel frames", "FILE"},
       {"--thread", "", "a thread index (see profpack info)", "top annotate calls",
        "only thread N of the list `info` prints", "N"},
       {"--tag", "", "KEY=REGEX (a label selector)", "info top annotate calls",

@@ -136,6 +136,8 @@ int cmdSymbolize(Invocation& s, const std::vector<std::string>& argv) {
   o.binary_path_count = ro.binary_path_count;
   const std::string binary = args.get("--binary");
   if (!binary.empty()) o.binary = binary.c_str();
+  const std::string kallsyms = args.get("--kallsyms");
+  if (!kallsyms.empty()) o.kallsyms = kallsyms.c_str();
   Profile named;
   if (profpack_profile_symbolize(in.p, &o, &named.p) != PROFPACK_OK)
     return failWith(s, "symbolize");

@@ -571,6 +571,11 @@ typedef struct profpack_symbolize_options {
    *  maps the ids to functions; required for such a profile, ignored for others. NULL
    *  (default) for none. Not retained. */
   const char* binary;
+  /** A kallsyms table (a copy of /proc/kallsyms) of the kernel the profile was recorded on,
+   *  to name its kernel frames. NULL (default): /proc/kallsyms where the running kernel is the
+   *  recorded one (its build id, else its release, is the profile's), else kernel frames stay
+   *  unnamed with a warning. Not retained. */
+  const char* kallsyms;
 } profpack_symbolize_options;
 
 PROFPACK_API void profpack_symbolize_options_init(profpack_symbolize_options* options);

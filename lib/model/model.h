@@ -128,6 +128,9 @@ struct FunctionLayer {
   // profile (unitsPerSecond, else samplePeriodNanos).
   std::vector<double> eventUnitsPerSecond;
   uint64_t samplePeriodNanos = 0;  // sampled profiles: the CPU time one sample stands for
+  // Units per second of the timeline's spans where they are not the events' (a sampled
+  // profile's events are counts and periods, its spans timestamps); 0: unitsPerSecond.
+  double timelineUnitsPerSecond = 0;
   // Sampled events (DCPI): per event, the occurrences of the event one sample stands for;
   // shorter than the events, or 0, where unknown.
   std::vector<uint64_t> eventPeriods;
@@ -248,7 +251,7 @@ struct Span {
   uint32_t thread = 0;          // index into threads()
   uint32_t depth = 0;           // 0 for a call at the bottom of its thread's stack
   uint64_t function = 0;        // index into the function layer
-  uint64_t begin = 0, end = 0;  // in event units (begin <= end)
+  uint64_t begin = 0, end = 0;  // in timeline units (begin <= end; Model::timelineUnitsPerSecond)
 };
 
 // Receives the timeline's spans: a thread's in the order its calls ended (a callee before its
@@ -340,6 +343,11 @@ class Model {
     return f_.unitsPerSecond > 0      ? f_.unitsPerSecond
            : f_.samplePeriodNanos > 0 ? 1e9 / static_cast<double>(f_.samplePeriodNanos)
                                       : 0;
+  }
+  // Units per second of the spans' begin and end (Span): the source's own where it gives one,
+  // else unitsPerSecond.
+  double timelineUnitsPerSecond() const {
+    return f_.timelineUnitsPerSecond > 0 ? f_.timelineUnitsPerSecond : f_.unitsPerSecond;
   }
   uint64_t total(size_t e) const { return totals_[e]; }
   // A difference that records its base: the base's total of event e (FunctionLayer::

@@ -1,5 +1,7 @@
 #include "symbolize/binaries.h"
 
+#include <unistd.h>
+
 #include <cstdlib>
 #include <string_view>
 
@@ -72,15 +74,30 @@ ElfBinary* ElfResolver::get(const std::string& path, std::string& why) {
 
 ElfBinary* ElfResolver::find(const Mapping& mapping, std::string& used, std::string& why) {
   std::vector<std::string> candidates;
+  if (!mapping.buildId.empty()) {
+    const std::string id = hexBytes(mapping.buildId);
+    const std::string dir = id.substr(0, 2), rest = id.substr(2);
+    for (const std::string& d : dirs_) {
+      candidates.push_back(d + "/.build-id/" + dir + "/" + rest);
+      candidates.push_back(d + "/.build-id/" + dir + "/" + rest + ".debug");
+    }
+    if (const char* home = std::getenv("HOME"); home && *home)
+      candidates.push_back(std::string(home) + "/.debug/.build-id/" + dir + "/" + rest + "/elf");
+    candidates.push_back("/usr/lib/debug/.build-id/" + dir + "/" + rest + ".debug");
+  }
+  const size_t byId = candidates.size();
   for (const std::string& d : dirs_) {
     candidates.push_back(d + "/" + baseName(mapping.path));
     if (mapping.path[0] == '/' && mapping.path.find('/', 1) != std::string::npos)
       candidates.push_back(d + mapping.path);
   }
   if (mapping.path[0] == '/') candidates.push_back(mapping.path);
-  if (candidates.empty()) why = "a relative path, and no --binary-path directory holds it";
+  if (candidates.size() == byId) why = "a relative path, and no --binary-path directory holds it";
   for (const std::string& c : candidates) {
     std::string reason;
+    // A build-id path that is not there is no news: most binaries are in no cache.
+    if (&c - candidates.data() < static_cast<ptrdiff_t>(byId) && access(c.c_str(), F_OK) != 0)
+      continue;
     ElfBinary* bin = get(c, reason);
     if (bin) {
       // The time tells a rebuild in place; a file copied into a directory the user names has
@@ -102,11 +119,44 @@ ElfBinary* ElfResolver::find(const Mapping& mapping, std::string& used, std::str
   return nullptr;
 }
 
+const Kallsyms* ElfResolver::kernel(const Mapping& mapping, std::string& used, std::string& buildId,
+                                    std::string& why) {
+  used = options_.kallsyms.empty() ? "/proc/kallsyms" : options_.kallsyms;
+  if (options_.kallsyms.empty()) {  // the running kernel's, if it is the one recorded
+    const std::string running = runningKernelBuildId(), release = runningKernelRelease();
+    if (!mapping.buildId.empty() && mapping.buildId != running) {
+      why = "/proc/kallsyms is not the recorded kernel's: its build id is " + hexBytes(running) +
+            ", the recording's " + hexBytes(mapping.buildId) + " (--kallsyms names a copy)";
+      return nullptr;
+    }
+    if (mapping.buildId.empty() && (release_.empty() || release_ != release)) {
+      why =
+          "the recording names no kernel build id" +
+          (release_.empty() ? std::string(" or release")
+                            : ", and its release " + release_ + " is not the running " + release) +
+          ": /proc/kallsyms not taken (--kallsyms names the recorded kernel's)";
+      return nullptr;
+    }
+    buildId = mapping.buildId.empty() ? running : mapping.buildId;
+  }
+  if (!kallsymsRead_) {
+    kallsymsRead_ = true;
+    kallsyms_ = Kallsyms::load(used, kallsymsWhy_);
+  }
+  why = kallsymsWhy_;
+  return kallsyms_.get();
+}
+
 bool ElfResolver::open(const Mapping& mapping, std::string& used, std::string& buildId,
                        std::string& why) {
   bin_ = nullptr;
+  kernel_ = nullptr;
   bias_ = 0;
   ElfBinary* bin = nullptr;
+  if (!mapping.functionIds && isKernelMapping(mapping.path)) {
+    kernel_ = kernel(mapping, used, buildId, why);
+    return kernel_ != nullptr;
+  }
   if (mapping.functionIds) {
     std::string reason;
     bin = get(options_.binary, reason);
@@ -133,6 +183,7 @@ const std::vector<SymbolFrame>* ElfResolver::frames(const Mapping& mapping, uint
     if (returnAddress || address >= entries_.size() || entries_[address] == 0) return nullptr;
     return &bin_->lookupEntry(entries_[address]);
   }
+  if (kernel_) return kernel_->lookup(address - (returnAddress ? 1 : 0));
   return &bin_->lookup(address - bias_ - (returnAddress ? 1 : 0));
 }
 

@@ -7,6 +7,7 @@
 #include <string>
 #include <vector>
 
+#include "symbolize/kernel.h"
 #include "symbolize/symbolize.h"
 #include "symbolize/writer.h"
 
@@ -15,10 +16,13 @@ namespace profpack {
 // Names from ELF binaries. A mapping's binary is looked for as DIR/<base name> and
 // DIR/<recorded path> for each directory of options.binaryPath, then of PROFPACK_BINARY_PATH,
 // then at the path the mapping records (as go tool pprof looks: a directory the user names
-// comes before the recorded path). A file found is taken only if it can be the one the profile
-// was taken of (mismatch(), with the profile's time at the recorded path only: a file copied
-// into a directory has the time of the copy); the others are skipped(). A function-id mapping
-// takes options.binary.
+// comes before the recorded path). A mapping with a build id is looked for by it first: under
+// each directory's .build-id/, in perf's build-id cache ($HOME/.debug/.build-id/xx/rest/elf, as
+// `perf buildid-cache -a` keeps binaries) and in /usr/lib/debug/.build-id/xx/rest.debug. The
+// kernel's mapping takes options.kallsyms, else /proc/kallsyms where it is the recorded kernel. A
+// file found is taken only if it can be the one the profile was taken of (mismatch(), with the
+// profile's time at the recorded path only: a file copied into a directory has the time of the
+// copy); the others are skipped(). A function-id mapping takes options.binary.
 class ElfResolver : public Resolver {
  public:
   ElfResolver(const SymbolizeOptions& options, std::vector<uint64_t> entries);
@@ -33,10 +37,15 @@ class ElfResolver : public Resolver {
 
   // The files skipped so far as not the mapping's binary, once each: "FILE: why".
   const std::vector<std::string>& skipped() const { return skipped_; }
+  // The release of the kernel the profile was recorded on ("" if it records none), to tell
+  // whether the running kernel's symbols are its.
+  void setRecordedKernelRelease(std::string release) { release_ = std::move(release); }
 
  private:
   ElfBinary* get(const std::string& path, std::string& why);
   ElfBinary* find(const Mapping& mapping, std::string& used, std::string& why);
+  const Kallsyms* kernel(const Mapping& mapping, std::string& used, std::string& buildId,
+                         std::string& why);
 
   struct Entry {
     std::unique_ptr<ElfBinary> binary;
@@ -49,6 +58,11 @@ class ElfResolver : public Resolver {
   std::map<std::string, bool> warned_;
   std::vector<std::string> skipped_;
   ElfBinary* bin_ = nullptr;
+  std::string release_;
+  std::unique_ptr<Kallsyms> kallsyms_;
+  std::string kallsymsWhy_;
+  bool kallsymsRead_ = false;
+  const Kallsyms* kernel_ = nullptr;  // the mapping last opened is the kernel's
   uint64_t bias_ = 0;
 };
 

@@ -53,6 +53,7 @@ class SymbolizedSource : public ModelSource {
     out.unitsPerSecond = in.unitsPerSecond;
     out.eventUnitsPerSecond = in.eventUnitsPerSecond;
     out.samplePeriodNanos = in.samplePeriodNanos;
+    out.timelineUnitsPerSecond = in.timelineUnitsPerSecond;
     out.baseTotals = in.baseTotals;
     out.threads = in.threads;
     out.sharedThreads = in.sharedThreads;
@@ -79,7 +80,7 @@ class SymbolizedSource : public ModelSource {
       out = std::move(stacks_);
   }
   uint64_t timelineOrigin() override { return inner_->timelineOrigin(); }
-  void spans(SpanSink& sink) override { inner_->spans(sink); }
+  void spans(SpanSink& sink) override;
 
  private:
   // One chain of functions of this model, outermost first, and where the innermost is.
@@ -94,6 +95,7 @@ class SymbolizedSource : public ModelSource {
     const FunctionLayer& in;
     FunctionLayer& out;
     bool stacks = false;
+    uint32_t innerCaps = 0;
     StackLayer innerStacks;
     std::unordered_map<std::string, uint64_t> functionIndex;  // name \0 object -> function
     std::vector<int64_t> locationOf;  // per inner function: its first own location (-1: none)
@@ -116,6 +118,10 @@ class SymbolizedSource : public ModelSource {
   void expandStacks(Work& w);
   void functionsFromStacks(FunctionLayer& out);
   void countFiles();
+
+  // Per inner function, the chain its stack frames took (as the innermost frame, as a caller):
+  // what the timeline's spans of it become.
+  std::vector<std::vector<uint64_t>> spanChains_[2];
 
   std::unique_ptr<ModelSource> inner_;
   std::shared_ptr<const SymbolTable> tablePtr_;
@@ -176,7 +182,8 @@ void SymbolizedSource::renameIds(FunctionLayer& out) {
 std::unique_ptr<ModelSource> SymbolizedSource::releaseAfterStacks(
     std::unique_ptr<ModelSource> inner, const FunctionLayer& in, FunctionLayer& out) {
   Work w(in, out);
-  w.stacks = (inner->capabilities() & kCapStacks) != 0;
+  w.innerCaps = inner->capabilities();
+  w.stacks = (w.innerCaps & kCapStacks) != 0;
   if (w.stacks) inner->stacks(w.innerStacks);
   summary_ = inner->summary();
   const std::vector<Location>& locs = locations_.locations;
@@ -330,6 +337,8 @@ void SymbolizedSource::expandStacks(Work& w) {
   const bool frameLocations = is.locations.size() == is.frames.size();
   std::unordered_map<std::string, uint64_t> stackIndex;
   std::vector<uint64_t> frames, at;
+  const bool timeline = (w.innerCaps & kCapTimeline) != 0;
+  for (auto& c : spanChains_) c.assign(timeline ? w.in.functions.size() : 0, {});
   for (size_t s = 0; s < is.stacks(); ++s) {
     frames.clear();
     at.clear();
@@ -343,6 +352,7 @@ void SymbolizedSource::expandStacks(Work& w) {
                            ? w.chains[static_cast<size_t>(w.chainOfLocation[li])]
                            : chainOf(w, f, k + 1 < e);
       frames.insert(frames.end(), c.functions.begin(), c.functions.end());
+      if (timeline && spanChains_[k + 1 < e][f].empty()) spanChains_[k + 1 < e][f] = c.functions;
       if (frameLocations) at.insert(at.end(), c.functions.size(), li);
     }
     std::string key(reinterpret_cast<const char*>(frames.data()), frames.size() * 8);
@@ -391,6 +401,65 @@ void SymbolizedSource::functionsFromStacks(FunctionLayer& out) {
       }
     }
   }
+}
+
+// The inner timeline with each span expanded into its function's inline chain: a thread's spans
+// are taken a tree at a time (up to a span at depth 0, callees first), each span's depth moved
+// by the chains of its callers (the last span seen one depth lower, walking the tree backwards).
+void SymbolizedSource::spans(SpanSink& sink) {
+  if (renamed_) {
+    inner_->spans(sink);
+    return;
+  }
+  struct Expand : SpanSink {
+    SymbolizedSource& s;
+    SpanSink& out;
+    std::unordered_map<uint32_t, std::vector<Span>> open;  // per thread, a tree's spans so far
+    std::vector<uint64_t> base, length;                    // per depth
+    std::vector<const std::vector<uint64_t>*> chain;       // per span of the tree
+    Expand(SymbolizedSource& o, SpanSink& sink) : s(o), out(sink) {}
+    const std::vector<uint64_t>* chainOf(uint64_t f, bool caller) const {
+      for (bool ret : {caller, !caller})
+        if (f < s.spanChains_[ret].size() && !s.spanChains_[ret][f].empty())
+          return &s.spanChains_[ret][f];
+      return nullptr;
+    }
+    void span(const Span& sp) override {
+      std::vector<Span>& tree = open[sp.thread];
+      tree.push_back(sp);
+      if (sp.depth == 0) flush(tree);
+    }
+    void flush(std::vector<Span>& tree) {
+      chain.assign(tree.size(), nullptr);
+      for (size_t i = 0; i < tree.size(); ++i)  // a span without callees: its own address
+        chain[i] = chainOf(tree[i].function, i > 0 && tree[i - 1].depth > tree[i].depth);
+      std::vector<uint64_t> depth(tree.size());
+      for (size_t i = tree.size(); i-- > 0;) {
+        const uint32_t d = tree[i].depth;
+        if (base.size() <= d) base.resize(d + 1), length.resize(d + 1);
+        base[d] = d == 0 ? 0 : base[d - 1] + length[d - 1];
+        length[d] = chain[i] ? chain[i]->size() : 1;
+        depth[i] = base[d];
+      }
+      for (size_t i = 0; i < tree.size(); ++i) {
+        Span sp = tree[i];
+        if (!chain[i]) {
+          throw Error(Status::internal, kFmt, "a span of a function no stack holds");
+        }
+        const std::vector<uint64_t>& c = *chain[i];
+        for (size_t k = c.size(); k-- > 0;) {
+          sp.function = c[k];
+          sp.depth = static_cast<uint32_t>(depth[i] + k);
+          out.span(sp);
+        }
+      }
+      tree.clear();
+    }
+  };
+  Expand expand(*this, sink);
+  inner_->spans(expand);
+  for (auto& [thread, tree] : expand.open)
+    if (!tree.empty()) expand.flush(tree);
 }
 
 void SymbolizedSource::countFiles() {

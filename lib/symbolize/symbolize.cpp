@@ -12,6 +12,17 @@
 
 namespace profpack {
 
+namespace {
+
+// The kernel release the profile says it was recorded on (its description's "osrelease"), or "".
+std::string recordedRelease(const Model& model) {
+  for (const auto& [key, value] : model.description())
+    if (key == "osrelease") return value;
+  return "";
+}
+
+}  // namespace
+
 std::unique_ptr<Profile> symbolizeProfile(const Profile& profile, const SymbolizeOptions& options) {
   std::unique_ptr<Model> model = addressModel(profile);
   const bool ids = model->has(kCapFunctionIds);
@@ -50,6 +61,7 @@ std::unique_ptr<Profile> symbolizeProfile(const Profile& profile, const Symboliz
                          "): not the binary that ran?");
   }
   ElfResolver resolver(options, std::move(entries));
+  resolver.setRecordedKernelRelease(recordedRelease(*model));
   return withSymbols(profile, *model, resolver, std::move(warnings));
 }
 
@@ -64,6 +76,7 @@ std::unique_ptr<Profile> nameFromBinaries(std::unique_ptr<Profile> profile,
   if (!model->has(kCapAddresses) || model->has(kCapNames) || model->has(kCapFunctionIds))
     return profile;
   ElfResolver resolver(options, {});
+  resolver.setRecordedKernelRelease(recordedRelease(*model));
   // Whether any mapping's binary is here, before the IR is copied for the names.
   bool found = false;
   const std::vector<Mapping>& mappings = model->locations().mappings;

@@ -30,6 +30,9 @@ struct SymbolizeOptions {
   // When the profile was written (its file's modification time), nanoseconds since the epoch;
   // 0 where unknown. A binary modified later is not taken for a mapping that records no build id.
   int64_t profileTime = 0;
+  // A kallsyms table of the recorded kernel, to name kernel frames ("": /proc/kallsyms where it
+  // is the recorded kernel's: its build id, else its release, is the profile's).
+  std::string kallsyms;
 };
 
 // A copy of `profile` with its symbol section (lib/ir/profile.capnp, Symbols), replacing any it

@@ -7,6 +7,7 @@
 #include <algorithm>
 #include <cstdio>
 #include <map>
+#include <span>
 #include <unordered_map>
 
 #include "error.h"
@@ -17,6 +18,8 @@ namespace profpack {
 
 namespace {
 
+constexpr uint64_t kSampleTime = 1 << 2;  // perf_event_attr.sample_type: PERF_SAMPLE_TIME
+
 std::string hex(uint64_t v) {
   char buf[24];
   std::snprintf(buf, sizeof buf, "0x%llx", static_cast<unsigned long long>(v));
@@ -26,11 +29,15 @@ std::string hex(uint64_t v) {
 class PerfSource : public ModelSource {
  public:
   PerfSource(const Profile& profile, const ModelOptions& options)
-      : pd_(profile.root().getPerf()), thread_(options.thread), callEdges_(options.callEdges) {}
+      : pd_(profile.root().getPerf()),
+        thread_(options.thread),
+        callEdges_(options.callEdges),
+        cache_(options.cache) {}
 
   uint32_t capabilities() const override {
     return kCapCallArcs | kCapAddresses | kCapStacks | kCapThreads |
-           (pd_.hasFrameName() ? uint32_t{kCapNames} : 0u);
+           (pd_.hasFrameName() ? uint32_t{kCapNames} : 0u) |
+           (timed() ? uint32_t{kCapTimeline} : 0u);
   }
 
   void functions(FunctionLayer& out) override {
@@ -42,29 +49,35 @@ class PerfSource : public ModelSource {
       out.eventNames.push_back(e.getName().cStr());
       out.eventLongNames.push_back(std::string(e.getName().cStr()) + " (summed period)");
     }
+    if (timed()) out.timelineUnitsPerSecond = 1e9;  // sample times are perf_clock nanoseconds
+    for (auto f : pd_.getFeatures())                // hostname, osrelease, arch, nrcpus, cmdline
+      out.description.emplace_back(f.getKey().cStr(), f.getValue().cStr());
     for (auto t : pd_.getThreads())
       out.threads.push_back({static_cast<uint32_t>(t.getPid()), static_cast<uint32_t>(t.getTid()),
                              t.getComm().cStr()});
-    auto maps = pd_.getMappings();
-    auto names = pd_.getFrameName();
-    std::map<std::pair<std::string, std::string>, uint64_t> named;
-    funcOf_.resize(address_.size());
-    for (size_t f = 0; f < address_.size(); ++f) {
-      std::string object = mapping_[f]
-                               ? maps[static_cast<unsigned>(mapping_[f] - 1)].getPath().cStr()
-                           : kernel_[f] ? "[kernel.kallsyms]"
-                                        : "[unknown]";
-      std::string name = f < names.size() && names[static_cast<unsigned>(f)].size()
-                             ? std::string(names[static_cast<unsigned>(f)].cStr())
-                             : hex(address_[f]);
-      if (names.size() == 0) {
-        funcOf_[f] = out.addFunction({name, "", object});
-        continue;
+    // Functions are made once for every thread's model (Columns); a thread's model has those of
+    // its own stacks only, so that a model per thread costs its thread's share.
+    if (thread_ < 0) {
+      out.functions = cols_->functions;
+      funcOf_ = cols_->funcOf;
+    } else {
+      localFuncOf_.assign(address_.size(), kNone);
+      std::vector<uint64_t> local(cols_->functions.size(), kNone);
+      for (size_t s = 0; s + 1 < start_.size(); ++s) {
+        if (values_[s * events] == 0) continue;
+        for (uint64_t i = start_[s]; i < start_[s + 1]; ++i) {
+          const uint64_t g = cols_->funcOf[frames_[i]];
+          if (local[g] == kNone) {
+            local[g] = out.functions.size();
+            out.functions.push_back(cols_->functions[g]);
+          }
+          localFuncOf_[frames_[i]] = local[g];
+        }
       }
-      auto [it, fresh] = named.try_emplace({name, object}, out.functions.size());
-      if (fresh) out.addFunction({name, "", object});
-      funcOf_[f] = it->second;
+      funcOf_ = localFuncOf_;
     }
+    out.self.assign(out.functions.size() * events, 0);
+    out.inclusive.assign(out.functions.size() * events, 0);
     std::vector<uint64_t> stamp(out.functions.size(), ~uint64_t{0});
     std::unordered_map<uint64_t, size_t> edgeOf;
     std::vector<uint64_t> edgeStamp;
@@ -109,7 +122,8 @@ class PerfSource : public ModelSource {
     for (bool site : {false, true})
       for (uint64_t f : byRank_) {
         Location l{site && address_[f] ? address_[f] - 1 : address_[f],
-                   static_cast<int64_t>(mapping_[f]) - 1, static_cast<int64_t>(funcOf_[f]), 0};
+                   static_cast<int64_t>(mapping_[f]) - 1,
+                   funcOf_[f] == kNone ? -1 : static_cast<int64_t>(funcOf_[f]), 0};
         l.callSite = site;
         out.locations.push_back(l);
         for (size_t k = 0; k < events; ++k) out.self.push_back(site ? 0 : selfOf(f, k));
@@ -133,6 +147,17 @@ class PerfSource : public ModelSource {
     }
   }
 
+  uint64_t timelineOrigin() override {
+    ColumnCursor time(pd_.getSampleTime());
+    uint64_t first = ~uint64_t{0};
+    for (uint64_t i = 0; i < time.size(); ++i) first = std::min(first, time.next());
+    return first == ~uint64_t{0} ? 0 : first;
+  }
+
+  // Per thread, each sample a slice from its time to the thread's next sample (the last: one
+  // sampling period), every frame of its stack a span, innermost first.
+  void spans(SpanSink& sink) override;
+
   Summary summary() override {
     Summary s;
     s.formatVersion = pd_.getPipeMode() ? "pipe" : "file";
@@ -143,74 +168,236 @@ class PerfSource : public ModelSource {
   }
 
  private:
-  // Frames, stacks and the figures per stack (restricted to thread_ where set).
-  void decode() {
-    if (decoded_) return;
-    decoded_ = true;
-    address_ = decodeColumn(pd_.getFrameAddress());
-    mapping_ = decodeColumn(pd_.getFrameMapping());
-    kernel_ = decodeColumn(pd_.getFrameKernel());
-    const std::vector<uint64_t> lengths = decodeColumn(pd_.getStackLength());
-    frames_ = decodeColumn(pd_.getStackFrames());
-    const size_t nf = address_.size(), nm = pd_.getMappings().size();
-    if (mapping_.size() != nf || kernel_.size() != nf)
-      throw Error(Status::malformed, "ppk", "perf: frame columns of different lengths");
-    for (uint64_t m : mapping_)
-      if (m > nm) throw Error(Status::malformed, "ppk", "perf: frame of a mapping out of range");
-    for (uint64_t f : frames_)
-      if (f >= nf) throw Error(Status::malformed, "ppk", "perf: stack of a frame out of range");
-    start_.assign(1, 0);
-    for (uint64_t n : lengths) {
-      if (n == 0 || n > frames_.size() - start_.back())
-        throw Error(Status::malformed, "ppk", "perf: stack lengths disagree with its frames");
-      start_.push_back(start_.back() + n);
+  // What the models of one task share (ModelCache): the frame and stack columns, and per
+  // thread the samples summed per stack, (stack, figure per event) rows. A model per thread (a
+  // folded or Callgrind writer's) then costs its thread's stacks, not a pass over every sample.
+  struct Columns {
+    std::vector<uint64_t> address, mapping, kernel, frames, start;
+    std::vector<std::vector<uint64_t>> rows;  // per thread; the last: all threads
+    std::vector<FunctionRow> functions;       // frames of one name share one
+    std::vector<uint64_t> funcOf;             // per frame: its function
+    std::vector<uint64_t> rank, byRank;       // the frames in (mapping, address) order
+  };
+  void functionsOf(Columns& c) const {
+    auto maps = pd_.getMappings();
+    auto names = pd_.getFrameName();
+    std::map<std::pair<std::string, std::string>, uint64_t> named;
+    c.funcOf.resize(c.address.size());
+    for (size_t f = 0; f < c.address.size(); ++f) {
+      std::string object = c.mapping[f]
+                               ? maps[static_cast<unsigned>(c.mapping[f] - 1)].getPath().cStr()
+                           : c.kernel[f] ? "[kernel.kallsyms]"
+                                         : "[unknown]";
+      std::string name = f < names.size() && names[static_cast<unsigned>(f)].size()
+                             ? std::string(names[static_cast<unsigned>(f)].cStr())
+                             : hex(c.address[f]);
+      auto [it, fresh] = named.try_emplace({name, object}, c.functions.size());
+      if (fresh || names.size() == 0) {
+        c.funcOf[f] = c.functions.size();
+        c.functions.push_back({name, "", object});
+      } else {
+        c.funcOf[f] = it->second;
+      }
     }
-    if (start_.back() != frames_.size())
+    c.byRank.resize(c.address.size());
+    for (size_t i = 0; i < c.byRank.size(); ++i) c.byRank[i] = i;
+    std::sort(c.byRank.begin(), c.byRank.end(), [&](uint64_t a, uint64_t b) {
+      return c.mapping[a] != c.mapping[b] ? c.mapping[a] < c.mapping[b]
+                                          : c.address[a] < c.address[b];
+    });
+    c.rank.resize(c.address.size());
+    for (size_t i = 0; i < c.byRank.size(); ++i) c.rank[c.byRank[i]] = i;
+  }
+  Columns readColumns() const {
+    Columns c;
+    c.address = decodeColumn(pd_.getFrameAddress());
+    c.mapping = decodeColumn(pd_.getFrameMapping());
+    c.kernel = decodeColumn(pd_.getFrameKernel());
+    const std::vector<uint64_t> lengths = decodeColumn(pd_.getStackLength());
+    c.frames = decodeColumn(pd_.getStackFrames());
+    const size_t nf = c.address.size(), nm = pd_.getMappings().size();
+    if (c.mapping.size() != nf || c.kernel.size() != nf)
+      throw Error(Status::malformed, "ppk", "perf: frame columns of different lengths");
+    for (uint64_t m : c.mapping)
+      if (m > nm) throw Error(Status::malformed, "ppk", "perf: frame of a mapping out of range");
+    for (uint64_t f : c.frames)
+      if (f >= nf) throw Error(Status::malformed, "ppk", "perf: stack of a frame out of range");
+    c.start.assign(1, 0);
+    for (uint64_t n : lengths) {
+      if (n == 0 || n > c.frames.size() - c.start.back())
+        throw Error(Status::malformed, "ppk", "perf: stack lengths disagree with its frames");
+      c.start.push_back(c.start.back() + n);
+    }
+    if (c.start.back() != c.frames.size())
       throw Error(Status::malformed, "ppk", "perf: stack lengths disagree with its frames");
     const size_t events = 1 + pd_.getEvents().size(), stacks = lengths.size();
-    values_.assign(stacks * events, 0);
+    const size_t threads = pd_.getThreads().size();
     ColumnCursor thread(pd_.getSampleThread()), event(pd_.getSampleEvent()),
         period(pd_.getSamplePeriod()), stack(pd_.getSampleStack());
     const uint64_t n = stack.size();
     if (thread.size() != n || event.size() != n || period.size() != n)
       throw Error(Status::malformed, "ppk", "perf: sample columns of different lengths");
+    c.rows.resize(threads + 1);
+    std::unordered_map<uint64_t, size_t> rowOf;  // thread * stacks + stack -> row
+    std::vector<uint64_t> all(stacks * events, 0);
     for (uint64_t i = 0; i < n; ++i) {
       const uint64_t t = thread.next(), e = event.next(), p = period.next(), s = stack.next();
-      if (s >= stacks || e >= events - 1)
-        throw Error(Status::malformed, "ppk", "perf: sample of a stack or event out of range");
-      if (thread_ >= 0 && t != static_cast<uint64_t>(thread_)) continue;
-      values_[s * events] += 1;
-      values_[s * events + 1 + e] += p;
+      if (s >= stacks || e >= events - 1 || t >= threads)
+        throw Error(Status::malformed, "ppk",
+                    "perf: sample of a stack, event or thread out of range");
+      all[s * events] += 1;
+      all[s * events + 1 + e] += p;
+      std::vector<uint64_t>& rows = c.rows[t];
+      auto [it, fresh] = rowOf.try_emplace(t * stacks + s, rows.size());
+      if (fresh) {
+        rows.push_back(s);
+        rows.resize(rows.size() + events, 0);
+      }
+      rows[it->second + 1] += 1;
+      rows[it->second + 2 + e] += p;
     }
-    selfOf_.assign(nf * events, 0);
     for (size_t s = 0; s < stacks; ++s)
-      for (size_t k = 0; k < events; ++k)
-        selfOf_[frames_[start_[s]] * events + k] += values_[s * events + k];
+      if (all[s * events] != 0) {
+        c.rows[threads].push_back(s);
+        c.rows[threads].insert(c.rows[threads].end(), all.begin() + s * events,
+                               all.begin() + (s + 1) * events);
+      }
+    functionsOf(c);
+    return c;
   }
-  uint64_t selfOf(uint64_t f, size_t k) const {
-    return selfOf_[f * (1 + pd_.getEvents().size()) + k];
+
+  // Frames, stacks and the figures per stack (restricted to thread_ where set).
+  void decode() {
+    if (decoded_) return;
+    decoded_ = true;
+    auto make = [&] { return readColumns(); };
+    cols_ = cache_ ? cache_->get<Columns>("perf columns", make)
+                   : std::make_shared<const Columns>(make());
+    const Columns* c = cols_.get();
+    address_ = c->address;
+    mapping_ = c->mapping;
+    kernel_ = c->kernel;
+    frames_ = c->frames;
+    start_ = c->start;
+    const size_t events = 1 + pd_.getEvents().size(), stacks = start_.size() - 1;
+    const size_t threads = pd_.getThreads().size();
+    values_.assign(stacks * events, 0);
+    if (thread_ < 0 || static_cast<uint64_t>(thread_) < threads) {
+      const std::vector<uint64_t>& rows = c->rows[thread_ < 0 ? threads : thread_];
+      for (size_t r = 0; r < rows.size(); r += 1 + events)
+        std::copy(rows.begin() + r + 1, rows.begin() + r + 1 + events,
+                  values_.begin() + rows[r] * events);
+    }
+  }
+  // Whether the samples have times (perf.data's sample_type TIME; `perf script` text with its
+  // time field).
+  bool timed() const {
+    for (auto e : pd_.getEvents())
+      if (e.getSampleType() & kSampleTime) return true;
+    return false;
+  }
+  // How long a thread's last sample lasts: its period where the event counts nanoseconds
+  // (cpu-clock, task-clock), else one period of the sampling frequency, else the gap before it.
+  uint64_t lastDuration(uint64_t event, uint64_t period, uint64_t gap) const {
+    auto events = pd_.getEvents();
+    if (event < events.size()) {
+      auto e = events[static_cast<unsigned>(event)];
+      const std::string_view name = e.getName().cStr();
+      if (name == "cpu-clock" || name == "task-clock") return period;
+      if (e.getFreq() && e.getSamplePeriod() > 0) return 1000000000 / e.getSamplePeriod();
+    }
+    return gap;
+  }
+  // Self figures per frame (the locations layer's), on first use.
+  uint64_t selfOf(uint64_t f, size_t k) {
+    const size_t events = 1 + pd_.getEvents().size();
+    if (selfOf_.empty() && !address_.empty()) {
+      selfOf_.assign(address_.size() * events, 0);
+      for (size_t s = 0; s + 1 < start_.size(); ++s)
+        for (size_t e = 0; e < events; ++e)
+          selfOf_[frames_[start_[s]] * events + e] += values_[s * events + e];
+    }
+    return selfOf_[f * events + k];
   }
   // Per frame, its place in the locations layer's (mapping, address) order.
   const std::vector<uint64_t>& rank() {
-    if (!rank_.empty() || address_.empty()) return rank_;
-    byRank_.resize(address_.size());
-    for (size_t i = 0; i < byRank_.size(); ++i) byRank_[i] = i;
-    std::sort(byRank_.begin(), byRank_.end(), [&](uint64_t a, uint64_t b) {
-      return mapping_[a] != mapping_[b] ? mapping_[a] < mapping_[b] : address_[a] < address_[b];
-    });
-    rank_.resize(address_.size());
-    for (size_t i = 0; i < byRank_.size(); ++i) rank_[byRank_[i]] = i;
-    return rank_;
+    byRank_ = cols_->byRank;
+    return cols_->rank;
   }
 
   ir::PerfData::Reader pd_;
   long thread_;
   bool callEdges_;
+  std::shared_ptr<ModelCache> cache_;
+  std::shared_ptr<const Columns> cols_;
   bool decoded_ = false;
-  std::vector<uint64_t> address_, mapping_, kernel_, frames_, start_, values_, selfOf_;
-  std::vector<uint64_t> rank_, byRank_;
-  std::vector<uint64_t> funcOf_;  // per frame: its function (frames of one name share one)
+  // The shared columns (cols_), and this model's own figures.
+  std::span<const uint64_t> address_, mapping_, kernel_, frames_, start_, funcOf_;
+  std::vector<uint64_t> values_, selfOf_;
+  std::vector<uint64_t> localFuncOf_;  // a thread's model: per frame, its function (or kNone)
+  static constexpr uint64_t kNone = ~uint64_t{0};
+  std::vector<uint64_t> byRank_;
 };
+
+void PerfSource::spans(SpanSink& sink) {
+  decode();
+  const std::vector<uint64_t> time = decodeColumn(pd_.getSampleTime());
+  const std::vector<uint64_t> thread = decodeColumn(pd_.getSampleThread());
+  const std::vector<uint64_t> event = decodeColumn(pd_.getSampleEvent());
+  const std::vector<uint64_t> period = decodeColumn(pd_.getSamplePeriod());
+  const std::vector<uint64_t> stack = decodeColumn(pd_.getSampleStack());
+  const size_t n = stack.size(), threads = pd_.getThreads().size();
+  if (time.size() != n)
+    throw Error(Status::malformed, "ppk", "perf: sample columns of different lengths");
+  // In time order, as perf script sorts them (a .ppk's are; `perf script --no-sort` text's may
+  // not be).
+  std::vector<uint64_t> order;
+  if (!std::is_sorted(time.begin(), time.end())) {
+    order.resize(n);
+    for (size_t i = 0; i < n; ++i) order[i] = i;
+    std::stable_sort(order.begin(), order.end(),
+                     [&](uint64_t a, uint64_t b) { return time[a] < time[b]; });
+  }
+  uint64_t emitted = 0;
+  auto emit = [&](uint64_t i, uint64_t end) {
+    const uint64_t b = start_[stack[i]], e = start_[stack[i] + 1];
+    // Many samples of one deep stack make more spans than a .ppk has bytes: bounded as the
+    // stacks layer is.
+    if ((emitted += e - b) > kMaxStackFrames)
+      throw Error(Status::limit, "",
+                  "the samples' timeline holds more than " + std::to_string(kMaxStackFrames) +
+                      " spans (a frame of a sample's stack each)");
+    for (uint64_t k = b; k < e; ++k)
+      sink.span({static_cast<uint32_t>(thread[i]), static_cast<uint32_t>(e - 1 - k),
+                 funcOf_[frames_[k]], time[i], std::max(end, time[i])});
+  };
+  // A thread of the system is one timeline, whatever its comm (an exec renames it: two threads
+  // of the model).
+  std::map<std::pair<int32_t, int32_t>, uint64_t> idOf;
+  std::vector<uint64_t> line(threads);
+  for (unsigned t = 0; t < threads; ++t) {
+    auto row = pd_.getThreads()[t];
+    line[t] = idOf.try_emplace({row.getPid(), row.getTid()}, idOf.size()).first->second;
+  }
+  auto wanted = [&](uint64_t i) {
+    return thread_ < 0 || thread[i] == static_cast<uint64_t>(thread_);
+  };
+  std::vector<uint64_t> pending(idOf.size(), ~uint64_t{0}), gap(idOf.size(), 0);
+  for (size_t k = 0; k < n; ++k) {
+    const uint64_t i = order.empty() ? k : order[k];
+    if (thread[i] >= threads)
+      throw Error(Status::malformed, "ppk", "perf: sample of a thread out of range");
+    const uint64_t l = line[thread[i]];
+    if (pending[l] != ~uint64_t{0}) {
+      gap[l] = time[i] - time[pending[l]];
+      if (wanted(pending[l])) emit(pending[l], time[i]);
+    }
+    pending[l] = i;
+  }
+  for (size_t l = 0; l < pending.size(); ++l)
+    if (const uint64_t i = pending[l]; i != ~uint64_t{0} && wanted(i))
+      emit(i, time[i] + lastDuration(event[i], period[i], gap[l]));
+}
 
 }  // namespace
 

@@ -179,6 +179,7 @@ class Reader {
   std::unordered_map<FrameKey, uint64_t, FrameHash> frames_;
   std::unordered_map<std::string, uint64_t> stacks_;
   std::vector<uint64_t> chain_;
+  std::string key_;
 };
 
 void Reader::header() {
@@ -382,7 +383,11 @@ uint64_t Reader::frameOf(uint64_t ip, bool kernel, int32_t pid) {
       rec.used = true;
       rec.index = static_cast<uint32_t>(r_.mappings.size());
       if (rec.buildId.empty())
-        if (auto b = buildIds_.find(rec.path); b != buildIds_.end()) rec.buildId = b->second;
+        if (auto b = buildIds_.find(rec.path.rfind("[kernel.kallsyms]", 0) == 0
+                                        ? std::string("[kernel.kallsyms]")  // its _text mapping
+                                        : rec.path);
+            b != buildIds_.end())
+          rec.buildId = b->second;
       r_.mappings.push_back(rec);
     }
     kept = rec.index + 1;
@@ -449,8 +454,9 @@ void Reader::sample(uint64_t at, uint64_t end, uint16_t misc) {
   // A sample with neither a call chain nor an ip still counts: at an unknown address, as perf
   // report shows it ([unknown]).
   if (chain_.empty()) chain_.push_back(frameOf(0, kernel, pid));
-  std::string key(reinterpret_cast<const char*>(chain_.data()), chain_.size() * 8);
-  auto [st, fresh] = stacks_.try_emplace(std::move(key), r_.stackLength.size());
+  // The key in a buffer kept across samples: most samples repeat a stack, and need no copy.
+  key_.assign(reinterpret_cast<const char*>(chain_.data()), chain_.size() * 8);
+  auto [st, fresh] = stacks_.try_emplace(key_, r_.stackLength.size());
   if (fresh) {
     r_.stackLength.push_back(chain_.size());
     r_.stackFrames.insert(r_.stackFrames.end(), chain_.begin(), chain_.end());

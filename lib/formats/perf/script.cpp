@@ -225,6 +225,7 @@ std::unique_ptr<Profile> readPerfScript(std::span<const uint8_t> data) {
       r.attrs.push_back(a);
     }
     cur.event = e->second;
+    if (cur.time != 0) r.attrs[cur.event].sampleType |= 1u << 2;  // PERF_SAMPLE_TIME: a timeline
     auto [t, newThread] = threads.try_emplace(k, r.threads.size());
     if (newThread) r.threads.push_back(k);
     cur.thread = t->second;

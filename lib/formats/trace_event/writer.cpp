@@ -71,7 +71,7 @@ void writeTraceEvents(const Model& model, Sink& out) {
   if (!model.has(kCapTimeline))
     throw Error(Status::unsupported, "trace-event",
                 model.sourceFormat() + " holds no timeline (when each call began and ended)");
-  const double perSecond = model.unitsPerSecond();
+  const double perSecond = model.timelineUnitsPerSecond();
   if (!(perSecond > 0))
     throw Error(Status::unsupported, "trace-event",
                 "the profile's time unit is unknown (no cycle frequency), so it has no "

@@ -1,0 +1,112 @@
+#include "symbolize/kernel.h"
+
+#include <sys/utsname.h>
+
+#include <algorithm>
+#include <cctype>
+#include <cstring>
+#include <fstream>
+
+namespace profpack {
+
+namespace {
+
+// perf's choice among symbols at one address (tools/perf/util/symbol.c, choose_best_symbol):
+// a weak one ('W') loses to any other, a global (upper-case type) beats a local one, fewer
+// leading underscores win, then the longer name; on a tie, the first in the table.
+bool betterThan(char typeA, const std::string& a, char typeB, const std::string& b) {
+  const bool weakA = typeA == 'W', weakB = typeB == 'W';
+  if (weakA != weakB) return weakB;
+  const bool globalA = std::isupper(static_cast<unsigned char>(typeA)),
+             globalB = std::isupper(static_cast<unsigned char>(typeB));
+  if (globalA != globalB) return globalA;
+  const size_t ua = a.find_first_not_of('_'), ub = b.find_first_not_of('_');
+  if (ua != ub) return ua < ub;
+  return a.size() > b.size();
+}
+
+}  // namespace
+
+bool isKernelMapping(const std::string& path) { return path.rfind("[kernel.kallsyms]", 0) == 0; }
+
+std::unique_ptr<Kallsyms> Kallsyms::load(const std::string& path, std::string& why) {
+  std::ifstream in(path);
+  if (!in) {
+    why = path + ": " + std::strerror(errno);
+    return nullptr;
+  }
+  auto k = std::unique_ptr<Kallsyms>(new Kallsyms);
+  struct Entry {
+    uint64_t address;
+    char type;
+    std::string name;
+  };
+  std::vector<Entry> all;
+  std::string line;
+  bool nonzero = false;
+  while (std::getline(in, line)) {
+    // "ADDRESS TYPE NAME[\t[MODULE]]"
+    const size_t sp = line.find(' ');
+    if (sp == std::string::npos || sp == 0 || line.size() < sp + 4 || line[sp + 2] != ' ') continue;
+    // Functions and data, as perf keeps them (symbol_type__filter).
+    const char type = line[sp + 1];
+    const char t = static_cast<char>(std::toupper(static_cast<unsigned char>(type)));
+    if (t != 'T' && t != 'W' && t != 'D' && t != 'B') continue;
+    char* end = nullptr;
+    const uint64_t a = std::strtoull(line.c_str(), &end, 16);
+    if (end != line.c_str() + sp) continue;
+    const size_t nameEnd = line.find_first_of(" \t", sp + 3);
+    std::string name =
+        line.substr(sp + 3, nameEnd == std::string::npos ? nameEnd : nameEnd - sp - 3);
+    if (name.empty()) continue;
+    nonzero |= a != 0;
+    all.push_back({a, type, std::move(name)});
+  }
+  if (!nonzero) {
+    why = path + ": no symbol addresses (all zero: kernel.kptr_restrict hides them?)";
+    return nullptr;
+  }
+  std::stable_sort(all.begin(), all.end(),
+                   [](const Entry& a, const Entry& b) { return a.address < b.address; });
+  for (size_t i = 0; i < all.size();) {
+    size_t best = i, j = i + 1;
+    for (; j < all.size() && all[j].address == all[i].address; ++j)
+      if (betterThan(all[j].type, all[j].name, all[best].type, all[best].name)) best = j;
+    k->symbols_.push_back({all[best].address, std::move(all[best].name)});
+    i = j;
+  }
+  return k;
+}
+
+const std::vector<SymbolFrame>* Kallsyms::lookup(uint64_t address) const {
+  auto it = std::upper_bound(symbols_.begin(), symbols_.end(), address,
+                             [](uint64_t a, const Symbol& s) { return a < s.address; });
+  if (it == symbols_.begin()) return nullptr;
+  frame_.assign(1, SymbolFrame{std::prev(it)->name, "", 0});
+  return &frame_;
+}
+
+std::string runningKernelBuildId() {
+  // ELF notes: namesz, descsz, type, name (padded to 4), desc (padded to 4).
+  std::ifstream in("/sys/kernel/notes", std::ios::binary);
+  const std::string d((std::istreambuf_iterator<char>(in)), std::istreambuf_iterator<char>());
+  for (size_t i = 0; i + 12 <= d.size();) {
+    uint32_t n, s, t;
+    std::memcpy(&n, d.data() + i, 4);
+    std::memcpy(&s, d.data() + i + 4, 4);
+    std::memcpy(&t, d.data() + i + 8, 4);
+    const size_t desc = i + 12 + ((uint64_t{n} + 3) & ~uint64_t{3});
+    if (desc > d.size() || d.size() - desc < s) break;
+    if (t == 3 && n == 4 && d.compare(i + 12, 4, std::string("GNU\0", 4)) == 0)
+      return d.substr(desc, s);
+    i = desc + ((uint64_t{s} + 3) & ~uint64_t{3});
+  }
+  return "";
+}
+
+std::string runningKernelRelease() {
+  struct utsname u;
+  return uname(&u) == 0 ? u.release : "";
+}
+
+}  // namespace profpack
