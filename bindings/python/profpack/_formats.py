@@ -25,6 +25,8 @@ class Format(enum.IntEnum):
     TRACE_EVENT = lib.PROFPACK_FORMAT_TRACE_EVENT
     PPROF = lib.PROFPACK_FORMAT_PPROF
     CPUPROFILE = lib.PROFPACK_FORMAT_CPUPROFILE
+    PERF = lib.PROFPACK_FORMAT_PERF
+    PERF_SCRIPT = lib.PROFPACK_FORMAT_PERF_SCRIPT
 
     def __str__(self) -> str:
         """``profpack_format_name``: "ppk", "callgrind", "trace-event", ..."""

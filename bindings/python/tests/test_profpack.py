@@ -178,3 +178,28 @@ def test_dask_graph_leaves(tmp_path, files_per_task):
     finally:
         for x in ps:
             x.close()
+
+
+def test_symbolize_names_kernel_frames_from_kallsyms():
+    perf = os.path.join(DATA, "perf")
+    opts = profpack.SymbolizeOptions(binary_path=[perf],
+                                     kallsyms=os.path.join(perf, "kallsyms.txt"))
+    with profpack.read(os.path.join(perf, "spin.data")) as p, p.symbolize(opts) as s:
+        names = {f.name for f in s.functions()}
+    assert {"leaf", "other", "finish_task_switch.isra.0"} <= names
+
+
+def test_every_c_constant_has_its_enum_member():
+    # A format, status, write parameter or capability added to the header without its Python
+    # member would make Format(11) & co. raise ValueError on a profile of the new kind.
+    import re
+    header = os.path.join(os.path.dirname(__file__), "..", "..", "..", "include", "profpack",
+                          "profpack.h")
+    with open(header) as f:
+        text = f.read()
+    for prefix, cls in (("PROFPACK_FORMAT_", profpack.Format),
+                        ("PROFPACK_ERROR_", profpack.Status),
+                        ("PROFPACK_WRITE_", profpack.WriteParam),
+                        ("PROFPACK_HAS_", profpack.Capability)):
+        names = set(re.findall(r"^\s*" + prefix + r"([A-Z0-9_]+)\s*=", text, re.M))
+        assert names and names <= set(cls.__members__), (prefix, names - set(cls.__members__))
