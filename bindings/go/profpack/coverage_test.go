@@ -297,6 +297,27 @@ func TestSymbolize(t *testing.T) {
 		t.Fatal(err)
 	}
 	_ = warn // st-g.bin is another build of st: its id count may differ (a warning), or not
+	// A perf recording's kernel frames, named from the recorded kernel's kallsyms.
+	perf, err := ReadFile(filepath.Join(dataDir(), "perf", "spin.data"), nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer perf.Close()
+	ks, err := perf.Symbolize(&SymbolizeOptions{
+		BinaryPath: []string{filepath.Join(dataDir(), "perf")},
+		Kallsyms:   filepath.Join(dataDir(), "perf", "kallsyms.txt")})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer ks.Close()
+	kfns, _ := ks.Functions()
+	kernel := false
+	for _, f := range kfns {
+		kernel = kernel || f.Name == "finish_task_switch.isra.0"
+	}
+	if !kernel {
+		t.Fatalf("no kernel name from kallsyms.txt in %d functions", len(kfns))
+	}
 }
 
 // Merging sums; a difference is signed; both as cg_merge and cg_diff compute them.

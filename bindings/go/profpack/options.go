@@ -173,4 +173,7 @@ type SymbolizeOptions struct {
 	BinaryPath []string
 	// For a profile whose functions are ids (XRay): the instrumented executable.
 	Binary string
+	// Kallsyms is a copy of /proc/kallsyms of the kernel the profile was recorded on, to name
+	// its kernel frames; "": /proc/kallsyms where the running kernel is the recorded one.
+	Kallsyms string
 }

@@ -403,6 +403,9 @@ func (p *Profile) Symbolize(opts *SymbolizeOptions) (*Profile, error) {
 			cb := cStringOrNil(opts.Binary)
 			defer C.free(unsafe.Pointer(cb))
 			so.binary = cb
+			ck := cStringOrNil(opts.Kallsyms)
+			defer C.free(unsafe.Pointer(ck))
+			so.kallsyms = ck
 		}
 		return call(func() C.profpack_status { return C.profpack_profile_symbolize(h, &so, &s) })
 	})

@@ -183,6 +183,9 @@ class Profile(QueryMixin, TablesMixin):
             if options.binary is not None:
                 keep.append(ffi.new("char[]", _path(options.binary)))
                 o.binary = keep[-1]
+            if options.kallsyms is not None:
+                keep.append(ffi.new("char[]", _path(options.kallsyms)))
+                o.kallsyms = keep[-1]
         out = ffi.new("profpack_profile**")
         check(lib.profpack_profile_symbolize(self._handle(), o, out))
         return Profile(out[0])

@@ -60,6 +60,7 @@ class SymbolizeOptions:
     """How to symbolize (``profpack_symbolize_options``)."""
     binary_path: Sequence[PathArg] = ()  # directories searched for a mapping's binary
     binary: Optional[PathArg] = None     # XRay: the instrumented executable that ran
+    kallsyms: Optional[PathArg] = None   # a copy of the recorded kernel's /proc/kallsyms
 
 
 class Info(NamedTuple):

@@ -133,9 +133,12 @@ public struct SymbolizeOptions: Sendable {
   public var binaryPath: [String] = []
   /// For an XRay trace: the instrumented executable.
   public var binary: String? = nil
-  public init(binaryPath: [String] = [], binary: String? = nil) {
+  /// A copy of /proc/kallsyms of the kernel the profile was recorded on, for kernel frames.
+  public var kallsyms: String? = nil
+  public init(binaryPath: [String] = [], binary: String? = nil, kallsyms: String? = nil) {
     self.binaryPath = binaryPath
     self.binary = binary
+    self.kallsyms = kallsyms
   }
 }
 

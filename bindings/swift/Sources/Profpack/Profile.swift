@@ -187,7 +187,10 @@ public final class Profile: @unchecked Sendable {
       o.binary_path_count = options.binaryPath.count
       try withOptionalCString(options.binary) { b in
         o.binary = b
-        try check { profpack_profile_symbolize(handle, &o, &s) }
+        try withOptionalCString(options.kallsyms) { k in
+          o.kallsyms = k
+          try check { profpack_profile_symbolize(handle, &o, &s) }
+        }
       }
     }
     return Profile(s!)

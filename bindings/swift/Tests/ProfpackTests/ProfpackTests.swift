@@ -224,6 +224,11 @@ final class ProfpackTests: XCTestCase {
     XCTAssertFalse(try named.lineCosts(file: "hot.c").isEmpty)
     XCTAssertThrowsError(try st.symbolize())
     _ = try hot.warnings()
+    // A perf recording's kernel frames, named from the recorded kernel's kallsyms.
+    let perf = try Profile(path: data + "/perf/spin.data")
+    let kernel = try perf.symbolize(
+      SymbolizeOptions(binaryPath: [data + "/perf"], kallsyms: data + "/perf/kallsyms.txt"))
+    XCTAssertTrue(try kernel.functions().contains { $0.name == "finish_task_switch.isra.0" })
 
     let a = try Profile(path: data + "/merge/cachegrind.workload.run1.out")
     let b = try Profile(path: data + "/merge/cachegrind.workload.run2.out")
