@@ -29,13 +29,7 @@ mkdir -p "$HOME" "$GOCACHE" "$PPROF_TMPDIR"
 . "$here/bench/lib.sh"  # run_once, median_spread
 
 # The binding, as tests/check_python.sh builds it.
-mkdir -p "$tmp/pkg/profpack"
-cp "$here"/bindings/python/profpack/*.py "$here/bindings/python/profpack/py.typed" "$tmp/pkg/profpack/"
-"$py" "$here/bindings/python/ffi_build.py" "$here/include/profpack/profpack.h" "$tmp/_profpack.c" >/dev/null
-inc=$("$py" -c 'import sysconfig; print(sysconfig.get_paths()["include"])')
-suffix=$("$py" -c 'import sysconfig; print(sysconfig.get_config_var("EXT_SUFFIX"))')
-cc -shared -fPIC -O2 -I"$here/include" -I"$inc" "$tmp/_profpack.c" -L"$build/capi" -lprofpack \
-  -Wl,-rpath,"$build/capi" -o "$tmp/pkg/profpack/_profpack$suffix"
+bash "$here/bindings/python/dev_build.sh" "$py" "$here" "$build" "$tmp/pkg"
 export PYTHONPATH=$tmp/pkg
 
 echo "machine: $(nproc) cores, load average $(cut -d' ' -f1-3 /proc/loadavg); commit" \

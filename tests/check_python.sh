@@ -21,13 +21,7 @@ git -C "$src" rev-parse --git-dir >/dev/null 2>&1 ||
 "$py" -m build --sdist --no-isolation --outdir "$tmp/dist" -Cbuild-dir="$tmp/sdist-build" \
   "$src/bindings/python" >"$tmp/sdist.log" 2>&1 &
 sdist_pid=$!
-mkdir -p "$tmp/pkg/profpack"
-cp "$src"/bindings/python/profpack/*.py "$src/bindings/python/profpack/py.typed" "$tmp/pkg/profpack/"
-"$py" "$src/bindings/python/ffi_build.py" "$src/include/profpack/profpack.h" "$tmp/_profpack.c" >/dev/null
-inc=$("$py" -c 'import sysconfig; print(sysconfig.get_paths()["include"])')
-suffix=$("$py" -c 'import sysconfig; print(sysconfig.get_config_var("EXT_SUFFIX"))')
-cc -shared -fPIC -O1 -I"$src/include" -I"$inc" "$tmp/_profpack.c" -L"$build/capi" -lprofpack \
-  -Wl,-rpath,"$build/capi" -o "$tmp/pkg/profpack/_profpack$suffix"
+bash "$src/bindings/python/dev_build.sh" "$py" "$src" "$build" "$tmp/pkg"
 cd "$tmp"
 rc=0
 PYTHONPATH=$tmp/pkg "$py" -X dev -W error::ResourceWarning -m pytest -q -p no:cacheprovider \
