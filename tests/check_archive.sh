@@ -57,8 +57,9 @@ for kind in gperf cg mixed; do
   echo "size $kind: $(echo $files | wc -w) members: archive $a bytes; tar c | zstd -19 $tarz;" \
     "sum of .ppk $sum; ratios $(ratio $a $tarz) $(ratio $a $sum)"
   # The aims of issue 33 are <= 0.5x tar|zstd-19 and <= 0.25x the .ppk files. Checked are
-  # those met (docs/benchmarks.md): gperftools 0.5x tar|zstd-19; every set 0.25x the .ppk
-  # files but gperftools'; the rest must not pass the figures reached (with room for runs).
+  # those met (docs/benchmarks.md): gperftools both (measured 0.42x-0.45x and, with the
+  # archive coding 2, 0.215x-0.235x: profile sets vary more than that, so not 0.22x); every
+  # set 0.25x the .ppk files; the rest must not pass the figures reached (with room for runs).
   case $kind in
     gperf) lim_tar=0.5 lim_sum=0.25 ;;
     cg) lim_tar=1.15 lim_sum=0.25 ;;
