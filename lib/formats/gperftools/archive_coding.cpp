@@ -258,8 +258,8 @@ struct Reader {
   }
   uint64_t fixed(size_t n, const char* what) {
     if (s.size() - p < n) malformed(p, std::string("coding ends inside ") + what);
-    uint64_t v = 0;
-    std::memcpy(&v, s.data() + p, n);  // (little-endian hosts, as rd64)
+    uint64_t v = 0;  // little-endian
+    for (size_t i = 0; i < n; ++i) v |= uint64_t{static_cast<uint8_t>(s[p + i])} << (8 * i);
     p += n;
     return v;
   }
