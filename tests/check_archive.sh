@@ -18,16 +18,20 @@ prof=$(ls /usr/lib/*/libprofiler.so.0 2>/dev/null | head -1)
 [ -n "$prof" ] || { echo "skip: libprofiler (google-perftools) not installed"; exit 77; }
 w=$(mktemp -d); trap 'umount "$w/full" 2>/dev/null; rm -rf "$w"' EXIT
 gcc -g -O1 -pthread -o "$w/workload" "$src/tests/data/workload.c" || exit 1
-mkdir -p "$w/gperf" "$w/cg"
+mkdir -p "$w/gperf" "$w/cg" "$w/sizes"
+# (two at a time: the machine's two cores; gperftools samples CPU time, not wall time)
 for i in $(seq 1 40); do
   freq=$((500 + (i % 5) * 250)); n=$((1 + i % 3)); iters=$((10 + i))
   CPUPROFILE="$w/gperf/p$i.prof" CPUPROFILE_FREQUENCY=$freq LD_PRELOAD=$prof \
-    "$w/workload" $n $iters >/dev/null 2>&1
+    "$w/workload" $n $iters >/dev/null 2>&1 &
+  [ $((i % 2)) = 0 ] && wait
 done
 for i in $(seq 1 40); do
   valgrind --tool=callgrind --callgrind-out-file="$w/cg/c$i.out" \
-    "$w/workload" $((1 + i % 2)) $((i % 4 + 1)) >/dev/null 2>&1
+    "$w/workload" $((1 + i % 2)) $((i % 4 + 1)) >/dev/null 2>&1 &
+  [ $((i % 2)) = 0 ] && wait
 done
+wait
 size() { stat -c %s "$1"; }
 ratio() { python3 -c "print(f'{$1/$2:.3f}')"; }
 # at most: fails where the ratio passes LIMIT (the aims of issue 33 that the archive meets).
@@ -39,8 +43,12 @@ for kind in gperf cg mixed; do
   tarz=$(tar c -C "$w" $dirs | zstd -19 -q -c | wc -c)
   sum=0
   for f in $files; do
-    # Without symbols, as archive add reads them (a symbolized .ppk also keeps the names).
-    "$pp" convert "$f" -o "$w/one.ppk" --no-symbolize >/dev/null && sum=$((sum + $(size "$w/one.ppk")))
+    # Without symbols, as archive add reads them (a symbolized .ppk also keeps the names); each
+    # file's once, the mixed set reusing them.
+    one=$w/sizes/${f##*/}
+    [ -s "$one" ] || { "$pp" convert "$f" -o "$w/one.ppk" --no-symbolize >/dev/null &&
+      size "$w/one.ppk" >"$one"; }
+    sum=$((sum + $(cat "$one")))
   done
   rm -f "$w/$kind.ppka"
   # shellcheck disable=SC2086
@@ -49,8 +57,9 @@ for kind in gperf cg mixed; do
   echo "size $kind: $(echo $files | wc -w) members: archive $a bytes; tar c | zstd -19 $tarz;" \
     "sum of .ppk $sum; ratios $(ratio $a $tarz) $(ratio $a $sum)"
   # The aims of issue 33 are <= 0.5x tar|zstd-19 and <= 0.25x the .ppk files. Checked are
-  # those met (docs/benchmarks.md): gperftools 0.5x tar|zstd-19; every set 0.25x the .ppk
-  # files but gperftools'; the rest must not pass the figures reached (with room for runs).
+  # those met (docs/benchmarks.md): gperftools both (measured 0.42x-0.45x and, with the
+  # archive coding 2, 0.215x-0.235x: profile sets vary more than that, so not 0.22x); every
+  # set 0.25x the .ppk files; the rest must not pass the figures reached (with room for runs).
   case $kind in
     gperf) lim_tar=0.5 lim_sum=0.25 ;;
     cg) lim_tar=1.15 lim_sum=0.25 ;;
@@ -190,14 +199,16 @@ before=$(size "$a")
 
 # kill -9 of `archive add` at random points: every try leaves an archive that verify accepts,
 # holding every member committed before it, and the add's members all or none.
+# (adds of two members, so that a hundred tries stay cheap: each add writes and reads back its
+# members, and verify and list read every member committed before)
 a=$w/crash.ppka; rm -f "$a"
 "$pp" archive add "$a" "$w"/gperf/p{1,2,3}.prof --time 1 || bad "crash: first add"
 count() { "$pp" archive list "$1" | wc -l; }
-start=$(date +%s%N); "$pp" archive add "$w/timing.ppka" "$w"/gperf/p{4..12}.prof; end=$(date +%s%N)
+start=$(date +%s%N); "$pp" archive add "$w/timing.ppka" "$w"/gperf/p{4,5}.prof; end=$(date +%s%N)
 span=$(( (end - start) / 1000 + 1 ))  # microseconds one add takes
 good=0; killed=0; before=$(count "$a"); ids=$("$pp" archive list "$a" | cut -f1)
 for try in $(seq 1 100); do
-  "$pp" archive add "$a" "$w"/gperf/p{4..12}.prof --label try=$try &
+  "$pp" archive add "$a" "$w"/gperf/p{4,5}.prof --label try=$try &
   pid=$!
   # (bash's own random numbers: a python3 start took longer than most adds, so that the kill
   # came after the add had finished)
@@ -207,7 +218,7 @@ for try in $(seq 1 100); do
   wait $pid 2>/dev/null
   after=$(count "$a")
   if "$pp" archive verify "$a" >/dev/null &&
-     { [ "$after" = "$before" ] || [ "$after" = $((before + 9)) ]; } &&
+     { [ "$after" = "$before" ] || [ "$after" = $((before + 2)) ]; } &&
      [ "$("$pp" archive list "$a" | head -n "$before" | cut -f1)" = "$ids" ]; then
     good=$((good + 1))
   else

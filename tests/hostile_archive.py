@@ -1,9 +1,9 @@
 #!/usr/bin/env python3
 """Hostile variants of a one-member .ppka archive whose member is a coded gperftools file
 (archive revision 2, form 2), for tests/check_archive.sh and fuzz/regressions/archive:
-  coded-slots.ppka    the coding's slot count reaches past the member's end
+  coded-slots.ppka    the coding's slot count is not the number of slots its records make
   coded-object.ppka   a PC coded in an object that no mapping of the member holds
-  coded-records.ppka  a record's depth reaches past the slots
+  coded-records.ppka  a record's depth reaches past the member's end
   coded-r1.ppka       the header says revision 1, which has no coded members
 Each is a whole, checksummed archive: only the member's content (or the revision) is wrong.
   python3 tests/hostile_archive.py ARCHIVE OUTDIR
@@ -33,7 +33,7 @@ def zstd(b, *args):
 manifest = zstd(data[mstart:t], "-d")
 member = data[16:mstart]  # the one segment: no dictionary, one member frame
 coded = zstd(member, "-d")
-assert coded[0] == 1, "not a coded gperftools member"
+assert coded[0] == 2, "not a coded gperftools member (coding version 2)"
 
 
 def fnv(b):
@@ -61,17 +61,33 @@ def rebuild(new_coded, revision=2):
             struct.pack("<QQQ", len(mframe), len(msg), fnv(mframe)) + b"PPKACMIT")
 
 
+def varint_end(b, at):
+    while b[at] & 0x80:
+        at += 1
+    return at + 1
+
+
+def varint(v):
+    out = bytearray()
+    while v >= 0x80:
+        out.append(v & 0x7f | 0x80)
+        v >>= 7
+    return bytes(out + bytes([v]))
+
+
+# coding version 2 (lib/formats/gperftools/archive_coding.h): version, slot count, header
+# slots, record count, then the first record's depth and frames
 slots = struct.unpack_from("<Q", coded, 1)[0]
-first_record = 9 + 8 * (2 + struct.unpack_from("<Q", coded, 9 + 8)[0])
+depth_at = varint_end(coded, 9 + 8 * (2 + struct.unpack_from("<Q", coded, 9 + 8)[0]))
+first_frame = varint_end(coded, depth_at)
 c = bytearray(coded)
 struct.pack_into("<Q", c, 1, slots + 1000)
 variants = {"coded-slots": bytes(c)}
-c = bytearray(coded)  # the first PC of the first record: object 0x7fff
-struct.pack_into("<Q", c, first_record + 16, (0x7fff << 48) | 0x1000)
+c = bytearray(coded)  # the first PC of the first record: object 0xfd
+struct.pack_into("<I", c, first_frame, (0xfe << 24) | 0x1000)
 variants["coded-object"] = bytes(c)
-c = bytearray(coded)  # the first record's depth: past the slots
-struct.pack_into("<Q", c, first_record + 8, 1 << 40)
-variants["coded-records"] = bytes(c)
+# the first record's depth: past the end of the member
+variants["coded-records"] = coded[:depth_at] + varint(1 << 40) + coded[first_frame:]
 for name, b in variants.items():
     open(f"{out}/{name}.ppka", "wb").write(rebuild(b))
 open(f"{out}/coded-r1.ppka", "wb").write(rebuild(coded, revision=1))

@@ -899,29 +899,42 @@ TEST(archive_coding_round_trip_and_hostile_codings) {
              .has_value());
   // The mapped-objects text's ranges are coded: no line of the coding starts with one.
   CHECK(coded->find("\n5") == std::string::npos && coded->find("\n7f") == std::string::npos);
-  size_t refused = 0;
+  size_t cuts = 0;
   for (size_t n = 0; n < coded->size(); ++n) {
     try {
       std::string back = profpack::gperftoolsArchiveDecode(coded->substr(0, n));
       CHECK(back.size() < file.size() + 64 * n + 64);  // (a cut in the text still decodes)
     } catch (const profpack::Error& e) {
       CHECK(e.status() == profpack::Status::malformed);
-      ++refused;
+      ++cuts;
     }
   }
-  CHECK(refused > 0);
-  // The first record's first PC (after the version, the slot count and 5 header slots, the
-  // record's count and depth): coded in object 0x7ffe, which no mapping holds.
+  CHECK(cuts > 0);
+  // The first record's first frame (after the version, the slot count, 5 header slots, the
+  // record count and the record's depth, varints below 128 here): coded in object 0xfd, which
+  // no mapping holds; in object 0 (no coding writes it); a depth past the end of the coding.
+  auto refused = [](const std::string& bad, const char* why) {
+    try {
+      profpack::gperftoolsArchiveDecode(bad);
+      CHECK(false);
+    } catch (const profpack::Error& e) {
+      CHECK(e.status() == profpack::Status::malformed);
+      CHECK_CONTAINS(e.what(), why);
+    }
+  };
+  const size_t depthAt = 9 + 8 * 5 + 1, frameAt = depthAt + 1;
+  CHECK(static_cast<uint8_t>((*coded)[depthAt - 1]) < 128 &&
+        static_cast<uint8_t>((*coded)[depthAt]) < 128 && (*coded)[depthAt] > 0);
   std::string bad = *coded;
-  const uint64_t v = (uint64_t{0x7fff} << 48) | 0x1000;
-  std::memcpy(bad.data() + 9 + 8 * 7, &v, 8);
-  try {
-    profpack::gperftoolsArchiveDecode(bad);
-    CHECK(false);
-  } catch (const profpack::Error& e) {
-    CHECK(e.status() == profpack::Status::malformed);
-    CHECK_CONTAINS(e.what(), "which no mapping holds");
-  }
+  const uint32_t v = (uint32_t{0xfe} << 24) | 0x1000;
+  std::memcpy(bad.data() + frameAt, &v, 4);
+  refused(bad, "which no mapping holds");
+  const uint32_t zero = 0x1000;
+  std::memcpy(bad.data() + frameAt, &zero, 4);
+  refused(bad, "frame in object 0");
+  bad = *coded;
+  bad.replace(depthAt, 1, "\xff\xff\xff\xff\x7f");
+  refused(bad, "passes the end");
 }
 
 TEST_MAIN()

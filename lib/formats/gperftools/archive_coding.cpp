@@ -14,7 +14,8 @@ namespace profpack {
 
 namespace {
 
-constexpr uint8_t kCodingVersion = 1;
+constexpr uint8_t kCodingVersion = 2;
+constexpr uint32_t kRawPc = 0xffffffff;  // a frame slot: the PC follows as 8 bytes
 constexpr int kOffsetBits = 48;
 constexpr uint64_t kOffsetMask = (uint64_t{1} << kOffsetBits) - 1;
 constexpr char kCodedLine = '\x01';
@@ -236,22 +237,79 @@ uint64_t walkSlots(std::string& slots, uint64_t limit, F&& pc) {
   return 0;
 }
 
+void appendVarint(std::string& s, uint64_t v) {
+  while (v >= 0x80) s.push_back(static_cast<char>(v | 0x80)), v >>= 7;
+  s.push_back(static_cast<char>(v));
+}
+
+// Reads the coding from its front: each read past the end or out of range is malformed.
+struct Reader {
+  std::string_view s;
+  size_t p = 0;
+  uint64_t varint(const char* what) {
+    uint64_t v = 0;
+    for (int shift = 0; shift < 64; shift += 7) {
+      if (p >= s.size()) malformed(p, std::string("coding ends inside ") + what);
+      const uint8_t b = static_cast<uint8_t>(s[p++]);
+      v |= uint64_t{b & 0x7fu} << shift;
+      if (!(b & 0x80)) return v;
+    }
+    malformed(p, std::string("overlong number for ") + what);
+  }
+  uint64_t fixed(size_t n, const char* what) {
+    if (s.size() - p < n) malformed(p, std::string("coding ends inside ") + what);
+    uint64_t v = 0;  // little-endian
+    for (size_t i = 0; i < n; ++i) v |= uint64_t{static_cast<uint8_t>(s[p + i])} << (8 * i);
+    p += n;
+    return v;
+  }
+};
+
+// A frame: (object + 1) << 24 | offset where the PC lies in one of the first 254 objects at
+// an offset below 16 MiB, else kRawPc and the PC.
+void appendFrame(std::string& s, const Lookup& maps, uint64_t pc) {
+  bool ok = true;
+  const uint64_t v = codePc(maps, pc, ok);
+  const uint64_t object = v >> kOffsetBits, off = v & kOffsetMask;
+  if (ok && object != 0 && object < 0xff && off < (uint64_t{1} << 24)) {
+    appendLe32(s, static_cast<uint32_t>(object << 24 | off));
+  } else {
+    appendLe32(s, kRawPc);
+    appendLe64(s, pc);
+  }
+}
+
 }  // namespace
 
 std::optional<std::string> gperftoolsArchiveCode(std::string_view file) {
   std::string slots(file);
-  bool ok = true;
   // The mappings are known only after the slots: find where they end first.
   const uint64_t n = walkSlots(slots, ~uint64_t{0}, [](uint64_t v, uint64_t) { return v; });
   if (n == 0) return std::nullopt;
   std::string_view maps = file.substr(8 * n);
   const Lookup lines(mapLines(maps));
-  walkSlots(slots, n, [&](uint64_t v, uint64_t) { return codePc(lines, v, ok); });
   std::optional<std::string> codedMaps = codeMaps(maps);
-  if (!ok || !codedMaps) return std::nullopt;
+  if (!codedMaps) return std::nullopt;
+  auto slot = [&](uint64_t i) {
+    return rd64(reinterpret_cast<const uint8_t*>(file.data()) + 8 * i);
+  };
+  const uint64_t header = 2 + slot(1);
   std::string out(1, static_cast<char>(kCodingVersion));
   appendLe64(out, n);
-  out.append(slots, 0, 8 * n);
+  out.append(file.substr(0, 8 * header));
+  // The records' stacks, then their counts: each stream alike from profile to profile.
+  std::string stacks, counts;
+  uint64_t records = 0;
+  for (uint64_t i = header; i < n; ++records) {
+    const uint64_t depth = slot(i + 1);
+    appendVarint(counts, slot(i));
+    appendVarint(stacks, depth);
+    for (uint64_t k = 0; k < depth; ++k) appendFrame(stacks, lines, slot(i + 2 + k));
+    i += 2 + depth;
+  }
+  appendVarint(out, records);
+  out += stacks;
+  out += counts;
   out += *codedMaps;
   try {
     if (gperftoolsArchiveDecode(out) != file) return std::nullopt;
@@ -263,14 +321,50 @@ std::optional<std::string> gperftoolsArchiveCode(std::string_view file) {
 
 std::string gperftoolsArchiveDecode(std::string_view coded) {
   if (coded.size() < 9 || static_cast<uint8_t>(coded[0]) != kCodingVersion)
-    malformed(0, "not a gperftools archive coding of version 1");
-  const uint64_t n = rd64(reinterpret_cast<const uint8_t*>(coded.data()) + 1);
-  if (n > (coded.size() - 9) / 8) malformed(1, "slot count past the end of the member");
-  std::string slots(coded.substr(9, 8 * n));
-  const std::string maps = decodeMaps(coded.substr(9 + 8 * n), 9 + 8 * n);
+    malformed(0, "not a gperftools archive coding of version 2");
+  Reader r{coded, 1};
+  const uint64_t n = r.fixed(8, "the slot count");
+  if (r.fixed(8, "the header") != 0) malformed(9, "header that does not start with 0");
+  const uint64_t words = r.fixed(8, "the header");
+  if (words > (coded.size() - r.p) / 8) malformed(17, "header past the end of the member");
+  std::string slots(coded.substr(9, 16 + 8 * words));
+  r.p += 8 * words;
+  const uint64_t records = r.varint("the record count");
+  if (records > coded.size() - r.p) malformed(r.p, "record count past the end of the member");
+  // The stacks as (depth, frames) with frames kept coded until the mappings are known.
+  std::vector<uint64_t> depths(records), frames;
+  const size_t stacksAt = r.p;
+  for (uint64_t& depth : depths) {
+    depth = r.varint("a record's depth");
+    if (depth > (coded.size() - r.p) / 4) malformed(r.p, "record whose stack passes the end");
+    for (uint64_t k = 0; k < depth; ++k) {
+      const uint64_t v = r.fixed(4, "a frame");
+      frames.push_back(v == kRawPc ? uint64_t{1} << 63 | r.p : v);
+      if (v == kRawPc) r.p += 8;
+      if (r.p > coded.size()) malformed(r.p, "coding ends inside a frame");
+    }
+  }
+  std::vector<uint64_t> counts(records);
+  for (uint64_t& c : counts) c = r.varint("a record's count");
+  const size_t mapsAt = r.p;
+  const std::string maps = decodeMaps(coded.substr(mapsAt), mapsAt);
   const Lookup lines(mapLines(maps));
-  if (walkSlots(slots, n, [&](uint64_t v, uint64_t i) { return decodePc(lines, v, 9 + 8 * i); }) !=
-      n)
+  size_t f = 0;
+  for (uint64_t i = 0; i < records; ++i) {
+    appendLe64(slots, counts[i]);
+    appendLe64(slots, depths[i]);
+    for (uint64_t k = 0; k < depths[i]; ++k, ++f) {
+      const uint64_t v = frames[f];
+      if (v >> 63) {
+        appendLe64(slots, rd64(reinterpret_cast<const uint8_t*>(coded.data()) +
+                               (v & ~(uint64_t{1} << 63))));
+      } else {
+        if (v >> 24 == 0) malformed(stacksAt, "frame in object 0");
+        appendLe64(slots, decodePc(lines, (v >> 24) << kOffsetBits | (v & 0xffffff), stacksAt));
+      }
+    }
+  }
+  if (slots.size() / 8 != n || walkSlots(slots, n, [](uint64_t v, uint64_t) { return v; }) != n)
     malformed(9, "slots that are no gperftools header and records");
   return slots + maps;
 }
