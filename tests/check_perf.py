@@ -359,7 +359,10 @@ def compare_buildid_cache(tmp):
     copy = os.path.join(tmp, "copied", "threads.data")
     os.makedirs(os.path.dirname(copy), exist_ok=True)
     shutil.copy(os.path.join(data, "threads.data"), copy)
-    recorded = "/work/wt/perf/tests/data/perf/threads"  # where it was recorded
+    # Where the binary was recorded, as the file names it (perf buildid-list: "BUILD_ID PATH").
+    recorded = next(l.split(None, 1)[1] for l in
+                    run("perf", "buildid-list", "-i", copy).splitlines()
+                    if l.endswith("/threads"))
     def names(*args, environ=None):
         ppk = os.path.join(tmp, "cache.ppk")
         subprocess.run([cli, "symbolize", copy, "-o", ppk, *args], env=environ, check=True,
