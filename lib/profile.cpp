@@ -76,6 +76,13 @@ size_t Profile::flatSize() const {
   return capnp::computeSerializedSizeInWords(*builder_) * sizeof(capnp::word);
 }
 
+std::string Profile::flatBytes() const {
+  std::string s;
+  s.reserve(flatSize());
+  forEachFlatPiece([&](const void* d, size_t n) { s.append(static_cast<const char*>(d), n); });
+  return s;
+}
+
 void Profile::forEachFlatPiece(const std::function<void(const void*, size_t)>& sink) const {
   root();  // builds a deferred part
   if (reader_) {

@@ -64,6 +64,8 @@ class Profile {
   // call from several threads at once (nothing is cached).
   void forEachFlatPiece(const std::function<void(const void*, size_t)>& sink) const;
   size_t flatSize() const;
+  // The same bytes assembled in one string (what a .ppk or an archive member compresses).
+  std::string flatBytes() const;
   // What a format's reader had decoded anyway and its model would otherwise decode from the IR
   // again (opaque here; see the format's reader and model). The first caller of takeDecoded()
   // gets it and frees it with its model; later callers get null and decode the IR.

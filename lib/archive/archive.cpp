@@ -456,10 +456,7 @@ void Archive::add(const std::vector<ArchiveInput>& inputs, int level) {
   std::vector<MemberForm> forms;
   std::vector<uint64_t> messageSizes;
   for (const auto& in : inputs) {
-    std::string raw;
-    raw.reserve(in.profile->flatSize());
-    in.profile->forEachFlatPiece(
-        [&](const void* p, size_t n) { raw.append(static_cast<const char*>(p), n); });
+    std::string raw = in.profile->flatBytes();
     messageSizes.push_back(raw.size());
     forms.push_back(keepAs(*in.profile, in.format, raw, revision_));
     raws.push_back(std::move(raw));

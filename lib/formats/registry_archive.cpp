@@ -34,13 +34,6 @@ const ArchiveCoding* codingOf(FormatId f) {
   return nullptr;
 }
 
-std::string flat(const Profile& p) {
-  std::string s;
-  s.reserve(p.flatSize());
-  p.forEachFlatPiece([&](const void* d, size_t n) { s.append(static_cast<const char*>(d), n); });
-  return s;
-}
-
 std::unique_ptr<Profile> readAs(FormatId f, const std::string& file) {
   ReadOptions o;
   o.format = f;
@@ -58,7 +51,7 @@ std::optional<ArchiveForm> archiveForm(const Profile& profile, const std::string
   ArchiveForm out;
   try {
     out.bytes = writeProfile(profile, f, WriteOptions{});
-    if (flat(*readAs(f, out.bytes)) != message) return std::nullopt;
+    if (readAs(f, out.bytes)->flatBytes() != message) return std::nullopt;
   } catch (const Error&) {
     return std::nullopt;  // a profile its format's writer cannot write as read
   }
