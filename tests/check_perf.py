@@ -311,6 +311,27 @@ def compare_running_kernel(f, tmp):
               f"{name}: another kernel runs: /proc/kallsyms not taken, with a warning")
 
 
+def compare_cut_kallsyms(tmp):
+    """A kallsyms table cut short (the first 50 symbols of the excerpt) names the kernel frames
+    it covers as the whole excerpt does and leaves the others as addresses: an address past its
+    last symbol may belong to a symbol that was cut off."""
+    with open(os.path.join(data, "kallsyms.txt")) as whole:
+        lines = whole.readlines()
+    cut = os.path.join(tmp, "kallsyms.cut.txt")
+    with open(cut, "w") as out:
+        out.writelines(lines[:50])
+    def kernel_self(table):
+        ppk = os.path.join(tmp, "cut.ppk")
+        run(cli, "symbolize", os.path.join(data, "spin.data"), "-o", ppk, "--binary-path", data,
+            "--kallsyms", table)
+        rows = [l.split("\t") for l in run(cli, "top", ppk, "--tsv", "-n", "100000000").splitlines()]
+        return {r[4]: int(r[0]) for r in rows if KERNEL in r[5] and not r[4].startswith("0x")}
+    whole, part = kernel_self(os.path.join(data, "kallsyms.txt")), kernel_self(cut)
+    check(part and len(part) < len(whole) and all(whole.get(n) == v for n, v in part.items()),
+          f"spin.data: a cut kallsyms names {len(part)} of {len(whole)} kernel functions, each "
+          f"as the whole excerpt does ({sorted(set(part.items()) - set(whole.items()))})")
+
+
 def compare_children(f, tmp, buildids):
     """Inclusive samples per function of the programs (and, with the committed kallsyms
     excerpt, of the kernel where perf names kernel functions: the recorded kernel runs) equal
@@ -403,6 +424,7 @@ def main():
                 compare_children(f, tmp, buildids)
         if "--record" not in sys.argv:
             compare_buildid_cache(tmp)
+            compare_cut_kallsyms(tmp)
     print(f"{passed} passed, {failed} failed")
     return 1 if failed else 0
 

@@ -81,7 +81,10 @@ std::unique_ptr<Kallsyms> Kallsyms::load(const std::string& path, std::string& w
 const std::vector<SymbolFrame>* Kallsyms::lookup(uint64_t address) const {
   auto it = std::upper_bound(symbols_.begin(), symbols_.end(), address,
                              [](uint64_t a, const Symbol& s) { return a < s.address; });
-  if (it == symbols_.begin()) return nullptr;
+  // Past the last symbol the table says nothing: its end is unknown, and in a cut table the
+  // address may belong to a symbol that was cut off (a whole /proc/kallsyms ends with module
+  // symbols, above the kernel's text).
+  if (it == symbols_.begin() || it == symbols_.end()) return nullptr;
   frame_.assign(1, SymbolFrame{std::prev(it)->name, "", 0});
   return &frame_;
 }
