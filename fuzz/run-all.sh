@@ -22,15 +22,9 @@ runs=${PROFPACK_FUZZ_RUNS:--1}
 only=${PROFPACK_FUZZ_ONLY:-}
 extra=()
 [ -n "${PROFPACK_FUZZ_MAX_LEN:-}" ] && extra+=(-max_len="$PROFPACK_FUZZ_MAX_LEN")
-if [ ! -f build-fuzz/build.ninja ]; then
-  if ! CC=clang-14 CXX=clang++-14 meson setup build-fuzz -Dfuzzing=true -Dbuildtype=debugoptimized \
-    -Db_sanitize=address,undefined -Db_lundef=false -Dcpp_args=-fsanitize=fuzzer-no-link \
-    >/tmp/profpack-fuzz-setup.$$.log 2>&1; then
-    echo "FAIL fuzz: meson setup of build-fuzz failed:"; tail -20 /tmp/profpack-fuzz-setup.$$.log
-    rm -rf build-fuzz; exit 1
-  fi
-fi
-# Every harness, and only the harnesses: this tree's CLI, tests and benchmarks are never run.
+bash fuzz/setup-tree.sh || { echo "FAIL fuzz: no build tree"; exit 1; }
+# The harnesses only: run alone, this builds no more than they need (under scripts/test.sh the
+# whole tree is built and tested already).
 targets=()
 for src in fuzz/fuzz_*.cpp; do
   name=${src#fuzz/fuzz_}; targets+=("fuzz/fuzz_${name%.cpp}")
