@@ -294,14 +294,18 @@ def compare_running_kernel(f, tmp):
     if not recorded:
         return
     out = os.path.join(tmp, name + ".running.ppk")
+    # An empty HOME: no build-id cache copy of the table (compare_cached_kallsyms has one).
+    home = os.path.join(tmp, "empty-home")
+    os.makedirs(home, exist_ok=True)
     r = subprocess.run([cli, "symbolize", f, "-o", out, "--binary-path", data],
-                       capture_output=True, text=True, check=True)
+                       capture_output=True, text=True, check=True, env=dict(os.environ, HOME=home))
     names = lambda p: sorted(l.split("\t")[4] for l in
                              run(cli, "top", p, "--tsv", "-n", "100000000").splitlines()
                              if KERNEL in l.split("\t")[5])
     excerpt = os.path.join(tmp, name + ".excerpt.ppk")
     run(cli, "symbolize", f, "-o", excerpt, "--binary-path", data, "--kallsyms",
         os.path.join(data, "kallsyms.txt"))
+    compare_cached_kallsyms(f, tmp, recorded.group(1), names(excerpt), names)
     if running_kernel_build_id() == recorded.group(1) and os.access("/proc/kallsyms", os.R_OK):
         check(names(out) == names(excerpt) and "not the recorded kernel" not in r.stderr,
               f"{name}: the running kernel is the recorded one: /proc/kallsyms names its "
@@ -309,6 +313,34 @@ def compare_running_kernel(f, tmp):
     else:
         check("not the recorded kernel" in r.stderr and all(n.startswith("0x") for n in names(out)),
               f"{name}: another kernel runs: /proc/kallsyms not taken, with a warning")
+
+
+def compare_cached_kallsyms(f, tmp, build_id, want, names):
+    """The recorded kernel's table in perf's build-id cache (.build-id/xx/rest/kallsyms, as
+    perf record keeps it and perf archive packs it) names kernel frames without --kallsyms,
+    whichever kernel runs: from $HOME/.debug, and from a --binary-path directory."""
+    name = os.path.basename(f)
+    for where in ("home", "binary-path"):
+        root = os.path.join(tmp, "cached-" + where)
+        cache = os.path.join(root, ".debug" if where == "home" else "", ".build-id",
+                             build_id[:2], build_id[2:])
+        os.makedirs(cache, exist_ok=True)
+        # Names marked, so that they cannot come from /proc/kallsyms (or the excerpt) instead.
+        with open(os.path.join(data, "kallsyms.txt")) as src, \
+                open(os.path.join(cache, "kallsyms"), "w") as dst:
+            for line in src:  # "ADDRESS TYPE NAME[\tMODULE]"
+                head, sep, module = line.rstrip("\n").partition("\t")
+                dst.write(head + "_cached" + sep + module + "\n")
+        out = os.path.join(tmp, name + ".cached.ppk")
+        home = root if where == "home" else os.path.join(tmp, "empty-home")
+        args = ["--binary-path", data] + (["--binary-path", root] if where != "home" else [])
+        r = subprocess.run([cli, "symbolize", f, "-o", out, *args], capture_output=True,
+                           text=True, check=True, env=dict(os.environ, HOME=home))
+        got, marked = names(out), sorted(n + "_cached" for n in want)
+        check(got == marked and "kallsyms" not in r.stderr,
+              f"{name}: the build-id cache's kallsyms ({where}) names the {len(want)} kernel "
+              f"functions the excerpt names" + ("" if got == marked else f" (got {got[:4]})"))
+        shutil.rmtree(root)
 
 
 def compare_cut_kallsyms(tmp):

@@ -572,9 +572,11 @@ typedef struct profpack_symbolize_options {
    *  (default) for none. Not retained. */
   const char* binary;
   /** A kallsyms table (a copy of /proc/kallsyms) of the kernel the profile was recorded on,
-   *  to name its kernel frames. NULL (default): /proc/kallsyms where the running kernel is the
-   *  recorded one (its build id, else its release, is the profile's), else kernel frames stay
-   *  unnamed with a warning. Not retained. */
+   *  to name its kernel frames. NULL (default): the copy in perf's build-id cache under the
+   *  recorded kernel's build id (binary_path directories, then $HOME/.debug), else
+   *  /proc/kallsyms where the running kernel is the recorded one (its build id, else its
+   *  release, is the profile's), else kernel frames stay unnamed with a warning. Not
+   *  retained. */
   const char* kallsyms;
 } profpack_symbolize_options;
 
