@@ -102,6 +102,45 @@ def folded(path, *extra):
     return counts
 
 
+def compare_pprof(f, ppk, tmp, ours):
+    """--to pprof, read by go tool pprof: each mapping carries the build id perf recorded for
+    its path (perf buildid-list), as perf_data_converter writes them; the self samples of the
+    programs' functions are those of top."""
+    if not shutil.which("go"):
+        print(f"note: go not installed: {os.path.basename(f)}'s pprof output not checked")
+        return
+    name = os.path.basename(f)
+    pb = os.path.join(tmp, name + ".pb.gz")
+    run(cli, "convert", ppk, "--to", "pprof", "-o", pb)
+    env = dict(os.environ, HOME=tmp, PPROF_TMPDIR=tmp)
+    raw = subprocess.run(["go", "tool", "pprof", "-raw", pb], capture_output=True, text=True,
+                         check=True, env=env).stdout
+    recorded = {}
+    for line in run("perf", "buildid-list", "-i", f).splitlines():
+        cols = line.split(None, 1)  # "BUILD_ID PATH", or the path alone where none is recorded
+        if len(cols) == 2 and re.fullmatch(r"[0-9a-f]{40}", cols[0]):
+            recorded[cols[1]] = cols[0]
+    mappings = re.findall(r"^\d+: 0x[0-9a-f]+/0x[0-9a-f]+/0x[0-9a-f]+ (\S+) ([0-9a-f]{40})? ?\[",
+                          raw.split("Mappings", 1)[1], re.M)
+    top = subprocess.run(["go", "tool", "pprof", "-top", "-nodecount=100000", "-sample_index=0",
+                          pb], capture_output=True, text=True, check=True, env=env).stdout
+    theirs = collections.Counter()
+    for line in top.splitlines():
+        cols = line.split()
+        if len(cols) == 6 and cols[0].isdigit() and cols[5] in ours:
+            theirs[cols[5]] += int(cols[0])
+    check(theirs == ours, f"{name}: go tool pprof -top of --to pprof = top's self samples "
+          f"({dict(theirs)} vs {dict(ours)})")
+    with_ids = [(path, bid) for path, bid in mappings if path in recorded]
+    if not recorded:  # pipe mode: no build-id section
+        check(not any(bid for _, bid in mappings),
+              f"{name}: perf records no build ids here, and the pprof mappings claim none")
+    else:
+        check(with_ids and all(bid == recorded[path] for path, bid in with_ids),
+              f"{name}: pprof mappings carry perf's build ids ({len(with_ids)} of "
+              f"{len(mappings)} mappings: {with_ids[:2]})")
+
+
 def compare(f, tmp, buildids):
     name = os.path.basename(f)
     ppk = os.path.join(tmp, name + ".ppk")
@@ -122,6 +161,7 @@ def compare(f, tmp, buildids):
             theirs[m.group(1)] += n
     check(len(ours) >= 2 and ours == theirs,
           f"{name}: self samples of {sorted(ours)}: {dict(ours)} vs perf {dict(theirs)}")
+    compare_pprof(f, ppk, tmp, ours)
     # The same recording through its `perf script` text (names as perf prints them).
     txt = os.path.join(tmp, name + ".txt")
     with open(txt, "w") as out:

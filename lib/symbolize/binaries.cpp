@@ -31,23 +31,16 @@ std::vector<std::string> searchPath(const SymbolizeOptions& options) {
   return dirs;
 }
 
-std::string hexBytes(const std::string& bytes) {
-  static const char kDigits[] = "0123456789abcdef";
-  std::string out;
-  for (unsigned char c : bytes) {
-    out += kDigits[c >> 4];
-    out += kDigits[c & 15];
-  }
-  return out.empty() ? "none" : out;
-}
+// A build id for messages: its hex digits, "none" where there is none.
+std::string idText(const std::string& bytes) { return bytes.empty() ? "none" : hexBytes(bytes); }
 
 }  // namespace
 
 std::string mismatch(const Mapping& mapping, const ElfBinary& binary, int64_t profileTime) {
   if (!mapping.buildId.empty()) {
     if (binary.buildId() == mapping.buildId) return "";
-    return "its build id is " + hexBytes(binary.buildId()) + ", the profile's " +
-           hexBytes(mapping.buildId);
+    return "its build id is " + idText(binary.buildId()) + ", the profile's " +
+           idText(mapping.buildId);
   }
   std::string why = binary.misfit(mapping.start, mapping.limit, mapping.offset, mapping.linkTime);
   if (!why.empty()) return why;
@@ -145,8 +138,8 @@ const Kallsyms* ElfResolver::kernel(const Mapping& mapping, std::string& used, s
   } else if (options_.kallsyms.empty()) {  // the running kernel's, if it is the one recorded
     const std::string running = runningKernelBuildId(), release = runningKernelRelease();
     if (!mapping.buildId.empty() && mapping.buildId != running) {
-      why = "/proc/kallsyms is not the recorded kernel's: its build id is " + hexBytes(running) +
-            ", the recording's " + hexBytes(mapping.buildId) + " (--kallsyms names a copy)";
+      why = "/proc/kallsyms is not the recorded kernel's: its build id is " + idText(running) +
+            ", the recording's " + idText(mapping.buildId) + " (--kallsyms names a copy)";
       return nullptr;
     }
     if (mapping.buildId.empty() && (release_.empty() || release_ != release)) {

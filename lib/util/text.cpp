@@ -88,6 +88,17 @@ void appendHex(std::string& out, uint64_t v) {
   out.append(buf, p);
 }
 
+std::string hexBytes(std::string_view bytes) {
+  static const char kDigits[] = "0123456789abcdef";
+  std::string out;
+  out.reserve(bytes.size() * 2);
+  for (unsigned char c : bytes) {
+    out += kDigits[c >> 4];
+    out += kDigits[c & 15];
+  }
+  return out;
+}
+
 std::string hexDigits(uint64_t v) {
   char buf[24];
   auto [p, ec] = std::to_chars(buf, buf + sizeof buf, v, 16);

@@ -93,6 +93,7 @@ void appendCost(std::string& out, uint64_t v, bool isSigned);
 void appendHex(std::string& out, uint64_t v);  // with "0x" prefix
 std::string hexString(uint64_t v);             // the same as a string
 std::string hexDigits(uint64_t v);             // lowercase hex digits, no prefix
+std::string hexBytes(std::string_view bytes);  // two lowercase hex digits per byte
 // A C++ symbol name demangled (as c++filt prints it); any other name unchanged.
 std::string demangle(const char* name);
 

@@ -5,6 +5,7 @@
 #include "error.h"
 #include "formats/pprof/pprof.h"
 #include "util/gzip.h"
+#include "util/text.h"
 
 namespace profpack {
 
@@ -183,6 +184,8 @@ class PprofWriter {
       uintField(mp, 3, map.limit);
       uintField(mp, 4, map.offset);
       uintField(mp, 5, strings_.index(map.path));
+      // The build id as pprof's own profiles and perf_data_converter write it: hex digits.
+      if (!map.buildId.empty()) uintField(mp, 6, strings_.index(hexBytes(map.buildId)));
       // What symbolization would not add: names (and lines) where the model has them.
       uintField(mp, 7, m_.has(kCapNames) ? 1 : 0);
       uintField(mp, 8, m_.has(kCapNames) ? 1 : 0);
