@@ -131,6 +131,25 @@ def compare_pprof(f, ppk, tmp, ours):
             theirs[cols[5]] += int(cols[0])
     check(theirs == ours, f"{name}: go tool pprof -top of --to pprof = top's self samples "
           f"({dict(theirs)} vs {dict(ours)})")
+    # Samples per thread: pprof's pid/tid/comm labels against perf script's fields.
+    samples = []  # [count, {label: value}]
+    for line in raw.split("Samples:", 1)[1].split("Locations", 1)[0].splitlines():
+        m = re.match(r"\s+(\d+)\s+\d+:", line)
+        if m:
+            samples.append([int(m.group(1)), {}])
+        elif samples and ":[" in line:
+            samples[-1][1].update(re.findall(r"(\w+):\[([^\]]*)\]", line))
+    per_thread = collections.Counter()
+    for n, labels in samples:
+        per_thread[(labels.get("pid"), labels.get("tid"), labels.get("comm"))] += n
+    want = collections.Counter()
+    for line in run("perf", "script", *symfs(f), "-i", f, "-F", "pid,tid,comm").splitlines():
+        m = re.match(r"\s*(.*?)\s+(\d+)/(\d+)\s*$", line)
+        if m:
+            want[(m.group(2), m.group(3), m.group(1))] += 1
+    check(per_thread == want and len(want) >= 1,
+          f"{name}: pprof samples per pid/tid/comm label = perf script's per thread "
+          f"({len(want)} threads; differ: {sorted(set(per_thread.items()) ^ set(want.items()))[:3]})")
     with_ids = [(path, bid) for path, bid in mappings if path in recorded]
     if not recorded:  # pipe mode: no build-id section
         check(not any(bid for _, bid in mappings),

@@ -153,6 +153,14 @@ const StackLayer& Model::stacks() const {
     source_->stacks(stacks_);
     stacks_.values.resize(stacks_.stacks() * events(), 0);
     if (stacks_.locations.size() != stacks_.frames.size()) stacks_.locations.clear();
+    // Rows of stack, thread and values, each in range; else none (a source's defect, not the
+    // profile's: the figures above stand without them).
+    const size_t row = 2 + events();
+    bool valid = stacks_.threadValues.size() % row == 0;
+    for (size_t r = 0; valid && r < stacks_.threadValues.size(); r += row)
+      valid = stacks_.threadValues[r] < stacks_.stacks() &&
+              stacks_.threadValues[r + 1] < threads().size();
+    if (!valid) stacks_.threadValues.clear();
   });
   return stacks_;
 }

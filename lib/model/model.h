@@ -243,6 +243,10 @@ struct StackLayer {
   std::vector<uint64_t> locations;
   std::vector<uint64_t> start{0};  // stack s is frames[start[s], start[s + 1]): stacks + 1
   std::vector<uint64_t> values;    // stacks x events: the cost spent with this stack innermost
+  // Where the source records each sample's thread (perf): `values` again, split by thread, as
+  // rows of 2 + events numbers: the stack, the thread (an index into Model::threads()), its
+  // values. Empty otherwise (and in a model of one thread). pprof output labels samples by it.
+  std::vector<uint64_t> threadValues;
   size_t stacks() const { return start.size() - 1; }
 };
 

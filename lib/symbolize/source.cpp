@@ -339,6 +339,7 @@ void SymbolizedSource::expandStacks(Work& w) {
   std::vector<uint64_t> frames, at;
   const bool timeline = (w.innerCaps & kCapTimeline) != 0;
   for (auto& c : spanChains_) c.assign(timeline ? w.in.functions.size() : 0, {});
+  std::vector<uint64_t> outOf(is.stacks());  // per inner stack: the stack it became
   for (size_t s = 0; s < is.stacks(); ++s) {
     frames.clear();
     at.clear();
@@ -366,7 +367,14 @@ void SymbolizedSource::expandStacks(Work& w) {
     }
     for (size_t ev = 0; ev < ne_; ++ev)
       stacks_.values[it->second * ne_ + ev] += is.values[s * ne_ + ev];
+    outOf[s] = it->second;
   }
+  // The rows per thread follow their stacks (two may now be one: two rows of it).
+  stacks_.threadValues = is.threadValues;
+  for (size_t r = 0; r + 1 < stacks_.threadValues.size(); r += 2 + ne_)
+    stacks_.threadValues[r] = stacks_.threadValues[r] < outOf.size()
+                                  ? outOf[stacks_.threadValues[r]]
+                                  : ~uint64_t{0};  // out of range: Model::stacks drops them all
 }
 
 // Functions from the stacks: self innermost, inclusive and arcs once per stack.

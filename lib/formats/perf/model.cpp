@@ -134,9 +134,11 @@ class PerfSource : public ModelSource {
     decode();
     const std::vector<uint64_t>& order = rank();
     const size_t events = 1 + pd_.getEvents().size();
+    std::vector<uint64_t> outOf(start_.size(), ~uint64_t{0});  // per stack: its index in out
     for (size_t s = 0; s + 1 < start_.size(); ++s) {
       const uint64_t* v = values_.data() + s * events;
       if (v[0] == 0) continue;
+      outOf[s] = out.stacks();
       for (uint64_t i = start_[s + 1]; i-- > start_[s];) {
         const uint64_t f = frames_[i];
         out.frames.push_back(funcOf_[f]);
@@ -144,6 +146,18 @@ class PerfSource : public ModelSource {
       }
       out.start.push_back(out.frames.size());
       out.values.insert(out.values.end(), v, v + events);
+    }
+    if (thread_ >= 0) return;
+    // The model of every thread: the samples of each thread, per stack (Columns::rows).
+    for (size_t t = 0; t + 1 < cols_->rows.size(); ++t) {
+      const std::vector<uint64_t>& rows = cols_->rows[t];
+      for (size_t r = 0; r + events < rows.size(); r += 1 + events) {
+        if (rows[r] >= outOf.size() || outOf[rows[r]] == ~uint64_t{0}) continue;
+        out.threadValues.push_back(outOf[rows[r]]);
+        out.threadValues.push_back(t);
+        out.threadValues.insert(out.threadValues.end(), rows.begin() + r + 1,
+                                rows.begin() + r + 1 + events);
+      }
     }
   }
 

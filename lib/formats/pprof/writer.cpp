@@ -227,7 +227,9 @@ class PprofWriter {
     }
   }
 
-  void sample(std::vector<uint64_t>& leafFirst, const uint64_t* values) {
+  // `thread`: an index into the model's threads, whose pid, tid and comm label the sample (as
+  // perf_data_converter's labels name them); -1 for none.
+  void sample(std::vector<uint64_t>& leafFirst, const uint64_t* values, int64_t thread = -1) {
     bool any = false;
     for (size_t e = 0; e < ne_; ++e) any |= values[e] != 0;
     if (!any) return;
@@ -237,8 +239,25 @@ class PprofWriter {
     sampleValues_.assign(values, values + ne_);
     if (addTime_) sampleValues_.push_back(nanos(values[0]));
     packed(sampleBytes_, 2, sampleValues_);
+    if (thread >= 0) {
+      const ThreadRow& t = m_.threads()[static_cast<size_t>(thread)];
+      label("pid", "", t.pid);
+      label("tid", "", t.threadId);
+      if (!t.process.empty()) label("comm", t.process, 0);
+    }
     bytesField(msg_, 2, sampleBytes_);
     flush();
+  }
+
+  // A label of the sample being made: a string, else a number.
+  void label(const std::string& key, const std::string& str, uint64_t num) {
+    std::string lb;
+    uintField(lb, 1, strings_.index(key));
+    if (!str.empty())
+      uintField(lb, 2, strings_.index(str));
+    else
+      uintField(lb, 3, num);
+    bytesField(sampleBytes_, 3, lb);
   }
 
   // Sampled stacks of return addresses (gperftools): a caller's frame is the address after its
@@ -284,24 +303,40 @@ class PprofWriter {
         addresses_ && !st.locations.empty() && st.locations.size() == st.frames.size();
     const LocationLayer* at = frameLocations ? &m_.locations() : nullptr;
     std::vector<uint64_t> ids;
-    for (size_t s = 0; s < st.stacks(); ++s) {
-      ids.clear();
-      const uint64_t b = st.start[s];
-      for (uint64_t i = st.start[s + 1]; i > b;) {
-        const uint64_t li = frameLocations ? st.locations[i - 1] : ~uint64_t{0};
-        if (frameLocations && li < at->locations.size()) {
-          uint64_t n = at->frames(li);
-          for (uint64_t k = 1; k < n && n <= i - b; ++k)
-            if (st.locations[i - 1 - k] != li) n = 1;
-          i -= n <= i - b ? n : 1;
-          ids.push_back(li + 1);
-          continue;
-        }
-        const uint64_t id = locationOfFunction_[st.frames[i - 1]];
-        ids.push_back(i == st.start[s + 1] ? id : caller(id));
-        --i;
+    // Where the model splits the stacks' values by thread, one sample per stack and thread.
+    const size_t row = 2 + ne_;
+    if (!st.threadValues.empty()) {
+      for (size_t r = 0; r + row <= st.threadValues.size(); r += row) {
+        stackIds(st, at, st.threadValues[r], ids);
+        sample(ids, st.threadValues.data() + r + 2, static_cast<int64_t>(st.threadValues[r + 1]));
       }
+      return;
+    }
+    for (size_t s = 0; s < st.stacks(); ++s) {
+      stackIds(st, at, s, ids);
       sample(ids, st.values.data() + s * ne_);
+    }
+  }
+
+  // Stack s as location ids, leaf first.
+  void stackIds(const StackLayer& st, const LocationLayer* at, size_t s,
+                std::vector<uint64_t>& ids) {
+    const bool frameLocations = at != nullptr;
+    ids.clear();
+    const uint64_t b = st.start[s];
+    for (uint64_t i = st.start[s + 1]; i > b;) {
+      const uint64_t li = frameLocations ? st.locations[i - 1] : ~uint64_t{0};
+      if (frameLocations && li < at->locations.size()) {
+        uint64_t n = at->frames(li);
+        for (uint64_t k = 1; k < n && n <= i - b; ++k)
+          if (st.locations[i - 1 - k] != li) n = 1;
+        i -= n <= i - b ? n : 1;
+        ids.push_back(li + 1);
+        continue;
+      }
+      const uint64_t id = locationOfFunction_[st.frames[i - 1]];
+      ids.push_back(i == st.start[s + 1] ? id : caller(id));
+      --i;
     }
   }
 
