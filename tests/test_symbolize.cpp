@@ -2,6 +2,11 @@
 // tests/data/symbolize against the mapping hot.prof records for hot (go tool pprof -raw:
 // 0x55dc6e079000/0x55dc6e07a000/0x1000 /tmp/psym/hot).
 
+#include <unistd.h>
+
+#include <algorithm>
+#include <cstdio>
+
 #include "model/model.h"
 #include "symbolize/binaries.h"
 #include "symbolize/elf.h"
@@ -77,6 +82,41 @@ TEST(link_time_range_in_a_segment) {
   CHECK_EQ(mismatch(m, *hot, 0), std::string());
   m.limit = 0x5000;  // past every segment
   CHECK(!mismatch(m, *hot, 0).empty());
+}
+
+// Names from the symbol table's sorted index are the names libdw's own lookup (a scan of every
+// symbol per address) gives, at addresses all over the file's symbols: this library and the
+// C++ runtime it links (thousands of symbols, global, weak and local, sized and not) and a
+// test program.
+TEST(symbol_index_names_as_libdw) {
+  std::vector<std::string> files = {testlib::data("symbolize/hot")};
+  for (const char* lib :
+       {"/usr/lib/x86_64-linux-gnu/libstdc++.so.6", "/lib/x86_64-linux-gnu/libc.so.6"})
+    if (access(lib, R_OK) == 0) files.push_back(lib);
+  for (const std::string& f : files) {
+    std::string why;
+    auto b = ElfBinary::open(f, why);
+    CHECK(b != nullptr);
+    auto [lo, hi] = b->symbolRange();
+    CHECK(hi > lo);
+    // About 4,000 addresses per file, from before the first symbol to past the last.
+    const uint64_t step = std::max<uint64_t>(1, (hi - lo) / 4000) | 1;
+    size_t named = 0, checked = 0;
+    for (uint64_t a = lo > 64 ? lo - 64 : 0; a < hi + 64; a += step) {
+      const char* ours = b->symbolAt(a);
+      const char* theirs = b->symbolAtByLibdw(a);
+      const std::string x = ours ? ours : "(none)", y = theirs ? theirs : "(none)";
+      if (x != y) {
+        std::fprintf(stderr, "%s: 0x%llx: index %s, libdw %s\n", f.c_str(),
+                     static_cast<unsigned long long>(a), x.c_str(), y.c_str());
+        CHECK_EQ(x, y);
+        break;
+      }
+      named += ours != nullptr;
+      ++checked;
+    }
+    CHECK(named > 0 && checked > 1000);
+  }
 }
 
 TEST_MAIN()

@@ -51,6 +51,13 @@ class ElfBinary {
   // first instruction (which instrumentation sleds may lack).
   const std::vector<SymbolFrame>& lookupEntry(uint64_t address);
   const std::string& buildId() const { return buildId_; }  // raw bytes ("" if none)
+  // The symbol table's name for `address` (null if none), as lookups take it where DWARF has
+  // none: from a sorted index. symbolAtByLibdw asks libdw (dwfl_module_addrinfo), which scans
+  // every symbol per call: the tests' reference for the index.
+  const char* symbolAt(uint64_t address);
+  const char* symbolAtByLibdw(uint64_t address);
+  // The lowest and highest address of the file's sized symbols (0, 0 if none).
+  std::pair<uint64_t, uint64_t> symbolRange();
   // Problems met while reading debug information (e.g. corrupt DWARF), once each.
   const std::string& problem() const { return problem_; }
 
