@@ -9,6 +9,7 @@
 #               "distinct" (100,000 chains with Zipf popularity);
 #   callgrind   the cc1plus profile of bench/bench_callgrind.sh (made once, cached);
 #   pprof       bench/gen_pprof_large.py on tests/data/pprof/flate-cpu.pb.gz (1,000,000 samples);
+#   perf        recordings of tests/data/perf/threads (20 and 100 runs) and of a g++ compile;
 #   xray        tests/xray/make-traces.sh's largest trace.
 # Prints "case | profpack | peer | time ratio | memory ratio | aim", the ratio columns as the
 # aim states them (peer time / profpack time: "20x" means 20 times faster; profpack memory /
@@ -93,6 +94,37 @@ python3 "$here/bench/gen_pprof_large.py" "$here/tests/data/pprof/flate-cpu.pb.gz
   --samples 1000000
 row "pprof 1M samples: top" 20 0 \
   "$cli" top --no-symbolize "$p" -n 20 -- go tool pprof -top -symbolize=none -nodecount=20 "$p"
+
+# --- perf: perf.data -> folded stacks against `perf script` alone, on three recordings --------
+# made here (cpu-clock, which needs no PMU): the committed threads program run 20 and 100 times
+# (the same stacks, five times the samples), and a g++ compile (a driver and its children, many
+# DSOs). Named: profpack names the frames as perf script does (binaries by build id, kernel
+# frames from the kallsyms copy perf record keeps in $HOME/.debug); unnamed: addresses only.
+if command -v perf >/dev/null &&
+  perf record -q -e cpu-clock -o "$tmp/probe.data" true >/dev/null 2>&1; then
+  threads=$here/tests/data/perf/threads
+  printf '#include <regex>\n#include <map>\n#include <iostream>\nint main() { std::regex r("a+b");\n  std::map<int, int> m; m[1] = 2; std::cout << std::regex_match("aab", r) << m[1]; }\n' \
+    >"$tmp/t.cpp"
+  for shape in threads20 threads100 gxx; do
+    f=$tmp/$shape.data
+    case $shape in
+      threads*) n=${shape#threads}
+        perf record -q -e cpu-clock -F 20000 -g -o "$f" -- \
+          sh -c "for i in \$(seq $n); do $threads >/dev/null; done" >/dev/null 2>&1 ;;
+      gxx) perf record -q -e cpu-clock -F 10000 -g -o "$f" -- \
+          g++ -O1 -c "$tmp/t.cpp" -o "$tmp/t.o" >/dev/null 2>&1 ;;
+    esac
+    size=$(($(stat -c %s "$f") / 1000000))
+    row "perf $shape ${size}MB -> folded, named" 10 0 \
+      "$cli" convert "$f" --binary-path "$here/tests/data/perf" --to folded -o "$tmp/out.folded" -- \
+      perf script -i "$f"
+    row "perf $shape ${size}MB -> folded, addresses" 10 0 \
+      "$cli" convert "$f" --no-symbolize --to folded -o "$tmp/out.folded" -- perf script -i "$f"
+    rm -f "$f"
+  done
+else
+  rows+=("perf|not run (perf missing or perf_event_open denied)|-|-|-|-")
+fi
 
 # --- XRay: a ~60 MB FDR trace to trace events against llvm-xray-14 convert ---------------------
 if command -v llvm-xray-14 >/dev/null && command -v clang++-14 >/dev/null; then
