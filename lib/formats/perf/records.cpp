@@ -281,6 +281,10 @@ void Reader::feature(unsigned id, uint64_t at, uint64_t size) {
 // Pass 1: sizes checked, times noted; pipe mode's attrs and features taken at once.
 void Reader::scan(uint64_t begin, uint64_t end) {
   uint64_t last = 0;
+  // Room for a record per 40 bytes (a sample with a short call chain is longer): growing the
+  // list by doubling copied it into fresh pages, a fifth of reading a 32 MB recording.
+  // Reserved, not touched: memory is used as records fill it.
+  entries_.reserve(entries_.size() + (end - begin) / 40);
   for (uint64_t at = begin; at < end;) {
     if (end - at < 8) bad(at, "record header cut short");
     const uint32_t type = b_.u32(at);
@@ -530,6 +534,7 @@ Recording Reader::run() {
   header();
   std::stable_sort(entries_.begin(), entries_.end(),
                    [](const Entry& a, const Entry& b) { return a.time < b.time; });
+  r_.samples.reserve(entries_.size());  // at most a sample per record
   for (const Entry& e : entries_) apply(e.offset);
   if (r_.attrs.empty()) bad(0, "no perf_event_attr");
   return std::move(r_);
