@@ -1,6 +1,7 @@
 #include "symbolize/kernel.h"
 
 #include <fcntl.h>
+#include <sys/stat.h>
 #include <sys/utsname.h>
 #include <unistd.h>
 
@@ -40,9 +41,14 @@ std::unique_ptr<Kallsyms> Kallsyms::load(const std::string& path, std::string& w
     why = path + ": " + std::strerror(errno);
     return nullptr;
   }
-  std::string text;
+  auto k = std::unique_ptr<Kallsyms>(new Kallsyms);
+  std::string& text = k->text_;
+  struct stat st;
+  // A file's size where it says one (a copy); /proc/kallsyms says 0: the buffer doubles.
+  text.resize(::fstat(fd, &st) == 0 && st.st_size > 0 ? static_cast<size_t>(st.st_size) + 1
+                                                      : size_t{1} << 20);
   for (size_t got = 0;;) {
-    text.resize(std::max<size_t>(got + (1 << 20), text.size()));
+    if (got == text.size()) text.resize(text.size() * 2);
     const ssize_t n = ::read(fd, text.data() + got, text.size() - got);
     if (n < 0 && errno == EINTR) continue;
     if (n < 0) {
@@ -57,13 +63,13 @@ std::unique_ptr<Kallsyms> Kallsyms::load(const std::string& path, std::string& w
     got += static_cast<size_t>(n);
   }
   ::close(fd);
-  auto k = std::unique_ptr<Kallsyms>(new Kallsyms);
   struct Entry {
     uint64_t address;
     char type;
     std::string_view name;
   };
   std::vector<Entry> all;
+  all.reserve(text.size() / 32);  // a line is longer
   bool nonzero = false;
   const char* p = text.data();
   const char* const stop = p + text.size();
@@ -113,7 +119,7 @@ std::unique_ptr<Kallsyms> Kallsyms::load(const std::string& path, std::string& w
     size_t best = i, j = i + 1;
     for (; j < all.size() && all[j].address == all[i].address; ++j)
       if (betterThan(all[j].type, all[j].name, all[best].type, all[best].name)) best = j;
-    k->symbols_.push_back({all[best].address, std::string(all[best].name)});
+    k->symbols_.push_back({all[best].address, all[best].name});
     i = j;
   }
   return k;
@@ -126,7 +132,7 @@ const std::vector<SymbolFrame>* Kallsyms::lookup(uint64_t address) const {
   // address may belong to a symbol that was cut off (a whole /proc/kallsyms ends with module
   // symbols, above the kernel's text).
   if (it == symbols_.begin() || it == symbols_.end()) return nullptr;
-  frame_.assign(1, SymbolFrame{std::prev(it)->name, "", 0});
+  frame_.assign(1, SymbolFrame{std::string(std::prev(it)->name), "", 0});
   return &frame_;
 }
 

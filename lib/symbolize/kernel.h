@@ -7,6 +7,7 @@
 #include <cstdint>
 #include <memory>
 #include <string>
+#include <string_view>
 #include <vector>
 
 #include "symbolize/elf.h"
@@ -28,8 +29,9 @@ class Kallsyms {
  private:
   struct Symbol {
     uint64_t address;
-    std::string name;
+    std::string_view name;  // in text_
   };
+  std::string text_;                        // the table as read
   std::vector<Symbol> symbols_;             // ascending by address, one per address
   mutable std::vector<SymbolFrame> frame_;  // the last lookup's
 };
