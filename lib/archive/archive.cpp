@@ -103,20 +103,29 @@ struct Built {
   std::string blob;  // the segment's bytes
   ArchiveSegment segment;
   std::vector<std::pair<uint64_t, uint64_t>> frames;  // offset in blob, size
+  std::vector<bool> inDictionary;  // per member: no frame, its bytes at frames[i].first in dict
 };
 
 // The members compressed with `dict` (empty: none); the dictionary's frame first where `own`.
-Built buildWith(const std::vector<std::string>& raws, const std::string& dict, bool own,
-                int level) {
+// `at`: per member, where the dictionary holds it whole (-1: nowhere); such a member gets no
+// frame (archive revision 3).
+Built buildWith(const std::vector<std::string>& raws, const std::string& dict, bool own, int level,
+                const std::vector<int64_t>& at = {}) {
   Built b;
   if (own && !dict.empty()) {
     b.blob = compress(dict, level, {});
     b.segment.dictSize = b.blob.size();
     b.segment.dictRawSize = dict.size();
   }
-  for (const auto& raw : raws) {
-    std::string frame = compress(raw, level, dict);
+  for (size_t i = 0; i < raws.size(); ++i) {
+    if (i < at.size() && at[i] >= 0) {
+      b.frames.emplace_back(static_cast<uint64_t>(at[i]), 0);
+      b.inDictionary.push_back(true);
+      continue;
+    }
+    std::string frame = compress(raws[i], level, dict);
     b.frames.emplace_back(b.blob.size(), frame.size());
+    b.inDictionary.push_back(false);
     b.blob += frame;
   }
   return b;
@@ -242,7 +251,20 @@ Loaded readManifest(const std::string& message, uint64_t at, uint64_t dataEnd, u
                             ", which archive revision " + std::to_string(revision) + " has not");
         a.form = static_cast<MemberForm>(form);
         a.messageSize = a.form == MemberForm::message ? a.rawSize : mem.getMessageSize();
-        inFile(a.offset, a.size, "a member");
+        a.inDictionary = mem.getInDictionary();
+        if (a.inDictionary && (revision < 3 || a.size != 0 || seg.dictSize == 0))
+          malformed(at,
+                    "member " + std::to_string(a.id) +
+                        " is kept in its segment's dictionary, which " +
+                        (revision < 3 ? "archive revision " + std::to_string(revision) + " has not"
+                                      : std::string("a member with a frame or a segment "
+                                                    "without a dictionary cannot be")));
+        if (a.inDictionary &&
+            (a.offset > seg.dictRawSize || a.rawSize > seg.dictRawSize - a.offset))
+          malformed(at, "member " + std::to_string(a.id) + " at bytes " + std::to_string(a.offset) +
+                            "+" + std::to_string(a.rawSize) + " of a dictionary of " +
+                            std::to_string(seg.dictRawSize));
+        if (!a.inDictionary) inFile(a.offset, a.size, "a member");
         if (a.rawSize == 0 || a.rawSize > kMaxMember ||
             (a.form == MemberForm::message && a.rawSize % 8 != 0))
           malformed(at, "member " + std::to_string(a.id) + " declares " +
@@ -326,6 +348,16 @@ void Archive::load() {
   }
 }
 
+std::string Archive::memberBytes(const ArchiveMember& m) const {
+  if (!m.inDictionary)
+    return decompress(pread(m.offset, m.size), m.rawSize, dictionary(m.segment), m.offset);
+  // Kept in its segment's dictionary (revision 3; the manifest's range was checked on open).
+  std::string dict = dictionary(m.segment);
+  if (m.offset > dict.size() || m.rawSize > dict.size() - m.offset)
+    malformed(m.offset, "member " + std::to_string(m.id) + " lies past its dictionary");
+  return dict.substr(m.offset, m.rawSize);
+}
+
 std::string Archive::dictionary(uint32_t segment) const {
   const ArchiveSegment& s = segments_.at(segments_.at(segment).dictSegment);
   if (s.dictSize == 0) return {};
@@ -338,8 +370,7 @@ std::unique_ptr<Profile> Archive::read(size_t index) const {
     const FormatId f = formatFromName(m.format);
     if (f == FormatId::unknown)
       malformed(m.offset, "member " + std::to_string(m.id) + " of unknown format " + m.format);
-    std::string raw =
-        decompress(pread(m.offset, m.size), m.rawSize, dictionary(m.segment), m.offset);
+    std::string raw = memberBytes(m);
     try {
       return profileFromArchiveForm(f, raw, m.form == MemberForm::codedFile);
     } catch (const Error& e) {
@@ -353,7 +384,7 @@ std::unique_ptr<Profile> Archive::read(size_t index) const {
                 "member " + std::to_string(m.id) + " holds IR revision " +
                     std::to_string(m.irRevision) + "; this build reads revision " +
                     std::to_string(kPpkVersion));
-  std::string raw = decompress(pread(m.offset, m.size), m.rawSize, dictionary(m.segment), m.offset);
+  std::string raw = memberBytes(m);
   auto words = kj::heapArray<capnp::word>(raw.size() / sizeof(capnp::word));
   std::memcpy(words.begin(), raw.data(), raw.size());
   return profileFromMessage(std::move(words), m.offset, "ppka");
@@ -394,6 +425,7 @@ std::string manifestRecord(const std::vector<ArchiveSegment>& segments,
     o.setRawSize(mem.rawSize);
     o.setIrRevision(mem.irRevision);
     o.setForm(static_cast<uint8_t>(mem.form));
+    if (mem.inDictionary) o.setInDictionary(true);
     if (mem.form != MemberForm::message) o.setMessageSize(mem.messageSize);
   }
   auto flat = capnp::messageToFlatArray(b);
@@ -421,9 +453,11 @@ MemberForm keepAs(const Profile& profile, const std::string& format, std::string
 
 // The segment of `raws`: the smallest of no dictionary, `previous` (another segment's, not
 // stored again), a dictionary trained on the members, and the members' own bytes as one.
-Built buildSegment(const std::vector<std::string>& raws, const std::string& previous, int level) {
+Built buildSegment(const std::vector<std::string>& raws, const std::string& previous, int level,
+                   uint32_t revision) {
   std::vector<std::pair<std::string, bool>> dicts{{std::string(), false}};
   if (!previous.empty()) dicts.emplace_back(previous, false);
+  std::optional<Built> inDict;  // the raw dictionary's, members kept in it
   if (raws.size() > 1) {
     std::string samples;
     std::vector<size_t> sizes;
@@ -433,13 +467,25 @@ Built buildSegment(const std::vector<std::string>& raws, const std::string& prev
                                      static_cast<unsigned>(sizes.size()));
     if (!ZDICT_isError(n)) dicts.emplace_back(trained.substr(0, n), true);
     std::string raw;
-    for (const auto& r : raws)
-      if (raw.size() + r.size() <= kRawDictBytes || raw.empty()) raw += r;
-    if (raw.size() > kRawDictBytes) raw.erase(0, raw.size() - kRawDictBytes);
+    std::vector<int64_t> at(raws.size(), -1);  // where the raw dictionary holds each member
+    for (size_t i = 0; i < raws.size(); ++i)
+      if (raw.size() + raws[i].size() <= kRawDictBytes || raw.empty()) {
+        at[i] = static_cast<int64_t>(raw.size());
+        raw += raws[i];
+      }
+    if (raw.size() > kRawDictBytes) {
+      const int64_t cut = static_cast<int64_t>(raw.size() - kRawDictBytes);
+      raw.erase(0, raw.size() - kRawDictBytes);
+      for (int64_t& a : at) a = a >= cut ? a - cut : -1;
+    }
     dicts.emplace_back(raw, true);
+    // Revision 3: the members the raw dictionary holds whole are kept in it, with no frame
+    // (each frame there was a reference to its copy, 24 bytes of frame overhead for a few).
+    if (revision >= 3) inDict = buildWith(raws, raw, true, level, at);
   }
   Built best;
   bool have = false;
+  if (inDict) best = std::move(*inDict), have = true;
   for (const auto& [dict, own] : dicts) {
     Built b = buildWith(raws, dict, own, level);
     if (!own && !dict.empty()) b.segment.dictSegment = ~uint32_t{0};  // the previous one
@@ -470,7 +516,7 @@ void Archive::add(const std::vector<ArchiveInput>& inputs, int level) {
       previous = dictionary(previousIndex);
       break;
     }
-  Built b = buildSegment(raws, previous, level);
+  Built b = buildSegment(raws, previous, level, revision_);
   const uint64_t base = committed_;
   const uint32_t index = static_cast<uint32_t>(segments_.size());
   auto segments = segments_;
@@ -490,7 +536,8 @@ void Archive::add(const std::vector<ArchiveInput>& inputs, int level) {
     m.format = inputs[i].format;
     m.time = inputs[i].time;
     m.labels = inputs[i].labels;
-    m.offset = base + b.frames[i].first;
+    m.inDictionary = b.inDictionary[i];
+    m.offset = m.inDictionary ? b.frames[i].first : base + b.frames[i].first;
     m.size = b.frames[i].second;
     m.rawSize = raws[i].size();
     m.irRevision = kPpkVersion;
@@ -522,7 +569,7 @@ void Archive::compact(int level) {
   std::vector<std::string> raws;
   auto members = members_;
   for (auto& m : members) {
-    raws.push_back(decompress(pread(m.offset, m.size), m.rawSize, dictionary(m.segment), m.offset));
+    raws.push_back(memberBytes(m));
     // Members of revision 1 (IR messages) move to the form a new add would keep them in.
     if (m.form == MemberForm::message && m.irRevision == kPpkVersion) {
       m.form = keepAs(*read(static_cast<size_t>(&m - members.data())), m.format, raws.back(),
@@ -530,7 +577,7 @@ void Archive::compact(int level) {
       m.rawSize = raws.back().size();
     }
   }
-  Built b = buildSegment(raws, {}, level);
+  Built b = buildSegment(raws, {}, level, kArchiveRevision);
   std::string file(reinterpret_cast<const char*>(kMagic), sizeof kMagic);
   appendLe32(file, kArchiveRevision);
   appendLe32(file, 0);
@@ -538,7 +585,8 @@ void Archive::compact(int level) {
   seg.dictSegment = 0;
   seg.dictOffset = kHeaderSize;
   for (size_t i = 0; i < members.size(); ++i) {
-    members[i].offset = kHeaderSize + b.frames[i].first;
+    members[i].inDictionary = b.inDictionary[i];
+    members[i].offset = (members[i].inDictionary ? 0 : kHeaderSize) + b.frames[i].first;
     members[i].size = b.frames[i].second;
     members[i].segment = 0;
   }

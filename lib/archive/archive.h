@@ -25,7 +25,7 @@
 
 namespace profpack {
 
-inline constexpr uint32_t kArchiveRevision = 2;
+inline constexpr uint32_t kArchiveRevision = 3;
 // The oldest revision this build reads; appends to an archive of it keep its revision.
 inline constexpr uint32_t kOldestArchiveRevision = 1;
 
@@ -42,6 +42,9 @@ struct ArchiveMember {
   uint32_t segment = 0;
   MemberForm form = MemberForm::message;
   uint64_t messageSize = 0;  // the IR message's size (rawSize where form is message)
+  // Revision 3: the member's bytes are the segment dictionary's [offset, offset + rawSize) (a
+  // dictionary made of the members themselves holds each whole); no frame (size 0).
+  bool inDictionary = false;
 };
 
 struct ArchiveSegment {
@@ -83,6 +86,8 @@ class Archive {
   Archive() = default;
   void load();
   std::string dictionary(uint32_t segment) const;
+  // A member's bytes: its frame decompressed, or its range of the segment's dictionary.
+  std::string memberBytes(const ArchiveMember& m) const;
   std::string pread(uint64_t offset, uint64_t size) const;
   void writeAll(uint64_t offset, const std::string& data);
 
