@@ -6,8 +6,6 @@
 #include <sys/file.h>
 #include <sys/stat.h>
 #include <unistd.h>
-#include <zdict.h>
-#include <zstd.h>
 
 #include <algorithm>
 #include <cerrno>
@@ -16,12 +14,18 @@
 #include <optional>
 
 #include "archive.capnp.h"
+#include "archive/frames.h"
 #include "container/ppk.h"
 #include "error.h"
 #include "formats/registry.h"
 #include "util/bytes.h"
 
 namespace profpack {
+
+using archive::buildSegment;
+using archive::Built;
+using archive::compress;
+using archive::decompress;
 
 namespace {
 
@@ -32,8 +36,6 @@ constexpr uint64_t kTrailerSize = 32;
 constexpr uint64_t kMaxManifest = uint64_t{1} << 30;
 constexpr uint64_t kMaxMember = uint64_t{4} << 30;
 constexpr uint64_t kMaxDict = uint64_t{64} << 20;
-constexpr size_t kRawDictBytes = size_t{1} << 20;
-constexpr size_t kTrainedDictBytes = 110 << 10;
 
 uint32_t le32(const uint8_t* p) {
   return uint32_t{p[0]} | uint32_t{p[1]} << 8 | uint32_t{p[2]} << 16 | uint32_t{p[3]} << 24;
@@ -51,84 +53,6 @@ uint64_t fnv1a(const std::string& s) {
 }
 [[noreturn]] void ioError(const std::string& path, const std::string& what) {
   throw Error(Status::io, "ppka", path + ": " + what + ": " + std::strerror(errno));
-}
-
-struct CCtx {
-  ZSTD_CCtx* p = ZSTD_createCCtx();
-  ~CCtx() { ZSTD_freeCCtx(p); }
-};
-struct DCtx {
-  ZSTD_DCtx* p = ZSTD_createDCtx();
-  ~DCtx() { ZSTD_freeDCtx(p); }
-};
-
-void check(size_t rc, const char* what) {
-  if (ZSTD_isError(rc))
-    throw Error(Status::internal, "ppka", std::string(what) + ": " + ZSTD_getErrorName(rc));
-}
-
-// One zstd frame of `data` at `level`, with `dict` (raw content or a trained dictionary).
-std::string compress(const std::string& data, int level, const std::string& dict) {
-  CCtx c;
-  if (!c.p) throw std::bad_alloc();
-  check(ZSTD_CCtx_setParameter(c.p, ZSTD_c_compressionLevel, level), "zstd level");
-  check(ZSTD_CCtx_setParameter(c.p, ZSTD_c_checksumFlag, 1), "zstd checksum");
-  if (!dict.empty()) check(ZSTD_CCtx_loadDictionary(c.p, dict.data(), dict.size()), "zstd dict");
-  std::string out(ZSTD_compressBound(data.size()), '\0');
-  size_t n = ZSTD_compress2(c.p, out.data(), out.size(), data.data(), data.size());
-  check(n, "zstd compression");
-  out.resize(n);
-  return out;
-}
-
-// Decompresses the frame at `offset` into exactly `rawSize` bytes.
-std::string decompress(const std::string& frame, uint64_t rawSize, const std::string& dict,
-                       uint64_t offset) {
-  DCtx d;
-  if (!d.p) throw std::bad_alloc();
-  if (!dict.empty() && ZSTD_isError(ZSTD_DCtx_loadDictionary(d.p, dict.data(), dict.size())))
-    malformed(offset, "unusable dictionary");
-  unsigned long long content = ZSTD_getFrameContentSize(frame.data(), frame.size());
-  if (content != rawSize)
-    malformed(offset, "zstd frame holds " + std::to_string(content) + " bytes, the manifest says " +
-                          std::to_string(rawSize));
-  std::string out(rawSize, '\0');
-  size_t n = ZSTD_decompressDCtx(d.p, out.data(), out.size(), frame.data(), frame.size());
-  if (ZSTD_isError(n)) malformed(offset, std::string("corrupt data: ") + ZSTD_getErrorName(n));
-  if (n != rawSize) malformed(offset, "short zstd frame");
-  return out;
-}
-
-struct Built {
-  std::string blob;  // the segment's bytes
-  ArchiveSegment segment;
-  std::vector<std::pair<uint64_t, uint64_t>> frames;  // offset in blob, size
-  std::vector<bool> inDictionary;  // per member: no frame, its bytes at frames[i].first in dict
-};
-
-// The members compressed with `dict` (empty: none); the dictionary's frame first where `own`.
-// `at`: per member, where the dictionary holds it whole (-1: nowhere); such a member gets no
-// frame (archive revision 3).
-Built buildWith(const std::vector<std::string>& raws, const std::string& dict, bool own, int level,
-                const std::vector<int64_t>& at = {}) {
-  Built b;
-  if (own && !dict.empty()) {
-    b.blob = compress(dict, level, {});
-    b.segment.dictSize = b.blob.size();
-    b.segment.dictRawSize = dict.size();
-  }
-  for (size_t i = 0; i < raws.size(); ++i) {
-    if (i < at.size() && at[i] >= 0) {
-      b.frames.emplace_back(static_cast<uint64_t>(at[i]), 0);
-      b.inDictionary.push_back(true);
-      continue;
-    }
-    std::string frame = compress(raws[i], level, dict);
-    b.frames.emplace_back(b.blob.size(), frame.size());
-    b.inDictionary.push_back(false);
-    b.blob += frame;
-  }
-  return b;
 }
 
 }  // namespace
@@ -449,49 +373,6 @@ MemberForm keepAs(const Profile& profile, const std::string& format, std::string
   if (!form) return MemberForm::message;
   raw = std::move(form->bytes);
   return form->coded ? MemberForm::codedFile : MemberForm::file;
-}
-
-// The segment of `raws`: the smallest of no dictionary, `previous` (another segment's, not
-// stored again), a dictionary trained on the members, and the members' own bytes as one.
-Built buildSegment(const std::vector<std::string>& raws, const std::string& previous, int level,
-                   uint32_t revision) {
-  std::vector<std::pair<std::string, bool>> dicts{{std::string(), false}};
-  if (!previous.empty()) dicts.emplace_back(previous, false);
-  std::optional<Built> inDict;  // the raw dictionary's, members kept in it
-  if (raws.size() > 1) {
-    std::string samples;
-    std::vector<size_t> sizes;
-    for (const auto& r : raws) samples += r, sizes.push_back(r.size());
-    std::string trained(std::min(kTrainedDictBytes, samples.size() / 4 + 1024), '\0');
-    size_t n = ZDICT_trainFromBuffer(trained.data(), trained.size(), samples.data(), sizes.data(),
-                                     static_cast<unsigned>(sizes.size()));
-    if (!ZDICT_isError(n)) dicts.emplace_back(trained.substr(0, n), true);
-    std::string raw;
-    std::vector<int64_t> at(raws.size(), -1);  // where the raw dictionary holds each member
-    for (size_t i = 0; i < raws.size(); ++i)
-      if (raw.size() + raws[i].size() <= kRawDictBytes || raw.empty()) {
-        at[i] = static_cast<int64_t>(raw.size());
-        raw += raws[i];
-      }
-    if (raw.size() > kRawDictBytes) {
-      const int64_t cut = static_cast<int64_t>(raw.size() - kRawDictBytes);
-      raw.erase(0, raw.size() - kRawDictBytes);
-      for (int64_t& a : at) a = a >= cut ? a - cut : -1;
-    }
-    dicts.emplace_back(raw, true);
-    // Revision 3: the members the raw dictionary holds whole are kept in it, with no frame
-    // (each frame there was a reference to its copy, 24 bytes of frame overhead for a few).
-    if (revision >= 3) inDict = buildWith(raws, raw, true, level, at);
-  }
-  Built best;
-  bool have = false;
-  if (inDict) best = std::move(*inDict), have = true;
-  for (const auto& [dict, own] : dicts) {
-    Built b = buildWith(raws, dict, own, level);
-    if (!own && !dict.empty()) b.segment.dictSegment = ~uint32_t{0};  // the previous one
-    if (!have || b.blob.size() < best.blob.size()) best = std::move(b), have = true;
-  }
-  return best;
 }
 
 }  // namespace
