@@ -7,6 +7,7 @@
 #include <optional>
 
 #include "error.h"
+#include "util/zstd_ctx.h"
 
 namespace profpack::archive {
 
@@ -19,14 +20,8 @@ constexpr size_t kTrainedDictBytes = 110 << 10;
   throw Error(Status::malformed, "ppka", what, offset);
 }
 
-struct CCtx {
-  ZSTD_CCtx* p = ZSTD_createCCtx();
-  ~CCtx() { ZSTD_freeCCtx(p); }
-};
-struct DCtx {
-  ZSTD_DCtx* p = ZSTD_createDCtx();
-  ~DCtx() { ZSTD_freeDCtx(p); }
-};
+using CCtx = ZstdCCtx;
+using DCtx = ZstdDCtx;
 
 void check(size_t rc, const char* what) {
   if (ZSTD_isError(rc))

@@ -10,6 +10,7 @@
 
 #include "error.h"
 #include "util/bytes.h"
+#include "util/zstd_ctx.h"
 
 namespace profpack {
 
@@ -23,14 +24,8 @@ uint32_t le32(const uint8_t* p) {
 }
 uint64_t le64(const uint8_t* p) { return uint64_t{le32(p)} | uint64_t{le32(p + 4)} << 32; }
 
-struct CCtx {
-  ZSTD_CCtx* p = ZSTD_createCCtx();
-  ~CCtx() { ZSTD_freeCCtx(p); }
-};
-struct DCtx {
-  ZSTD_DCtx* p = ZSTD_createDCtx();
-  ~DCtx() { ZSTD_freeDCtx(p); }
-};
+using CCtx = ZstdCCtx;
+using DCtx = ZstdDCtx;
 
 // Reads every pointer of the message as the schema types it (struct, list of the right kind,
 // text), so that a message whose pointers disagree with the schema is refused here, at read
