@@ -197,8 +197,7 @@ CallTreeData decodeCallTree(const Profile& profile) {
   for (size_t i = 0; i < d.spanThread.size(); ++i) {
     if (d.spanThread[i] >= d.threads.size()) corrupt("a span names a thread that does not exist");
     if (d.spanFrame[i] >= d.frames.size()) corrupt("a span names a frame that does not exist");
-    if (d.spanDuration[i] > (uint64_t{1} << 62))
-      corrupt("a span lasts longer than 2^62 time units");
+    if (d.spanDuration[i] > kMaxSpanUnits) corrupt("a span lasts longer than 2^62 time units");
   }
   return d;
 }

@@ -17,6 +17,10 @@
 namespace profpack {
 
 // Collects a CallTree while a reader parses; build() makes the profile.
+// The longest span the IR keeps, in time units (a trace's nanoseconds: 146 years); a reader
+// skips longer ones with a warning, and a .ppk holding one is corrupt.
+inline constexpr uint64_t kMaxSpanUnits = uint64_t{1} << 62;
+
 class CallTreeBuilder {
  public:
   CallTreeBuilder();

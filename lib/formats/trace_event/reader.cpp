@@ -114,7 +114,7 @@ struct Reader {
     const uint32_t t = thread(pid, tid);
     if (open.size() <= t) open.resize(t + 1);
     if (kind == 'X') {
-      if (dur < 0) {
+      if (dur < 0 || static_cast<uint64_t>(dur) > kMaxSpanUnits) {
         ++badDurations;
         return;
       }
@@ -126,7 +126,7 @@ struct Reader {
     } else {
       const auto [frame, begin] = open[t].back();
       open[t].pop_back();
-      if (ts < begin)
+      if (ts < begin || static_cast<uint64_t>(ts) - static_cast<uint64_t>(begin) > kMaxSpanUnits)
         ++badDurations;
       else
         tree.span(t, frame, begin, static_cast<uint64_t>(ts) - static_cast<uint64_t>(begin));
@@ -247,7 +247,7 @@ std::unique_ptr<Profile> readTraceEvents(std::span<const uint8_t> data,
                        " begin (B) events that no end (E) event closes");
   if (r.badDurations)
     warnings.push_back("skipped " + std::to_string(r.badDurations) +
-                       " events with a negative duration");
+                       " events with a negative duration or one past 2^62 ns (146 years)");
   for (uint32_t t = 0; t < r.tree.threads(); ++t) {
     auto it = r.processNames.find(r.tree.threadPid(t));
     if (it != r.processNames.end()) r.tree.nameProcess(t, it->second);
