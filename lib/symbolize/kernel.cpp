@@ -1,15 +1,15 @@
 #include "symbolize/kernel.h"
 
-#include <fcntl.h>
-#include <sys/stat.h>
 #include <sys/utsname.h>
-#include <unistd.h>
 
 #include <algorithm>
 #include <cctype>
 #include <cstring>
 #include <fstream>
 #include <string_view>
+
+#include "error.h"
+#include "util/text.h"
 
 namespace profpack {
 
@@ -34,35 +34,16 @@ bool betterThan(char typeA, std::string_view a, char typeB, std::string_view b) 
 bool isKernelMapping(const std::string& path) { return path.rfind("[kernel.kallsyms]", 0) == 0; }
 
 std::unique_ptr<Kallsyms> Kallsyms::load(const std::string& path, std::string& why) {
-  // The whole table at once (/proc/kallsyms has no size to ask for: read to the end), parsed
-  // in place: 120,000 lines, which line-by-line streams with a string per name took 15 ms of.
-  const int fd = ::open(path.c_str(), O_RDONLY | O_CLOEXEC);
-  if (fd < 0) {
-    why = path + ": " + std::strerror(errno);
+  // The whole table at once, parsed in place (names are views into it): a copy is mapped,
+  // /proc/kallsyms (which says its size is 0) read to its end.
+  auto k = std::unique_ptr<Kallsyms>(new Kallsyms);
+  try {
+    k->file_ = std::make_unique<InputFile>(path);
+  } catch (const Error& e) {
+    why = e.what();
     return nullptr;
   }
-  auto k = std::unique_ptr<Kallsyms>(new Kallsyms);
-  std::string& text = k->text_;
-  struct stat st;
-  // A file's size where it says one (a copy); /proc/kallsyms says 0: the buffer doubles.
-  text.resize(::fstat(fd, &st) == 0 && st.st_size > 0 ? static_cast<size_t>(st.st_size) + 1
-                                                      : size_t{1} << 20);
-  for (size_t got = 0;;) {
-    if (got == text.size()) text.resize(text.size() * 2);
-    const ssize_t n = ::read(fd, text.data() + got, text.size() - got);
-    if (n < 0 && errno == EINTR) continue;
-    if (n < 0) {
-      why = path + ": " + std::strerror(errno);
-      ::close(fd);
-      return nullptr;
-    }
-    if (n == 0) {
-      text.resize(got);
-      break;
-    }
-    got += static_cast<size_t>(n);
-  }
-  ::close(fd);
+  const std::span<const uint8_t> text = k->file_->bytes();
   struct Entry {
     uint64_t address;
     char type;
@@ -71,13 +52,9 @@ std::unique_ptr<Kallsyms> Kallsyms::load(const std::string& path, std::string& w
   std::vector<Entry> all;
   all.reserve(text.size() / 32);  // a line is longer
   bool nonzero = false;
-  const char* p = text.data();
-  const char* const stop = p + text.size();
-  while (p < stop) {
-    const char* eol = static_cast<const char*>(std::memchr(p, '\n', stop - p));
-    if (!eol) eol = stop;
-    const std::string_view line(p, eol - p);
-    p = eol + 1;
+  LineCursor lines(text);
+  std::string_view line;
+  while (lines.next(line)) {
     // "ADDRESS TYPE NAME[\t[MODULE]]"
     const size_t sp = line.find(' ');
     if (sp == std::string_view::npos || sp == 0 || sp > 16 || line.size() < sp + 4 ||
@@ -90,13 +67,9 @@ std::unique_ptr<Kallsyms> Kallsyms::load(const std::string& path, std::string& w
     uint64_t a = 0;
     bool hex = true;
     for (size_t i = 0; i < sp && hex; ++i) {
-      const char c = line[i];
-      const int v = c >= '0' && c <= '9'   ? c - '0'
-                    : c >= 'a' && c <= 'f' ? c - 'a' + 10
-                    : c >= 'A' && c <= 'F' ? c - 'A' + 10
-                                           : -1;
-      hex = v >= 0;
-      a = a << 4 | static_cast<uint64_t>(v < 0 ? 0 : v);
+      const unsigned v = hexDigitValue(line[i]);
+      hex = v < 16;
+      a = a << 4 | v;
     }
     if (!hex) continue;
     const size_t nameEnd = line.find_first_of(" \t", sp + 3);

@@ -11,6 +11,7 @@
 #include <vector>
 
 #include "symbolize/elf.h"
+#include "util/io.h"
 
 namespace profpack {
 
@@ -29,9 +30,9 @@ class Kallsyms {
  private:
   struct Symbol {
     uint64_t address;
-    std::string_view name;  // in text_
+    std::string_view name;  // in file_
   };
-  std::string text_;                        // the table as read
+  std::unique_ptr<InputFile> file_;         // the table as read
   std::vector<Symbol> symbols_;             // ascending by address, one per address
   mutable std::vector<SymbolFrame> frame_;  // the last lookup's
 };
