@@ -34,6 +34,19 @@ std::vector<std::string> searchPath(const SymbolizeOptions& options) {
 // A build id for messages: its hex digits, "none" where there is none.
 std::string idText(const std::string& bytes) { return bytes.empty() ? "none" : hexBytes(bytes); }
 
+// Where a build-id directory under `root` keeps the file of build id `id` (raw bytes):
+// root/.build-id/xx/rest, the layout of perf's cache and of /usr/lib/debug.
+std::string buildIdPath(const std::string& root, const std::string& id) {
+  const std::string hex = hexBytes(id);
+  return root + "/.build-id/" + hex.substr(0, 2) + "/" + hex.substr(2);
+}
+
+// perf's build-id cache ($HOME/.debug), "" where HOME is not set.
+std::string perfCache() {
+  const char* home = std::getenv("HOME");
+  return home && *home ? std::string(home) + "/.debug" : std::string();
+}
+
 }  // namespace
 
 std::string mismatch(const Mapping& mapping, const ElfBinary& binary, int64_t profileTime) {
@@ -68,15 +81,13 @@ ElfBinary* ElfResolver::get(const std::string& path, std::string& why) {
 ElfBinary* ElfResolver::find(const Mapping& mapping, std::string& used, std::string& why) {
   std::vector<std::string> candidates;
   if (!mapping.buildId.empty()) {
-    const std::string id = hexBytes(mapping.buildId);
-    const std::string dir = id.substr(0, 2), rest = id.substr(2);
     for (const std::string& d : dirs_) {
-      candidates.push_back(d + "/.build-id/" + dir + "/" + rest);
-      candidates.push_back(d + "/.build-id/" + dir + "/" + rest + ".debug");
+      candidates.push_back(buildIdPath(d, mapping.buildId));
+      candidates.push_back(buildIdPath(d, mapping.buildId) + ".debug");
     }
-    if (const char* home = std::getenv("HOME"); home && *home)
-      candidates.push_back(std::string(home) + "/.debug/.build-id/" + dir + "/" + rest + "/elf");
-    candidates.push_back("/usr/lib/debug/.build-id/" + dir + "/" + rest + ".debug");
+    if (const std::string cache = perfCache(); !cache.empty())
+      candidates.push_back(buildIdPath(cache, mapping.buildId) + "/elf");
+    candidates.push_back(buildIdPath("/usr/lib/debug", mapping.buildId) + ".debug");
   }
   const size_t byId = candidates.size();
   for (const std::string& d : dirs_) {
@@ -120,12 +131,10 @@ const Kallsyms* ElfResolver::kernel(const Mapping& mapping, std::string& used, s
   // not, and a file reads in a fraction of the time /proc/kallsyms takes to print.
   std::string cached;
   if (options_.kallsyms.empty() && !mapping.buildId.empty()) {
-    const std::string id = hexBytes(mapping.buildId);
     std::vector<std::string> roots = dirs_;
-    if (const char* home = std::getenv("HOME"); home && *home)
-      roots.push_back(std::string(home) + "/.debug");
+    if (const std::string cache = perfCache(); !cache.empty()) roots.push_back(cache);
     for (const std::string& d : roots) {
-      const std::string c = d + "/.build-id/" + id.substr(0, 2) + "/" + id.substr(2) + "/kallsyms";
+      const std::string c = buildIdPath(d, mapping.buildId) + "/kallsyms";
       if (::access(c.c_str(), R_OK) == 0) {
         cached = c;
         break;
