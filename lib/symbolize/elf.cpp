@@ -148,6 +148,17 @@ class SymbolIndex {
     return label && label->addr >= minLabel ? names_[label->name].c_str() : nullptr;
   }
 
+  // The lowest and highest address of the sized symbols (0, 0 if none).
+  std::pair<uint64_t, uint64_t> range() const {
+    uint64_t lo = ~uint64_t{0}, hi = 0;
+    for (const Sym& s : syms_)
+      if (s.size) {
+        lo = std::min(lo, s.addr);
+        hi = std::max(hi, s.addr + s.size);
+      }
+    return hi ? std::make_pair(lo, hi) : std::make_pair(uint64_t{0}, uint64_t{0});
+  }
+
  private:
   // libdw's choice among covering symbols of one pass (global and weak, or local).
   static const Sym* closest(const std::vector<const Sym*>& cover, bool local) {
@@ -164,10 +175,11 @@ class SymbolIndex {
   // The last label (in table order) of one pass starting at `at`, in the address's section.
   const Sym* lastLabel(size_t i, uint64_t at, uint64_t address, bool local) const {
     const Sym* best = nullptr;
+    const long section = sectionOf(address);
     for (size_t j = i; j-- > 0 && syms_[j].addr >= at;) {
       const Sym& s = syms_[j];
       if (s.size || s.addr != at || (s.bind == 1) != local) continue;
-      const bool same = s.absolute ? s.addr == address : sectionOf(s.addr) == sectionOf(address);
+      const bool same = s.absolute ? s.addr == address : sectionOf(s.addr) == section;
       if (same && (!best || s.order > best->order)) best = &s;
     }
     return best;
@@ -182,18 +194,6 @@ class SymbolIndex {
     return -1;
   }
 
- public:
-  std::pair<uint64_t, uint64_t> range() const {
-    uint64_t lo = ~uint64_t{0}, hi = 0;
-    for (const Sym& s : syms_)
-      if (s.size) {
-        lo = std::min(lo, s.addr);
-        hi = std::max(hi, s.addr + s.size);
-      }
-    return hi ? std::make_pair(lo, hi) : std::make_pair(uint64_t{0}, uint64_t{0});
-  }
-
- private:
   std::vector<Sym> syms_;
   std::vector<uint64_t> maxEnd_;        // per position: the highest end of a symbol up to it
   std::vector<uint64_t> maxEndGlobal_;  // the same over global and weak symbols
@@ -205,6 +205,10 @@ struct ElfBinary::Impl {
   Dwfl* dwfl = nullptr;
   Dwfl_Module* module = nullptr;
   std::unique_ptr<SymbolIndex> symbols;  // made at the first lookup that needs it
+  const SymbolIndex& symbolIndex() {
+    if (!symbols) symbols = std::make_unique<SymbolIndex>(module);
+    return *symbols;
+  }
   ~Impl() {
     if (dwfl) dwfl_end(dwfl);
   }
@@ -463,10 +467,7 @@ bool findScopes(Dwarf_Die* parent, Dwarf_Addr pc, std::vector<Dwarf_Die>& path, 
 
 }  // namespace
 
-const char* ElfBinary::symbolAt(uint64_t address) {
-  if (!impl_->symbols) impl_->symbols = std::make_unique<SymbolIndex>(impl_->module);
-  return impl_->symbols->lookup(address);
-}
+const char* ElfBinary::symbolAt(uint64_t address) { return impl_->symbolIndex().lookup(address); }
 
 const char* ElfBinary::symbolAtByLibdw(uint64_t address) {
   GElf_Off off = 0;
@@ -474,10 +475,7 @@ const char* ElfBinary::symbolAtByLibdw(uint64_t address) {
   return dwfl_module_addrinfo(impl_->module, address, &off, &sym, nullptr, nullptr, nullptr);
 }
 
-std::pair<uint64_t, uint64_t> ElfBinary::symbolRange() {
-  if (!impl_->symbols) impl_->symbols = std::make_unique<SymbolIndex>(impl_->module);
-  return impl_->symbols->range();
-}
+std::pair<uint64_t, uint64_t> ElfBinary::symbolRange() { return impl_->symbolIndex().range(); }
 
 std::vector<SymbolFrame> ElfBinary::resolve(uint64_t address, bool declarations) {
   Dwfl_Module* mod = impl_->module;
