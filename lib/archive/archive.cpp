@@ -176,13 +176,14 @@ Loaded readManifest(const std::string& message, uint64_t at, uint64_t dataEnd, u
         a.form = static_cast<MemberForm>(form);
         a.messageSize = a.form == MemberForm::message ? a.rawSize : mem.getMessageSize();
         a.inDictionary = mem.getInDictionary();
-        if (a.inDictionary && (revision < 3 || a.size != 0 || seg.dictSize == 0))
+        if (a.inDictionary &&
+            (revision < 3 || a.size != 0 || seg.dictSegment != index || seg.dictSize == 0))
           malformed(at,
                     "member " + std::to_string(a.id) +
                         " is kept in its segment's dictionary, which " +
                         (revision < 3 ? "archive revision " + std::to_string(revision) + " has not"
                                       : std::string("a member with a frame or a segment "
-                                                    "without a dictionary cannot be")));
+                                                    "without a dictionary of its own cannot be")));
         if (a.inDictionary &&
             (a.offset > seg.dictRawSize || a.rawSize > seg.dictRawSize - a.offset))
           malformed(at, "member " + std::to_string(a.id) + " at bytes " + std::to_string(a.offset) +

@@ -85,8 +85,6 @@ std::string decompress(const std::string& frame, uint64_t rawSize, const std::st
   return out;
 }
 
-// The segment of `raws`: the smallest of no dictionary, `previous` (another segment's, not
-// stored again), a dictionary trained on the members, and the members' own bytes as one.
 Built buildSegment(const std::vector<std::string>& raws, const std::string& previous, int level,
                    uint32_t revision) {
   std::vector<std::pair<std::string, bool>> dicts{{std::string(), false}};
@@ -112,10 +110,14 @@ Built buildSegment(const std::vector<std::string>& raws, const std::string& prev
       raw.erase(0, raw.size() - kRawDictBytes);
       for (int64_t& a : at) a = a >= cut ? a - cut : -1;
     }
-    dicts.emplace_back(raw, true);
     // Revision 3: the members the raw dictionary holds whole are kept in it, with no frame
-    // (each frame there was a reference to its copy, 24 bytes of frame overhead for a few).
-    if (revision >= 3) inDict = buildWith(raws, raw, true, level, at);
+    // (each frame there was a reference to its copy, 24 bytes of frame overhead for a few);
+    // that is never larger than the same dictionary with a frame for each, which revision 2
+    // writes.
+    if (revision >= 3)
+      inDict = buildWith(raws, raw, true, level, at);
+    else
+      dicts.emplace_back(raw, true);
   }
   Built best;
   bool have = false;
