@@ -68,17 +68,12 @@ std::unique_ptr<Profile> buildPerfIR(perf::Recording r, ir::Format format,
   encodeColumn(pd.initFrameKernel(), r.frameKernel, Enc::VARINT_RUNS);
   encodeColumn(pd.initStackLength(), r.stackLength, Enc::VARINT);
   encodeColumn(pd.initStackFrames(), r.stackFrames, Enc::VARINT);
-  std::vector<uint64_t> col(r.samples.size());
-  auto column = [&](ir::Column::Builder out, uint64_t perf::Sample::*field, Enc enc) {
-    for (size_t i = 0; i < r.samples.size(); ++i) col[i] = r.samples[i].*field;
-    encodeColumn(out, col, enc);
-  };
-  column(pd.initSampleTime(), &perf::Sample::time, Enc::ZIGZAG_DELTA);
-  column(pd.initSampleThread(), &perf::Sample::thread, Enc::VARINT_RUNS);
-  column(pd.initSampleEvent(), &perf::Sample::event, Enc::VARINT_RUNS);
-  column(pd.initSamplePeriod(), &perf::Sample::period, Enc::VARINT_RUNS);
-  column(pd.initSampleStack(), &perf::Sample::stack, Enc::VARINT);
-  column(pd.initSampleCpu(), &perf::Sample::cpu, Enc::VARINT_RUNS);
+  r.samples.time.build(pd.initSampleTime());
+  r.samples.thread.build(pd.initSampleThread());
+  r.samples.event.build(pd.initSampleEvent());
+  r.samples.period.build(pd.initSamplePeriod());
+  r.samples.stack.build(pd.initSampleStack());
+  r.samples.cpu.build(pd.initSampleCpu());
   pd.setLost(r.lost);
   if (names) {
     auto out = pd.initFrameName(static_cast<unsigned>(names->size()));

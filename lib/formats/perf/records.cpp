@@ -1,7 +1,12 @@
-// perf.data's header, attrs, feature sections and records (perf.data-file-format.txt). Records
-// are read in two passes: the first checks every record's size and notes its time, the second
-// applies them in time order (as `perf script` and `perf report` do) to the state of processes
-// and threads: comm names, mappings per process, the mapping each sampled address is in.
+// perf.data's header, attrs, feature sections and records (perf.data-file-format.txt). Each
+// record's size is checked and its time noted as it is met; records are then applied in time
+// order (as `perf script` and `perf report` do) to the state of processes and threads: comm
+// names, mappings per process, the mapping each sampled address is in. The order is made a
+// round at a time, as perf's ordered events make it: perf record writes FINISHED_ROUND after
+// each pass over its per-CPU buffers, and a record of one round may be older than the end of
+// the round before but not of the one before that. So at the end of round N the records up to
+// round N-1's latest time are applied, and the reader holds about two rounds of records, not
+// the file's.
 
 #include "formats/perf/records.h"
 
@@ -9,9 +14,11 @@
 #include <bit>
 #include <cstring>
 #include <set>
+#include <tuple>
 #include <unordered_map>
 
 #include "error.h"
+#include "util/pages.h"
 
 namespace profpack::perf {
 
@@ -131,7 +138,7 @@ std::string eventName(const Attr& a) {
 
 class Reader {
  public:
-  explicit Reader(std::span<const uint8_t> d) : b_{d} {}
+  explicit Reader(std::span<const uint8_t> d) : b_{d}, releaser_(d.data(), d.size()) {}
   Recording run();
 
  private:
@@ -150,6 +157,8 @@ class Reader {
   void feature(unsigned id, uint64_t at, uint64_t size);
   void addAttr(Attr a, uint64_t idsAt, uint64_t idsCount);
   void scan(uint64_t begin, uint64_t end);
+  // `scanned`: the bytes below it that are held are the records not yet applied.
+  void flush(bool all, uint64_t scanned);
   void apply(uint64_t at);
   void sample(uint64_t at, uint64_t end, uint16_t misc);
   const Attr& attrOfSample(uint64_t at, uint64_t end) const;
@@ -160,12 +169,18 @@ class Reader {
   void warnOnce(uint32_t type, uint64_t at);
 
   Bytes b_;
+  PageReleaser releaser_;  // the input's pages below every record still held
   Recording r_;
   std::unordered_map<uint64_t, size_t> attrOfId_;
-  std::vector<Entry> entries_;
+  std::vector<Entry> entries_;  // records met and not yet applied
+  uint64_t flushUpTo_ = 0;      // at the next round's end: apply the records up to this time
+  uint64_t latest_ = 0;         // the latest time met
   std::set<uint32_t> warned_;
   std::vector<MappingRec> all_;
   std::map<int32_t, std::map<uint64_t, size_t>> maps_;  // pid -> start -> index into all_
+  // The kept mappings (r_.mappings) by what they say: pid, start, length, offset, path, build id.
+  std::map<std::tuple<int32_t, uint64_t, uint64_t, uint64_t, std::string, std::string>, uint32_t>
+      keptOf_;
   std::unordered_map<int32_t, std::string> comm_;       // tid -> comm
   std::map<ThreadKey, uint64_t> threadIndex_;
   std::unordered_map<std::string, std::string> buildIds_;  // path -> build id
@@ -278,13 +293,10 @@ void Reader::feature(unsigned id, uint64_t at, uint64_t size) {
   }
 }
 
-// Pass 1: sizes checked, times noted; pipe mode's attrs and features taken at once.
+// Sizes checked, times noted, a round's records applied at its end; pipe mode's attrs and
+// features taken at once.
 void Reader::scan(uint64_t begin, uint64_t end) {
   uint64_t last = 0;
-  // Room for a record per 40 bytes (a sample with a short call chain is longer): growing the
-  // list by doubling copied it into fresh pages, a fifth of reading a 32 MB recording.
-  // Reserved, not touched: memory is used as records fill it.
-  entries_.reserve(entries_.size() + (end - begin) / 40);
   for (uint64_t at = begin; at < end;) {
     if (end - at < 8) bad(at, "record header cut short");
     const uint32_t type = b_.u32(at);
@@ -303,9 +315,12 @@ void Reader::scan(uint64_t begin, uint64_t end) {
       next += b_.u32(at + 8);
     } else if (type == kAuxtrace && size >= 16) {
       next += b_.u64(at + 8);
-    } else if (type < 64 && type != kFinishedRound) {
+    } else if (type == kFinishedRound) {
+      flush(false, at);
+    } else if (type < 64) {
       const uint64_t t = timeOf(type, at, at + size);
       last = t == ~uint64_t{0} ? last : t;
+      latest_ = std::max(latest_, last);
       entries_.push_back({last, at});
     }
     if (next > end || next < at) bad(at, "record payload past the end of the data");
@@ -385,14 +400,19 @@ uint64_t Reader::frameOf(uint64_t ip, bool kernel, int32_t pid) {
     MappingRec& rec = all_[static_cast<size_t>(m)];
     if (!rec.used) {
       rec.used = true;
-      rec.index = static_cast<uint32_t>(r_.mappings.size());
       if (rec.buildId.empty())
         if (auto b = buildIds_.find(rec.path.rfind("[kernel.kallsyms]", 0) == 0
                                         ? std::string("[kernel.kallsyms]")  // its _text mapping
                                         : rec.path);
             b != buildIds_.end())
           rec.buildId = b->second;
-      r_.mappings.push_back(rec);
+      // A mapping made again as it was (a process mapping the same file at the same place,
+      // or each copy of a repeated run) is one kept mapping: its frames stay the same frames.
+      auto [k, fresh] = keptOf_.try_emplace(
+          std::tie(rec.pid, rec.start, rec.length, rec.pgoff, rec.path, rec.buildId),
+          static_cast<uint32_t>(r_.mappings.size()));
+      rec.index = k->second;
+      if (fresh) r_.mappings.push_back(rec);
     }
     kept = rec.index + 1;
   }
@@ -469,7 +489,7 @@ void Reader::sample(uint64_t at, uint64_t end, uint16_t misc) {
   ThreadKey k{pid, tid, c == comm_.end() ? ":" + std::to_string(tid) : c->second};
   auto [th, newThread] = threadIndex_.try_emplace(k, r_.threads.size());
   if (newThread) r_.threads.push_back(k);
-  r_.samples.push_back(
+  r_.samples.push(
       {time, th->second, static_cast<uint64_t>(&a - r_.attrs.data()), period, st->second, cpu});
 }
 
@@ -530,12 +550,28 @@ void Reader::apply(uint64_t at) {
   }
 }
 
-Recording Reader::run() {
-  header();
+// Applies the held records up to flushUpTo_ (`all`: every one) in time order, records of one
+// time in file order. The records held from the round before are sorted already. The pages of
+// the input below the records still held are then released: a recording of GBs does not stay
+// resident as it is read.
+void Reader::flush(bool all, uint64_t scanned) {
   std::stable_sort(entries_.begin(), entries_.end(),
                    [](const Entry& a, const Entry& b) { return a.time < b.time; });
-  r_.samples.reserve(entries_.size());  // at most a sample per record
-  for (const Entry& e : entries_) apply(e.offset);
+  const auto upTo =
+      all ? entries_.end()
+          : std::partition_point(entries_.begin(), entries_.end(),
+                                 [&](const Entry& e) { return e.time <= flushUpTo_; });
+  for (auto e = entries_.begin(); e != upTo; ++e) apply(e->offset);
+  entries_.erase(entries_.begin(), upTo);
+  flushUpTo_ = latest_;
+  uint64_t low = scanned;
+  for (const Entry& e : entries_) low = std::min(low, e.offset);
+  releaser_.upTo(b_.d.data() + low);
+}
+
+Recording Reader::run() {
+  header();
+  flush(true, b_.d.size());
   if (r_.attrs.empty()) bad(0, "no perf_event_attr");
   return std::move(r_);
 }

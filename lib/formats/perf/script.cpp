@@ -172,7 +172,7 @@ std::unique_ptr<Profile> readPerfScript(std::span<const uint8_t> data) {
       r.stackFrames.insert(r.stackFrames.end(), chain.begin(), chain.end());
     }
     cur.stack = it->second;
-    r.samples.push_back(cur);
+    r.samples.push(cur);
     chain.clear();
   };
   uint64_t lineNo = 0;
@@ -232,8 +232,8 @@ std::unique_ptr<Profile> readPerfScript(std::span<const uint8_t> data) {
     open = true;
   }
   finish();
-  if (r.samples.empty()) throw Error(Status::malformed, kScript, "no samples", 0);
-  std::unique_ptr<Profile> p = buildPerfIR(r, ir::Format::PERF_SCRIPT, &names);
+  if (r.samples.size() == 0) throw Error(Status::malformed, kScript, "no samples", 0);
+  std::unique_ptr<Profile> p = buildPerfIR(std::move(r), ir::Format::PERF_SCRIPT, &names);
   return p;
 }
 
