@@ -52,29 +52,25 @@ class PerfSource : public ModelSource {
     if (timed()) out.timelineUnitsPerSecond = 1e9;  // sample times are perf_clock nanoseconds
     for (auto f : pd_.getFeatures())                // hostname, osrelease, arch, nrcpus, cmdline
       out.description.emplace_back(f.getKey().cStr(), f.getValue().cStr());
-    for (auto t : pd_.getThreads())
-      out.threads.push_back({static_cast<uint32_t>(t.getPid()), static_cast<uint32_t>(t.getTid()),
-                             t.getComm().cStr()});
+    auto list = [&] {
+      std::vector<ThreadRow> rows;
+      rows.reserve(pd_.getThreads().size());
+      for (auto t : pd_.getThreads())
+        rows.push_back({static_cast<uint32_t>(t.getPid()), static_cast<uint32_t>(t.getTid()),
+                        t.getComm().cStr()});
+      return rows;
+    };
+    if (cache_)  // one list for every thread's model: a model per thread costs no copy of it
+      out.sharedThreads = cache_->get<std::vector<ThreadRow>>("perf threads", list);
+    else
+      out.threads = list();
     // Functions are made once for every thread's model (Columns); a thread's model has those of
-    // its own stacks only, so that a model per thread costs its thread's share.
+    // its own stacks only (decode()), so that a model per thread costs its thread's share.
     if (thread_ < 0) {
       out.functions = cols_->functions;
-      funcOf_ = cols_->funcOf;
     } else {
-      localFuncOf_.assign(address_.size(), kNone);
-      std::vector<uint64_t> local(cols_->functions.size(), kNone);
-      for (size_t s = 0; s + 1 < start_.size(); ++s) {
-        if (values_[s * events] == 0) continue;
-        for (uint64_t i = start_[s]; i < start_[s + 1]; ++i) {
-          const uint64_t g = cols_->funcOf[frames_[i]];
-          if (local[g] == kNone) {
-            local[g] = out.functions.size();
-            out.functions.push_back(cols_->functions[g]);
-          }
-          localFuncOf_[frames_[i]] = local[g];
-        }
-      }
-      funcOf_ = localFuncOf_;
+      out.functions.reserve(ownFunctions_.size());
+      for (uint64_t g : ownFunctions_) out.functions.push_back(cols_->functions[g]);
     }
     out.self.assign(out.functions.size() * events, 0);
     out.inclusive.assign(out.functions.size() * events, 0);
@@ -117,7 +113,6 @@ class PerfSource : public ModelSource {
       const auto id = m.getBuildId();
       k.buildId.assign(reinterpret_cast<const char*>(id.begin()), id.size());
     }
-    rank();
     const size_t events = 1 + pd_.getEvents().size();
     for (bool site : {false, true})
       for (uint64_t f : byRank_) {
@@ -132,7 +127,7 @@ class PerfSource : public ModelSource {
 
   void stacks(StackLayer& out) override {
     decode();
-    const std::vector<uint64_t>& order = rank();
+    const std::span<const uint64_t> order = rank_;
     const size_t events = 1 + pd_.getEvents().size();
     std::vector<uint64_t> outOf(start_.size(), ~uint64_t{0});  // per stack: its index in out
     for (size_t s = 0; s + 1 < start_.size(); ++s) {
@@ -280,7 +275,9 @@ class PerfSource : public ModelSource {
     return c;
   }
 
-  // Frames, stacks and the figures per stack (restricted to thread_ where set).
+  // Frames, stacks and the figures per stack: the whole profile's, or a thread's own, renumbered
+  // (its model then costs its own stacks and frames, not the profile's: a recording of a build
+  // has thousands of short threads).
   void decode() {
     if (decoded_) return;
     decoded_ = true;
@@ -288,20 +285,67 @@ class PerfSource : public ModelSource {
     cols_ = cache_ ? cache_->get<Columns>("perf columns", make)
                    : std::make_shared<const Columns>(make());
     const Columns* c = cols_.get();
-    address_ = c->address;
-    mapping_ = c->mapping;
-    kernel_ = c->kernel;
-    frames_ = c->frames;
-    start_ = c->start;
-    const size_t events = 1 + pd_.getEvents().size(), stacks = start_.size() - 1;
+    const size_t events = 1 + pd_.getEvents().size(), stacks = c->start.size() - 1;
     const size_t threads = pd_.getThreads().size();
-    values_.assign(stacks * events, 0);
-    if (thread_ < 0 || static_cast<uint64_t>(thread_) < threads) {
-      const std::vector<uint64_t>& rows = c->rows[thread_ < 0 ? threads : thread_];
+    if (thread_ < 0) {
+      address_ = c->address;
+      mapping_ = c->mapping;
+      kernel_ = c->kernel;
+      frames_ = c->frames;
+      start_ = c->start;
+      funcOf_ = c->funcOf;
+      rank_ = c->rank;
+      byRank_ = c->byRank;
+      values_.assign(stacks * events, 0);
+      const std::vector<uint64_t>& rows = c->rows[threads];
       for (size_t r = 0; r < rows.size(); r += 1 + events)
         std::copy(rows.begin() + r + 1, rows.begin() + r + 1 + events,
                   values_.begin() + rows[r] * events);
+      return;
     }
+    Own& o = own_;
+    o.start.assign(1, 0);
+    if (static_cast<uint64_t>(thread_) < threads) {
+      const std::vector<uint64_t>& rows = c->rows[thread_];
+      std::vector<std::pair<uint64_t, size_t>> mine;  // (stack, its row), in stack order
+      for (size_t r = 0; r < rows.size(); r += 1 + events) mine.emplace_back(rows[r], r);
+      std::sort(mine.begin(), mine.end());
+      std::unordered_map<uint64_t, uint64_t> frameOf, functionOf;  // global -> own
+      for (const auto& [s, r] : mine) {
+        for (uint64_t i = c->start[s]; i < c->start[s + 1]; ++i) {
+          const uint64_t g = c->frames[i];
+          auto [f, fresh] = frameOf.try_emplace(g, o.address.size());
+          if (fresh) {
+            o.address.push_back(c->address[g]);
+            o.mapping.push_back(c->mapping[g]);
+            o.kernel.push_back(c->kernel[g]);
+            auto [fn, newFunction] = functionOf.try_emplace(c->funcOf[g], ownFunctions_.size());
+            if (newFunction) ownFunctions_.push_back(c->funcOf[g]);
+            o.funcOf.push_back(fn->second);
+          }
+          o.frames.push_back(f->second);
+        }
+        o.start.push_back(o.frames.size());
+        o.stackOf.push_back(s);
+        values_.insert(values_.end(), rows.begin() + r + 1, rows.begin() + r + 1 + events);
+      }
+    }
+    o.byRank.resize(o.address.size());
+    for (size_t i = 0; i < o.byRank.size(); ++i) o.byRank[i] = i;
+    std::sort(o.byRank.begin(), o.byRank.end(), [&](uint64_t a, uint64_t b) {
+      return o.mapping[a] != o.mapping[b] ? o.mapping[a] < o.mapping[b]
+                                          : o.address[a] < o.address[b];
+    });
+    o.rank.resize(o.address.size());
+    for (size_t i = 0; i < o.byRank.size(); ++i) o.rank[o.byRank[i]] = i;
+    address_ = o.address;
+    mapping_ = o.mapping;
+    kernel_ = o.kernel;
+    frames_ = o.frames;
+    start_ = o.start;
+    funcOf_ = o.funcOf;
+    rank_ = o.rank;
+    byRank_ = o.byRank;
   }
   // Whether the samples have times (perf.data's sample_type TIME; `perf script` text with its
   // time field).
@@ -333,24 +377,22 @@ class PerfSource : public ModelSource {
     }
     return selfOf_[f * events + k];
   }
-  // Per frame, its place in the locations layer's (mapping, address) order.
-  const std::vector<uint64_t>& rank() {
-    byRank_ = cols_->byRank;
-    return cols_->rank;
-  }
-
   ir::PerfData::Reader pd_;
   long thread_;
   bool callEdges_;
   std::shared_ptr<ModelCache> cache_;
   std::shared_ptr<const Columns> cols_;
   bool decoded_ = false;
-  // The shared columns (cols_), and this model's own figures.
-  std::span<const uint64_t> address_, mapping_, kernel_, frames_, start_, funcOf_;
+  // The frames and stacks of this model: the shared columns (cols_), or a thread's own (own_);
+  // per frame its function and its place in the locations layer's (mapping, address) order.
+  std::span<const uint64_t> address_, mapping_, kernel_, frames_, start_, funcOf_, rank_, byRank_;
+  struct Own {
+    std::vector<uint64_t> address, mapping, kernel, frames, start, funcOf, rank, byRank;
+    std::vector<uint64_t> stackOf;  // per own stack: the profile's
+  } own_;
+  std::vector<uint64_t> ownFunctions_;  // a thread's model: per function, the profile's
   std::vector<uint64_t> values_, selfOf_;
-  std::vector<uint64_t> localFuncOf_;  // a thread's model: per frame, its function (or kNone)
   static constexpr uint64_t kNone = ~uint64_t{0};
-  std::vector<uint64_t> byRank_;
 };
 
 void PerfSource::spans(SpanSink& sink) {
@@ -372,9 +414,18 @@ void PerfSource::spans(SpanSink& sink) {
     std::stable_sort(order.begin(), order.end(),
                      [&](uint64_t a, uint64_t b) { return time[a] < time[b]; });
   }
+  // A thread's model has its own stacks: the profile's stack -> the model's.
+  std::unordered_map<uint64_t, uint64_t> ownStack;
+  for (size_t s = 0; thread_ >= 0 && s < own_.stackOf.size(); ++s) ownStack[own_.stackOf[s]] = s;
   uint64_t emitted = 0;
   auto emit = [&](uint64_t i, uint64_t end) {
-    const uint64_t b = start_[stack[i]], e = start_[stack[i] + 1];
+    uint64_t s = stack[i];
+    if (thread_ >= 0) {
+      auto it = ownStack.find(s);
+      if (it == ownStack.end()) return;  // a sample of a stack of no figures (none is made)
+      s = it->second;
+    }
+    const uint64_t b = start_[s], e = start_[s + 1];
     // Many samples of one deep stack make more spans than a .ppk has bytes: bounded as the
     // stacks layer is.
     if ((emitted += e - b) > kMaxStackFrames)
