@@ -23,7 +23,8 @@ enum class FoldedProcess { comm = 0, commPid = 1, commPidTid = 2, none = 3 };
 // Where the model's threads name their processes (perf's comm) and `perThread` gives each
 // thread's model, each line starts with the process name (spaces as '_'; with its pid, or pid
 // and tid, as `process` says), and lines that are then the same are one, as
-// stackcollapse-perf.pl writes perf's samples.
+// stackcollapse-perf.pl writes perf's samples. The stacks' figures per thread come from the
+// model's stack layer where it splits them (StackLayer::threadValues), else from `perThread`.
 void writeFolded(const Model& model, const ModelFor& perThread, size_t event, Sink& out,
                  FoldedProcess process = FoldedProcess::comm);
 void writeFolded(const Model& model, size_t event, Sink& out);

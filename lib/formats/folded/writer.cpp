@@ -12,6 +12,17 @@ namespace profpack {
 
 namespace {
 
+// Function names as the format can hold them, once per function.
+std::vector<std::string> foldedNames(const Model& model) {
+  std::vector<std::string> names(model.functions());
+  for (size_t f = 0; f < names.size(); ++f) {
+    names[f] = model.function(f).name;
+    for (char& c : names[f])
+      if (c == ';' || c == '\n' || c == '\r') c = c == ';' ? ':' : ' ';
+  }
+  return names;
+}
+
 // The model's stacks with a nonzero cost of `event`, each as its line's text and cost (names
 // joined by ';'), to `line`.
 template <typename Line>
@@ -23,13 +34,7 @@ void foldedLines(const Model& model, size_t event, Line&& line) {
     throw Error(Status::invalidArgument, "folded", "the profile has no cost events");
   const StackLayer& st = model.stacks();
   const size_t ne = model.events();
-  // Names as the format can hold them, once per function.
-  std::vector<std::string> names(model.functions());
-  for (size_t f = 0; f < names.size(); ++f) {
-    names[f] = model.function(f).name;
-    for (char& c : names[f])
-      if (c == ';' || c == '\n' || c == '\r') c = c == ';' ? ':' : ' ';
-  }
+  const std::vector<std::string> names = foldedNames(model);
   // Stacks told apart by their frames' locations (the lines of one function) are one stack of
   // functions here: their costs are summed into the first.
   std::vector<uint64_t> value(st.stacks());
@@ -89,17 +94,50 @@ void writeFolded(const Model& model, const ModelFor& perThread, size_t event, Si
                 model.sourceFormat() + " holds no call stacks, so there is nothing to fold");
   // Memory: the distinct (process, stack) lines, not the samples.
   std::map<std::string, uint64_t> lines;
-  for (size_t t = 0; t < threads.size(); ++t) {
+  auto processOf = [&](size_t t) {
     std::string process = threads[t].process;
     if (how != FoldedProcess::comm) process += '-' + std::to_string(threads[t].pid);
     if (how == FoldedProcess::commPidTid) process += '/' + std::to_string(threads[t].threadId);
     std::replace(process.begin(), process.end(), ' ', '_');
     for (char& c : process)
       if (c == ';' || c == '\n' || c == '\r') c = c == ';' ? ':' : '_';
-    const std::unique_ptr<Model> m = perThread(static_cast<long>(t));
-    foldedLines(*m, event, [&](const std::string& stack, uint64_t v) {
-      lines[process.empty() ? stack : process + ';' + stack] += v;
-    });
+    return process;
+  };
+  const StackLayer& st = model.stacks();
+  if (!st.threadValues.empty()) {
+    if (event >= model.events())
+      throw Error(Status::invalidArgument, "folded", "the profile has no cost events");
+    // The model splits its stacks' figures by thread (perf): one pass over its stacks, not a
+    // model per thread (a recording of a build has thousands of threads).
+    const size_t ne = model.events(), row = 2 + ne;
+    std::vector<std::string> process(threads.size()), stackText(st.stacks());
+    std::vector<bool> made(threads.size(), false), written(st.stacks(), false);
+    const std::vector<std::string> names = foldedNames(model);
+    for (size_t r = 0; r + row <= st.threadValues.size(); r += row) {
+      const uint64_t s = st.threadValues[r], t = st.threadValues[r + 1];
+      const uint64_t v = st.threadValues[r + 2 + event];
+      if (v == 0) continue;
+      if (!made[t]) {
+        process[t] = processOf(t);
+        made[t] = true;
+      }
+      if (!written[s]) {
+        for (uint64_t i = st.start[s]; i < st.start[s + 1]; ++i) {
+          if (i != st.start[s]) stackText[s] += ';';
+          stackText[s] += names[st.frames[i]];
+        }
+        written[s] = true;
+      }
+      lines[process[t].empty() ? stackText[s] : process[t] + ';' + stackText[s]] += v;
+    }
+  } else {
+    for (size_t t = 0; t < threads.size(); ++t) {
+      const std::string process = processOf(t);
+      const std::unique_ptr<Model> m = perThread(static_cast<long>(t));
+      foldedLines(*m, event, [&](const std::string& stack, uint64_t v) {
+        lines[process.empty() ? stack : process + ';' + stack] += v;
+      });
+    }
   }
   std::string text;
   for (const auto& [line, v] : lines) emit(text, line, v, out);
