@@ -7,7 +7,9 @@
 
 #include <algorithm>
 #include <map>
+#include <string_view>
 #include <unordered_map>
+#include <utility>
 
 #include "error.h"
 #include "symbolize/table.h"
@@ -83,6 +85,12 @@ class SymbolizedSource : public ModelSource {
   void spans(SpanSink& sink) override;
 
  private:
+  struct ViewPairHash {
+    size_t operator()(const std::pair<std::string_view, std::string_view>& k) const {
+      const size_t a = std::hash<std::string_view>()(k.first);
+      return a ^ (std::hash<std::string_view>()(k.second) + 0x9e3779b97f4a7c15ull + (a << 6));
+    }
+  };
   // One chain of functions of this model, outermost first, and where the innermost is.
   struct Chain {
     std::vector<uint64_t> functions;
@@ -97,7 +105,10 @@ class SymbolizedSource : public ModelSource {
     bool stacks = false;
     uint32_t innerCaps = 0;
     StackLayer innerStacks;
-    std::unordered_map<std::string, uint64_t> functionIndex;  // name \0 object -> function
+    // (name, object) -> function; the views are of the symbol table's names and the inner
+    // layer's rows, which outlive the work (no string made per lookup).
+    std::unordered_map<std::pair<std::string_view, std::string_view>, uint64_t, ViewPairHash>
+        functionIndex;
     std::vector<int64_t> locationOf;  // per inner function: its first own location (-1: none)
     std::vector<Chain> chains;
     std::vector<int64_t> memo[2];          // per inner function, not / as a return address
@@ -208,7 +219,7 @@ std::unique_ptr<ModelSource> SymbolizedSource::releaseAfterStacks(
 
 uint64_t SymbolizedSource::function(Work& w, const std::string& name, const std::string& file,
                                     const std::string& object) {
-  auto [it, added] = w.functionIndex.emplace(name + '\0' + object, w.out.functions.size());
+  auto [it, added] = w.functionIndex.try_emplace({name, object}, w.out.functions.size());
   if (added) w.out.addFunction({name, file, object});
   return it->second;
 }
