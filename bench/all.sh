@@ -9,8 +9,11 @@
 #               "distinct" (100,000 chains with Zipf popularity);
 #   callgrind   the cc1plus profile of bench/bench_callgrind.sh (made once, cached);
 #   pprof       bench/gen_pprof_large.py on tests/data/pprof/flate-cpu.pb.gz (1,000,000 samples);
+#   cpuprofile  node --cpu-prof of bench/v8/long.js and of bench/v8/genwide.js's program (made
+#               once, cached);
 #   perf        recordings of tests/data/perf/threads (20 and 100 runs) and of a g++ compile;
-#   xray        tests/xray/make-traces.sh's largest trace.
+#   xray        tests/xray/make-traces.sh's largest trace;
+#   trace JSON  llvm-xray-14's trace events of that trace, and profpack's of the wide profile.
 # Prints "case | profpack | peer | time ratio | memory ratio | aim", the ratio columns as the
 # aim states them (peer time / profpack time: "20x" means 20 times faster; profpack memory /
 # peer memory), and "met" or "NOT met" per row.
@@ -95,6 +98,32 @@ python3 "$here/bench/gen_pprof_large.py" "$here/tests/data/pprof/flate-cpu.pb.gz
 row "pprof 1M samples: top" 20 0 \
   "$cli" top --no-symbolize "$p" -n 20 -- go tool pprof -top -symbolize=none -nodecount=20 "$p"
 
+# --- V8 .cpuprofile: read + top against node reading the same file ----------------------------
+# Two profiles node records here (cached): "long", bench/v8/long.js for 10 s sampled every
+# 10 us (few functions, many samples), and "wide", 4,000 generated functions calling each other
+# along many paths (bench/v8/genwide.js; 65,000 nodes). The peer is node itself:
+# bench/peer_cpuprofile_top.js parses the file and sums self and inclusive time per function.
+if command -v node >/dev/null; then
+  for shape in long wide; do
+    f=$cache/$shape.cpuprofile
+    if [ ! -s "$f" ]; then
+      mkdir -p "$cache"
+      if [ $shape = wide ]; then
+        node "$here/bench/v8/genwide.js" 4000 >"$tmp/wide.js" && js=$tmp/wide.js; iv=100
+      else
+        js=$here/bench/v8/long.js; iv=10
+      fi
+      node --cpu-prof --cpu-prof-interval $iv --cpu-prof-dir "$tmp" --cpu-prof-name v8.cpuprofile \
+        "$js" 10 >/dev/null && mv "$tmp/v8.cpuprofile" "$f"
+    fi
+    [ -s "$f" ] || continue
+    row "cpuprofile $shape $(awk -v b="$(stat -c %s "$f")" 'BEGIN { printf "%.1f", b / 1e6 }')MB: top" 0 0 \
+      "$cli" top "$f" -n 20 -- node "$here/bench/peer_cpuprofile_top.js" "$f"
+  done
+else
+  rows+=("cpuprofile|not run (node missing)|-|-|-|-")
+fi
+
 # --- perf: perf.data -> folded stacks against `perf script` alone, on three recordings --------
 # made here (cpu-clock, which needs no PMU): the committed threads program run 20 and 100 times
 # (the same stacks, five times the samples), and a g++ compile (a driver and its children, many
@@ -136,6 +165,23 @@ if command -v llvm-xray-14 >/dev/null && command -v clang++-14 >/dev/null; then
       llvm-xray-14 convert --symbolize=false --output-format=trace_event \
       --instr_map="$tmp/xray/st" --output="$tmp/peer.json" "$x"
   fi
+fi
+
+# --- Chrome trace-event JSON: read + top against node reading the same file ------------------
+# Two traces: llvm-xray-14's of the XRay trace above (its peer output: begin/end events) and
+# profpack's own of the wide .cpuprofile (complete events). Peer: bench/peer_trace_top.js
+# (JSON.parse, spans per thread, self and inclusive time per name).
+if command -v node >/dev/null; then
+  traces=()
+  [ -s "$tmp/peer.json" ] && mv "$tmp/peer.json" "$tmp/xray-trace.json" && traces+=("$tmp/xray-trace.json")
+  if [ -s "$cache/wide.cpuprofile" ] &&
+    "$cli" convert "$cache/wide.cpuprofile" --to trace-event -o "$tmp/v8-trace.json" >/dev/null; then
+    traces+=("$tmp/v8-trace.json")
+  fi
+  for f in "${traces[@]}"; do
+    row "trace $(basename "$f" .json) $(($(stat -c %s "$f") / 1000000))MB: top" 0 0 \
+      "$cli" top "$f" -n 20 -- node "$here/bench/peer_trace_top.js" "$f"
+  done
 fi
 
 printf '\n%-52s | %-22s | %-22s | %-8s | %-7s | %s\n' case profpack peer "time" memory aim
