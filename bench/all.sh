@@ -25,9 +25,13 @@ cli=$build/tools/profpack
 [ -x "$cli" ] || { echo "build first: ninja -C $build"; exit 1; }
 tmp=$(mktemp -d); trap 'rm -rf "$tmp"' EXIT
 export BENCH_RUNS=${BENCH_RUNS:-5}
+# The inputs made once (the cc1plus and V8 profiles) are kept in the user's cache, named before
+# HOME is replaced with a scratch one (for the peers' own caches) and passed on to the scripts
+# that make them.
+export PROFPACK_BENCH_CACHE=${PROFPACK_BENCH_CACHE:-${XDG_CACHE_HOME:-$HOME/.cache}/profpack-bench}
+cache=$PROFPACK_BENCH_CACHE
 export HOME="$tmp/home" GOCACHE="$tmp/gocache" GOPATH="$tmp/gopath" PPROF_TMPDIR="$tmp/pprof"
 mkdir -p "$HOME" "$GOCACHE" "$GOPATH" "$PPROF_TMPDIR"
-cache=${PROFPACK_BENCH_CACHE:-${XDG_CACHE_HOME:-$HOME/.cache}/profpack-bench}
 . "$here/bench/lib.sh"
 
 rows=()
