@@ -153,6 +153,16 @@ if command -v perf >/dev/null &&
       perf script -i "$f"
     row "perf $shape ${size}MB -> folded, addresses" 10 0 \
       "$cli" convert "$f" --no-symbolize --to folded -o "$tmp/out.folded" -- perf script -i "$f"
+    # A long recording: the threads x100 one five times over, as new processes each time
+    # (tests/perf_repeat.py): memory should follow the distinct stacks, not the file.
+    if [ $shape = threads100 ] &&
+      python3 "$here/tests/perf_repeat.py" "$f" "$tmp/long.data" 5 --new-processes 2>/dev/null; then
+      size=$(($(stat -c %s "$tmp/long.data") / 1000000))
+      row "perf threads100 x5 ${size}MB -> folded, addresses" 10 0 \
+        "$cli" convert "$tmp/long.data" --no-symbolize --to folded -o "$tmp/out.folded" -- \
+        perf script -i "$tmp/long.data"
+      rm -f "$tmp/long.data"
+    fi
     rm -f "$f"
   done
 else
