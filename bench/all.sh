@@ -163,6 +163,9 @@ if command -v perf >/dev/null &&
         perf script -i "$tmp/long.data"
       rm -f "$tmp/long.data"
     fi
+    # Its sample slices as trace events, for the trace JSON rows below.
+    [ $shape = threads100 ] &&
+      "$cli" convert "$f" --no-symbolize --to trace-event -o "$tmp/perf-trace.json" >/dev/null
     rm -f "$f"
   done
 else
@@ -182,8 +185,8 @@ if command -v llvm-xray-14 >/dev/null && command -v clang++-14 >/dev/null; then
 fi
 
 # --- Chrome trace-event JSON: read + top against node reading the same file ------------------
-# Two traces: llvm-xray-14's of the XRay trace above (its peer output: begin/end events) and
-# profpack's own of the wide .cpuprofile (complete events). Peer: bench/peer_trace_top.js
+# Three traces: llvm-xray-14's of the XRay trace above (its peer output), profpack's own of the
+# wide .cpuprofile and of the threads x100 perf recording (its samples as slices: many spans). Peer: bench/peer_trace_top.js
 # (JSON.parse, spans per thread, self and inclusive time per name).
 if command -v node >/dev/null; then
   traces=()
@@ -192,6 +195,7 @@ if command -v node >/dev/null; then
     "$cli" convert "$cache/wide.cpuprofile" --to trace-event -o "$tmp/v8-trace.json" >/dev/null; then
     traces+=("$tmp/v8-trace.json")
   fi
+  [ -s "$tmp/perf-trace.json" ] && traces+=("$tmp/perf-trace.json")
   for f in "${traces[@]}"; do
     row "trace $(basename "$f" .json) $(($(stat -c %s "$f") / 1000000))MB: top" 0 0 \
       "$cli" top "$f" -n 20 -- node "$here/bench/peer_trace_top.js" "$f"
