@@ -17,18 +17,11 @@ Needs no perf. --no-memory: the figures only (under the sanitizers)."""
 import os, subprocess, sys, tempfile
 from collections import Counter
 
+from checklib import check, cli, data, finish
+
+src = os.path.join(data, "perf", "procs.data")
 repeat = os.path.join(os.path.dirname(os.path.abspath(__file__)), "perf_repeat.py")
 SMALL, BIG = 100, 800
-
-cli = os.environ["PROFPACK_CLI"]
-src = os.path.join(os.environ["PROFPACK_TEST_DATA"], "perf", "procs.data")
-passed = failed = 0
-
-
-def check(ok, what):
-    global passed, failed
-    print(("ok   " if ok else "FAIL ") + what)
-    passed, failed = passed + bool(ok), failed + (not ok)
 
 
 def folded(path, tmp):
@@ -83,8 +76,7 @@ def main():
                   f"{shape}: {SMALL} -> {BIG} copies: peak memory {a} -> {b} KB, "
                   f"{(b - a) * 1024 / grow_in:.3f} x the input's growth of {grow_in} bytes "
                   f"(at most {limit})")
-    print(f"{passed} passed, {failed} failed")
-    sys.exit(1 if failed else 0)
+    finish()
 
 
 if __name__ == "__main__":

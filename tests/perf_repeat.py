@@ -57,6 +57,14 @@ def repeat(d, k, new_processes):
             raise ValueError(f"pid {v} at or above {PID_STEP}")
         return v + c * PID_STEP
 
+    def shift_tid_time(r, p, c, dt):  # pid/tid then time at p, as sample_type has them
+        if sample_type & SAMPLE_TID:
+            pid, tid = struct.unpack_from("<II", r, p)
+            struct.pack_into("<II", r, p, shift_id(pid, c), shift_id(tid, c))
+            p += 8
+        if sample_type & SAMPLE_TIME:
+            struct.pack_into("<Q", r, p, struct.unpack_from("<Q", r, p)[0] + dt)
+
     out = bytearray()
     for c in range(k):
         dt = c * span
@@ -65,13 +73,7 @@ def repeat(d, k, new_processes):
                 continue  # the header's user records: once
             r = bytearray(d[at:at + size])
             if typ == SAMPLE:
-                p = 8 + 8 * bool(sample_type & SAMPLE_IP)
-                if sample_type & SAMPLE_TID:
-                    pid, tid = struct.unpack_from("<II", r, p)
-                    struct.pack_into("<II", r, p, shift_id(pid, c), shift_id(tid, c))
-                    p += 8
-                if sample_type & SAMPLE_TIME:
-                    struct.pack_into("<Q", r, p, struct.unpack_from("<Q", r, p)[0] + dt)
+                shift_tid_time(r, 8 + 8 * bool(sample_type & SAMPLE_IP), c, dt)
             elif typ < 64:
                 if typ in (MMAP, COMM, MMAP2):
                     pid, tid = struct.unpack_from("<II", r, 8)
@@ -81,13 +83,7 @@ def repeat(d, k, new_processes):
                     struct.pack_into("<IIII", r, 8, *(shift_id(v, c) for v in ids))
                     struct.pack_into("<Q", r, 24, struct.unpack_from("<Q", r, 24)[0] + dt)
                 if id_block:  # the sample_id block at the end: tid/pid, then time
-                    p = size - id_block
-                    if sample_type & SAMPLE_TID:
-                        pid, tid = struct.unpack_from("<II", r, p)
-                        struct.pack_into("<II", r, p, shift_id(pid, c), shift_id(tid, c))
-                        p += 8
-                    if sample_type & SAMPLE_TIME:
-                        struct.pack_into("<Q", r, p, struct.unpack_from("<Q", r, p)[0] + dt)
+                    shift_tid_time(r, size - id_block, c, dt)
             out += r
     # The file: header and what precedes the data as they are, the new data, then the feature
     # section table and sections with their offsets moved by the data's growth.
