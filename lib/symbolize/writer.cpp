@@ -101,6 +101,7 @@ std::unique_ptr<capnp::MallocMessageBuilder> copyOf(const Profile& profile) {
 std::unique_ptr<Model> addressModel(const Profile& profile) {
   ModelOptions mo;
   mo.symbols = false;
+  mo.callEdges = false;  // its readers take the locations only
   return buildModel(profile, mo);
 }
 

@@ -32,7 +32,8 @@ class Resolver {
   virtual uint64_t loadBias() const { return 0; }
 };
 
-// The model of `profile`'s own addresses, its symbol section (if any) left aside.
+// The model of `profile`'s own addresses, its symbol section (if any) left aside; without call
+// edges, which naming does not read.
 std::unique_ptr<Model> addressModel(const Profile& profile);
 
 // Which mappings of `model` have addresses to name (every location with self cost; every
