@@ -166,6 +166,7 @@ class Reader {
   int64_t findMapping(int32_t pid, uint64_t ip);
   void addMapping(MappingRec m);
   uint64_t frameOf(uint64_t ip, bool kernel, int32_t pid);
+  uint64_t frameOfSearched(uint64_t ip, bool kernel, int32_t pid);
   void warnOnce(uint32_t type, uint64_t at);
 
   Bytes b_;
@@ -192,6 +193,16 @@ class Reader {
     size_t operator()(const FrameKey& k) const { return k.ip * 0x9e3779b97f4a7c15ull ^ k.mapping; }
   };
   std::unordered_map<FrameKey, uint64_t, FrameHash> frames_;
+  // The frames of recent (address, address space) pairs: call chains repeat, and a hit skips
+  // the mapping's search and the frame's hash lookup. An entry holds while no mapping changed
+  // (mapsChanged_ counts the changes: MMAP, exec, fork).
+  struct RecentFrame {
+    uint64_t ip = 0, changes = 0, frame = 0;
+    int64_t space = 0;
+  };
+  static constexpr size_t kRecent = 4096;
+  std::vector<RecentFrame> recent_ = std::vector<RecentFrame>(kRecent);
+  uint64_t mapsChanged_ = 1;
   std::unordered_map<std::string, uint64_t> stacks_;
   std::vector<uint64_t> chain_;
   std::string key_;
@@ -367,6 +378,7 @@ void Reader::warnOnce(uint32_t type, uint64_t at) {
 }
 
 void Reader::addMapping(MappingRec m) {
+  ++mapsChanged_;
   auto& space = maps_[m.pid];
   const uint64_t end = m.start + m.length;
   // A new mapping replaces the ones it overlaps.
@@ -394,6 +406,15 @@ int64_t Reader::findMapping(int32_t pid, uint64_t ip) {
 }
 
 uint64_t Reader::frameOf(uint64_t ip, bool kernel, int32_t pid) {
+  // The address space: the kernel's (-1) or the process's (pid -1, a sample without one, too).
+  const int64_t space = kernel ? -1 : int64_t{pid} + 2;
+  RecentFrame& r = recent_[((ip * 0x9e3779b97f4a7c15ull) ^ static_cast<uint64_t>(space)) >> 52];
+  if (r.ip == ip && r.space == space && r.changes == mapsChanged_) return r.frame;
+  r = {ip, mapsChanged_, frameOfSearched(ip, kernel, pid), space};
+  return r.frame;
+}
+
+uint64_t Reader::frameOfSearched(uint64_t ip, bool kernel, int32_t pid) {
   const int64_t m = findMapping(kernel ? -1 : pid, ip);
   uint64_t kept = 0;
   if (m >= 0) {
@@ -521,7 +542,10 @@ void Reader::apply(uint64_t at) {
       b_.need(at, 16, end, "comm record");
       const int32_t pid = static_cast<int32_t>(b_.u32(at + 8));
       comm_[static_cast<int32_t>(b_.u32(at + 12))] = b_.str(at + 16, end);
-      if (misc & 0x2000) maps_.erase(pid);  // exec: a new address space
+      if (misc & 0x2000) {  // exec: a new address space
+        maps_.erase(pid);
+        ++mapsChanged_;
+      }
       break;
     }
     case kFork: {
@@ -535,6 +559,7 @@ void Reader::apply(uint64_t at) {
         if (auto parent = maps_.find(ppid); parent != maps_.end()) {
           auto copy = parent->second;
           maps_[pid] = std::move(copy);
+          ++mapsChanged_;
         }
       break;
     }
