@@ -13,7 +13,8 @@
   again gives the identical file; per function, self and inclusive time and calls equal
   `profpack top` on the XRay trace (ticks at its cycle frequency, within the writer's rounding
   to nanoseconds); the array form, B/E events, thread names, skipped kinds with one warning
-  each, a trace cut short; JSON that is neither format is refused.
+  each, a trace cut short; JSON that is neither format is refused; a trace llvm-xray-14 writes
+  of the same XRay trace (times and ids as strings) gives XRay's figures too.
 """
 import json, os, shutil, subprocess, sys, tempfile
 from collections import defaultdict
@@ -276,6 +277,39 @@ open(xray29, "wb").write(fast)
 check_from_xray(xray29, "2.9 GHz")
 tr1 = os.path.join(tmp, "t1.json")
 run("convert", xray, "-o", tr1, "--to", "trace-event")
+
+# A trace another tool wrote: llvm-xray-14's of the same XRay trace (B/E events; "ts", "pid" and
+# "tid" as strings of numbers; its stack frames table). Per function, calls equal profpack's
+# reading of the XRay trace itself, and self and inclusive time agree within llvm-xray's rounding
+# (its times are microseconds in doubles: at this trace's 1.8e15 us, a quarter microsecond).
+llvm_xray = shutil.which("llvm-xray-14")
+if llvm_xray:
+    lx = os.path.join(tmp, "llvm-xray.json")
+    subprocess.run([llvm_xray, "convert", "--symbolize", "--output-format=trace_event",
+                    "--instr_map=" + os.path.join(data, "xray/mt.bin"), "--output=" + lx, xray],
+                   check=True, capture_output=True)
+    tx, _ = top_json(xray, "--inclusive", "--binary", os.path.join(data, "xray/mt.bin"))
+    tl, err = top_json(lx, "--inclusive")
+    callees = direct_callees(tr1)
+    freq = info(xray)[2]  # XRay's figures are cycles
+    ok, worst, n = tl is not None and tx is not None, 0.0, 0
+    byname = {f["name"]: f for f in (tl or {}).get("functions", [])}
+    for f in (tx or {}).get("functions", []) if ok else []:
+        g = byname.get(f["name"])
+        if g is None or g["calls"] != f["calls"]:
+            ok = False
+            break
+        kids = sum(c[f["name"]] for c in callees.values())
+        for k, bound in [("self", 250 * (f["calls"] + kids) + 1), ("inclusive", 250 * f["calls"] + 1)]:
+            d = abs(g[k] - f[k] * 1e9 / freq)
+            worst = max(worst, d)
+            ok &= d <= bound
+        n += 1
+    check(ok and n > 3, f"llvm-xray-14's trace events of the XRay trace: per function calls, self "
+          f"and inclusive equal profpack's reading of the XRay trace ({n} functions; largest "
+          f"difference {worst:.0f} ns) {err}")
+else:
+    print("note: llvm-xray-14 is not installed: no trace written by another tool is read")
 
 arr = write("arr.json", json.dumps([
     {"name": "thread_name", "ph": "M", "pid": 1, "tid": 7, "args": {"name": "main"}},

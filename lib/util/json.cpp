@@ -110,6 +110,22 @@ std::string JsonReader::found() const {
   return s + (pos_ + 20 < size_ ? "...'" : "'");
 }
 
+bool jsonNumberText(std::string_view text, JsonNumber& out) {
+  if (text.empty() || text.size() > 64) return false;
+  // A number's characters only, so that the reader below sees no blanks and no other value.
+  for (char c : text)
+    if (!((c >= '0' && c <= '9') || c == '-' || c == '+' || c == '.' || c == 'e' || c == 'E'))
+      return false;
+  JsonReader inner({reinterpret_cast<const uint8_t*>(text.data()), text.size()}, "json");
+  try {
+    out = inner.number();
+    inner.expectEnd();
+    return true;
+  } catch (const Error&) {
+    return false;
+  }
+}
+
 void JsonReader::expectEnd() {
   if (peek() != '\0')
     failHere("expected the end of the input after the JSON value, found " + found());

@@ -32,6 +32,10 @@ struct JsonNumber {
   bool scaled(int decimals, int64_t& out) const;
 };
 
+// Whether `text` is exactly one JSON number (as some writers put times and ids in strings:
+// "12.5"), and if so its value in `out`.
+bool jsonNumberText(std::string_view text, JsonNumber& out);
+
 class JsonReader {
  public:
   JsonReader(std::span<const uint8_t> data, const char* format);

@@ -27,10 +27,17 @@ namespace {
 
 constexpr const char* kFmt = "trace-event";
 
-// A pid or tid: a number, or a string (a hash of it stands for it, the string names it).
+// A pid or tid: a number, a string of one (llvm-xray writes them so), or another string (a
+// hash of it stands for it, the string names it).
 int64_t readId(JsonReader& json, std::string& named) {
   if (json.peek() == '"') {
+    const uint64_t at = json.offset();
     const std::string_view s = json.string();
+    int64_t v = 0;
+    if (JsonNumber n; jsonNumberText(s, n)) {
+      if (!n.scaled(0, v)) json.fail(at, "a pid or tid out of range");
+      return v;
+    }
     uint32_t h = 2166136261u;
     for (unsigned char c : s) h = (h ^ c) * 16777619u;
     named = s;
@@ -60,6 +67,17 @@ struct Reader {
     if (!n.scaled(3, v)) json.failHere("a time beyond 2^63 nanoseconds");
     return v;
   }
+  // A time: a number, or a string of one (llvm-xray writes "ts" so; Perfetto reads it).
+  int64_t timeValue() {
+    if (json.peek() != '"') return time(json.number());
+    const uint64_t at = json.offset();
+    const std::string_view s = json.string();
+    JsonNumber n;
+    if (!jsonNumberText(s, n))
+      json.fail(at, "expected a time (a number, or a string of one), found \"" +
+                        std::string(s.substr(0, 24)) + "\"");
+    return time(n);
+  }
 
   void event() {
     const uint64_t at = json.offset();
@@ -83,10 +101,10 @@ struct Reader {
         else
           json.skip();
       } else if (key == "ts") {
-        ts = time(json.number());
+        ts = timeValue();
         haveTs = true;
       } else if (key == "dur") {
-        dur = time(json.number());
+        dur = timeValue();
       } else if (key == "pid") {
         pid = readId(json, pidName);
       } else if (key == "tid") {
