@@ -26,6 +26,19 @@ std::string hex(uint64_t v) {
   return buf;
 }
 
+// The frames in the locations layer's order, (mapping, address): byRank lists them so, rank
+// gives each frame its place.
+void rankFrames(const std::vector<uint64_t>& mapping, const std::vector<uint64_t>& address,
+                std::vector<uint64_t>& byRank, std::vector<uint64_t>& rank) {
+  byRank.resize(address.size());
+  for (size_t i = 0; i < byRank.size(); ++i) byRank[i] = i;
+  std::sort(byRank.begin(), byRank.end(), [&](uint64_t a, uint64_t b) {
+    return mapping[a] != mapping[b] ? mapping[a] < mapping[b] : address[a] < address[b];
+  });
+  rank.resize(address.size());
+  for (size_t i = 0; i < byRank.size(); ++i) rank[byRank[i]] = i;
+}
+
 class PerfSource : public ModelSource {
  public:
   PerfSource(const Profile& profile, const ModelOptions& options)
@@ -208,14 +221,7 @@ class PerfSource : public ModelSource {
         c.funcOf[f] = it->second;
       }
     }
-    c.byRank.resize(c.address.size());
-    for (size_t i = 0; i < c.byRank.size(); ++i) c.byRank[i] = i;
-    std::sort(c.byRank.begin(), c.byRank.end(), [&](uint64_t a, uint64_t b) {
-      return c.mapping[a] != c.mapping[b] ? c.mapping[a] < c.mapping[b]
-                                          : c.address[a] < c.address[b];
-    });
-    c.rank.resize(c.address.size());
-    for (size_t i = 0; i < c.byRank.size(); ++i) c.rank[c.byRank[i]] = i;
+    rankFrames(c.mapping, c.address, c.byRank, c.rank);
   }
   Columns readColumns() const {
     Columns c;
@@ -330,14 +336,7 @@ class PerfSource : public ModelSource {
         values_.insert(values_.end(), rows.begin() + r + 1, rows.begin() + r + 1 + events);
       }
     }
-    o.byRank.resize(o.address.size());
-    for (size_t i = 0; i < o.byRank.size(); ++i) o.byRank[i] = i;
-    std::sort(o.byRank.begin(), o.byRank.end(), [&](uint64_t a, uint64_t b) {
-      return o.mapping[a] != o.mapping[b] ? o.mapping[a] < o.mapping[b]
-                                          : o.address[a] < o.address[b];
-    });
-    o.rank.resize(o.address.size());
-    for (size_t i = 0; i < o.byRank.size(); ++i) o.rank[o.byRank[i]] = i;
+    rankFrames(o.mapping, o.address, o.byRank, o.rank);
     address_ = o.address;
     mapping_ = o.mapping;
     kernel_ = o.kernel;
