@@ -1,12 +1,9 @@
-// perf.data's header, attrs, feature sections and records (perf.data-file-format.txt). Each
-// record's size is checked and its time noted as it is met; records are then applied in time
-// order (as `perf script` and `perf report` do) to the state of processes and threads: comm
-// names, mappings per process, the mapping each sampled address is in. The order is made a
-// round at a time, as perf's ordered events make it: perf record writes FINISHED_ROUND after
-// each pass over its per-CPU buffers, and a record of one round may be older than the end of
-// the round before but not of the one before that. So at the end of round N the records up to
-// round N-1's latest time are applied, and the reader holds about two rounds of records, not
-// the file's.
+// perf.data's header, attrs, feature sections and records (perf.data-file-format.txt). Records
+// are applied in time order (as perf script does) to the state of processes and threads: comm
+// names, mappings per process, the mapping of each sampled address. As perf's ordered events,
+// a round at a time (FINISHED_ROUND ends each pass of perf record over its buffers; a record
+// may be older than the round before's end, not older than the one before that): at the end of
+// round N, the records up to round N-1's latest time. Two rounds are held, not the file.
 
 #include "formats/perf/records.h"
 
@@ -193,15 +190,13 @@ class Reader {
     size_t operator()(const FrameKey& k) const { return k.ip * 0x9e3779b97f4a7c15ull ^ k.mapping; }
   };
   std::unordered_map<FrameKey, uint64_t, FrameHash> frames_;
-  // The frames of recent (address, address space) pairs: call chains repeat, and a hit skips
-  // the mapping's search and the frame's hash lookup. An entry holds while no mapping changed
-  // (mapsChanged_ counts the changes: MMAP, exec, fork).
+  // Frames of recent (address, address space) pairs (call chains repeat: a hit skips two
+  // lookups), valid while no mapping changed (mapsChanged_ counts MMAP, exec and fork).
   struct RecentFrame {
     uint64_t ip = 0, changes = 0, frame = 0;
     int64_t space = 0;
   };
-  static constexpr size_t kRecent = 4096;
-  std::vector<RecentFrame> recent_ = std::vector<RecentFrame>(kRecent);
+  std::vector<RecentFrame> recent_ = std::vector<RecentFrame>(4096);
   uint64_t mapsChanged_ = 1;
   std::unordered_map<std::string, uint64_t> stacks_;
   std::vector<uint64_t> chain_;
@@ -304,8 +299,7 @@ void Reader::feature(unsigned id, uint64_t at, uint64_t size) {
   }
 }
 
-// Sizes checked, times noted, a round's records applied at its end; pipe mode's attrs and
-// features taken at once.
+// Sizes checked, times noted, rounds applied; pipe mode's attrs and features taken at once.
 void Reader::scan(uint64_t begin, uint64_t end) {
   uint64_t last = 0;
   for (uint64_t at = begin; at < end;) {
@@ -406,7 +400,8 @@ int64_t Reader::findMapping(int32_t pid, uint64_t ip) {
 }
 
 uint64_t Reader::frameOf(uint64_t ip, bool kernel, int32_t pid) {
-  // The address space: the kernel's (-1) or the process's (pid -1, a sample without one, too).
+  // The address space: the kernel's (-1) or the process's (pid -1, a sample without one, too);
+  // the slot: the hash's top 12 bits (recent_ has 4,096).
   const int64_t space = kernel ? -1 : int64_t{pid} + 2;
   RecentFrame& r = recent_[((ip * 0x9e3779b97f4a7c15ull) ^ static_cast<uint64_t>(space)) >> 52];
   if (r.ip == ip && r.space == space && r.changes == mapsChanged_) return r.frame;
@@ -542,10 +537,7 @@ void Reader::apply(uint64_t at) {
       b_.need(at, 16, end, "comm record");
       const int32_t pid = static_cast<int32_t>(b_.u32(at + 8));
       comm_[static_cast<int32_t>(b_.u32(at + 12))] = b_.str(at + 16, end);
-      if (misc & 0x2000) {  // exec: a new address space
-        maps_.erase(pid);
-        ++mapsChanged_;
-      }
+      if (misc & 0x2000) mapsChanged_ += maps_.erase(pid) + 1;  // exec: a new address space
       break;
     }
     case kFork: {
@@ -575,10 +567,8 @@ void Reader::apply(uint64_t at) {
   }
 }
 
-// Applies the held records up to flushUpTo_ (`all`: every one) in time order, records of one
-// time in file order. The records held from the round before are sorted already. The pages of
-// the input below the records still held are then released: a recording of GBs does not stay
-// resident as it is read.
+// Applies the held records up to flushUpTo_ (`all`: all), in time order, then file order; then
+// releases the input's pages below those still held (a file of GBs does not stay resident).
 void Reader::flush(bool all, uint64_t scanned) {
   std::stable_sort(entries_.begin(), entries_.end(),
                    [](const Entry& a, const Entry& b) { return a.time < b.time; });
