@@ -344,7 +344,12 @@ check(r.returncode == 0 and '"traceEvents":[' in r.stdout and '"ph"' not in r.st
       f"an empty trace is a trace without spans ({r.stderr.strip()})")
 for name, text, what in [("neither.json", '{"a": 1}', "neither"),
                          ("arr2.json", '[{"a": 1}]', "ph"),
-                         ("bad.json", '{"traceEvents": [{"ph": "X", "ts": 1,}]}', "line 1")]:
+                         ("bad.json", '{"traceEvents": [{"ph": "X", "ts": 1,}]}', "line 1"),
+                         # a time in a string that is no number: where it stands, and what
+                         ("badts.json", '[{"ph": "X", "ts": "12x", "dur": 1, "pid": 1}]',
+                          'byte offset 19: expected a time (a number, or a string of one), found "12x"'),
+                         ("badpid.json", '[{"ph": "X", "ts": 1, "pid": "99999999999999999999"}]',
+                          "a pid or tid out of range")]:
     r = run("info", write(name, text))
     check(r.returncode == 1 and what in r.stderr, f"refused: {name} ({r.stderr.strip()})")
 for to in ["callgrind", "pprof", "folded", "ppk"]:
