@@ -20,6 +20,8 @@ namespace {
 
 constexpr uint64_t kSampleTime = 1 << 2;  // perf_event_attr.sample_type: PERF_SAMPLE_TIME
 
+const std::string kKernelObject = "[kernel.kallsyms]";
+
 std::string hex(uint64_t v) {
   char buf[24];
   std::snprintf(buf, sizeof buf, "0x%llx", static_cast<unsigned long long>(v));
@@ -203,21 +205,28 @@ class PerfSource : public ModelSource {
   void functionsOf(Columns& c) const {
     auto maps = pd_.getMappings();
     auto names = pd_.getFrameName();
-    std::map<std::pair<std::string, std::string>, uint64_t> named;
+    // The object of each mapping once (frames: index + 1; 0 is no mapping).
+    std::vector<std::string> objects{"[unknown]"};
+    for (auto m : maps) objects.emplace_back(m.getPath().cStr());
     c.funcOf.resize(c.address.size());
-    for (size_t f = 0; f < c.address.size(); ++f) {
-      std::string object = c.mapping[f]
-                               ? maps[static_cast<unsigned>(c.mapping[f] - 1)].getPath().cStr()
-                           : c.kernel[f] ? "[kernel.kallsyms]"
-                                         : "[unknown]";
-      std::string name = f < names.size() && names[static_cast<unsigned>(f)].size()
-                             ? std::string(names[static_cast<unsigned>(f)].cStr())
-                             : hex(c.address[f]);
-      auto [it, fresh] = named.try_emplace({name, object}, c.functions.size());
-      if (fresh || names.size() == 0) {
-        c.funcOf[f] = c.functions.size();
-        c.functions.push_back({name, "", object});
-      } else {
+    c.functions.reserve(names.size() ? 0 : c.address.size());
+    if (names.size() == 0) {  // addresses only (perf.data): a function per frame
+      for (size_t f = 0; f < c.address.size(); ++f) {
+        c.funcOf[f] = f;
+        c.functions.push_back(
+            {hex(c.address[f]), "",
+             c.kernel[f] && !c.mapping[f] ? kKernelObject : objects[c.mapping[f]]});
+      }
+    } else {  // named frames (perf script text): frames of one (name, object) share one
+      std::map<std::pair<std::string, std::string>, uint64_t> named;
+      for (size_t f = 0; f < c.address.size(); ++f) {
+        const std::string& object =
+            c.kernel[f] && !c.mapping[f] ? kKernelObject : objects[c.mapping[f]];
+        std::string name = f < names.size() && names[static_cast<unsigned>(f)].size()
+                               ? std::string(names[static_cast<unsigned>(f)].cStr())
+                               : hex(c.address[f]);
+        auto [it, fresh] = named.try_emplace({name, object}, c.functions.size());
+        if (fresh) c.functions.push_back({std::move(name), "", object});
         c.funcOf[f] = it->second;
       }
     }
