@@ -21,7 +21,7 @@ name the binaries at a path that no longer exists, so they are found through --b
 """
 import collections, os, re, shutil, subprocess, tempfile
 
-from checklib import check, dcpi_of_text, finish, run, top_tsv, data
+from checklib import check, cli, dcpi_of_text, finish, run, top_tsv, data
 
 sym = os.path.join(data, "symbolize")
 tmp = tempfile.mkdtemp(prefix="profpack-symbolize-")
@@ -87,6 +87,53 @@ for l in run("annotate", hot, "--source", "hot.c").stdout.splitlines()[1:]:
         our_lines[int(m.group(1))] = int(m.group(2))
 check(ref_lines and our_lines == dict(ref_lines),
       f"hot.c per-line samples: profpack {our_lines}, pprof -list {dict(ref_lines)}")
+
+# --- separate debug information, and no debuginfod client unless one is configured ---------
+# hot with its DWARF moved to hot.debug beside it (objcopy --only-keep-debug, then the binary
+# stripped of it and given a .gnu_debuglink): the same names and per-line samples as from hot
+# itself. Then the stripped binary alone, with no debug file anywhere: libdwfl's standard
+# search would load the debuginfod client (libcurl, GnuTLS, Kerberos, ...) to ask no server;
+# profpack loads it only where DEBUGINFOD_URLS names one (seen in the loader's LD_DEBUG=libs
+# log; a closed port on this host as the server, and a cache of the test's own).
+split = os.path.join(tmp, "split")
+os.makedirs(split)
+shutil.copy(os.path.join(sym, "hot"), split)
+subprocess.run(["objcopy", "--only-keep-debug", "hot", "hot.debug"], cwd=split, check=True)
+subprocess.run(["objcopy", "--strip-debug", "--add-gnu-debuglink=hot.debug", "hot"], cwd=split,
+               check=True)
+r = subprocess.run(["readelf", "-S", os.path.join(split, "hot")], capture_output=True, text=True)
+check(".debug_info" not in r.stdout and ".gnu_debuglink" in r.stdout,
+      "the split copy of hot has no DWARF of its own, and a debuglink")
+r, split_ppk = symbolize("hot", binary_path=split)
+check(r.returncode == 0 and top_tsv(split_ppk) == top_tsv(hot),
+      f"hot with its DWARF in hot.debug: the same top as hot ({r.stderr.strip()[:200]})")
+split_lines = {}
+for l in run("annotate", split_ppk, "--source", "hot.c").stdout.splitlines()[1:]:
+    m = re.match(r"\s*(\d+)\s+(\d+)\s*$", l)
+    if m and int(m.group(2)):
+        split_lines[int(m.group(1))] = int(m.group(2))
+check(split_lines == our_lines,
+      f"hot with its DWARF in hot.debug: per-line samples {split_lines}, from hot {our_lines}")
+os.remove(os.path.join(split, "hot.debug"))
+
+
+def loads_debuginfod(urls):
+    env = {k: v for k, v in os.environ.items() if not k.startswith("DEBUGINFOD_")}
+    env.update(LD_DEBUG="libs", DEBUGINFOD_CACHE_PATH=os.path.join(tmp, "debuginfod-cache"))
+    if urls:
+        env["DEBUGINFOD_URLS"] = urls
+    r = subprocess.run([cli, "symbolize", os.path.join(sym, "hot.prof"), "-o",
+                        os.path.join(tmp, "nodebug.ppk"), "--binary-path", split],
+                       capture_output=True, text=True, env=env, timeout=120)
+    check(r.returncode == 0, f"symbolize with the debug file gone (DEBUGINFOD_URLS={urls!r}): "
+          f"exit {r.returncode}")
+    return "libdebuginfod" in r.stderr
+
+
+check(not loads_debuginfod(""), "no debug file, DEBUGINFOD_URLS unset: no debuginfod client loaded")
+check(loads_debuginfod("http://127.0.0.1:9/"),
+      "no debug file, DEBUGINFOD_URLS set: the debuginfod client is asked (the check above can "
+      "see it)")
 
 # --- merge of symbolized runs: the names carried over ---------------------------------------
 # hot.run2.prof is a second run of the same binary, loaded at another address (ASLR): the merge

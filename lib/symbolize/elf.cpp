@@ -16,7 +16,10 @@
 #include <cerrno>
 #include <cstdlib>
 #include <cstring>
+#include <string>
+#include <vector>
 
+#include "symbolize/debugfile.h"
 #include "util/text.h"
 
 namespace profpack {
@@ -24,10 +27,9 @@ namespace profpack {
 namespace {
 
 char* gDebuginfoPath = nullptr;  // libdwfl's default: ":.debug:/usr/lib/debug"
-
 const Dwfl_Callbacks kCallbacks = {
     .find_elf = dwfl_build_id_find_elf,
-    .find_debuginfo = dwfl_standard_find_debuginfo,
+    .find_debuginfo = findDebuginfo,
     .section_address = dwfl_offline_section_address,
     .debuginfo_path = &gDebuginfoPath,
 };
