@@ -72,9 +72,11 @@ std::unique_ptr<Kallsyms> Kallsyms::load(const std::string& path, std::string& w
       a = a << 4 | v;
     }
     if (!hex) continue;
-    const size_t nameEnd = line.find_first_of(" \t", sp + 3);
-    const std::string_view name =
-        line.substr(sp + 3, nameEnd == std::string_view::npos ? nameEnd : nameEnd - sp - 3);
+    // The name ends at a space or tab ("\t[module]"). A plain loop: find_first_of(" \t") calls
+    // memchr on the set once per character, which was most of this function's time.
+    size_t nameEnd = sp + 3;
+    while (nameEnd < line.size() && line[nameEnd] != ' ' && line[nameEnd] != '\t') ++nameEnd;
+    const std::string_view name = line.substr(sp + 3, nameEnd - sp - 3);
     if (name.empty()) continue;
     nonzero |= a != 0;
     all.push_back({a, type, name});
