@@ -4,6 +4,8 @@
 
 #include <cstdlib>
 #include <string_view>
+#include <system_error>
+#include <utility>
 
 #include "util/text.h"
 
@@ -123,8 +125,8 @@ ElfBinary* ElfResolver::find(const Mapping& mapping, std::string& used, std::str
   return nullptr;
 }
 
-const Kallsyms* ElfResolver::kernel(const Mapping& mapping, std::string& used, std::string& buildId,
-                                    std::string& why) {
+bool ElfResolver::kernelTable(const Mapping& mapping, std::string& used, std::string& buildId,
+                              std::string& why) {
   used = options_.kallsyms.empty() ? "/proc/kallsyms" : options_.kallsyms;
   // perf record copies the kernel's table into its build-id cache (and `perf archive` packs
   // it with the binaries): found by the recorded build id, it is that kernel's, running or
@@ -149,7 +151,7 @@ const Kallsyms* ElfResolver::kernel(const Mapping& mapping, std::string& used, s
     if (!mapping.buildId.empty() && mapping.buildId != running) {
       why = "/proc/kallsyms is not the recorded kernel's: its build id is " + idText(running) +
             ", the recording's " + idText(mapping.buildId) + " (--kallsyms names a copy)";
-      return nullptr;
+      return false;
     }
     if (mapping.buildId.empty() && (release_.empty() || release_ != release)) {
       why =
@@ -157,16 +159,46 @@ const Kallsyms* ElfResolver::kernel(const Mapping& mapping, std::string& used, s
           (release_.empty() ? std::string(" or release")
                             : ", and its release " + release_ + " is not the running " + release) +
           ": /proc/kallsyms not taken (--kallsyms names the recorded kernel's)";
-      return nullptr;
+      return false;
     }
     buildId = mapping.buildId.empty() ? running : mapping.buildId;
   }
+  return true;
+}
+
+const Kallsyms* ElfResolver::kernel(const Mapping& mapping, std::string& used, std::string& buildId,
+                                    std::string& why) {
+  if (!kernelTable(mapping, used, buildId, why)) return nullptr;
   if (!kallsymsRead_) {
     kallsymsRead_ = true;
-    kallsyms_ = Kallsyms::load(used, kallsymsWhy_);
+    if (kallsymsLoad_.valid() && kallsymsLoadPath_ == used) {
+      auto [table, loadWhy] = kallsymsLoad_.get();
+      kallsyms_ = std::move(table);
+      kallsymsWhy_ = std::move(loadWhy);
+    } else {
+      kallsyms_ = Kallsyms::load(used, kallsymsWhy_);
+    }
   }
   why = kallsymsWhy_;
   return kallsyms_.get();
+}
+
+void ElfResolver::prefetch(const Mapping& mapping) {
+  if (kallsymsRead_ || kallsymsLoad_.valid() || mapping.functionIds ||
+      !isKernelMapping(mapping.path))
+    return;
+  std::string used, buildId, why;
+  if (!kernelTable(mapping, used, buildId, why)) return;
+  try {
+    kallsymsLoad_ = std::async(std::launch::async, [used] {
+      std::string loadWhy;
+      std::unique_ptr<Kallsyms> table = Kallsyms::load(used, loadWhy);
+      return std::make_pair(std::move(table), std::move(loadWhy));
+    });
+    kallsymsLoadPath_ = used;
+  } catch (const std::system_error&) {
+    // No thread to be had (a process limit, a sandbox): kernel() reads the table itself.
+  }
 }
 
 bool ElfResolver::open(const Mapping& mapping, std::string& used, std::string& buildId,

@@ -2,6 +2,7 @@
 // the profile was taken of.
 #pragma once
 
+#include <future>
 #include <map>
 #include <memory>
 #include <string>
@@ -32,6 +33,9 @@ class ElfResolver : public Resolver {
             std::string& why) override;
   const std::vector<SymbolFrame>* frames(const Mapping& mapping, uint64_t address,
                                          bool returnAddress) override;
+  // A kernel mapping's symbol table is read on a thread of its own while the binaries' debug
+  // information is read on the caller's (both take tens of milliseconds on a perf recording).
+  void prefetch(const Mapping& mapping) override;
   std::string problem() override { return bin_ ? bin_->problem() : ""; }
   uint64_t loadBias() const override { return bias_; }
 
@@ -46,6 +50,9 @@ class ElfResolver : public Resolver {
   ElfBinary* find(const Mapping& mapping, std::string& used, std::string& why);
   const Kallsyms* kernel(const Mapping& mapping, std::string& used, std::string& buildId,
                          std::string& why);
+  // Which table names the kernel mapping's addresses: false, with `why`, where none may.
+  bool kernelTable(const Mapping& mapping, std::string& used, std::string& buildId,
+                   std::string& why);
 
   struct Entry {
     std::unique_ptr<ElfBinary> binary;
@@ -62,6 +69,8 @@ class ElfResolver : public Resolver {
   std::unique_ptr<Kallsyms> kallsyms_;
   std::string kallsymsWhy_;
   bool kallsymsRead_ = false;
+  std::future<std::pair<std::unique_ptr<Kallsyms>, std::string>> kallsymsLoad_;  // prefetch()
+  std::string kallsymsLoadPath_;
   const Kallsyms* kernel_ = nullptr;  // the mapping last opened is the kernel's
   uint64_t bias_ = 0;
 };

@@ -8,6 +8,7 @@
 #include "error.h"
 #include "formats/registry.h"
 #include "symbolize/binaries.h"
+#include "symbolize/kernel.h"
 #include "symbolize/writer.h"
 
 namespace profpack {
@@ -80,7 +81,14 @@ std::unique_ptr<Profile> nameFromBinaries(std::unique_ptr<Profile> profile,
   // Whether any mapping's binary is here, before the IR is copied for the names.
   bool found = false;
   const std::vector<Mapping>& mappings = model->locations().mappings;
-  for (const int64_t m : mappingsToName(*model)) {
+  // The kernel's table (read on a thread of its own, prefetch()) is waited for last, once the
+  // binaries' debug information has been read here.
+  std::vector<int64_t> toName = mappingsToName(*model);
+  std::stable_partition(toName.begin(), toName.end(), [&](int64_t m) {
+    return !isKernelMapping(mappings[static_cast<size_t>(m)].path);
+  });
+  for (const int64_t m : toName) resolver.prefetch(mappings[static_cast<size_t>(m)]);
+  for (const int64_t m : toName) {
     std::string used, id, why;
     found |= resolver.open(mappings[static_cast<size_t>(m)], used, id, why);
   }

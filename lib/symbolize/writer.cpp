@@ -120,6 +120,9 @@ std::unique_ptr<Profile> withSymbols(const Profile& profile, const Model& model,
   auto sym = msg->getRoot<ir::Profile>().initSymbols();
   auto binaries = sym.initMappings(static_cast<unsigned>(layer.mappings.size()));
   Columns columns;
+  for (size_t k = 0; k < keys.size(); ++k)
+    if (k == 0 || keys[k].mapping != keys[k - 1].mapping)
+      resolver.prefetch(layer.mappings[static_cast<size_t>(keys[k].mapping)]);
   size_t k = 0;
   while (k < keys.size()) {
     const int64_t m = keys[k].mapping;

@@ -26,6 +26,8 @@ class Resolver {
   // address - 1), innermost first; null or empty where nothing names it.
   virtual const std::vector<SymbolFrame>* frames(const Mapping& m, uint64_t address,
                                                  bool returnAddress) = 0;
+  // May start reading what mapping `m` needs on another thread, ahead of open(m).
+  virtual void prefetch(const Mapping& m) { (void)m; }
   // Problems met reading the file last opened, once per file ("" if none).
   virtual std::string problem() { return ""; }
   // The mapping last opened's addresses less this are the file's own (link-time) addresses.
