@@ -83,7 +83,8 @@ std::unique_ptr<Profile> nameFromBinaries(std::unique_ptr<Profile> profile,
   const std::vector<Mapping>& mappings = model->locations().mappings;
   // The kernel's table (read on a thread of its own, prefetch()) is waited for last, once the
   // binaries' debug information has been read here.
-  std::vector<int64_t> toName = mappingsToName(*model);
+  const std::vector<SymbolKey> keys = addressesToName(*model);
+  std::vector<int64_t> toName = mappingsToName(keys);
   std::stable_partition(toName.begin(), toName.end(), [&](int64_t m) {
     return !isKernelMapping(mappings[static_cast<size_t>(m)].path);
   });
@@ -98,7 +99,7 @@ std::unique_ptr<Profile> nameFromBinaries(std::unique_ptr<Profile> profile,
     profile->warnings() = std::move(warnings);
     return profile;
   }
-  return withSymbols(*profile, *model, resolver, std::move(warnings), /*warnUnnamed=*/false);
+  return withSymbols(*profile, *model, resolver, std::move(warnings), /*warnUnnamed=*/false, &keys);
 }
 
 }  // namespace profpack

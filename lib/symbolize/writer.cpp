@@ -19,39 +19,6 @@ namespace {
 
 constexpr const char* kFmt = "symbols";
 
-// The addresses of `model` to name: every location with self cost at its address (function
-// ids: every location), every caller's frame of a stack as a return address.
-std::vector<SymbolKey> addressesToName(const Model& model) {
-  const bool ids = model.has(kCapFunctionIds);
-  const LocationLayer& layer = model.locations();
-  const size_t ne = model.events();
-  std::vector<SymbolKey> keys;
-  std::vector<int64_t> locationOf(model.functions(), -1);
-  for (size_t i = 0; i < layer.locations.size(); ++i) {
-    const Location& l = layer.locations[i];
-    if (l.callSite) continue;  // looked up below, at its return address
-    if (l.function >= 0 && locationOf[static_cast<size_t>(l.function)] < 0)
-      locationOf[static_cast<size_t>(l.function)] = static_cast<int64_t>(i);
-    if (l.mapping < 0) continue;
-    bool self = ids || !model.has(kCapStacks);
-    for (size_t e = 0; e < ne && !self; ++e) self = layer.self[i * ne + e] != 0;
-    if (self) keys.push_back({l.mapping, l.address, false});
-  }
-  if (!ids && model.has(kCapStacks)) {
-    const StackLayer& st = model.stacks();
-    for (size_t s = 0; s < st.stacks(); ++s)
-      for (uint64_t k = st.start[s]; k + 1 < st.start[s + 1]; ++k) {
-        const int64_t li = locationOf[st.frames[k]];
-        if (li < 0) continue;
-        const Location& l = layer.locations[static_cast<size_t>(li)];
-        if (l.mapping >= 0) keys.push_back({l.mapping, l.address, true});
-      }
-  }
-  std::sort(keys.begin(), keys.end());
-  keys.erase(std::unique(keys.begin(), keys.end()), keys.end());
-  return keys;
-}
-
 // The symbol section's columns as they are filled.
 struct Columns {
   ColumnWriter mapping, address{ir::Column::Encoding::ZIGZAG_DELTA}, returnAddress, count;
@@ -105,16 +72,50 @@ std::unique_ptr<Model> addressModel(const Profile& profile) {
   return buildModel(profile, mo);
 }
 
-std::vector<int64_t> mappingsToName(const Model& model) {
+std::vector<SymbolKey> addressesToName(const Model& model) {
+  const bool ids = model.has(kCapFunctionIds);
+  const LocationLayer& layer = model.locations();
+  const size_t ne = model.events();
+  std::vector<SymbolKey> keys;
+  std::vector<int64_t> locationOf(model.functions(), -1);
+  for (size_t i = 0; i < layer.locations.size(); ++i) {
+    const Location& l = layer.locations[i];
+    if (l.callSite) continue;  // looked up below, at its return address
+    if (l.function >= 0 && locationOf[static_cast<size_t>(l.function)] < 0)
+      locationOf[static_cast<size_t>(l.function)] = static_cast<int64_t>(i);
+    if (l.mapping < 0) continue;
+    bool self = ids || !model.has(kCapStacks);
+    for (size_t e = 0; e < ne && !self; ++e) self = layer.self[i * ne + e] != 0;
+    if (self) keys.push_back({l.mapping, l.address, false});
+  }
+  if (!ids && model.has(kCapStacks)) {
+    const StackLayer& st = model.stacks();
+    for (size_t s = 0; s < st.stacks(); ++s)
+      for (uint64_t k = st.start[s]; k + 1 < st.start[s + 1]; ++k) {
+        const int64_t li = locationOf[st.frames[k]];
+        if (li < 0) continue;
+        const Location& l = layer.locations[static_cast<size_t>(li)];
+        if (l.mapping >= 0) keys.push_back({l.mapping, l.address, true});
+      }
+  }
+  std::sort(keys.begin(), keys.end());
+  keys.erase(std::unique(keys.begin(), keys.end()), keys.end());
+  return keys;
+}
+
+std::vector<int64_t> mappingsToName(const std::vector<SymbolKey>& keys) {
   std::vector<int64_t> out;
-  for (const SymbolKey& k : addressesToName(model))
+  for (const SymbolKey& k : keys)
     if (out.empty() || out.back() != k.mapping) out.push_back(k.mapping);
   return out;
 }
 
 std::unique_ptr<Profile> withSymbols(const Profile& profile, const Model& model, Resolver& resolver,
-                                     std::vector<std::string> warnings, bool warnUnnamed) {
-  const std::vector<SymbolKey> keys = addressesToName(model);
+                                     std::vector<std::string> warnings, bool warnUnnamed,
+                                     const std::vector<SymbolKey>* given) {
+  std::vector<SymbolKey> made;
+  if (!given) made = addressesToName(model);
+  const std::vector<SymbolKey>& keys = given ? *given : made;
   const LocationLayer& layer = model.locations();
   auto msg = copyOf(profile);
   auto sym = msg->getRoot<ir::Profile>().initSymbols();

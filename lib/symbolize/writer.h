@@ -10,6 +10,7 @@
 #include "model/model.h"
 #include "profile.h"
 #include "symbolize/elf.h"
+#include "symbolize/table.h"
 
 namespace profpack {
 
@@ -38,15 +39,20 @@ class Resolver {
 // edges, which naming does not read.
 std::unique_ptr<Model> addressModel(const Profile& profile);
 
-// Which mappings of `model` have addresses to name (every location with self cost; every
-// caller's frame of a stack), ascending.
-std::vector<int64_t> mappingsToName(const Model& model);
+// The addresses of `model` to name: every location with self cost at its address (function
+// ids: every location), every caller's frame of a stack as a return address; sorted.
+std::vector<SymbolKey> addressesToName(const Model& model);
+
+// Which mappings `keys` (addressesToName()) are of, ascending.
+std::vector<int64_t> mappingsToName(const std::vector<SymbolKey>& keys);
 
 // A copy of `profile` whose symbol section names `model`'s addresses as `resolver` finds them.
 // Its warnings: `warnings`, then (with `warnUnnamed`) one per mapping left unnamed and why, and
 // the problems met reading its files (damaged DWARF, debug information not found).
+// `keys`: addressesToName(model), where the caller has it already.
 std::unique_ptr<Profile> withSymbols(const Profile& profile, const Model& model, Resolver& resolver,
-                                     std::vector<std::string> warnings, bool warnUnnamed = true);
+                                     std::vector<std::string> warnings, bool warnUnnamed = true,
+                                     const std::vector<SymbolKey>* keys = nullptr);
 
 // A copy of `profile`'s IR.
 std::unique_ptr<capnp::MallocMessageBuilder> copyOf(const Profile& profile);
