@@ -2,6 +2,7 @@
 // tests/data/symbolize against the mapping hot.prof records for hot (go tool pprof -raw:
 // 0x55dc6e079000/0x55dc6e07a000/0x1000 /tmp/psym/hot).
 
+#include <fcntl.h>
 #include <unistd.h>
 
 #include <algorithm>
@@ -10,6 +11,7 @@
 #include "model/model.h"
 #include "symbolize/binaries.h"
 #include "symbolize/elf.h"
+#include "symbolize/scopes.h"
 #include "testlib.h"
 
 using namespace profpack;
@@ -116,6 +118,62 @@ TEST(symbol_index_names_as_libdw) {
       ++checked;
     }
     CHECK(named > 0 && checked > 1000);
+  }
+}
+
+// A unit's scope index (UnitScopes) finds, at every address of every unit, the same DIEs as
+// findScopes walking the unit from its start: C programs with and without inlining, an XRay
+// C++ program, and this test's own C++ (namespaces, classes, templates, lambdas).
+TEST(unit_scopes_as_a_walk_of_the_unit) {
+  for (const std::string& f :
+       {testlib::data("symbolize/hot"), testlib::data("symbolize/hot-inline"),
+        testlib::data("xray/st-g.bin"), std::string("/proc/self/exe")}) {
+    const int fd = ::open(f.c_str(), O_RDONLY | O_CLOEXEC);
+    CHECK(fd >= 0);
+    Dwarf* dw = dwarf_begin(fd, DWARF_C_READ);
+    CHECK(dw != nullptr);
+    size_t addresses = 0, found = 0, units = 0;
+    Dwarf_Off off = 0, next = 0;
+    size_t headerSize = 0;
+    while (dwarf_nextcu(dw, off, &next, &headerSize, nullptr, nullptr, nullptr) == 0) {
+      Dwarf_Die cu;
+      if (dwarf_offdie(dw, off + headerSize, &cu)) {
+        ++units;
+        size_t budget = kScopeBudget;
+        const UnitScopes index(&cu, budget);
+        CHECK(index.complete());
+        std::vector<std::pair<Dwarf_Addr, Dwarf_Addr>> ranges;
+        Dwarf_Addr base = 0, low = 0, high = 0, size = 0;
+        for (ptrdiff_t r = 0; (r = dwarf_ranges(&cu, r, &base, &low, &high)) > 0;) {
+          ranges.push_back({low, high});
+          size += high - low;
+        }
+        // Every address of a small unit; about 800 spread over a large one.
+        const Dwarf_Addr step = std::max<Dwarf_Addr>(1, size / 800);
+        Dwarf_Addr carry = 0;  // where the next address falls past a range's start
+        for (auto [lo, hi] : ranges) {
+          Dwarf_Addr a = lo + carry;
+          for (; a < hi; a += step) {
+            std::vector<Dwarf_Die> walked, indexed;
+            size_t b1 = kScopeBudget, b2 = kScopeBudget;
+            findScopes(&cu, a, walked, 0, b1);
+            index.find(a, indexed, b2);
+            CHECK_EQ(walked.size(), indexed.size());
+            for (size_t i = 0; i < walked.size() && i < indexed.size(); ++i)
+              CHECK_EQ(dwarf_dieoffset(&walked[i]), dwarf_dieoffset(&indexed[i]));
+            ++addresses;
+            found += !walked.empty();
+          }
+          carry = a - hi;
+        }
+      }
+      off = next;
+    }
+    std::fprintf(stderr, "%s: %zu units, %zu addresses, %zu in a function\n", f.c_str(), units,
+                 addresses, found);
+    CHECK(units > 0 && found > 100);
+    dwarf_end(dw);
+    ::close(fd);
   }
 }
 

@@ -20,6 +20,7 @@
 #include <vector>
 
 #include "symbolize/debugfile.h"
+#include "symbolize/scopes.h"
 #include "util/text.h"
 
 namespace profpack {
@@ -210,6 +211,13 @@ struct ElfBinary::Impl {
   const SymbolIndex& symbolIndex() {
     if (!symbols) symbols = std::make_unique<SymbolIndex>(module);
     return *symbols;
+  }
+  // Per unit (by its DIE's offset), made at the unit's first lookup.
+  std::unordered_map<Dwarf_Off, std::unique_ptr<UnitScopes>> units;
+  const UnitScopes& scopes(Dwarf_Die* cu, size_t& budget) {
+    std::unique_ptr<UnitScopes>& u = units[dwarf_dieoffset(cu)];
+    if (!u) u = std::make_unique<UnitScopes>(cu, budget);
+    return *u;
   }
   ~Impl() {
     if (dwfl) dwfl_end(dwfl);
@@ -427,46 +435,6 @@ const std::vector<SymbolFrame>& ElfBinary::lookupEntry(uint64_t address) {
 
 namespace {
 
-// DIEs visited at most per lookup: a bound on the work a malformed unit can cause.
-constexpr size_t kScopeBudget = size_t{1} << 22;
-
-// Appends to `path` the subprogram and inlined-subroutine DIEs under `parent` whose ranges hold
-// `pc`, outermost first, looking into namespaces and types (which hold C++ definitions) and
-// lexical blocks. True once a DIE holding pc was found. (libdw's dwarf_getscopes leaks its
-// result when its second pass fails on malformed DWARF, in elfutils 0.188; and it continues
-// past an inlined copy into its abstract definition, where the function it was inlined into is
-// wanted.)
-bool findScopes(Dwarf_Die* parent, Dwarf_Addr pc, std::vector<Dwarf_Die>& path, int depth,
-                size_t& budget) {
-  if (depth > 256) return false;
-  Dwarf_Die child;
-  if (dwarf_child(parent, &child) != 0) return false;
-  do {
-    if (budget == 0) return false;
-    --budget;
-    switch (dwarf_tag(&child)) {
-      case DW_TAG_subprogram:
-      case DW_TAG_inlined_subroutine:
-      case DW_TAG_lexical_block:
-        if (dwarf_haspc(&child, pc) == 1) {
-          if (dwarf_tag(&child) != DW_TAG_lexical_block) path.push_back(child);
-          findScopes(&child, pc, path, depth + 1, budget);  // anything nested deeper
-          return true;
-        }
-        break;
-      case DW_TAG_namespace:
-      case DW_TAG_module:
-      case DW_TAG_class_type:
-      case DW_TAG_structure_type:
-      case DW_TAG_union_type:
-        if (findScopes(&child, pc, path, depth + 1, budget)) return true;
-        break;
-      default: break;
-    }
-  } while (dwarf_siblingof(&child, &child) == 0);
-  return false;
-}
-
 }  // namespace
 
 const char* ElfBinary::symbolAt(uint64_t address) { return impl_->symbolIndex().lookup(address); }
@@ -509,8 +477,9 @@ std::vector<SymbolFrame> ElfBinary::resolve(uint64_t address, bool declarations)
     // inlined copy within it.
     std::vector<Dwarf_Die> path;
     size_t budget = kScopeBudget;
-    findScopes(cu, address - bias, path, 0, budget);
-    if (budget == 0 && problem_.empty())
+    const UnitScopes& scopes = impl_->scopes(cu, budget);
+    scopes.find(address - bias, path, budget);
+    if ((budget == 0 || !scopes.complete()) && problem_.empty())
       problem_ = "DWARF: a compilation unit too large or malformed to search";
     std::string f = file;
     uint64_t l = line;

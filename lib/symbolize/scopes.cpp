@@ -1,0 +1,105 @@
+// The function scopes of a DWARF compilation unit that hold an address (scopes.h).
+
+#include "symbolize/scopes.h"
+
+#include <dwarf.h>
+
+#include <algorithm>
+
+namespace profpack {
+
+bool findScopes(Dwarf_Die* parent, Dwarf_Addr pc, std::vector<Dwarf_Die>& path, int depth,
+                size_t& budget) {
+  if (depth > 256) return false;
+  Dwarf_Die child;
+  if (dwarf_child(parent, &child) != 0) return false;
+  do {
+    if (budget == 0) return false;
+    --budget;
+    switch (dwarf_tag(&child)) {
+      case DW_TAG_subprogram:
+      case DW_TAG_inlined_subroutine:
+      case DW_TAG_lexical_block:
+        if (dwarf_haspc(&child, pc) == 1) {
+          if (dwarf_tag(&child) != DW_TAG_lexical_block) path.push_back(child);
+          findScopes(&child, pc, path, depth + 1, budget);  // anything nested deeper
+          return true;
+        }
+        break;
+      case DW_TAG_namespace:
+      case DW_TAG_module:
+      case DW_TAG_class_type:
+      case DW_TAG_structure_type:
+      case DW_TAG_union_type:
+        if (findScopes(&child, pc, path, depth + 1, budget)) return true;
+        break;
+      default: break;
+    }
+  } while (dwarf_siblingof(&child, &child) == 0);
+  return false;
+}
+
+UnitScopes::UnitScopes(Dwarf_Die* cu, size_t& budget) {
+  walk(cu, 0, budget);
+  std::sort(ranges_.begin(), ranges_.end(), [](const Range& a, const Range& b) {
+    return a.low != b.low ? a.low < b.low : a.scope < b.scope;
+  });
+  maxHigh_.resize(ranges_.size());
+  Dwarf_Addr high = 0;
+  for (size_t i = 0; i < ranges_.size(); ++i) maxHigh_[i] = high = std::max(high, ranges_[i].high);
+}
+
+// The same DIEs, in the same order, as findScopes considers at the unit's level.
+void UnitScopes::walk(Dwarf_Die* parent, int depth, size_t& budget) {
+  if (depth > 256) return;
+  Dwarf_Die child;
+  if (dwarf_child(parent, &child) != 0) return;
+  do {
+    if (budget == 0) {
+      complete_ = false;
+      return;
+    }
+    --budget;
+    switch (dwarf_tag(&child)) {
+      case DW_TAG_subprogram:
+      case DW_TAG_inlined_subroutine:
+      case DW_TAG_lexical_block: {
+        const auto scope = static_cast<uint32_t>(scopes_.size());
+        bool any = false;
+        Dwarf_Addr base = 0, low = 0, high = 0;
+        for (ptrdiff_t off = 0; (off = dwarf_ranges(&child, off, &base, &low, &high)) > 0;) {
+          if (high > low) ranges_.push_back({low, high, scope});
+          any = true;
+          if (budget == 0) break;
+          --budget;  // a DW_AT_ranges list is the unit's data too
+        }
+        if (any) scopes_.push_back(child);
+        break;
+      }
+      case DW_TAG_namespace:
+      case DW_TAG_module:
+      case DW_TAG_class_type:
+      case DW_TAG_structure_type:
+      case DW_TAG_union_type: walk(&child, depth + 1, budget); break;
+      default: break;
+    }
+  } while (dwarf_siblingof(&child, &child) == 0);
+}
+
+void UnitScopes::find(Dwarf_Addr pc, std::vector<Dwarf_Die>& path, size_t& budget) const {
+  // The first scope in DIE order whose ranges hold pc: among the ranges starting at or before
+  // pc, back while some range before may still reach past pc.
+  size_t i =
+      static_cast<size_t>(std::upper_bound(ranges_.begin(), ranges_.end(), pc,
+                                           [](Dwarf_Addr a, const Range& r) { return a < r.low; }) -
+                          ranges_.begin());
+  uint32_t best = UINT32_MAX;
+  while (i-- > 0 && maxHigh_[i] > pc)
+    if (ranges_[i].high > pc) best = std::min(best, ranges_[i].scope);
+  if (best == UINT32_MAX) return;
+  Dwarf_Die die = scopes_[best];
+  if (dwarf_tag(&die) != DW_TAG_lexical_block) path.push_back(die);
+  findScopes(&die, pc, path, 1, budget);
+}
+
+}  // namespace profpack

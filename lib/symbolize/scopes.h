@@ -1,0 +1,50 @@
+// The function scopes of a DWARF compilation unit that hold an address.
+#pragma once
+
+#include <elfutils/libdw.h>
+
+#include <cstddef>
+#include <cstdint>
+#include <vector>
+
+namespace profpack {
+
+// DIEs visited at most per lookup (and per index of a unit): a bound on the work a malformed
+// unit can cause.
+inline constexpr size_t kScopeBudget = size_t{1} << 22;
+
+// Appends to `path` the subprogram and inlined-subroutine DIEs under `parent` whose ranges hold
+// `pc`, outermost first, looking into namespaces and types (which hold C++ definitions) and
+// lexical blocks. True once a DIE holding pc was found. (libdw's dwarf_getscopes leaks its
+// result when its second pass fails on malformed DWARF, in elfutils 0.188; and it continues
+// past an inlined copy into its abstract definition, where the function it was inlined into is
+// wanted.)
+bool findScopes(Dwarf_Die* parent, Dwarf_Addr pc, std::vector<Dwarf_Die>& path, int depth,
+                size_t& budget);
+
+// The outermost scopes of one unit (the DIEs findScopes stops at first: subprograms, inlined
+// copies and lexical blocks at the unit's level or in its namespaces and types) by address,
+// made in one walk of the unit. A lookup is then a binary search and a walk of one function's
+// own DIEs, where findScopes from the unit walks every DIE before the function's: a large C++
+// unit has tens of thousands, and a perf recording names thousands of addresses.
+class UnitScopes {
+ public:
+  // Walks `cu`, charging `budget` per DIE; `complete()` is false where it ran out.
+  UnitScopes(Dwarf_Die* cu, size_t& budget);
+  bool complete() const { return complete_; }
+  // What findScopes(cu, pc, path, 0, budget) appends.
+  void find(Dwarf_Addr pc, std::vector<Dwarf_Die>& path, size_t& budget) const;
+
+ private:
+  void walk(Dwarf_Die* parent, int depth, size_t& budget);
+  struct Range {
+    Dwarf_Addr low, high;  // [low, high)
+    uint32_t scope;        // index into scopes_, in the unit's DIE order
+  };
+  std::vector<Dwarf_Die> scopes_;
+  std::vector<Range> ranges_;        // by low
+  std::vector<Dwarf_Addr> maxHigh_;  // per range: the highest high of it and those before it
+  bool complete_ = true;
+};
+
+}  // namespace profpack
