@@ -279,4 +279,51 @@ check(r.returncode == 1 and "label" in r.stderr,
       f"--tag on gperftools samples, which carry no labels, fails clearly ({r.stderr.strip()})")
 r = run("top", cpu, "--tag", "worker")
 check(r.returncode != 0 and "KEY=REGEX" in r.stderr, f"--tag without '=' fails ({r.stderr.strip()})")
+# --- many samples: the model sums them in two halves on two threads --------------------------
+# 100,000 samples made from flate-cpu (bench/gen_pprof_large.py: its stacks with the leaf half
+# redrawn), past the 65,536 at which the halves are summed apart and added up: flat and cum per
+# function as pprof -top, and the arcs of the functions of largest cum, callers' and callees'
+# figures each, as pprof -peek shows them (pprof leaves out a function's arc to itself).
+import json
+big = os.path.join(tmp, "flate-100k.pb.gz")
+subprocess.run([sys.executable, os.path.join(os.path.dirname(data), "..", "bench",
+                                             "gen_pprof_large.py"),
+                os.path.join(data, "pprof", "flate-cpu.pb.gz"), big, "--samples", "100000"],
+               check=True, capture_output=True)
+c = canonical(big)
+check(len(c["samples"]) >= 65536, f"the large profile has {len(c['samples'])} samples")
+typ, unit = c["sample_type"][0]
+ref = {n: v for n, v in pprof_top(big, 0, unit).items() if v != (0, 0)}
+ours = profpack_top(big, typ)
+bad = [(n, ref.get(n), ours.get(n)) for n in set(ref) | set(ours) if ref.get(n) != ours.get(n)]
+check(len(ref) > 100 and not bad,
+      f"100,000 samples: top = pprof -top flat/cum for {len(ref)} functions ({sorted(bad)[:4]})")
+
+
+def peek(name):
+    """pprof -peek of one function: its callers' and its callees' values."""
+    out = pprof("-peek", "^" + re.escape(name) + "$", "-sample_index=0", big).stdout
+    callers, callees, at = {}, {}, None
+    for l in out.splitlines():
+        m = re.match(r"\s+(\d+)\s+\S+%\s+\|\s+(\S.*)$", l)
+        if m:  # an arc pprof splits by whether the call was inlined: one figure per name
+            n = re.sub(r" \((partial-)?inline\)$", "", m.group(2).strip())
+            side = callees if at else callers
+            side[n] = side.get(n, 0) + int(m.group(1))
+        elif re.match(r"\s*\d+\s+\S+%\s+\S+%\s+\d+\s+\S+%\s+\|\s+" + re.escape(name) + r"\s*$", l):
+            at = name
+    return callers, callees
+
+
+for name, _ in sorted(ref.items(), key=lambda kv: -kv[1][1])[:6]:
+    r = run("calls", big, name, "--json")
+    m = json.loads(r.stdout)["matches"][0] if r.returncode == 0 else {}
+    ours = ({x["name"]: x["inclusive"] for x in m.get("callers", []) if x["name"] != name},
+            {x["name"]: x["inclusive"] for x in m.get("callees", []) if x["name"] != name})
+    theirs = peek(name)
+    check(ours == theirs and (theirs[0] or theirs[1]),
+          f"100,000 samples: the arcs of {name} = pprof -peek ({len(theirs[0])} callers, "
+          f"{len(theirs[1])} callees; differ: "
+          f"{[k for k in set(ours[0]) | set(theirs[0]) if ours[0].get(k) != theirs[0].get(k)][:3]}"
+          f" {[k for k in set(ours[1]) | set(theirs[1]) if ours[1].get(k) != theirs[1].get(k)][:3]})")
 finish()

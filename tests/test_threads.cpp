@@ -162,6 +162,50 @@ TEST(threads_read_and_write_large_gperftools) {
   }
 }
 
+// The pprof model sums a profile of 65,536 samples or more in two halves on two threads: four
+// threads write one such profile (made from the synthetic gperftools one: 70,000 distinct
+// stacks) as Callgrind and folded stacks at once, each building its own model, and must all
+// write the same bytes.
+TEST(threads_write_a_large_pprof) {
+  const std::string gperf = syntheticGperftools(70000, false);
+  profpack_profile* g = nullptr;
+  CHECK_EQ(profpack_read_memory(gperf.data(), gperf.size(), nullptr, &g), PROFPACK_OK);
+  void* pb = nullptr;
+  size_t pbSize = 0;
+  CHECK_EQ(profpack_write_memory(g, PROFPACK_FORMAT_PPROF, nullptr, &pb, &pbSize), PROFPACK_OK);
+  profpack_profile_free(g);
+  profpack_profile* p = nullptr;
+  CHECK_EQ(profpack_read_memory(pb, pbSize, nullptr, &p), PROFPACK_OK);
+  profpack_free(pb);
+  profpack_info info;
+  profpack_info_init(&info);
+  CHECK_EQ(profpack_profile_info(p, &info), PROFPACK_OK);
+  CHECK(info.records >= 65536);
+  std::vector<std::string> callgrind(4), folded(4);
+  std::atomic<int> failures{0};
+  std::vector<std::thread> threads;
+  for (size_t t = 0; t < 4; ++t) {
+    threads.emplace_back([&, t] {
+      for (auto [format, out] : {std::pair{PROFPACK_FORMAT_CALLGRIND, &callgrind[t]},
+                                 std::pair{PROFPACK_FORMAT_FOLDED, &folded[t]}}) {
+        void* data = nullptr;
+        size_t size = 0;
+        if (profpack_write_memory(p, format, nullptr, &data, &size) != PROFPACK_OK) ++failures;
+        if (data) out->assign(static_cast<const char*>(data), size);
+        profpack_free(data);
+      }
+    });
+  }
+  for (auto& t : threads) t.join();
+  profpack_profile_free(p);
+  CHECK_EQ(failures.load(), 0);
+  CHECK(callgrind[0].find("calls=") != std::string::npos);
+  for (size_t t = 1; t < 4; ++t) {
+    CHECK(callgrind[t] == callgrind[0]);
+    CHECK(folded[t] == folded[0]);
+  }
+}
+
 // A profile read with PROFPACK_READ_DEFER_IR builds its stack columns when first asked for:
 // six threads ask one such profile for every output at once, in different orders, so that the
 // build races with model builds that read the rest of the IR (and with other builds). Each

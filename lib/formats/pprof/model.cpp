@@ -9,9 +9,12 @@
 // difference) make the profile signed.
 
 #include <algorithm>
+#include <exception>
 #include <map>
 #include <numeric>
 #include <regex>
+#include <system_error>
+#include <thread>
 #include <unordered_map>
 
 #include "error.h"
@@ -83,17 +86,70 @@ class PprofSource : public ModelSource {
       out.eventUnitsPerSecond.push_back(timeUnitsPerSecond(d_.strings[d_.sampleUnit[e]]));
     }
     frames(out);
-    // Self, inclusive and arcs, per sample: a function or arc counts once per sample.
-    std::vector<uint64_t> seen(out.functions.size(), ~uint64_t{0});
-    // Per caller, its callees and their edges: few per caller, so searched in a row (a hash
+    // Two halves of the samples summed on two threads where there are many, added up in order:
+    // the same figures and the same arcs in the same order (first met first) as one pass.
+    const size_t n = sampleStart_.size() - 1, nf = out.functions.size();
+    std::vector<Sums> parts(n >= kParallelSamples ? 2 : 1);
+    if (parts.size() == 2) {
+      std::exception_ptr failed;
+      std::thread first;
+      try {
+        first = std::thread([&] {
+          try {
+            sum(0, n / 2, nf, parts[0]);
+          } catch (...) {
+            failed = std::current_exception();
+          }
+        });
+      } catch (const std::system_error&) {
+        sum(0, n / 2, nf, parts[0]);  // no thread to be had: one after the other
+      }
+      sum(n / 2, n, nf, parts[1]);
+      if (first.joinable()) first.join();
+      if (failed) std::rethrow_exception(failed);
+    } else {
+      sum(0, n, nf, parts[0]);
+    }
+    std::unordered_map<uint64_t, size_t> edgeOf;  // caller << 32 | callee -> edge
+    for (const Sums& p : parts) {
+      for (size_t i = 0; i < p.self.size(); ++i) {
+        out.self[i] += p.self[i];
+        out.inclusive[i] += p.inclusive[i];
+      }
+      for (size_t a = 0; a < p.arcs.size(); ++a) {
+        const auto [caller, callee] = p.arcs[a];
+        auto [it, added] = edgeOf.try_emplace(caller << 32 | callee, out.edges.size());
+        if (added) out.addEdge(caller, callee, 0);
+        uint64_t* c = out.edgeCost(it->second);
+        for (size_t e = 0; e < ne_; ++e) c[e] += p.arcCost[a * ne_ + e];
+      }
+    }
+    baseTotals(out);
+  }
+
+  // What a run of samples adds up to: per function its self and inclusive cost, and the call
+  // arcs in the order the run first meets them, each with its cost.
+  struct Sums {
+    std::vector<uint64_t> self, inclusive;
+    std::vector<std::pair<uint64_t, uint64_t>> arcs;  // (caller, callee)
+    std::vector<uint64_t> arcCost;                    // ne_ per arc
+  };
+  static constexpr size_t kParallelSamples = size_t{1} << 16;
+
+  // Samples [begin, end): a function or arc counts once per sample.
+  void sum(size_t begin, size_t end, size_t nf, Sums& out) const {
+    out.self.assign(nf * ne_, 0);
+    out.inclusive.assign(nf * ne_, 0);
+    std::vector<uint64_t> seen(nf, ~uint64_t{0});
+    // Per caller, its callees and their arcs: few per caller, so searched in a row (a hash
     // lookup per frame took a third of a large profile's model); a caller with many callees
     // has them in a hash map instead, so the cost stays linear.
     constexpr size_t kRow = 16;
-    std::vector<std::vector<std::pair<uint64_t, size_t>>> arcs(out.functions.size());
-    std::unordered_map<uint64_t, size_t> manyArcs;  // caller << 32 | callee -> edge
+    std::vector<std::vector<std::pair<uint64_t, size_t>>> arcs(nf);
+    std::unordered_map<uint64_t, size_t> manyArcs;  // caller << 32 | callee -> arc
     std::vector<uint64_t> arcSeen;
     std::vector<uint64_t> stack;
-    for (size_t s = 0; s + 1 < sampleStart_.size(); ++s) {
+    for (size_t s = begin; s < end; ++s) {
       const uint64_t* v = reinterpret_cast<const uint64_t*>(d_.sampleValue.data()) + s * ne_;
       expand(s, stack);
       if (stack.empty()) continue;
@@ -107,34 +163,34 @@ class PprofSource : public ModelSource {
         }
         if (!callEdges_ || i == 0) continue;
         const uint64_t caller = frame_[stack[i - 1]].function;
-        size_t edge = out.edges.size();
+        size_t arc = out.arcs.size();
         std::vector<std::pair<uint64_t, size_t>>& row = arcs[caller];
         if (row.size() <= kRow) {
-          for (const auto& [callee, e] : row)
+          for (const auto& [callee, a] : row)
             if (callee == f) {
-              edge = e;
+              arc = a;
               break;
             }
         } else if (auto it = manyArcs.find(caller << 32 | f); it != manyArcs.end()) {
-          edge = it->second;
+          arc = it->second;
         }
-        if (edge == out.edges.size()) {
-          if (row.size() <= kRow) row.emplace_back(f, edge);
+        if (arc == out.arcs.size()) {
+          if (row.size() <= kRow) row.emplace_back(f, arc);
           if (row.size() > kRow) {
-            for (const auto& [callee, e] : row) manyArcs.emplace(caller << 32 | callee, e);
+            for (const auto& [callee, a] : row) manyArcs.emplace(caller << 32 | callee, a);
             row.resize(kRow + 1);  // marks the caller as kept in manyArcs
-            manyArcs.emplace(caller << 32 | f, edge);
+            manyArcs.emplace(caller << 32 | f, arc);
           }
-          out.addEdge(caller, f, 0);
+          out.arcs.emplace_back(caller, f);
+          out.arcCost.resize(out.arcCost.size() + ne_, 0);
           arcSeen.push_back(~uint64_t{0});
         }
-        if (arcSeen[edge] == s) continue;
-        arcSeen[edge] = s;
-        uint64_t* c = out.edgeCost(edge);
+        if (arcSeen[arc] == s) continue;
+        arcSeen[arc] = s;
+        uint64_t* c = out.arcCost.data() + arc * ne_;
         for (size_t e = 0; e < ne_; ++e) c[e] += v[e];
       }
     }
-    baseTotals(out);
   }
 
   // pprof's computeTotal: where samples carry pprof::base=true (a difference saved by
