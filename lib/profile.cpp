@@ -70,6 +70,11 @@ std::unique_ptr<Profile::Decoded> Profile::takeDecoded() const {
   return std::move(decoded_);
 }
 
+void Profile::returnDecoded(std::unique_ptr<Decoded> decoded) const {
+  std::lock_guard<std::mutex> lock(decodedMutex_);
+  if (!decoded_) decoded_ = std::move(decoded);
+}
+
 size_t Profile::flatSize() const {
   root();  // builds a deferred part
   if (reader_) return words_.size() * sizeof(capnp::word);

@@ -74,6 +74,9 @@ class Profile {
   };
   void keepDecoded(std::unique_ptr<Decoded> decoded) { decoded_ = std::move(decoded); }
   std::unique_ptr<Decoded> takeDecoded() const;
+  // Gives back what takeDecoded() gave, unchanged (a model done with it), for the next caller;
+  // dropped if the profile holds another by then.
+  void returnDecoded(std::unique_ptr<Decoded> decoded) const;
   // What a layer above the formats adds to every model of this profile (symbolization: the
   // names of its symbol section): buildModel passes the format's model source through it. Empty:
   // nothing. Set before the profile is shared; a copy of the IR does not carry it.

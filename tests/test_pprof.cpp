@@ -395,4 +395,61 @@ TEST(merge_sums_samples_as_go_does) {
   }
 }
 
+// The reader hands its decoded message to the model (DecodedPprof) instead of the model
+// decoding the IR again: it must be what pprofFromIR decodes, field by field, for the
+// hand-made message with every field (bare and gzipped) and every real profile; and a model
+// built from it gives the same figures as one built from the IR, which the next model is
+// (the first gives it back when done, so a capabilities probe does not use it up).
+TEST(reader_hands_the_model_what_the_ir_decodes_to) {
+  std::vector<std::string> inputs = {fullProfile().b, gzipCompress(fullProfile().b, 6)};
+  for (const char* f :
+       {"go-cpu.pb.gz", "go-heap.pb.gz", "go-heap.pb", "flate-cpu.pb.gz", "flate-mem.pb.gz",
+        "gperf-hot-inline.pb.gz", "hot-diff.pb.gz", "profpack-rec.pb.gz"})
+    inputs.push_back(testlib::slurp(testlib::data(std::string("pprof/") + f)));
+  for (const std::string& in : inputs) {
+    auto p = read(in);
+    std::unique_ptr<Profile::Decoded> taken = p->takeDecoded();
+    auto* handed = dynamic_cast<DecodedPprof*>(taken.get());
+    CHECK(handed != nullptr);
+    if (!handed) continue;
+    const PprofData& a = handed->data;
+    const PprofData b = pprofFromIR(*p);
+    CHECK_EQ(a.strings.size(), b.strings.size());
+    for (size_t i = 0; i < a.strings.size() && i < b.strings.size(); ++i)
+      CHECK_EQ(a.strings[i], b.strings[i]);
+    CHECK_EQ(a.gzipped, b.gzipped);
+    for (auto m :
+         {&PprofData::sampleType,         &PprofData::sampleUnit,    &PprofData::sampleFrames,
+          &PprofData::sampleLocation,     &PprofData::sampleValues,  &PprofData::sampleLabels,
+          &PprofData::labelKey,           &PprofData::labelStr,      &PprofData::labelUnit,
+          &PprofData::mappingId,          &PprofData::mappingStart,  &PprofData::mappingLimit,
+          &PprofData::mappingOffset,      &PprofData::mappingFile,   &PprofData::mappingBuildId,
+          &PprofData::mappingFlags,       &PprofData::locationId,    &PprofData::locationMapping,
+          &PprofData::locationAddress,    &PprofData::locationLines, &PprofData::locationFolded,
+          &PprofData::lineFunction,       &PprofData::functionId,    &PprofData::functionName,
+          &PprofData::functionSystemName, &PprofData::functionFile,  &PprofData::comments,
+          &PprofData::sampleAt,           &PprofData::locationAt,    &PprofData::mappingAt,
+          &PprofData::functionAt})
+      CHECK_EQ(a.*m, b.*m);
+    for (auto m : {&PprofData::sampleValue, &PprofData::labelNum, &PprofData::lineLine,
+                   &PprofData::lineColumn, &PprofData::functionStartLine})
+      CHECK_EQ(a.*m, b.*m);
+    for (auto m : {&PprofData::dropFrames, &PprofData::keepFrames, &PprofData::periodType,
+                   &PprofData::periodUnit, &PprofData::defaultSampleType, &PprofData::docUrl})
+      CHECK_EQ(a.*m, b.*m);
+    CHECK_EQ(a.timeNanos, b.timeNanos);
+    CHECK_EQ(a.durationNanos, b.durationNanos);
+    CHECK_EQ(a.hasPeriodType, b.hasPeriodType);
+    CHECK_EQ(a.period, b.period);
+    p->returnDecoded(std::move(taken));
+    // Models: the first (which takes the hand-over), a probe of its capabilities in between,
+    // and one after (from the IR or the given-back hand-over): the same Callgrind and folded.
+    const std::string first = writeProfile(*p, FormatId::callgrind, {});
+    const std::string folded = writeProfile(*p, FormatId::folded, {});
+    CHECK(p->takeDecoded() != nullptr);  // given back by the writes' models
+    CHECK_EQ(writeProfile(*p, FormatId::callgrind, {}), first);
+    CHECK_EQ(writeProfile(*p, FormatId::folded, {}), folded);
+  }
+}
+
 TEST_MAIN()

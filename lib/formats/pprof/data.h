@@ -51,6 +51,13 @@ struct PprofData {
   uint64_t maxString = 0, maxStringAt = 0;
 };
 
+// The reader's PprofData in the IR's terms (string fields index Profile.strings, `strings`
+// views the profile's table, no byte offsets), checked: what pprofFromIR would decode, kept
+// with the profile (Profile::keepDecoded) for its model.
+struct DecodedPprof : Profile::Decoded {
+  PprofData data;
+};
+
 inline constexpr uint64_t kPprofHasFunctions = 1, kPprofHasFilenames = 2, kPprofHasLineNumbers = 4,
                           kPprofHasInlineFrames = 8;
 

@@ -47,8 +47,17 @@ class PprofSource : public ModelSource {
  public:
   PprofSource(const Profile& profile, const ModelOptions& options)
       : profile_(profile), callEdges_(options.callEdges) {
-    d_ = pprofFromIR(profile);
-    checkPprof(d_, "ppk");
+    // The reader's decoded message where this is the profile's first model since it was read
+    // (given back when done, unfiltered), else the IR decoded and checked.
+    std::unique_ptr<Profile::Decoded> taken;
+    if (options.tags.empty()) taken = profile.takeDecoded();
+    if (auto* read = dynamic_cast<DecodedPprof*>(taken.get())) {
+      d_ = std::move(read->data);
+      fromReader_ = true;
+    } else {
+      d_ = pprofFromIR(profile);
+      checkPprof(d_, "ppk");
+    }
     if (!options.tags.empty()) keepTagged(options.tags);
     ne_ = d_.sampleType.size();
     const IdIndex mappings(d_.mappingId), locations(d_.locationId);
@@ -67,6 +76,13 @@ class PprofSource : public ModelSource {
     for (int64_t v : d_.sampleValue) signed_ |= v < 0;
     for (int64_t v : d_.lineLine) lines_ |= v != 0;
     for (uint64_t a : d_.locationAddress) addresses_ |= a != 0;
+  }
+
+  ~PprofSource() override {
+    if (!fromReader_) return;
+    auto back = std::make_unique<DecodedPprof>();
+    back->data = std::move(d_);
+    profile_.returnDecoded(std::move(back));
   }
 
   uint32_t capabilities() const override {
@@ -451,6 +467,7 @@ class PprofSource : public ModelSource {
 
   const Profile& profile_;
   const bool callEdges_;
+  bool fromReader_ = false;  // d_ came from the reader (takeDecoded): given back at the end
   PprofData d_;
   size_t ne_ = 0;
   bool signed_ = false, lines_ = false, addresses_ = false;

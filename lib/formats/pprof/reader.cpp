@@ -121,6 +121,27 @@ bool isPprof(std::span<const uint8_t> data) {
   return plausible(data, 4096);
 }
 
+// Hands the decoded message to the profile's model (Profile::keepDecoded) in the IR's terms,
+// so that the model need not decode the IR the reader has just built from it.
+void keepForModel(Profile& profile, PprofData d, const std::vector<uint64_t>& interned) {
+  for (uint64_t* s : {&d.dropFrames, &d.keepFrames, &d.periodType, &d.periodUnit,
+                      &d.defaultSampleType, &d.docUrl})
+    *s = interned[*s];
+  for (auto* v :
+       {&d.sampleType, &d.sampleUnit, &d.labelKey, &d.labelStr, &d.labelUnit, &d.mappingFile,
+        &d.mappingBuildId, &d.functionName, &d.functionSystemName, &d.functionFile, &d.comments})
+    for (uint64_t& s : *v) s = interned[s];
+  const StringTableReader& table = profile.strings();
+  d.strings.clear();
+  for (uint64_t i = 0; i < table.size(); ++i) d.strings.push_back(table.get(i));
+  if (d.strings.empty()) d.strings.emplace_back();
+  for (auto* v : {&d.sampleAt, &d.locationAt, &d.mappingAt, &d.functionAt}) *v = {};
+  d.maxString = d.maxStringAt = 0;
+  auto decoded = std::make_unique<DecodedPprof>();
+  decoded->data = std::move(d);
+  profile.keepDecoded(std::move(decoded));
+}
+
 std::unique_ptr<Profile> readPprof(std::span<const uint8_t> data, const ReadOptions& options) {
   PprofData d;
   std::string inflated;
@@ -161,7 +182,9 @@ std::unique_ptr<Profile> readPprof(std::span<const uint8_t> data, const ReadOpti
   root.setFormat(ir::Format::PPROF);
   interner.build(root.initStrings());
   buildPprofIR(d, interned, root.initPprof());
-  return std::make_unique<Profile>(std::move(msg));
+  auto profile = std::make_unique<Profile>(std::move(msg));
+  keepForModel(*profile, std::move(d), interned);
+  return profile;
 }
 
 }  // namespace profpack
