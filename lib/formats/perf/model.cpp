@@ -5,7 +5,6 @@
 // stack, arcs from adjacent frames (once per sample); one thread per (pid, tid, comm).
 
 #include <algorithm>
-#include <cstdio>
 #include <map>
 #include <span>
 #include <unordered_map>
@@ -13,6 +12,7 @@
 #include "error.h"
 #include "formats/perf/perf.h"
 #include "ir/column.h"
+#include "util/text.h"
 
 namespace profpack {
 
@@ -21,12 +21,6 @@ namespace {
 constexpr uint64_t kSampleTime = 1 << 2;  // perf_event_attr.sample_type: PERF_SAMPLE_TIME
 
 const std::string kKernelObject = "[kernel.kallsyms]";
-
-std::string hex(uint64_t v) {
-  char buf[24];
-  std::snprintf(buf, sizeof buf, "0x%llx", static_cast<unsigned long long>(v));
-  return buf;
-}
 
 // The frames in the locations layer's order, (mapping, address): byRank lists them so, rank
 // gives each frame its place.
@@ -214,7 +208,7 @@ class PerfSource : public ModelSource {
       for (size_t f = 0; f < c.address.size(); ++f) {
         c.funcOf[f] = f;
         c.functions.push_back(
-            {hex(c.address[f]), "",
+            {hexString(c.address[f]), "",
              c.kernel[f] && !c.mapping[f] ? kKernelObject : objects[c.mapping[f]]});
       }
     } else {  // named frames (perf script text): frames of one (name, object) share one
@@ -224,7 +218,7 @@ class PerfSource : public ModelSource {
             c.kernel[f] && !c.mapping[f] ? kKernelObject : objects[c.mapping[f]];
         std::string name = f < names.size() && names[static_cast<unsigned>(f)].size()
                                ? std::string(names[static_cast<unsigned>(f)].cStr())
-                               : hex(c.address[f]);
+                               : hexString(c.address[f]);
         auto [it, fresh] = named.try_emplace({name, object}, c.functions.size());
         if (fresh) c.functions.push_back({std::move(name), "", object});
         c.funcOf[f] = it->second;
