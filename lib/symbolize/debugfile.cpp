@@ -73,13 +73,13 @@ bool localDebugCandidate(Dwfl_Module* mod, const char* fileName, const char* deb
   return false;
 }
 
+}  // namespace
+
 // libdwfl's standard search for separate debug information (dwfl_standard_find_debuginfo),
 // except that it goes to debuginfod only where the user has configured a server. Where its
 // local search finds nothing, the standard search loads the debuginfod client, and with it
 // libcurl, GnuTLS, Kerberos and LDAP (some 30 libraries, 10 ms), even when DEBUGINFOD_URLS is
 // unset and the client will ask no one: a process that embeds profpack does not need them.
-}  // namespace
-
 int findDebuginfo(Dwfl_Module* mod, void** userdata, const char* modname, GElf_Addr base,
                   const char* fileName, const char* debuglink, GElf_Word crc, char** found) {
   const char* urls = std::getenv("DEBUGINFOD_URLS");
