@@ -1,3 +1,4 @@
+#include <bit>
 #include <string>
 #include <unordered_map>
 #include <vector>
@@ -30,18 +31,23 @@ void bytesField(std::string& out, unsigned field, std::string_view bytes) {
   varint(out, bytes.size());
   out.append(bytes);
 }
-size_t varintSize(uint64_t v) {
-  size_t n = 1;
-  for (; v >= 0x80; v >>= 7) ++n;
-  return n;
-}
+size_t varintSize(uint64_t v) { return 1 + static_cast<size_t>(std::bit_width(v | 1) - 1) / 7; }
+// A packed repeated field: its bytes are counted first, so the string grows once and the
+// varints are written through a pointer (appending a byte at a time was most of the writer's
+// time on large profiles).
 void packed(std::string& out, unsigned field, const std::vector<uint64_t>& values) {
   if (values.empty()) return;
   size_t size = 0;
   for (uint64_t v : values) size += varintSize(v);
   tag(out, field, 2);
   varint(out, size);
-  for (uint64_t v : values) varint(out, v);
+  const size_t at = out.size();
+  out.resize(at + size);
+  char* p = out.data() + at;
+  for (uint64_t v : values) {
+    for (; v >= 0x80; v >>= 7) *p++ = static_cast<char>(v | 0x80);
+    *p++ = static_cast<char>(v);
+  }
 }
 
 class Strings {
