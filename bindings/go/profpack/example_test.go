@@ -71,5 +71,5 @@ func ExampleMerge() {
 	defer m.Close()
 	ev, _ := m.Events()
 	fmt.Println(ev[0].Name, ev[0].Total)
-	// Output: Ir 221119477
+	// Output: Ir 221115697
 }
