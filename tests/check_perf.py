@@ -122,8 +122,10 @@ def compare_pprof(f, ppk, tmp, ours):
             recorded[cols[1]] = cols[0]
     mappings = re.findall(r"^\d+: 0x[0-9a-f]+/0x[0-9a-f]+/0x[0-9a-f]+ (\S+) ([0-9a-f]{40})? ?\[",
                           raw.split("Mappings", 1)[1], re.M)
-    top = subprocess.run(["go", "tool", "pprof", "-top", "-nodecount=100000", "-sample_index=0",
-                          pb], capture_output=True, text=True, check=True, env=env).stdout
+    # Every node: by default pprof drops those of less than 0.5 % of the samples.
+    top = subprocess.run(["go", "tool", "pprof", "-top", "-nodecount=100000", "-nodefraction=0",
+                          "-edgefraction=0", "-sample_index=0", pb], capture_output=True,
+                         text=True, check=True, env=env).stdout
     theirs = collections.Counter()
     for line in top.splitlines():
         cols = line.split()
