@@ -3,7 +3,8 @@
 # capi/abi/libprofpack.so.0.abi. Additions pass; a removed or changed function or type fails
 # until the baseline is deliberately regenerated with:
 #   abidw --exported-interfaces-only --headers-dir include/profpack --drop-private-types \
-#         --no-corpus-path --out-file capi/abi/libprofpack.so.0.abi build/capi/libprofpack.so
+#         --no-corpus-path --no-comp-dir-path --out-file capi/abi/libprofpack.so.0.abi \
+#         build/capi/libprofpack.so
 set -uo pipefail
 src=${PROFPACK_SOURCE:?}; lib=${PROFPACK_LIB:?}
 command -v abidiff >/dev/null || { echo "abidiff not installed (abigail-tools)"; echo "0 passed, 1 failed"; exit 1; }
