@@ -7,6 +7,7 @@
 #include <system_error>
 #include <utility>
 
+#include "symbolize/debugfile.h"
 #include "util/text.h"
 
 namespace profpack {
@@ -35,13 +36,6 @@ std::vector<std::string> searchPath(const SymbolizeOptions& options) {
 
 // A build id for messages: its hex digits, "none" where there is none.
 std::string idText(const std::string& bytes) { return bytes.empty() ? "none" : hexBytes(bytes); }
-
-// Where a build-id directory under `root` keeps the file of build id `id` (raw bytes):
-// root/.build-id/xx/rest, the layout of perf's cache and of /usr/lib/debug.
-std::string buildIdPath(const std::string& root, const std::string& id) {
-  const std::string hex = hexBytes(id);
-  return root + "/.build-id/" + hex.substr(0, 2) + "/" + hex.substr(2);
-}
 
 // perf's build-id cache ($HOME/.debug), "" where HOME is not set.
 std::string perfCache() {

@@ -9,6 +9,8 @@
 #include <string>
 #include <vector>
 
+#include "util/text.h"
+
 namespace profpack {
 
 namespace {
@@ -31,16 +33,10 @@ bool localDebugCandidate(Dwfl_Module* mod, const char* fileName, const char* deb
   const unsigned char* id = nullptr;
   GElf_Addr where = 0;
   const int idLen = dwfl_module_build_id(mod, &id, &where);
-  if (idLen > 1) {
-    static const char* digits = "0123456789abcdef";
-    std::string path = std::string(kDebugRoot) + "/.build-id/";
-    for (int i = 0; i < idLen; ++i) {
-      path += digits[id[i] >> 4];
-      path += digits[id[i] & 15];
-      if (i == 0) path += '/';
-    }
-    if (exists(path + ".debug")) return true;
-  }
+  if (idLen > 1 &&
+      exists(buildIdPath(kDebugRoot, std::string(reinterpret_cast<const char*>(id), idLen)) +
+             ".debug"))
+    return true;
   if (debuglink && debuglink[0] == '/' && exists(debuglink)) return true;
   struct stat self {};
   if (fileName && ::stat(fileName, &self) != 0) self = {};
@@ -74,6 +70,11 @@ bool localDebugCandidate(Dwfl_Module* mod, const char* fileName, const char* deb
 }
 
 }  // namespace
+
+std::string buildIdPath(const std::string& root, const std::string& id) {
+  const std::string hex = hexBytes(id);
+  return root + "/.build-id/" + hex.substr(0, 2) + "/" + hex.substr(2);
+}
 
 // libdwfl's standard search for separate debug information (dwfl_standard_find_debuginfo),
 // except that it goes to debuginfod only where the user has configured a server. Where its

@@ -3,7 +3,13 @@
 
 #include <elfutils/libdwfl.h>
 
+#include <string>
+
 namespace profpack {
+
+// Where a build-id directory under `root` keeps the file of build id `id` (raw bytes):
+// root/.build-id/xx/rest, the layout of perf's cache and of /usr/lib/debug.
+std::string buildIdPath(const std::string& root, const std::string& id);
 
 // A Dwfl_Callbacks.find_debuginfo: libdwfl's standard search, which goes to debuginfod only
 // where DEBUGINFOD_URLS names a server.
