@@ -26,11 +26,24 @@ Model::Model(std::unique_ptr<ModelSource> source, std::string sourceFormat)
   const size_t ne = events();
   f_.self.resize(functions() * ne, 0);
   f_.inclusive.resize(functions() * ne, 0);
-  f_.edgeCosts.resize(f_.edges.size() * ne, 0);
-  for (size_t e = 0; e < f_.edges.size(); ++e) f_.edges[e].inclusive = f_.edgeCost(e);
+  linkEdges();
   totals_.assign(ne, 0);
   for (size_t f = 0; f < functions(); ++f)
     for (size_t e = 0; e < ne; ++e) totals_[e] += self(f, e);
+}
+
+void Model::linkEdges() {
+  f_.edgeCosts.resize(f_.edges.size() * events(), 0);
+  for (size_t e = 0; e < f_.edges.size(); ++e) f_.edges[e].inclusive = f_.edgeCost(e);
+}
+
+void Model::loadEdges() const {
+  std::lock_guard<std::mutex> lock(sourceMutex_);
+  // Called once, under edgesOnce_, by edgesNow() before any reader of the edges: the model
+  // itself is not const (it is made only by make_unique), so this write is defined.
+  auto& self = const_cast<Model&>(*this);
+  source_->edges(self.f_);
+  self.linkEdges();
 }
 
 long Model::eventIndex(std::string_view name) const {
@@ -40,6 +53,7 @@ long Model::eventIndex(std::string_view name) const {
 }
 
 std::vector<const CallEdge*> Model::callers(uint64_t f) const {
+  edgesNow();
   std::vector<const CallEdge*> out;
   for (const CallEdge& e : f_.edges)
     if (e.callee == f) out.push_back(&e);
@@ -47,6 +61,7 @@ std::vector<const CallEdge*> Model::callers(uint64_t f) const {
 }
 
 std::vector<const CallEdge*> Model::callees(uint64_t f) const {
+  edgesNow();
   std::vector<const CallEdge*> out;
   for (const CallEdge& e : f_.edges)
     if (e.caller == f) out.push_back(&e);

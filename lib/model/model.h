@@ -156,6 +156,9 @@ struct FunctionLayer {
     std::vector<uint64_t> inclusive;
   };
   std::vector<RootCall> rootCalls;
+  // Set by a source that leaves edges, edgeCosts and rootCalls to ModelSource::edges(), which
+  // the model calls when they are first read (a stored layer: lib/model/stored.h).
+  bool edgesLater = false;
   // What the source says of the run, as `key: value` lines (Cachegrind/Callgrind `desc:` and
   // `cmd:`), in file order; writers of formats with such lines carry them over.
   std::vector<std::pair<std::string, std::string>> description;
@@ -272,6 +275,9 @@ class ModelSource {
   virtual ~ModelSource() = default;
   virtual uint32_t capabilities() const = 0;
   virtual void functions(FunctionLayer& out) = 0;
+  // Where functions() set out.edgesLater: the call edges, their costs and the root calls, into
+  // that same layer.
+  virtual void edges(FunctionLayer& out) { (void)out; }
   virtual Summary summary() = 0;
   // file name -> its lines with self cost, ascending by line. Sources without lines add none.
   virtual void lines(std::unordered_map<std::string, std::vector<LineCost>>& out) { (void)out; }
@@ -365,9 +371,15 @@ class Model {
   uint64_t inclusive(uint64_t f, size_t e) const { return f_.inclusive[f * events() + e]; }
   // Completed calls of function f; 0 where the format does not count calls.
   uint64_t calls(uint64_t f) const { return f < f_.calls.size() ? f_.calls[f] : 0; }
-  const std::vector<CallEdge>& edges() const { return f_.edges; }
+  const std::vector<CallEdge>& edges() const {
+    edgesNow();
+    return f_.edges;
+  }
   // Calls without a caller (the bottom of a stack), where the source counts them.
-  const std::vector<FunctionLayer::RootCall>& rootCalls() const { return f_.rootCalls; }
+  const std::vector<FunctionLayer::RootCall>& rootCalls() const {
+    edgesNow();
+    return f_.rootCalls;
+  }
   const std::vector<std::pair<std::string, std::string>>& description() const {
     return f_.description;
   }
@@ -386,9 +398,18 @@ class Model {
   uint64_t timelineOrigin() const;
   void spans(SpanSink& sink) const;  // one pass over the source per call
   const Summary& summary() const;
+  // The whole function layer, as the accessors above read it, but for the edges, which are
+  // edges() and rootCalls() (to store it: lib/model/stored.h).
+  const FunctionLayer& layer() const { return f_; }
 
  private:
   const std::unordered_map<std::string, std::vector<LineCost>>& lineIndex() const;
+  // The edges where the source left them for later (FunctionLayer::edgesLater).
+  void edgesNow() const {
+    if (f_.edgesLater) std::call_once(edgesOnce_, [this] { loadEdges(); });
+  }
+  void loadEdges() const;
+  void linkEdges();
 
   std::unique_ptr<ModelSource> source_;
   std::string sourceFormat_;
@@ -396,7 +417,8 @@ class Model {
   FunctionLayer f_;
   std::vector<uint64_t> totals_;
   mutable std::mutex sourceMutex_;  // a source is not thread-safe: one layer built at a time
-  mutable std::once_flag linesOnce_, functionLinesOnce_, locationsOnce_, stacksOnce_, summaryOnce_;
+  mutable std::once_flag edgesOnce_, linesOnce_, functionLinesOnce_, locationsOnce_, stacksOnce_,
+      summaryOnce_;
   mutable std::unordered_map<std::string, std::vector<LineCost>> lines_;
   mutable FunctionLineLayer functionLines_;
   mutable LocationLayer locations_;
