@@ -84,6 +84,13 @@ class Profile {
                                                                 const Profile&, ModelCache*)>;
   void setSourceWrap(SourceWrap wrap) { sourceWrap_ = std::move(wrap); }
   const SourceWrap& sourceWrap() const { return sourceWrap_; }
+  // A model's function layer and summary stored beside the IR (the words of a checked
+  // stored::Model message, lib/model/stored.h), where the .ppk held one this build computed;
+  // null otherwise. Set before the profile is shared; a copy of the IR does not carry it.
+  void setStoredModel(std::shared_ptr<const kj::Array<capnp::word>> words) {
+    storedModel_ = std::move(words);
+  }
+  const std::shared_ptr<const kj::Array<capnp::word>>& storedModel() const { return storedModel_; }
   // Non-fatal findings of the reader (e.g. a truncated XRay trace), in the order found.
   std::vector<std::string>& warnings() { return warnings_; }
   const std::vector<std::string>& warnings() const { return warnings_; }
@@ -108,6 +115,7 @@ class Profile {
   mutable std::unique_ptr<Decoded> decoded_;
   std::vector<std::string> warnings_;
   SourceWrap sourceWrap_;
+  std::shared_ptr<const kj::Array<capnp::word>> storedModel_;
 };
 
 // A new message with an empty ir::Profile root, sized for `expectedBytes` of input so large

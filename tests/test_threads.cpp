@@ -96,6 +96,63 @@ TEST(threads_read_large_callgrind) {
   for (const std::string& x : ppks) CHECK(x == ppks[0] && !x.empty());
 }
 
+// A .ppk of a large IR stores the whole profile's function layer, computed on a thread of its
+// own while the IR compresses (lib/formats/registry_ppk.cpp): four threads write one profile
+// while others query it, and each .ppk reads back with the same top functions.
+TEST(threads_write_a_ppk_with_its_function_layer) {
+  std::string text = "events: Ir\npositions: line\nob=(1) /bin/x\nfl=(1) a.c\n";
+  for (int f = 0; f < 40000; ++f) {
+    text += "fn=(" + std::to_string(f + 1) + ") f" + std::to_string(f) + "\n";
+    for (int i = 0; i < 12; ++i)
+      text += std::to_string(f % 97 + i) + " " + std::to_string(f * 13 % 1009 + i) + "\n";
+    if (f > 0)
+      text +=
+          "cfn=(" + std::to_string(f * 7 % f + 1) + ")\ncalls=2 1\n5 " + std::to_string(f) + "\n";
+  }
+  profpack_profile* p = nullptr;
+  CHECK_EQ(profpack_read_memory(text.data(), text.size(), nullptr, &p), PROFPACK_OK);
+  profpack_info info;
+  profpack_info_init(&info);
+  CHECK_EQ(profpack_profile_info(p, &info), PROFPACK_OK);
+  CHECK(info.ir_bytes >= (uint64_t{1} << 20));
+  std::atomic<int> failures{0};
+  std::vector<std::string> ppks(4);
+  std::vector<std::thread> threads;
+  for (size_t t = 0; t < 6; ++t) {
+    threads.emplace_back([&, t] {
+      if (t >= ppks.size()) {  // queries while the others write
+        size_t ids[8], n = 0;
+        if (profpack_profile_top_functions(p, 0, PROFPACK_TOP_INCLUSIVE, ids, 8, &n) != PROFPACK_OK)
+          ++failures;
+        return;
+      }
+      void* ppk = nullptr;
+      size_t size = 0;
+      if (profpack_write_memory(p, PROFPACK_FORMAT_PPK, nullptr, &ppk, &size) != PROFPACK_OK)
+        ++failures;
+      else
+        ppks[t].assign(static_cast<const char*>(ppk), size);
+      profpack_free(ppk);
+    });
+  }
+  for (auto& t : threads) t.join();
+  CHECK_EQ(failures.load(), 0);
+  size_t want[20], wantN = 0;
+  CHECK_EQ(profpack_profile_top_functions(p, 0, 0, want, 20, &wantN), PROFPACK_OK);
+  for (const std::string& x : ppks) {
+    CHECK(x == ppks[0] && !x.empty());
+    CHECK(x.find("PPKM") != std::string::npos);  // the stored layer's frame
+    profpack_profile* q = nullptr;
+    CHECK_EQ(profpack_read_memory(x.data(), x.size(), nullptr, &q), PROFPACK_OK);
+    size_t got[20], gotN = 0;
+    CHECK_EQ(profpack_profile_top_functions(q, 0, 0, got, 20, &gotN), PROFPACK_OK);
+    CHECK_EQ(gotN, wantN);
+    for (size_t i = 0; i < 20; ++i) CHECK_EQ(got[i], want[i]);
+    profpack_profile_free(q);
+  }
+  profpack_profile_free(p);
+}
+
 namespace {
 // A 64-bit little-endian gperftools profile of `records` records with distinct chains 8 deep,
 // and the binary trailer; `truncate` cuts it inside the last record.

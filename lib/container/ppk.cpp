@@ -9,6 +9,7 @@
 #include <vector>
 
 #include "error.h"
+#include "model/stored.h"
 #include "util/bytes.h"
 #include "util/zstd_ctx.h"
 
@@ -18,6 +19,12 @@ namespace {
 
 constexpr size_t kParallelBytes = size_t{16} << 20;
 constexpr uint8_t kMagic[8] = {0x89, 'P', 'P', 'K', '\r', '\n', 0x1a, '\n'};
+// zstd's skippable frames: magic 0x184D2A50-0x184D2A5F, a u32 size, that many bytes (RFC 8878
+// 3.1.2). The stored model's is 0x184D2A5B, its payload starting with kModelTag.
+constexpr uint32_t kSkippableMask = 0xFFFFFFF0u, kSkippable = 0x184D2A50u;
+constexpr uint32_t kModelFrame = 0x184D2A5Bu;
+constexpr char kModelTag[4] = {'P', 'P', 'K', 'M'};
+constexpr size_t kModelHeader = 16;  // tag, 0, decompressed size
 
 uint32_t le32(const uint8_t* p) {
   return uint32_t{p[0]} | uint32_t{p[1]} << 8 | uint32_t{p[2]} << 16 | uint32_t{p[3]} << 24;
@@ -88,13 +95,78 @@ void check(size_t rc, const char* what) {
     throw Error(Status::internal, "ppk", std::string(what) + ": " + ZSTD_getErrorName(rc));
 }
 
+// Appends the skippable frame of a stored model's message (nothing for "", or for one whose
+// frame would pass the 4 GiB a skippable frame can hold).
+void appendStoredModel(std::string& out, const std::string& message, int level) {
+  if (message.empty()) return;
+  CCtx cctx;
+  if (!cctx.p) throw std::bad_alloc();
+  check(ZSTD_CCtx_setParameter(cctx.p, ZSTD_c_compressionLevel, level), "zstd level");
+  check(ZSTD_CCtx_setParameter(cctx.p, ZSTD_c_checksumFlag, 1), "zstd checksum");
+  std::string frame(ZSTD_compressBound(message.size()), '\0');
+  const size_t n =
+      ZSTD_compress2(cctx.p, frame.data(), frame.size(), message.data(), message.size());
+  check(n, "zstd compression");
+  if (kModelHeader + n > std::numeric_limits<uint32_t>::max()) return;
+  appendLe32(out, kModelFrame);
+  appendLe32(out, static_cast<uint32_t>(kModelHeader + n));
+  out.append(kModelTag, sizeof kModelTag);
+  appendLe32(out, 0);
+  appendLe64(out, message.size());
+  out.append(frame.data(), n);
+}
+
+// Reads the frames after the IR's, from `at` (bytes from the file's start) to the end: zstd
+// skippable frames only; the stored model's is kept on `profile` where this build computed it.
+void readTrailingFrames(std::span<const uint8_t> data, size_t at, uint64_t maxMessageBytes,
+                        Profile& profile) {
+  while (at < data.size()) {
+    const uint8_t* p = data.data() + at;
+    const size_t left = data.size() - at;
+    if (left < 8)
+      fail("ppk", at, kUnknown,
+           "truncated frame after the IR: " + std::to_string(left) + " bytes, expected 8 or more");
+    const uint32_t magic = le32(p), size = le32(p + 4);
+    if ((magic & kSkippableMask) != kSkippable)
+      fail("ppk", at, kUnknown, "data after the IR's zstd frame that is not a skippable frame");
+    if (size > left - 8)
+      fail("ppk", at + 4, kUnknown,
+           "skippable frame of " + std::to_string(size) + " bytes, but " +
+               std::to_string(left - 8) + " follow (file truncated)");
+    if (magic == kModelFrame && size >= kModelHeader && std::memcmp(p + 8, kModelTag, 4) == 0) {
+      const uint64_t bytes = le64(p + 16);
+      const uint8_t* z = p + 8 + kModelHeader;
+      const size_t zBytes = size - kModelHeader;
+      if (bytes > maxMessageBytes || bytes % sizeof(capnp::word) != 0 || bytes == 0)
+        fail("ppk", at + 16, kUnknown,
+             "stored model size " + std::to_string(bytes) +
+                 " is not a positive multiple of 8 within the limit of " +
+                 std::to_string(maxMessageBytes));
+      if (ZSTD_getFrameContentSize(z, zBytes) != bytes)
+        fail("ppk", at + 24, kUnknown, "the stored model's zstd frame is not of its declared size");
+      auto words = kj::heapArray<capnp::word>(bytes / sizeof(capnp::word));
+      DCtx dctx;
+      if (!dctx.p) throw std::bad_alloc();
+      const size_t n = ZSTD_decompressDCtx(dctx.p, words.begin(), bytes, z, zBytes);
+      if (ZSTD_isError(n) || n != bytes)
+        fail("ppk", at + 24, kUnknown,
+             std::string("corrupt stored model: ") +
+                 (ZSTD_isError(n) ? ZSTD_getErrorName(n) : "short frame"));
+      if (checkStoredModel(words, at, "ppk"))
+        profile.setStoredModel(std::make_shared<const kj::Array<capnp::word>>(std::move(words)));
+    }
+    at += 8 + size;
+  }
+}
+
 }  // namespace
 
 bool isPpk(std::span<const uint8_t> data) {
   return data.size() >= sizeof kMagic && std::memcmp(data.data(), kMagic, sizeof kMagic) == 0;
 }
 
-std::string encodePpk(const Profile& profile, int level) {
+std::string encodePpk(const Profile& profile, int level,
+                      const std::function<std::string()>& storedModel) {
   if (level < 1 || level > ZSTD_maxCLevel())
     throw Error(Status::invalidArgument, "ppk",
                 "zstd level " + std::to_string(level) + " is outside 1.." +
@@ -149,6 +221,7 @@ std::string encodePpk(const Profile& profile, int level) {
   };
   profile.forEachFlatPiece([&](const void* p, size_t n) { pump(p, n, ZSTD_e_continue); });
   pump(nullptr, 0, ZSTD_e_end);
+  if (storedModel) appendStoredModel(out, storedModel(), level);
   const uint64_t n = out.size() - kPpkHeaderSize;
   for (int i = 0; i < 8; ++i) out[24 + i] = static_cast<char>(n >> (8 * i));
   return out;
@@ -194,10 +267,15 @@ std::unique_ptr<Profile> decodePpk(std::span<const uint8_t> data, uint64_t maxMe
          "zstd frame holds " + std::to_string(content) + " bytes, header declares " +
              std::to_string(msgBytes));
 
+  const size_t irFrame = ZSTD_findFrameCompressedSize(frame, have);
+  if (ZSTD_isError(irFrame))
+    fail("ppk", kPpkHeaderSize, kUnknown,
+         std::string("corrupt compressed data: ") + ZSTD_getErrorName(irFrame));
+
   auto words = kj::heapArray<capnp::word>(msgBytes / sizeof(capnp::word));
   DCtx dctx;
   if (!dctx.p) throw std::bad_alloc();
-  size_t n = ZSTD_decompressDCtx(dctx.p, words.begin(), msgBytes, frame, have);
+  size_t n = ZSTD_decompressDCtx(dctx.p, words.begin(), msgBytes, frame, irFrame);
   if (ZSTD_isError(n))
     fail("ppk", kPpkHeaderSize, kUnknown,
          std::string("corrupt compressed data: ") + ZSTD_getErrorName(n));
@@ -205,7 +283,9 @@ std::unique_ptr<Profile> decodePpk(std::span<const uint8_t> data, uint64_t maxMe
     fail("ppk", kPpkHeaderSize, kUnknown,
          "decompressed " + std::to_string(n) + " bytes, expected " + std::to_string(msgBytes));
 
-  return profileFromMessage(std::move(words), kPpkHeaderSize, "ppk");
+  std::unique_ptr<Profile> profile = profileFromMessage(std::move(words), kPpkHeaderSize, "ppk");
+  readTrailingFrames(data, kPpkHeaderSize + irFrame, maxMessageBytes, *profile);
+  return profile;
 }
 
 std::unique_ptr<Profile> profileFromMessage(kj::Array<capnp::word> words, uint64_t offset,

@@ -23,6 +23,7 @@
 #include "formats/xray/model.h"
 #include "formats/xray/params.h"
 #include "formats/xray/xray.h"
+#include "model/stored.h"
 
 namespace profpack {
 
@@ -89,7 +90,7 @@ constexpr Codec kCodecs[] = {
     {FormatId::ppk, "ppk", ir::Format::UNKNOWN, FormatId::unknown, isPpk,
      [](std::span<const uint8_t> d, const ReadOptions& o) { return decodePpk(d, o.maxPpkMessage); },
      [](const Profile& p, const WriteOptions& o, Sink& out) {
-       putString(out, encodePpk(p, static_cast<int>(o.get(kPpkWriteParams[0]))));
+       writePpk(p, static_cast<int>(o.get(kPpkWriteParams[0])), out);
      },
      nullptr, nullptr, nullptr},
     {FormatId::gperftools, "gperftools", ir::Format::GPERFTOOLS, FormatId::gperftools, isGperftools,
@@ -375,10 +376,14 @@ std::unique_ptr<Model> buildModel(const Profile& profile, const ModelOptions& op
     throw Error(Status::unsupported, "",
                 "only these formats take function names from a binary: " + which);
   }
-  std::unique_ptr<ModelSource> source = c.model(profile, options);
-  // What a layer above the formats adds to the format's source (names from a symbol section).
-  if (options.symbols && profile.sourceWrap())
-    source = profile.sourceWrap()(std::move(source), profile, options.cache.get());
+  // The format's source, names from a symbol section added where the profile has one.
+  auto own = [&c, &profile, options] {
+    auto s = c.model(profile, options);
+    return options.symbols && profile.sourceWrap()
+               ? profile.sourceWrap()(std::move(s), profile, options.cache.get())
+               : std::move(s);
+  };
+  std::unique_ptr<ModelSource> source = sourceWithStoredModel(profile, options, own);
   if (!options.tags.empty() && !(source->capabilities() & kCapLabels))
     throw Error(Status::unsupported, c.name,
                 std::string(c.name) + " samples carry no labels to select by tag");

@@ -84,6 +84,9 @@ std::unique_ptr<Profile> readProfileParts(std::span<const std::span<const uint8_
 // Serialises `profile` in `format`. Throws Status::unsupported where the IR lacks what the
 // format needs (e.g. a gperftools profile written as Cachegrind).
 std::string writeProfile(const Profile& profile, FormatId format, const WriteOptions& options);
+// The .ppk row's writer (registry_ppk.cpp): the IR at zstd `level`, and where it is large the
+// whole profile's function layer and summary (lib/model/stored.h).
+void writePpk(const Profile& profile, int level, Sink& out);
 // The same into `out`, a piece at a time where the format's writer streams (the text formats:
 // Callgrind and Cachegrind flush about every 1 MiB); the others pass their output in one piece.
 void writeProfile(const Profile& profile, FormatId format, const WriteOptions& options, Sink& out);

@@ -1,0 +1,375 @@
+#include "model/stored.h"
+
+#include <capnp/message.h>
+#include <capnp/serialize.h>
+#include <profpack/profpack.h>
+
+#include <limits>
+#include <string_view>
+#include <unordered_map>
+#include <utility>
+#include <vector>
+
+#include "error.h"
+#include "ir/column.h"
+#include "stored.capnp.h"
+
+namespace profpack {
+
+namespace {
+
+constexpr size_t kMaxList = (size_t{1} << 29) - 1;  // Cap'n Proto's longest list
+
+// Each distinct string once, index 0 the empty string.
+class Interner {
+ public:
+  Interner() { list_.emplace_back(""); }
+  uint32_t operator()(std::string_view s) {
+    if (s.empty()) return 0;
+    auto [it, added] = index_.try_emplace(s, static_cast<uint32_t>(list_.size()));
+    if (added) list_.push_back(s);
+    return it->second;
+  }
+  const std::vector<std::string_view>& list() const { return list_; }
+
+ private:
+  std::unordered_map<std::string_view, uint32_t> index_;
+  std::vector<std::string_view> list_;
+};
+
+template <class T, class List>
+void put(List list, const std::vector<T>& v) {
+  for (size_t i = 0; i < v.size(); ++i) list.set(static_cast<unsigned>(i), v[i]);
+}
+
+capnp::ReaderOptions unbounded() {
+  capnp::ReaderOptions o;
+  o.traversalLimitInWords = std::numeric_limits<uint64_t>::max();
+  return o;
+}
+
+// A defect of a stored model, found while decoding it.
+struct Defect {
+  std::string what;
+};
+
+// `values` as the Data columns hold them: varints of each value, or of the zigzag of its
+// difference from the one before (the first from 0).
+template <class Get>
+std::string encodeColumn(size_t n, bool delta, Get&& get) {
+  std::string out(n * 10, '\0');
+  auto* p = reinterpret_cast<uint8_t*>(out.data());
+  uint8_t* const begin = p;
+  uint64_t prev = 0;
+  for (size_t i = 0; i < n; ++i) {
+    uint64_t v = get(i);
+    if (delta) {
+      const auto d = static_cast<int64_t>(v - prev);
+      prev = v;
+      v = (static_cast<uint64_t>(d) << 1) ^ static_cast<uint64_t>(d >> 63);
+    }
+    p = putVarint(p, v);
+  }
+  out.resize(static_cast<size_t>(p - begin));
+  return out;
+}
+
+capnp::Data::Reader dataOf(const std::string& s) {
+  return {reinterpret_cast<const capnp::byte*>(s.data()), s.size()};
+}
+
+// Exactly `n` values from a column (Defect otherwise), each below `limit` where it is given.
+std::vector<uint64_t> decodeColumn(capnp::Data::Reader data, size_t n, bool delta, const char* what,
+                                   uint64_t limit = 0) {
+  if (data.size() < n)  // each value takes a byte at least: nothing is sized beyond the data
+    throw Defect{std::string(what) + " holds " + std::to_string(data.size()) + " bytes for " +
+                 std::to_string(n) + " values"};
+  std::vector<uint64_t> out(n);
+  const capnp::byte *p = data.begin(), *end = data.end();
+  uint64_t prev = 0;
+  for (size_t i = 0; i < n; ++i) {
+    uint64_t v = 0;
+    for (unsigned shift = 0;; shift += 7) {
+      if (p == end || shift > 63)
+        throw Defect{std::string(what) + ": a truncated or overlong varint"};
+      const uint8_t b = *p++;
+      v |= uint64_t{b & 0x7fu} << shift;
+      if (b < 0x80) break;
+    }
+    if (delta) v = prev += (v >> 1) ^ (~(v & 1) + 1);
+    if (limit && v >= limit)
+      throw Defect{std::string(what) + " holds " + std::to_string(v) + ", not below " +
+                   std::to_string(limit)};
+    out[i] = v;
+  }
+  if (p != end)
+    throw Defect{std::string(what) + " holds more than " + std::to_string(n) + " values"};
+  return out;
+}
+
+// The per-function and per-edge columns, decoded and checked against each other.
+struct Columns {
+  std::vector<uint64_t> name, file, object, line, self, inclusive, calls;
+};
+Columns decodeColumns(stored::Model::Reader m) {
+  const size_t strings = m.getStrings().size(), ne = m.getEventNames().size();
+  const uint64_t nf = m.getFunctions();
+  // Every function takes bytes of its columns; the products below cannot overflow.
+  if (nf > m.getFunctionName().size() || ne > kMaxList)
+    throw Defect{"more functions than their columns hold"};
+  Columns c;
+  c.name = decodeColumn(m.getFunctionName(), nf, true, "functionName", strings);
+  c.file = decodeColumn(m.getFunctionFile(), nf, true, "functionFile", strings);
+  c.object = decodeColumn(m.getFunctionObject(), nf, true, "functionObject", strings);
+  c.line = decodeColumn(m.getFunctionLine(), nf, false, "functionLine");
+  c.self = decodeColumn(m.getSelf(), nf * ne, false, "self");
+  c.inclusive = decodeColumn(m.getInclusive(), nf * ne, false, "inclusive");
+  c.calls = decodeColumn(m.getCalls(), m.getCalls().size() == 0 ? 0 : nf, false, "calls");
+  return c;
+}
+
+// The stored function layer (checked by checkStoredModel), its call edges left to the source's
+// edges().
+void decodeLayer(stored::Model::Reader m, FunctionLayer& out) {
+  auto strings = m.getStrings();
+  auto str = [&](uint64_t i) { return std::string(strings[static_cast<unsigned>(i)].cStr()); };
+  for (uint32_t s : m.getEventNames()) out.eventNames.push_back(str(s));
+  for (uint32_t s : m.getEventLongNames()) out.eventLongNames.push_back(str(s));
+  out.unitsPerSecond = m.getUnitsPerSecond();
+  for (double d : m.getEventUnitsPerSecond()) out.eventUnitsPerSecond.push_back(d);
+  out.samplePeriodNanos = m.getSamplePeriodNanos();
+  out.timelineUnitsPerSecond = m.getTimelineUnitsPerSecond();
+  for (uint64_t v : m.getEventPeriods()) out.eventPeriods.push_back(v);
+  for (uint64_t v : m.getBaseTotals()) out.baseTotals.push_back(v);
+  auto pid = m.getThreadPid(), tid = m.getThreadId(), process = m.getThreadProcess();
+  for (unsigned i = 0; i < pid.size(); ++i)
+    out.threads.push_back({pid[i], tid[i], str(process[i])});
+  Columns c = decodeColumns(m);
+  out.functions.reserve(c.name.size());
+  for (size_t i = 0; i < c.name.size(); ++i)
+    out.functions.push_back({str(c.name[i]), str(c.file[i]), str(c.object[i]), c.line[i]});
+  out.self = std::move(c.self);
+  out.inclusive = std::move(c.inclusive);
+  out.calls = std::move(c.calls);
+  out.edgesLater = true;
+  auto key = m.getDescriptionKey(), value = m.getDescriptionValue();
+  for (unsigned i = 0; i < key.size(); ++i)
+    out.description.emplace_back(str(key[i]), str(value[i]));
+}
+
+Summary decodeSummary(stored::Summary::Reader s) {
+  Summary out;
+  out.formatVersion = s.getFormatVersion().cStr();
+  out.parts = s.getParts();
+  out.records = s.getRecords();
+  out.functions = s.getFunctions();
+  out.files = s.getFiles();
+  out.objects = s.getObjects();
+  out.strings = s.getStrings();
+  return out;
+}
+
+class StoredSource : public ModelSource {
+ public:
+  StoredSource(std::shared_ptr<const kj::Array<capnp::word>> words,
+               std::function<std::unique_ptr<ModelSource>()> make)
+      : words_(std::move(words)),
+        reader_(std::make_unique<capnp::FlatArrayMessageReader>(words_->asPtr(), unbounded())),
+        make_(std::move(make)) {}
+
+  uint32_t capabilities() const override { return root().getCapabilities(); }
+  void functions(FunctionLayer& out) override { decodeLayer(root(), out); }
+  Summary summary() override { return decodeSummary(root().getSummary()); }
+  void lines(std::unordered_map<std::string, std::vector<LineCost>>& out) override {
+    inner().lines(out);
+  }
+  void edges(FunctionLayer& out) override {
+    inner();
+    out.edges = std::move(own_.edges);
+    out.edgeCosts = std::move(own_.edgeCosts);
+    out.rootCalls = std::move(own_.rootCalls);
+  }
+  void functionLines(FunctionLineLayer& out) override { inner().functionLines(out); }
+  void locations(LocationLayer& out) override { inner().locations(out); }
+  void stacks(StackLayer& out) override { inner().stacks(out); }
+  uint64_t timelineOrigin() override { return inner().timelineOrigin(); }
+  void spans(SpanSink& sink) override { inner().spans(sink); }
+
+ private:
+  stored::Model::Reader root() const { return reader_->getRoot<stored::Model>(); }
+  // The profile's own source, which answers the other layers in the function indexes of its
+  // own function layer: that layer must be the stored one.
+  ModelSource& inner() {
+    if (!inner_) {
+      std::unique_ptr<ModelSource> source = make_();
+      FunctionLayer& own = own_;
+      FunctionLayer kept;
+      source->functions(own);
+      decodeLayer(root(), kept);
+      bool same =
+          own.functions.size() == kept.functions.size() && own.eventNames == kept.eventNames;
+      for (size_t f = 0; same && f < own.functions.size(); ++f) {
+        const FunctionRow &a = own.functions[f], &b = kept.functions[f];
+        same = a.name == b.name && a.file == b.file && a.object == b.object && a.line == b.line;
+      }
+      if (!same)
+        throw Error(Status::malformed, "ppk",
+                    "the function layer stored beside the IR is not the IR's (" +
+                        std::to_string(kept.functions.size()) + " functions stored, " +
+                        std::to_string(own.functions.size()) + " computed)");
+      inner_ = std::move(source);
+    }
+    return *inner_;
+  }
+
+  std::shared_ptr<const kj::Array<capnp::word>> words_;
+  // A pointer: the reader's destructor may throw, which a ModelSource's may not.
+  std::unique_ptr<capnp::FlatArrayMessageReader> reader_;
+  std::function<std::unique_ptr<ModelSource>()> make_;
+  std::unique_ptr<ModelSource> inner_;
+  FunctionLayer own_;  // the inner source's function layer, until edges() hands its edges over
+};
+
+}  // namespace
+
+std::string storedModelAuthor() {
+  return std::string("profpack ") + PROFPACK_VERSION_STRING + ", layer " +
+         std::to_string(kStoredModelRevision);
+}
+
+std::string encodeStoredModel(const Model& model) {
+  const FunctionLayer& f = model.layer();
+  const std::vector<ThreadRow>& threads = model.threads();
+  const size_t ne = model.events();
+  for (size_t n : {f.functions.size(), threads.size()})
+    if (n > kMaxList) return "";
+  const Summary& summary = model.summary();
+
+  capnp::MallocMessageBuilder message;
+  stored::Model::Builder m = message.initRoot<stored::Model>();
+  m.setComputedBy(storedModelAuthor());
+  m.setCapabilities(model.capabilities());
+  Interner intern;
+  auto names = [&](auto list, size_t n, auto&& text) {
+    for (size_t i = 0; i < n; ++i) list.set(static_cast<unsigned>(i), intern(text(i)));
+  };
+  names(m.initEventNames(static_cast<unsigned>(ne)), ne,
+        [&](size_t i) -> const std::string& { return f.eventNames[i]; });
+  names(m.initEventLongNames(static_cast<unsigned>(ne)), ne,
+        [&](size_t i) -> const std::string& { return f.eventLongNames[i]; });
+  m.setUnitsPerSecond(f.unitsPerSecond);
+  put(m.initEventUnitsPerSecond(static_cast<unsigned>(f.eventUnitsPerSecond.size())),
+      f.eventUnitsPerSecond);
+  m.setSamplePeriodNanos(f.samplePeriodNanos);
+  m.setTimelineUnitsPerSecond(f.timelineUnitsPerSecond);
+  put(m.initEventPeriods(static_cast<unsigned>(f.eventPeriods.size())), f.eventPeriods);
+  put(m.initBaseTotals(static_cast<unsigned>(f.baseTotals.size())), f.baseTotals);
+
+  const auto nt = static_cast<unsigned>(threads.size());
+  auto pid = m.initThreadPid(nt), tid = m.initThreadId(nt);
+  for (unsigned i = 0; i < nt; ++i) pid.set(i, threads[i].pid), tid.set(i, threads[i].threadId);
+  names(m.initThreadProcess(nt), nt,
+        [&](size_t i) -> const std::string& { return threads[i].process; });
+
+  const size_t nf = f.functions.size();
+  auto column = [&](size_t n, bool delta, auto&& get) { return encodeColumn(n, delta, get); };
+  m.setFunctions(nf);
+  m.setFunctionName(
+      dataOf(column(nf, true, [&](size_t i) { return intern(f.functions[i].name); })));
+  m.setFunctionFile(
+      dataOf(column(nf, true, [&](size_t i) { return intern(f.functions[i].file); })));
+  m.setFunctionObject(
+      dataOf(column(nf, true, [&](size_t i) { return intern(f.functions[i].object); })));
+  m.setFunctionLine(dataOf(column(nf, false, [&](size_t i) { return f.functions[i].line; })));
+  auto plain = [&](const std::vector<uint64_t>& v, size_t n) {
+    return column(n, false, [&](size_t i) { return i < v.size() ? v[i] : 0; });
+  };
+  m.setSelf(dataOf(plain(f.self, nf * ne)));
+  m.setInclusive(dataOf(plain(f.inclusive, nf * ne)));
+  if (!f.calls.empty()) m.setCalls(dataOf(plain(f.calls, nf)));
+
+  const auto nd = static_cast<unsigned>(f.description.size());
+  names(m.initDescriptionKey(nd), nd,
+        [&](size_t i) -> const std::string& { return f.description[i].first; });
+  names(m.initDescriptionValue(nd), nd,
+        [&](size_t i) -> const std::string& { return f.description[i].second; });
+
+  stored::Summary::Builder s = m.initSummary();
+  s.setFormatVersion(summary.formatVersion);
+  s.setParts(summary.parts);
+  s.setRecords(summary.records);
+  s.setFunctions(summary.functions);
+  s.setFiles(summary.files);
+  s.setObjects(summary.objects);
+  s.setStrings(summary.strings);
+
+  const std::vector<std::string_view>& list = intern.list();
+  if (list.size() > kMaxList) return "";
+  auto strings = m.initStrings(static_cast<unsigned>(list.size()));
+  for (unsigned i = 0; i < list.size(); ++i)
+    strings.set(i, capnp::Text::Reader(list[i].data(), list[i].size()));
+
+  kj::Array<capnp::word> words = capnp::messageToFlatArray(message);
+  const auto bytes = words.asBytes();
+  return std::string(reinterpret_cast<const char*>(bytes.begin()), bytes.size());
+}
+
+bool checkStoredModel(const kj::Array<capnp::word>& words, uint64_t offset, const char* container) {
+  auto bad = [&](const std::string& what) {
+    fail(container, offset, kUnknown, "the stored function layer: " + what);
+  };
+  try {
+    capnp::ReaderOptions once;
+    once.traversalLimitInWords = 8 * words.size() + 1024;  // each list is read a few times
+    capnp::FlatArrayMessageReader reader(words.asPtr(), once);
+    stored::Model::Reader m = reader.getRoot<stored::Model>();
+    if (m.getComputedBy() != storedModelAuthor()) return false;
+    const size_t strings = m.getStrings().size();
+    for (auto s : m.getStrings()) s.cStr();  // each a text pointer
+    auto indexes = [&](auto list, const char* what) {
+      for (uint32_t i : list)
+        if (i >= strings)
+          bad(std::string(what) + " names string " + std::to_string(i) + " of " +
+              std::to_string(strings));
+      return size_t{list.size()};
+    };
+    auto length = [&](size_t got, size_t want, const char* what) {
+      if (got != want)
+        bad(std::string(what) + " holds " + std::to_string(got) + " values, expected " +
+            std::to_string(want));
+    };
+    const size_t ne = indexes(m.getEventNames(), "an event");
+    length(indexes(m.getEventLongNames(), "an event's long name"), ne, "eventLongNames");
+    const size_t nt = m.getThreadPid().size();
+    length(m.getThreadId().size(), nt, "threadId");
+    length(indexes(m.getThreadProcess(), "a thread"), nt, "threadProcess");
+    decodeColumns(m);
+    const size_t nd = indexes(m.getDescriptionKey(), "a description key");
+    length(indexes(m.getDescriptionValue(), "a description value"), nd, "descriptionValue");
+    m.getSummary().getFormatVersion();
+    for (auto l : {m.getEventPeriods(), m.getBaseTotals()}) (void)l;
+    m.getEventUnitsPerSecond();
+    return true;
+  } catch (const kj::Exception& e) {
+    bad(std::string("invalid Cap'n Proto message: ") + e.getDescription().cStr());
+  } catch (const Defect& d) {
+    bad(d.what);
+  }
+  return false;
+}
+
+std::unique_ptr<ModelSource> storedModelSource(std::shared_ptr<const kj::Array<capnp::word>> words,
+                                               std::function<std::unique_ptr<ModelSource>()> make) {
+  return std::make_unique<StoredSource>(std::move(words), std::move(make));
+}
+
+std::unique_ptr<ModelSource> sourceWithStoredModel(
+    const Profile& profile, const ModelOptions& options,
+    const std::function<std::unique_ptr<ModelSource>()>& own) {
+  if (profile.storedModel() && options.thread < 0 && options.tags.empty() &&
+      options.binary.empty() && options.symbols)
+    return storedModelSource(profile.storedModel(), own);
+  return own();
+}
+
+}  // namespace profpack
