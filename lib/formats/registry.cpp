@@ -376,8 +376,7 @@ std::unique_ptr<Model> buildModel(const Profile& profile, const ModelOptions& op
     throw Error(Status::unsupported, "",
                 "only these formats take function names from a binary: " + which);
   }
-  // The format's source, names from a symbol section added where the profile has one.
-  auto own = [&c, &profile, options] {
+  auto own = [&c, &profile, options] {  // names from a symbol section added where there is one
     auto s = c.model(profile, options);
     return options.symbols && profile.sourceWrap()
                ? profile.sourceWrap()(std::move(s), profile, options.cache.get())
@@ -397,6 +396,7 @@ std::unique_ptr<Model> buildModel(const Profile& profile, const ModelOptions& op
 }
 
 uint32_t modelCapabilities(const Profile& profile) {
+  if (const uint32_t stored = storedCapabilities(profile)) return stored;
   ModelOptions mo;
   mo.symbols = false;
   return codecOf(profile).model(profile, mo)->capabilities();

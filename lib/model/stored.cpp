@@ -131,8 +131,11 @@ Columns decodeColumns(stored::Model::Reader m) {
 // The stored function layer (checked by checkStoredModel), its call edges left to the source's
 // edges().
 void decodeLayer(stored::Model::Reader m, FunctionLayer& out) {
-  auto strings = m.getStrings();
-  auto str = [&](uint64_t i) { return std::string(strings[static_cast<unsigned>(i)].cStr()); };
+  // Each string's bytes found once (a list element costs a segment lookup).
+  std::vector<std::string_view> text;
+  text.reserve(m.getStrings().size());
+  for (capnp::Text::Reader t : m.getStrings()) text.emplace_back(t.cStr(), t.size());
+  auto str = [&](uint64_t i) { return std::string(text[i]); };
   for (uint32_t s : m.getEventNames()) out.eventNames.push_back(str(s));
   for (uint32_t s : m.getEventLongNames()) out.eventLongNames.push_back(str(s));
   out.unitsPerSecond = m.getUnitsPerSecond();
@@ -361,6 +364,12 @@ bool checkStoredModel(const kj::Array<capnp::word>& words, uint64_t offset, cons
 std::unique_ptr<ModelSource> storedModelSource(std::shared_ptr<const kj::Array<capnp::word>> words,
                                                std::function<std::unique_ptr<ModelSource>()> make) {
   return std::make_unique<StoredSource>(std::move(words), std::move(make));
+}
+
+uint32_t storedCapabilities(const Profile& profile) {
+  if (!profile.storedModel() || profile.partialRoot().hasSymbols()) return 0;
+  capnp::FlatArrayMessageReader reader(profile.storedModel()->asPtr(), unbounded());
+  return reader.getRoot<stored::Model>().getCapabilities();
 }
 
 std::unique_ptr<ModelSource> sourceWithStoredModel(

@@ -46,6 +46,10 @@ std::unique_ptr<ModelSource> sourceWithStoredModel(
     const Profile& profile, const ModelOptions& options,
     const std::function<std::unique_ptr<ModelSource>()>& own);
 
+// The capabilities the profile's stored model records, where it has one and no symbol section
+// (whose names the stored model would count); else 0.
+uint32_t storedCapabilities(const Profile& profile);
+
 // Whether `words` is a stored::Model this build computed (false: another build's, to be
 // ignored). Status::malformed, with `offset` in `container`, where the message or its tables are
 // inconsistent (a list of the wrong length, an index out of range).
