@@ -19,7 +19,7 @@ directory instead (the path is in the mappings' text at the end of the file).
 """
 import collections, os, re, shutil, subprocess, tempfile
 
-from checklib import check, dcpi_of_text, finish, run, top_tsv, data
+from checklib import check, comp_dir, dcpi_of_text, finish, run, top_tsv, data
 
 sym = os.path.join(data, "symbolize")
 tmp = tempfile.mkdtemp(prefix="profpack-name-on-read-")
@@ -80,9 +80,10 @@ check(r.returncode == 0 and re.search(r"\d+\s+\d+ calls\s+\S*work ", callers) an
       f"calls mix: work and other call it ({r.stdout.strip()[:300]} {r.stderr.strip()[:200]})")
 ref_lines = collections.Counter()
 in_hot_c = False
-for l in pprof("-list", ".", "-sample_index=samples", prof).splitlines():
+for l in pprof("-list", ".", "-sample_index=samples", "-source_path=" + sym,
+               "-trim_path=" + comp_dir(os.path.join(sym, "hot")), prof).splitlines():
     if l.startswith("ROUTINE"):
-        in_hot_c = l.rstrip().endswith("/hot.c")
+        in_hot_c = os.path.basename(l.rstrip().split(" in ")[-1]) == "hot.c"
         continue
     m = re.match(r"\s*(\S+)\s+(\S+)\s+(\d+):", l)
     if in_hot_c and m and m.group(1) != ".":

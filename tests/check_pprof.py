@@ -20,7 +20,7 @@ profile.proto decoder:
 import collections, glob, gzip, os, re, shutil, subprocess, sys, tempfile
 
 import checklib
-from checklib import check, finish, run, data
+from checklib import check, comp_dir, finish, run, data
 from protowire import fields, varint
 
 if not shutil.which("go") or not shutil.which("callgrind_annotate"):
@@ -170,14 +170,6 @@ for rel in ("callgrind/callgrind.rec.instr.out", "callgrind/callgrind.workload.i
 
 
 # --- symbolized gperftools: per line and per function ----------------------------------------
-def comp_dir(binary):
-    """The directory `binary` was compiled in, as its DWARF records it."""
-    info = subprocess.run(["readelf", "--debug-dump=info", binary], capture_output=True,
-                          text=True).stdout
-    m = re.search(r"DW_AT_comp_dir\s*:.*?:\s*(\S+)\s*$", info, re.M)
-    return m.group(1) if m else "/"
-
-
 def pprof_list(source, *args, binary_path=None):
     """(routine, line) -> (flat, cum) of the routines in source, and the flat per line."""
     per, flat = {}, collections.Counter()

@@ -21,7 +21,7 @@ name the binaries at a path that no longer exists, so they are found through --b
 """
 import collections, os, re, shutil, subprocess, tempfile
 
-from checklib import check, cli, dcpi_of_text, finish, run, top_tsv, data
+from checklib import check, cli, comp_dir, dcpi_of_text, finish, run, top_tsv, data
 
 sym = os.path.join(data, "symbolize")
 tmp = tempfile.mkdtemp(prefix="profpack-symbolize-")
@@ -73,9 +73,10 @@ check(not extra, f"hot: no function with samples that pprof does not name ({extr
 ref_lines = collections.Counter()
 in_hot_c = False
 for l in pprof("-list", ".", "-symbolize=local", "-sample_index=samples",
+               "-source_path=" + sym, "-trim_path=" + comp_dir(os.path.join(sym, "hot")),
                os.path.join(sym, "hot"), os.path.join(sym, "hot.prof")).splitlines():
     if l.startswith("ROUTINE"):
-        in_hot_c = l.rstrip().endswith("/hot.c")
+        in_hot_c = os.path.basename(l.rstrip().split(" in ")[-1]) == "hot.c"
         continue
     m = re.match(r"\s*(\S+)\s+(\S+)\s+(\d+):", l)
     if in_hot_c and m and m.group(1) != ".":

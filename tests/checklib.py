@@ -80,6 +80,16 @@ def dcpi_of_text(binary, out):
     return tstart, tsize, counts
 
 
+def comp_dir(binary):
+    """The directory `binary` was compiled in, as its DWARF records it: to point
+    pprof -list's -trim_path at it, with -source_path the copy of its sources in tests/data
+    (the compilation directory is not on the machine that runs the tests)."""
+    out = subprocess.run(["readelf", "--debug-dump=info", binary], capture_output=True,
+                         text=True).stdout
+    m = re.search(r"DW_AT_comp_dir\s*:.*?:\s*(\S+)\s*$", out, re.M)
+    return m.group(1) if m else "/"
+
+
 def callgrind_annotate_self(path):
     """callgrind_annotate's self cost of the first event per function name (summed over files;
     signed, for differences), from its file:function table."""
