@@ -19,6 +19,15 @@
 
 namespace profpack {
 
+// Reader options for a flat message that has been checked whole once against a budget of its
+// own size (profileFromMessage, checkStoredModel): no traversal budget, since Cap'n Proto
+// spends one over the reader's whole life and a long-lived handle's queries would exhaust any.
+inline capnp::ReaderOptions checkedMessageOptions() {
+  capnp::ReaderOptions o;
+  o.traversalLimitInWords = ~uint64_t{0};
+  return o;
+}
+
 class ModelCache;
 class ModelSource;
 

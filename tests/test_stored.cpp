@@ -4,6 +4,7 @@
 #include <capnp/message.h>
 #include <capnp/serialize.h>
 
+#include <initializer_list>
 #include <memory>
 #include <span>
 #include <string>
@@ -157,11 +158,22 @@ TEST(small_profiles_store_no_model_large_ones_do) {
   // The CLI's checks (tests/check_stored_model.py) write a large one.
 }
 
+// Sets `column` to `count` values of `encoding` in one chunk of the given bytes, as they are,
+// to make damaged columns.
+void rawColumn(ir::Column::Builder column, uint64_t count, std::initializer_list<uint8_t> data,
+               ir::Column::Encoding encoding = ir::Column::Encoding::VARINT) {
+  column.setCount(count);
+  column.setEncoding(encoding);
+  column.setChunkValues(kColumnChunkValues);
+  const std::vector<capnp::byte> bytes(data);
+  column.initChunks(1).set(0, capnp::Data::Reader(bytes.data(), bytes.size()));
+}
+
 TEST(another_builds_model_is_not_used) {
   std::unique_ptr<Profile> p = read("callgrind/callgrind.workload.out");
   const std::string other = handMade([](stored::Model::Builder m) {
     m.setComputedBy("profpack 0.0.9, layer 7");
-    m.setFunctions(1000);  // never looked at
+    rawColumn(m.initFunctionName(), 1000, {1});  // never looked at
   });
   std::unique_ptr<Profile> q = decodePpk(bytes(withModel(*p, other)), kDefaultMaxPpkMessage);
   CHECK(q->storedModel() == nullptr);
@@ -169,33 +181,36 @@ TEST(another_builds_model_is_not_used) {
 }
 
 TEST(damaged_model_refused_with_offset) {
+  using Encoding = ir::Column::Encoding;
   std::unique_ptr<Profile> p = read("callgrind/callgrind.workload.out");
   const std::string plain = encodePpk(*p, 3);
   const std::string at = "byte offset " + std::to_string(plain.size());
-  expectFail(withModel(*p, handMade([](stored::Model::Builder m) { m.setFunctions(5); })),
-             "more functions than their columns hold");
+  auto undersized = [](stored::Model::Builder m) { rawColumn(m.initFunctionName(), 5, {0, 0}); };
+  expectFail(withModel(*p, handMade(undersized)),
+             "functionName: column declares more values than it has bytes");
   expectFail(withModel(*p, handMade([](stored::Model::Builder m) {
-               m.setFunctions(2);
                m.initStrings(1).set(0, "");
-               const capnp::byte names[] = {0, 4};  // deltas 0, +2: string 2 of 1
-               m.setFunctionName(capnp::Data::Reader(names, 2));
+               rawColumn(m.initFunctionName(), 2, {0, 4}, Encoding::ZIGZAG_DELTA);  // 0, then 2
              })),
              "functionName holds 2, not below 1");
   expectFail(withModel(*p, handMade([](stored::Model::Builder m) {
-               m.setFunctions(1);
                m.initStrings(1).set(0, "");
-               const capnp::byte names[] = {0x80, 0x80};  // a varint that never ends
-               m.setFunctionName(capnp::Data::Reader(names, 2));
+               rawColumn(m.initFunctionName(), 1, {0});
+               rawColumn(m.initFunctionFile(), 2, {0, 0});  // one file too many
              })),
-             "truncated or overlong varint");
+             "functionFile holds 2 values, expected 1");
+  expectFail(withModel(*p, handMade([](stored::Model::Builder m) {
+               m.initStrings(1).set(0, "");
+               rawColumn(m.initFunctionName(), 1, {0x80, 0x80});  // a varint that never ends
+             })),
+             "functionName: truncated or overlong varint");
   expectFail(withModel(*p, handMade([](stored::Model::Builder m) {
                m.initEventNames(1).set(0, 3);
                m.initStrings(1).set(0, "");
              })),
              "an event names string 3 of 1");
-  expectFail(withModel(*p, handMade([](stored::Model::Builder m) { m.setFunctions(0); })) + "x",
-             "(trailing data)");
-  expectFail(withModel(*p, handMade([](stored::Model::Builder m) { m.setFunctions(5); })), at);
+  expectFail(withModel(*p, handMade([](stored::Model::Builder) {})) + "x", "(trailing data)");
+  expectFail(withModel(*p, handMade(undersized)), at);
 }
 
 TEST(frames_after_the_ir) {

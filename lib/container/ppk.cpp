@@ -304,13 +304,8 @@ std::unique_ptr<Profile> profileFromMessage(kj::Array<capnp::word> words, uint64
       sizes.getRoot<capnp::AnyPointer>().targetSize();
     }
     // Having passed both, a full traversal costs at most the message's size, so each query or
-    // writer is bounded by it. The handle's reader gets no budget: Cap'n Proto's budget is
-    // spent over the reader's whole life, and any budget would run out on a handle that is
-    // queried long enough (a few dozen writes of a large profile, or an editor plugin's queries
-    // over hours).
-    capnp::ReaderOptions options;
-    options.traversalLimitInWords = std::numeric_limits<uint64_t>::max();
-    return std::make_unique<Profile>(std::move(words), options);
+    // writer is bounded by it.
+    return std::make_unique<Profile>(std::move(words), checkedMessageOptions());
   } catch (const kj::Exception& e) {
     fail(container, offset, kUnknown,
          std::string("invalid Cap'n Proto message: ") + e.getDescription().cStr());

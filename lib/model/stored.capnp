@@ -8,12 +8,14 @@
 # from the IR. See lib/model/stored.h for when it is written and used.
 #
 # Strings are indexes into `strings` (0: the empty string). Tables are flat, row-major: a
-# function's costs are self[f * events .. (f + 1) * events). The per-function columns are Data: unsigned LEB128 varints, one per value, of the
-# value itself ("varints") or of the zigzag of its difference from the value before it, the
-# first from 0 ("deltas"); zstd compresses these to about half of what it makes of 64-bit lists.
-# Fields are only ever added, at the end, as in lib/ir/profile.capnp.
+# function's costs are self[f * events .. (f + 1) * events). The per-function columns are the
+# IR's integer columns (lib/ir/profile.capnp), which zstd compresses to about half of what it
+# makes of 64-bit lists; `functionName` holds one value per function and so gives their number.
+# Only the build named in `computedBy` reads a layer, so the schema changes with that name's
+# layer revision (lib/model/stored.h): a layer of another revision is ignored, never misread.
 
 using Cxx = import "/capnp/c++.capnp";
+using Ir = import "/profile.capnp";
 $Cxx.namespace("profpack::stored");
 
 struct Model {
@@ -36,19 +38,18 @@ struct Model {
   threadId @12 :List(UInt32);
   threadProcess @13 :List(UInt32);
 
-  functionName @14 :Data;  # deltas
-  functionFile @15 :Data;  # deltas
-  functionObject @16 :Data;  # deltas
-  functionLine @17 :Data;  # varints
-  self @18 :Data;  # varints
-  inclusive @19 :Data;  # varints
-  calls @20 :Data;  # varints, one per function or none
+  functionName @14 :Ir.Column;
+  functionFile @15 :Ir.Column;
+  functionObject @16 :Ir.Column;
+  functionLine @17 :Ir.Column;
+  self @18 :Ir.Column;
+  inclusive @19 :Ir.Column;
+  calls @20 :Ir.Column;  # one per function, or none
 
   descriptionKey @21 :List(UInt32);
   descriptionValue @22 :List(UInt32);
 
   summary @23 :Summary;
-  functions @24 :UInt64;
 }
 
 struct Summary {

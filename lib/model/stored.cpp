@@ -4,7 +4,6 @@
 #include <capnp/serialize.h>
 #include <profpack/profpack.h>
 
-#include <limits>
 #include <string_view>
 #include <unordered_map>
 #include <utility>
@@ -42,99 +41,66 @@ void put(List list, const std::vector<T>& v) {
   for (size_t i = 0; i < v.size(); ++i) list.set(static_cast<unsigned>(i), v[i]);
 }
 
-capnp::ReaderOptions unbounded() {
-  capnp::ReaderOptions o;
-  o.traversalLimitInWords = std::numeric_limits<uint64_t>::max();
-  return o;
-}
-
-// A defect of a stored model, found while decoding it.
-struct Defect {
-  std::string what;
-};
-
-// `values` as the Data columns hold them: varints of each value, or of the zigzag of its
-// difference from the one before (the first from 0).
-template <class Get>
-std::string encodeColumn(size_t n, bool delta, Get&& get) {
-  std::string out(n * 10, '\0');
-  auto* p = reinterpret_cast<uint8_t*>(out.data());
-  uint8_t* const begin = p;
-  uint64_t prev = 0;
-  for (size_t i = 0; i < n; ++i) {
-    uint64_t v = get(i);
-    if (delta) {
-      const auto d = static_cast<int64_t>(v - prev);
-      prev = v;
-      v = (static_cast<uint64_t>(d) << 1) ^ static_cast<uint64_t>(d >> 63);
-    }
-    p = putVarint(p, v);
-  }
-  out.resize(static_cast<size_t>(p - begin));
-  return out;
-}
-
-capnp::Data::Reader dataOf(const std::string& s) {
-  return {reinterpret_cast<const capnp::byte*>(s.data()), s.size()};
-}
-
-// Exactly `n` values from a column (Defect otherwise), each below `limit` where it is given.
-std::vector<uint64_t> decodeColumn(capnp::Data::Reader data, size_t n, bool delta, const char* what,
-                                   uint64_t limit = 0) {
-  if (data.size() < n)  // each value takes a byte at least: nothing is sized beyond the data
-    throw Defect{std::string(what) + " holds " + std::to_string(data.size()) + " bytes for " +
-                 std::to_string(n) + " values"};
-  std::vector<uint64_t> out(n);
-  const capnp::byte *p = data.begin(), *end = data.end();
-  uint64_t prev = 0;
-  for (size_t i = 0; i < n; ++i) {
-    uint64_t v = 0;
-    for (unsigned shift = 0;; shift += 7) {
-      if (p == end || shift > 63)
-        throw Defect{std::string(what) + ": a truncated or overlong varint"};
-      const uint8_t b = *p++;
-      v |= uint64_t{b & 0x7fu} << shift;
-      if (b < 0x80) break;
-    }
-    if (delta) v = prev += (v >> 1) ^ (~(v & 1) + 1);
-    if (limit && v >= limit)
-      throw Defect{std::string(what) + " holds " + std::to_string(v) + ", not below " +
-                   std::to_string(limit)};
-    out[i] = v;
-  }
-  if (p != end)
-    throw Defect{std::string(what) + " holds more than " + std::to_string(n) + " values"};
-  return out;
-}
-
-// The per-function and per-edge columns, decoded and checked against each other.
+// The per-function columns, decoded and checked against each other and the string table.
+// Status::malformed on a defect (ColumnCursor's, or one of these).
 struct Columns {
   std::vector<uint64_t> name, file, object, line, self, inclusive, calls;
 };
 Columns decodeColumns(stored::Model::Reader m) {
   const size_t strings = m.getStrings().size(), ne = m.getEventNames().size();
-  const uint64_t nf = m.getFunctions();
-  // Every function takes bytes of its columns; the products below cannot overflow.
-  if (nf > m.getFunctionName().size() || ne > kMaxList)
-    throw Defect{"more functions than their columns hold"};
+  auto decode = [](ir::Column::Reader column, const char* what) {
+    try {
+      return decodeColumn(column);
+    } catch (const Error& e) {  // named, since the column's own message does not say which
+      throw Error(Status::malformed, "ppk", std::string(what) + ": " + e.message());
+    }
+  };
+  auto indexes = [&](ir::Column::Reader column, const char* what) {
+    std::vector<uint64_t> v = decode(column, what);
+    for (uint64_t i : v)
+      if (i >= strings)
+        throw Error(Status::malformed, "ppk",
+                    std::string(what) + " holds " + std::to_string(i) + ", not below " +
+                        std::to_string(strings));
+    return v;
+  };
   Columns c;
-  c.name = decodeColumn(m.getFunctionName(), nf, true, "functionName", strings);
-  c.file = decodeColumn(m.getFunctionFile(), nf, true, "functionFile", strings);
-  c.object = decodeColumn(m.getFunctionObject(), nf, true, "functionObject", strings);
-  c.line = decodeColumn(m.getFunctionLine(), nf, false, "functionLine");
-  c.self = decodeColumn(m.getSelf(), nf * ne, false, "self");
-  c.inclusive = decodeColumn(m.getInclusive(), nf * ne, false, "inclusive");
-  c.calls = decodeColumn(m.getCalls(), m.getCalls().size() == 0 ? 0 : nf, false, "calls");
+  c.name = indexes(m.getFunctionName(), "functionName");
+  const size_t nf = c.name.size();
+  auto length = [&](const std::vector<uint64_t>& v, uint64_t want, const char* what) {
+    if (v.size() != want)
+      throw Error(Status::malformed, "ppk",
+                  std::string(what) + " holds " + std::to_string(v.size()) + " values, expected " +
+                      std::to_string(want));
+  };
+  c.file = indexes(m.getFunctionFile(), "functionFile");
+  length(c.file, nf, "functionFile");
+  c.object = indexes(m.getFunctionObject(), "functionObject");
+  length(c.object, nf, "functionObject");
+  c.line = decode(m.getFunctionLine(), "functionLine");
+  length(c.line, nf, "functionLine");
+  // nf * ne cannot overflow: both are counts of values held in the message.
+  c.self = decode(m.getSelf(), "self");
+  length(c.self, uint64_t{nf} * ne, "self");
+  c.inclusive = decode(m.getInclusive(), "inclusive");
+  length(c.inclusive, uint64_t{nf} * ne, "inclusive");
+  c.calls = decode(m.getCalls(), "calls");
+  if (!c.calls.empty()) length(c.calls, nf, "calls");
   return c;
+}
+
+// Each string's bytes found once (a list element costs a segment lookup).
+std::vector<std::string_view> textsOf(stored::Model::Reader m) {
+  std::vector<std::string_view> text;
+  text.reserve(m.getStrings().size());
+  for (capnp::Text::Reader t : m.getStrings()) text.emplace_back(t.cStr(), t.size());
+  return text;
 }
 
 // The stored function layer (checked by checkStoredModel), its call edges left to the source's
 // edges().
 void decodeLayer(stored::Model::Reader m, FunctionLayer& out) {
-  // Each string's bytes found once (a list element costs a segment lookup).
-  std::vector<std::string_view> text;
-  text.reserve(m.getStrings().size());
-  for (capnp::Text::Reader t : m.getStrings()) text.emplace_back(t.cStr(), t.size());
+  const std::vector<std::string_view> text = textsOf(m);
   auto str = [&](uint64_t i) { return std::string(text[i]); };
   for (uint32_t s : m.getEventNames()) out.eventNames.push_back(str(s));
   for (uint32_t s : m.getEventLongNames()) out.eventLongNames.push_back(str(s));
@@ -177,7 +143,8 @@ class StoredSource : public ModelSource {
   StoredSource(std::shared_ptr<const kj::Array<capnp::word>> words,
                std::function<std::unique_ptr<ModelSource>()> make)
       : words_(std::move(words)),
-        reader_(std::make_unique<capnp::FlatArrayMessageReader>(words_->asPtr(), unbounded())),
+        reader_(std::make_unique<capnp::FlatArrayMessageReader>(words_->asPtr(),
+                                                                checkedMessageOptions())),
         make_(std::move(make)) {}
 
   uint32_t capabilities() const override { return root().getCapabilities(); }
@@ -206,19 +173,25 @@ class StoredSource : public ModelSource {
     if (!inner_) {
       std::unique_ptr<ModelSource> source = make_();
       FunctionLayer& own = own_;
-      FunctionLayer kept;
       source->functions(own);
-      decodeLayer(root(), kept);
+      // Compared as stored (indexes into the strings), without building the stored rows.
+      const stored::Model::Reader m = root();
+      const std::vector<std::string_view> text = textsOf(m);
+      const Columns kept = decodeColumns(m);
+      auto events = m.getEventNames();
       bool same =
-          own.functions.size() == kept.functions.size() && own.eventNames == kept.eventNames;
+          own.functions.size() == kept.name.size() && own.eventNames.size() == events.size();
+      for (unsigned e = 0; same && e < events.size(); ++e)
+        same = own.eventNames[e] == text[events[e]];
       for (size_t f = 0; same && f < own.functions.size(); ++f) {
-        const FunctionRow &a = own.functions[f], &b = kept.functions[f];
-        same = a.name == b.name && a.file == b.file && a.object == b.object && a.line == b.line;
+        const FunctionRow& a = own.functions[f];
+        same = a.name == text[kept.name[f]] && a.file == text[kept.file[f]] &&
+               a.object == text[kept.object[f]] && a.line == kept.line[f];
       }
       if (!same)
         throw Error(Status::malformed, "ppk",
                     "the function layer stored beside the IR is not the IR's (" +
-                        std::to_string(kept.functions.size()) + " functions stored, " +
+                        std::to_string(kept.name.size()) + " functions stored, " +
                         std::to_string(own.functions.size()) + " computed)");
       inner_ = std::move(source);
     }
@@ -275,21 +248,25 @@ std::string encodeStoredModel(const Model& model) {
         [&](size_t i) -> const std::string& { return threads[i].process; });
 
   const size_t nf = f.functions.size();
-  auto column = [&](size_t n, bool delta, auto&& get) { return encodeColumn(n, delta, get); };
-  m.setFunctions(nf);
-  m.setFunctionName(
-      dataOf(column(nf, true, [&](size_t i) { return intern(f.functions[i].name); })));
-  m.setFunctionFile(
-      dataOf(column(nf, true, [&](size_t i) { return intern(f.functions[i].file); })));
-  m.setFunctionObject(
-      dataOf(column(nf, true, [&](size_t i) { return intern(f.functions[i].object); })));
-  m.setFunctionLine(dataOf(column(nf, false, [&](size_t i) { return f.functions[i].line; })));
-  auto plain = [&](const std::vector<uint64_t>& v, size_t n) {
-    return column(n, false, [&](size_t i) { return i < v.size() ? v[i] : 0; });
+  auto column = [&](ir::Column::Builder out, size_t n, ir::Column::Encoding encoding, auto&& get) {
+    ColumnWriter w(encoding);
+    for (size_t i = 0; i < n; ++i) w.push(get(i));
+    w.build(out);
   };
-  m.setSelf(dataOf(plain(f.self, nf * ne)));
-  m.setInclusive(dataOf(plain(f.inclusive, nf * ne)));
-  if (!f.calls.empty()) m.setCalls(dataOf(plain(f.calls, nf)));
+  using Encoding = ir::Column::Encoding;
+  column(m.initFunctionName(), nf, Encoding::ZIGZAG_DELTA,
+         [&](size_t i) { return intern(f.functions[i].name); });
+  column(m.initFunctionFile(), nf, Encoding::ZIGZAG_DELTA,
+         [&](size_t i) { return intern(f.functions[i].file); });
+  column(m.initFunctionObject(), nf, Encoding::ZIGZAG_DELTA,
+         [&](size_t i) { return intern(f.functions[i].object); });
+  column(m.initFunctionLine(), nf, Encoding::VARINT, [&](size_t i) { return f.functions[i].line; });
+  auto plain = [&](ir::Column::Builder out, const std::vector<uint64_t>& v, size_t n) {
+    column(out, n, Encoding::VARINT, [&](size_t i) { return i < v.size() ? v[i] : 0; });
+  };
+  plain(m.initSelf(), f.self, nf * ne);
+  plain(m.initInclusive(), f.inclusive, nf * ne);
+  if (!f.calls.empty()) plain(m.initCalls(), f.calls, nf);
 
   const auto nd = static_cast<unsigned>(f.description.size());
   names(m.initDescriptionKey(nd), nd,
@@ -346,7 +323,11 @@ bool checkStoredModel(const kj::Array<capnp::word>& words, uint64_t offset, cons
     const size_t nt = m.getThreadPid().size();
     length(m.getThreadId().size(), nt, "threadId");
     length(indexes(m.getThreadProcess(), "a thread"), nt, "threadProcess");
-    decodeColumns(m);
+    try {
+      decodeColumns(m);  // every column, each index checked against the strings
+    } catch (const Error& e) {
+      bad(e.message());
+    }
     const size_t nd = indexes(m.getDescriptionKey(), "a description key");
     length(indexes(m.getDescriptionValue(), "a description value"), nd, "descriptionValue");
     m.getSummary().getFormatVersion();
@@ -355,8 +336,6 @@ bool checkStoredModel(const kj::Array<capnp::word>& words, uint64_t offset, cons
     return true;
   } catch (const kj::Exception& e) {
     bad(std::string("invalid Cap'n Proto message: ") + e.getDescription().cStr());
-  } catch (const Defect& d) {
-    bad(d.what);
   }
   return false;
 }
@@ -368,7 +347,7 @@ std::unique_ptr<ModelSource> storedModelSource(std::shared_ptr<const kj::Array<c
 
 uint32_t storedCapabilities(const Profile& profile) {
   if (!profile.storedModel() || profile.partialRoot().hasSymbols()) return 0;
-  capnp::FlatArrayMessageReader reader(profile.storedModel()->asPtr(), unbounded());
+  capnp::FlatArrayMessageReader reader(profile.storedModel()->asPtr(), checkedMessageOptions());
   return reader.getRoot<stored::Model>().getCapabilities();
 }
 
