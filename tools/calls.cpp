@@ -52,8 +52,10 @@ int cmdCalls(Invocation& s, const std::vector<std::string>& args) {
       j.key("self").integer(costs.digits(self)).key("inclusive").integer(costs.digits(incl));
       j.key("calls").integer(costs.digits(count));
       for (int dir = 0; dir < 2; ++dir) {
+        std::vector<profpack_call> list;
+        if (!arcs(p.p, id, event, dir == 0, list)) return failWith(s, q.file.c_str());
         j.key(dir == 0 ? "callers" : "callees").array();
-        for (const profpack_call& c : arcs(p.p, id, event, dir == 0)) {
+        for (const profpack_call& c : list) {
           j.object();
           jsonFunction(j, p.p, c.function);
           j.key("calls").integer(costs.digits(c.calls));
@@ -64,12 +66,13 @@ int cmdCalls(Invocation& s, const std::vector<std::string>& args) {
       j.end();
       continue;
     }
+    std::vector<profpack_call> lists[2];
+    if (!arcs(p.p, id, event, true, lists[0]) || !arcs(p.p, id, event, false, lists[1]))
+      return failWith(s, q.file.c_str());
     uint64_t self = 0, incl = 0;
     profpack_profile_function_cost(p.p, id, event, &self, &incl);
     std::printf("%s\n  %s self %s, inclusive %s\n", functionLabel(p.p, id).c_str(), ev.c_str(),
                 costs.commas(self).c_str(), costs.commas(incl).c_str());
-    const std::vector<profpack_call> lists[2] = {arcs(p.p, id, event, true),
-                                                 arcs(p.p, id, event, false)};
     if (lists[0].empty() && lists[1].empty() && recordsNoCalls()) {
       std::printf("  (%s profiles record no calls: no callers or callees to show)\n",
                   profpack_format_name(profpack_profile_format(p.p)));

@@ -83,20 +83,24 @@ void jsonQueryHead(Json& j, const QueryArgs& q, const std::string& event) {
   q.thread >= 0 ? j.integer(static_cast<uint64_t>(q.thread)) : j.null();
 }
 
-std::vector<profpack_call> arcs(profpack_profile* p, size_t id, size_t event, bool callers) {
+bool arcs(profpack_profile* p, size_t id, size_t event, bool callers,
+          std::vector<profpack_call>& out) {
   auto fn = callers ? profpack_profile_callers : profpack_profile_callees;
   size_t n = 0;
-  if (fn(p, id, event, nullptr, 0, &n) != PROFPACK_OK) return {};
-  std::vector<profpack_call> calls(n);
-  if (fn(p, id, event, calls.data(), n, &n) != PROFPACK_OK) return {};
-  calls.resize(std::min(n, calls.size()));
-  return calls;
+  out.clear();
+  if (fn(p, id, event, nullptr, 0, &n) != PROFPACK_OK) return false;
+  out.resize(n);
+  if (fn(p, id, event, out.data(), n, &n) != PROFPACK_OK) return false;
+  out.resize(std::min(n, out.size()));
+  return true;
 }
 
-bool isRecursive(profpack_profile* p, size_t id, size_t event) {
-  for (const profpack_call& c : arcs(p, id, event, false))
-    if (c.function == id) return true;
-  return false;
+bool isRecursive(profpack_profile* p, size_t id, size_t event, bool& out) {
+  std::vector<profpack_call> callees;
+  if (!arcs(p, id, event, false, callees)) return false;
+  out = std::any_of(callees.begin(), callees.end(),
+                    [&](const profpack_call& c) { return c.function == id; });
+  return true;
 }
 
 }  // namespace cli

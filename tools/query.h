@@ -30,8 +30,12 @@ std::string functionLabel(profpack_profile* p, size_t id);
 void jsonFunction(Json& j, profpack_profile* p, size_t id);
 // The document's head shared by the query commands.
 void jsonQueryHead(Json& j, const QueryArgs& q, const std::string& event);
-// The callers (or callees) of function `id`, most costly first.
-std::vector<profpack_call> arcs(profpack_profile* p, size_t id, size_t event, bool callers);
-bool isRecursive(profpack_profile* p, size_t id, size_t event);
+// The callers (or callees) of function `id`, most costly first, into `out`. False, with the
+// library's last error set, where the library could not give them (the IR they come from is
+// damaged): the caller reports it with failWith rather than print a function without calls.
+bool arcs(profpack_profile* p, size_t id, size_t event, bool callers,
+          std::vector<profpack_call>& out);
+// Whether function `id` calls itself, into `out`; false as arcs().
+bool isRecursive(profpack_profile* p, size_t id, size_t event, bool& out);
 
 }  // namespace cli

@@ -19,6 +19,7 @@ struct Ranking {
   std::vector<size_t> ids;  // the first n of the ranking
   std::vector<profpack_event> events;
   const Costs& costs;
+  std::vector<bool> recursive;  // per id, for the JSON and TSV forms
   uint64_t total() const { return events[event].total; }
 };
 
@@ -33,7 +34,8 @@ int topJson(const Invocation& s, const Ranking& r) {
   if (base > 0) j.key("base_total").integer(std::to_string(base));
   j.key("rank").str(r.q.inclusive ? "inclusive" : "self");
   j.key("functions").array();
-  for (size_t id : r.ids) {
+  for (size_t i = 0; i < r.ids.size(); ++i) {
+    const size_t id = r.ids[i];
     uint64_t self = 0, incl = 0, calls = 0;
     profpack_profile_function_cost(r.p, id, r.event, &self, &incl);
     profpack_profile_function_calls(r.p, id, &calls);
@@ -41,7 +43,7 @@ int topJson(const Invocation& s, const Ranking& r) {
     jsonFunction(j, r.p, id);
     j.key("self").integer(r.costs.digits(self)).key("inclusive").integer(r.costs.digits(incl));
     j.key("calls").integer(r.costs.digits(calls));
-    j.key("recursive").boolean(isRecursive(r.p, id, r.event)).end();
+    j.key("recursive").boolean(r.recursive[i]).end();
   }
   j.end();
   jsonWarnings(s, j);
@@ -50,10 +52,11 @@ int topJson(const Invocation& s, const Ranking& r) {
 }
 
 int topTsv(const Ranking& r) {
-  for (size_t id : r.ids) {
+  for (size_t i = 0; i < r.ids.size(); ++i) {
+    const size_t id = r.ids[i];
     uint64_t self = 0, incl = 0;
     profpack_profile_function_cost(r.p, id, r.event, &self, &incl);
-    const bool recursive = isRecursive(r.p, id, r.event);
+    const bool recursive = r.recursive[i];
     profpack_function f;
     profpack_profile_function(r.p, id, &f);
     std::printf("%s\t%s\t%d\t%s\t%s\t%s\n", r.costs.digits(self).c_str(),
@@ -151,7 +154,16 @@ int cmdTop(Invocation& s, const std::vector<std::string>& args) {
                                      ids.data(), ids.size(), &count) != PROFPACK_OK)
     return failWith(s, q.file.c_str());
   ids.resize(std::min(count, ids.size()));  // every function is ranked; the first n were written
-  const Ranking r{q, p.p, event, ev, ids, eventsOf(p.p), costs};
+  // Whether each calls itself, for the forms that say so: from the call arcs, which a .ppk
+  // that keeps its function layer reads from its IR (a damaged IR is reported here).
+  std::vector<bool> recursive(ids.size());
+  if (s.json || q.tsv)
+    for (size_t i = 0; i < ids.size(); ++i) {
+      bool b = false;
+      if (!isRecursive(p.p, ids[i], event, b)) return failWith(s, q.file.c_str());
+      recursive[i] = b;
+    }
+  const Ranking r{q, p.p, event, ev, ids, eventsOf(p.p), costs, std::move(recursive)};
   if (s.json) return topJson(s, r);
   if (q.tsv) return topTsv(r);
   return topText(r);
