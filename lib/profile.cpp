@@ -31,6 +31,11 @@ Profile::Profile(std::unique_ptr<capnp::MallocMessageBuilder> partial,
   complete_.store(false, std::memory_order_relaxed);
 }
 
+Profile::Profile(std::unique_ptr<Pending> pending, Basics basics)
+    : pending_(true), pendingMessage_(std::move(pending)), basics_(basics) {
+  complete_.store(false, std::memory_order_relaxed);
+}
+
 Profile::~Profile() = default;
 
 void Profile::complete() const {
@@ -40,6 +45,30 @@ void Profile::complete() const {
   // (a column writer gives its chunks away as it builds): it is never tried again, and every
   // later call reports the same failure rather than an IR with parts missing.
   if (completeError_) std::rethrow_exception(completeError_);
+  if (pendingMessage_) {
+    try {
+      kj::Array<capnp::word> words = pendingMessage_->load();
+      auto reader =
+          std::make_unique<capnp::FlatArrayMessageReader>(words.asPtr(), checkedMessageOptions());
+      const ir::Profile::Reader r = reader->getRoot<ir::Profile>();
+      if (r.getFormat() != basics_.format || r.getSignedCosts() != basics_.signedCosts ||
+          r.hasSymbols() != basics_.hasSymbols ||
+          words.size() * sizeof(capnp::word) != basics_.flatBytes)
+        throw Error(Status::malformed, "ppk",
+                    "the function layer stored beside the IR describes another profile (its "
+                    "format, signed costs, symbols or size differ)");
+      words_ = std::move(words);
+      reader_ = std::move(reader);
+      root_ = partialRoot_ = r;
+    } catch (...) {
+      completeError_ = std::current_exception();
+      pendingMessage_.reset();
+      throw;
+    }
+    pendingMessage_.reset();
+    complete_.store(true, std::memory_order_release);
+    return;
+  }
   try {
     // The partial message is never written to: readers of partialRoot() on other threads go
     // on reading it while the whole one is built.
@@ -60,7 +89,7 @@ void Profile::complete() const {
 const StringTableReader& Profile::strings() const {
   // Readers that defer part of the IR never defer the strings.
   std::call_once(stringsOnce_, [&] {
-    strings_ = std::make_unique<StringTableReader>(partialRoot_.getStrings());
+    strings_ = std::make_unique<StringTableReader>(partialRoot().getStrings());
   });
   return *strings_;
 }
@@ -76,6 +105,7 @@ void Profile::returnDecoded(std::unique_ptr<Decoded> decoded) const {
 }
 
 size_t Profile::flatSize() const {
+  if (pending_) return basics_.flatBytes;  // loaded or not: the loaded message's is checked
   root();  // builds a deferred part
   if (reader_) return words_.size() * sizeof(capnp::word);
   return capnp::computeSerializedSizeInWords(*builder_) * sizeof(capnp::word);

@@ -49,13 +49,31 @@ class Profile {
   };
   // Takes the message without the deferred part, and that part.
   Profile(std::unique_ptr<capnp::MallocMessageBuilder> partial, std::unique_ptr<Deferred> rest);
+
+  // A whole message left compressed until something reads it: a .ppk whose stored function
+  // layer answers the queries that need no IR (lib/model/stored.h).
+  struct Pending {
+    virtual ~Pending() = default;
+    // The message's words, decompressed and checked as profileFromMessage checks them; throws
+    // profpack::Error where they are not.
+    virtual kj::Array<capnp::word> load() = 0;
+  };
+  // What the profile answers without loading a pending message. The loaded message must agree,
+  // or every use of the IR fails as malformed.
+  struct Basics {
+    ir::Format format = ir::Format::UNKNOWN;
+    bool signedCosts = false;
+    bool hasSymbols = false;
+    size_t flatBytes = 0;
+  };
+  Profile(std::unique_ptr<Pending> pending, Basics basics);
   ~Profile();
   Profile(const Profile&) = delete;
   Profile& operator=(const Profile&) = delete;
 
-  // The whole IR; a deferred part is built first (once, under a lock: safe from several
-  // threads), into a new message. If that build throws, this and every later call throw the
-  // same exception.
+  // The whole IR; a deferred part is built, or a pending message loaded, first (once, under a
+  // lock: safe from several threads). If that throws, this and every later call throw the same
+  // exception.
   ir::Profile::Reader root() const {
     if (!complete_.load(std::memory_order_acquire)) [[unlikely]]
       complete();
@@ -64,8 +82,16 @@ class Profile {
   // The IR without a deferred part: every field but those the deferred part sets, which read
   // as unset. Never builds anything, and never changes: what it returns stays valid and
   // unchanged while the profile lives, even while another thread completes the IR. For a
-  // profile without a deferred part it is root().
-  ir::Profile::Reader partialRoot() const { return partialRoot_; }
+  // profile without a deferred part it is root(), and for one with a pending message it loads
+  // that message first, as root() does.
+  ir::Profile::Reader partialRoot() const { return pending_ ? root() : partialRoot_; }
+  // The root's format, signedCosts and whether it has symbols, without loading a pending
+  // message.
+  ir::Format format() const { return pending_ ? basics_.format : partialRoot_.getFormat(); }
+  bool signedCosts() const {
+    return pending_ ? basics_.signedCosts : partialRoot_.getSignedCosts();
+  }
+  bool hasSymbols() const { return pending_ ? basics_.hasSymbols : partialRoot_.hasSymbols(); }
   // The interned strings, decoded on first use (by one thread; the others wait for it).
   const StringTableReader& strings() const;
   // The message as the flat bytes a .ppk stores, without assembling them: the segment table,
@@ -110,11 +136,17 @@ class Profile {
   // builder_ or words_ holds the message. A deferred part is built into a new builder_; the
   // old one stays in partial_ for partialRoot().
   mutable std::unique_ptr<capnp::MallocMessageBuilder> builder_, partial_;
-  kj::Array<capnp::word> words_;
-  std::unique_ptr<capnp::FlatArrayMessageReader> reader_;
+  // Set by a constructor, or by complete() for a pending message.
+  mutable kj::Array<capnp::word> words_;
+  mutable std::unique_ptr<capnp::FlatArrayMessageReader> reader_;
   mutable ir::Profile::Reader root_;  // set before complete_ is
-  ir::Profile::Reader partialRoot_;
+  mutable ir::Profile::Reader partialRoot_;
   mutable std::unique_ptr<Deferred> deferred_;
+  // Set for the profile's life where it was made with a pending message (so that partialRoot()
+  // needs no lock to know it); the message itself is dropped once loaded.
+  const bool pending_ = false;
+  mutable std::unique_ptr<Pending> pendingMessage_;
+  Basics basics_;
   mutable std::mutex completeMutex_;
   mutable std::atomic<bool> complete_{true};
   mutable std::exception_ptr completeError_;  // what stopped building the deferred part

@@ -97,6 +97,28 @@ def main():
             run("convert", src, "-o", first, "--to", "callgrind")
             check(r.returncode == 0 and open(cg).read() == open(first).read(),
                   f"Callgrind written from the .ppk {what} the layer equals the original's")
+
+        # The IR is decompressed only when a query needs more than the stored layer: a damaged
+        # IR behind an intact layer still answers `top`, and is reported, with its offset, by
+        # the first query that reads it.
+        damaged = os.path.join(tmp, "damaged.ppk")
+        img = bytearray(data)
+        img[32 + (at - 32) // 2] ^= 0x5A
+        open(damaged, "wb").write(bytes(img))
+        q = ("top", "-n", "200", "--event", "Dr", "--inclusive")
+        want, got = out(q[0], ppk, *q[1:]), out(q[0], damaged, *q[1:])
+        check(not want.startswith("ERROR") and got == want and "func_" in got,
+              "top of a .ppk whose IR is damaged behind an intact stored layer")
+        # top --json says which functions call themselves, which the call arcs tell.
+        r = run("top", damaged, "--json")
+        check(r.returncode != 0 and "byte offset 32" in r.stdout + r.stderr,
+              f"top --json reports the damaged IR ({(r.stdout + r.stderr).strip()[:200]})")
+        r = run("convert", damaged, "-o", os.path.join(tmp, "d.callgrind"), "--to", "callgrind")
+        check(r.returncode != 0 and "byte offset 32" in r.stderr and "corrupt" in r.stderr,
+              f"writing it reports the damaged IR and its offset ({r.stderr.strip()[:200]})")
+        r = run("calls", damaged, hot[0])
+        check(r.returncode != 0 and "byte offset 32" in r.stderr,
+              f"calls (the arcs come from the IR) reports it too ({r.stderr.strip()[:200]})")
     finish()
 
 

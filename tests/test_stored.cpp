@@ -34,7 +34,7 @@ std::string withModel(const Profile& p, const std::string& model) {
   return encodePpk(p, 3, [&] { return model; });
 }
 std::string withOwnModel(const Profile& p) {
-  return withModel(p, encodeStoredModel(*buildModel(p, {})));
+  return withModel(p, encodeStoredModel(*buildModel(p, {}), p));
 }
 
 void sameModels(const Model& a, const Model& b) {
@@ -237,7 +237,7 @@ TEST(a_model_stored_for_another_profile_is_refused_where_layers_meet) {
   // functions, and says so where it does not.
   std::unique_ptr<Profile> a = read("callgrind/callgrind.workload.out");
   std::unique_ptr<Profile> b = read("callgrind/callgrind.workload.cachesim.out");
-  const std::string mixed = withModel(*b, encodeStoredModel(*buildModel(*a, {})));
+  const std::string mixed = withModel(*b, encodeStoredModel(*buildModel(*a, {}), *a));
   std::unique_ptr<Profile> q = decodePpk(bytes(mixed), kDefaultMaxPpkMessage);
   CHECK(q->storedModel() != nullptr);
   std::unique_ptr<Model> m = buildModel(*q, {});
@@ -260,3 +260,54 @@ TEST(other_models_of_the_profile_come_from_the_ir) {
 }
 
 TEST_MAIN()
+
+TEST(the_ir_is_decompressed_when_a_query_first_needs_it) {
+  std::unique_ptr<Profile> p = read("callgrind/callgrind.workload.out");
+  const std::string whole = withOwnModel(*p);
+  // A damaged IR behind an intact layer: the layer answers; the first use of the IR reports the
+  // damage with the IR frame's offset, and so does every later one.
+  std::string damaged = whole;
+  const size_t irEnd = encodePpk(*p, 3).size();
+  damaged[kPpkHeaderSize + (irEnd - kPpkHeaderSize) / 2] ^= 0x5a;
+  std::unique_ptr<Profile> q = decodePpk(bytes(damaged), kDefaultMaxPpkMessage);
+  CHECK(q->storedModel() != nullptr);
+  CHECK_EQ(q->flatSize(), p->flatSize());
+  CHECK(q->format() == ir::Format::CALLGRIND);
+  std::unique_ptr<Model> m = buildModel(*q, {});
+  std::unique_ptr<Model> want = buildModel(*p, {});
+  CHECK_EQ(m->functions(), want->functions());
+  for (size_t f = 0; f < want->functions(); ++f) CHECK_EQ(m->self(f, 0), want->self(f, 0));
+  for (int attempt = 0; attempt < 2; ++attempt) {
+    try {
+      q->root();
+      throw testlib::Failure{"a damaged IR was read"};
+    } catch (const Error& e) {
+      CHECK_CONTAINS(e.what(), "byte offset 32");
+      CHECK_CONTAINS(e.what(), "corrupt compressed data");
+    }
+  }
+  // A layer whose record of the IR's root disagrees with the IR: refused when the IR is read.
+  kj::Array<capnp::word> words = [&] {
+    capnp::MallocMessageBuilder b;
+    const std::string own = encodeStoredModel(*want, *p);
+    kj::ArrayPtr<const capnp::word> in(reinterpret_cast<const capnp::word*>(own.data()),
+                                       own.size() / sizeof(capnp::word));
+    capnp::FlatArrayMessageReader r(in);
+    b.setRoot(r.getRoot<stored::Model>());
+    b.getRoot<stored::Model>().setSignedCosts(true);
+    return capnp::messageToFlatArray(b);
+  }();
+  const std::string lying(reinterpret_cast<const char*>(words.asBytes().begin()),
+                          words.asBytes().size());
+  std::unique_ptr<Profile> r = decodePpk(bytes(withModel(*p, lying)), kDefaultMaxPpkMessage);
+  CHECK(r->signedCosts());
+  try {
+    r->root();
+    throw testlib::Failure{"a layer that misdescribes its IR was used with it"};
+  } catch (const Error& e) {
+    CHECK_CONTAINS(e.what(), "describes another profile");
+  }
+  // Without a damaged part, the loaded IR is the profile's.
+  std::unique_ptr<Profile> s = decodePpk(bytes(whole), kDefaultMaxPpkMessage);
+  CHECK(equalIR(*p, *s));
+}

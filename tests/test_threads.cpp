@@ -2,6 +2,7 @@
 // one shared profile. Run under ThreadSanitizer by scripts/test.sh (build-tsan).
 #include <profpack/profpack.h>
 
+#include <algorithm>
 #include <atomic>
 #include <cstring>
 #include <string>
@@ -150,6 +151,51 @@ TEST(threads_write_a_ppk_with_its_function_layer) {
     for (size_t i = 0; i < 20; ++i) CHECK_EQ(got[i], want[i]);
     profpack_profile_free(q);
   }
+  // Such a .ppk's IR is decompressed when first needed: threads that need it at once (a writer,
+  // the call arcs) each see the one IR, while others answer from the stored layer.
+  profpack_profile* q = nullptr;
+  CHECK_EQ(profpack_read_memory(ppks[0].data(), ppks[0].size(), nullptr, &q), PROFPACK_OK);
+  std::vector<std::string> written(3);
+  std::vector<size_t> callees(3);
+  threads.clear();
+  for (size_t t = 0; t < 8; ++t) {
+    threads.emplace_back([&, t] {
+      if (t < written.size()) {
+        void* out = nullptr;
+        size_t size = 0;
+        if (profpack_write_memory(q, PROFPACK_FORMAT_CALLGRIND, nullptr, &out, &size) !=
+            PROFPACK_OK)
+          ++failures;
+        else
+          written[t].assign(static_cast<const char*>(out), size);
+        profpack_free(out);
+      } else if (t < written.size() + callees.size()) {
+        profpack_call calls[64];
+        if (profpack_profile_callees(q, want[0], 0, calls, 64, &callees[t - written.size()]) !=
+            PROFPACK_OK)
+          ++failures;
+      } else {
+        size_t ids[8], n = 0;
+        if (profpack_profile_top_functions(q, 0, 0, ids, 8, &n) != PROFPACK_OK || n != wantN ||
+            !std::equal(ids, ids + 8, want))
+          ++failures;
+      }
+    });
+  }
+  for (auto& t : threads) t.join();
+  CHECK_EQ(failures.load(), 0);
+  void* direct = nullptr;
+  size_t directSize = 0;
+  CHECK_EQ(profpack_write_memory(p, PROFPACK_FORMAT_CALLGRIND, nullptr, &direct, &directSize),
+           PROFPACK_OK);
+  for (const std::string& w : written)
+    CHECK(w == std::string(static_cast<const char*>(direct), directSize));
+  profpack_free(direct);
+  size_t directCallees = 0;
+  profpack_call calls[64];
+  CHECK_EQ(profpack_profile_callees(p, want[0], 0, calls, 64, &directCallees), PROFPACK_OK);
+  for (size_t n : callees) CHECK_EQ(n, directCallees);
+  profpack_profile_free(q);
   profpack_profile_free(p);
 }
 

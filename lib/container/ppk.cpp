@@ -117,9 +117,11 @@ void appendStoredModel(std::string& out, const std::string& message, int level) 
 }
 
 // Reads the frames after the IR's, from `at` (bytes from the file's start) to the end: zstd
-// skippable frames only; the stored model's is kept on `profile` where this build computed it.
-void readTrailingFrames(std::span<const uint8_t> data, size_t at, uint64_t maxMessageBytes,
-                        Profile& profile) {
+// skippable frames only. Returns the stored model's message where this build computed it.
+std::shared_ptr<const kj::Array<capnp::word>> readTrailingFrames(std::span<const uint8_t> data,
+                                                                 size_t at,
+                                                                 uint64_t maxMessageBytes) {
+  std::shared_ptr<const kj::Array<capnp::word>> stored;
   while (at < data.size()) {
     const uint8_t* p = data.data() + at;
     const size_t left = data.size() - at;
@@ -153,11 +155,63 @@ void readTrailingFrames(std::span<const uint8_t> data, size_t at, uint64_t maxMe
              std::string("corrupt stored model: ") +
                  (ZSTD_isError(n) ? ZSTD_getErrorName(n) : "short frame"));
       if (checkStoredModel(words, at, "ppk"))
-        profile.setStoredModel(std::make_shared<const kj::Array<capnp::word>>(std::move(words)));
+        stored = std::make_shared<const kj::Array<capnp::word>>(std::move(words));
     }
     at += 8 + size;
   }
+  return stored;
 }
+
+// Decompresses the IR's zstd frame (checked to declare `msgBytes`) into its words.
+kj::Array<capnp::word> decompressIR(const uint8_t* frame, size_t frameBytes, uint64_t msgBytes) {
+  auto words = kj::heapArray<capnp::word>(msgBytes / sizeof(capnp::word));
+  DCtx dctx;
+  if (!dctx.p) throw std::bad_alloc();
+  size_t n = ZSTD_decompressDCtx(dctx.p, words.begin(), msgBytes, frame, frameBytes);
+  if (ZSTD_isError(n))
+    fail("ppk", kPpkHeaderSize, kUnknown,
+         std::string("corrupt compressed data: ") + ZSTD_getErrorName(n));
+  if (n != msgBytes)
+    fail("ppk", kPpkHeaderSize, kUnknown,
+         "decompressed " + std::to_string(n) + " bytes, expected " + std::to_string(msgBytes));
+  return words;
+}
+
+// Checks a message as profileFromMessage does: Status::malformed at `offset` of `container`.
+void checkMessage(const kj::Array<capnp::word>& words, uint64_t offset, const char* container) {
+  try {
+    // One pass over everything, with a budget of the message's own size: a message whose
+    // pointers share data (read many times over, an amplification attack) fails here.
+    capnp::ReaderOptions once;
+    once.traversalLimitInWords = words.size() + 1024;
+    capnp::FlatArrayMessageReader check(words.asPtr(), once);
+    validate(capnp::DynamicStruct::Reader(check.getRoot<ir::Profile>()));
+    // And every pointer the schema walk does not follow (a deep copy, as equalIR and the
+    // writers make, follows them all): the size computation bounds-checks each one.
+    capnp::FlatArrayMessageReader sizes(words.asPtr(), once);  // a budget of its own
+    sizes.getRoot<capnp::AnyPointer>().targetSize();
+  } catch (const kj::Exception& e) {
+    fail(container, offset, kUnknown,
+         std::string("invalid Cap'n Proto message: ") + e.getDescription().cStr());
+  }
+}
+
+// The IR of a .ppk with a stored model, kept compressed until a query needs more than the
+// stored layer.
+class PendingIR : public Profile::Pending {
+ public:
+  PendingIR(const uint8_t* frame, size_t frameBytes, uint64_t msgBytes)
+      : frame_(frame, frame + frameBytes), msgBytes_(msgBytes) {}
+  kj::Array<capnp::word> load() override {
+    kj::Array<capnp::word> words = decompressIR(frame_.data(), frame_.size(), msgBytes_);
+    checkMessage(words, kPpkHeaderSize, "ppk");
+    return words;
+  }
+
+ private:
+  std::vector<uint8_t> frame_;
+  uint64_t msgBytes_;
+};
 
 }  // namespace
 
@@ -272,44 +326,29 @@ std::unique_ptr<Profile> decodePpk(std::span<const uint8_t> data, uint64_t maxMe
     fail("ppk", kPpkHeaderSize, kUnknown,
          std::string("corrupt compressed data: ") + ZSTD_getErrorName(irFrame));
 
-  auto words = kj::heapArray<capnp::word>(msgBytes / sizeof(capnp::word));
-  DCtx dctx;
-  if (!dctx.p) throw std::bad_alloc();
-  size_t n = ZSTD_decompressDCtx(dctx.p, words.begin(), msgBytes, frame, irFrame);
-  if (ZSTD_isError(n))
-    fail("ppk", kPpkHeaderSize, kUnknown,
-         std::string("corrupt compressed data: ") + ZSTD_getErrorName(n));
-  if (n != msgBytes)
-    fail("ppk", kPpkHeaderSize, kUnknown,
-         "decompressed " + std::to_string(n) + " bytes, expected " + std::to_string(msgBytes));
-
-  std::unique_ptr<Profile> profile = profileFromMessage(std::move(words), kPpkHeaderSize, "ppk");
-  readTrailingFrames(data, kPpkHeaderSize + irFrame, maxMessageBytes, *profile);
+  std::shared_ptr<const kj::Array<capnp::word>> stored =
+      readTrailingFrames(data, kPpkHeaderSize + irFrame, maxMessageBytes);
+  std::unique_ptr<Profile> profile;
+  Profile::Basics basics;
+  if (stored && storedProfileBasics(*stored, basics)) {
+    basics.flatBytes = msgBytes;
+    // The IR is decompressed when a query first needs more than the stored layer (`top` and
+    // `info` need only the layer): most of their time was the decompression.
+    profile =
+        std::make_unique<Profile>(std::make_unique<PendingIR>(frame, irFrame, msgBytes), basics);
+  } else {
+    profile = profileFromMessage(decompressIR(frame, irFrame, msgBytes), kPpkHeaderSize, "ppk");
+  }
+  if (stored) profile->setStoredModel(std::move(stored));
   return profile;
 }
 
 std::unique_ptr<Profile> profileFromMessage(kj::Array<capnp::word> words, uint64_t offset,
                                             const char* container) {
-  try {
-    {
-      // One pass over everything, with a budget of the message's own size: a message whose
-      // pointers share data (read many times over, an amplification attack) fails here.
-      capnp::ReaderOptions once;
-      once.traversalLimitInWords = words.size() + 1024;
-      capnp::FlatArrayMessageReader check(words.asPtr(), once);
-      validate(capnp::DynamicStruct::Reader(check.getRoot<ir::Profile>()));
-      // And every pointer the schema walk does not follow (a deep copy, as equalIR and the
-      // writers make, follows them all): the size computation bounds-checks each one.
-      capnp::FlatArrayMessageReader sizes(words.asPtr(), once);  // a budget of its own
-      sizes.getRoot<capnp::AnyPointer>().targetSize();
-    }
-    // Having passed both, a full traversal costs at most the message's size, so each query or
-    // writer is bounded by it.
-    return std::make_unique<Profile>(std::move(words), checkedMessageOptions());
-  } catch (const kj::Exception& e) {
-    fail(container, offset, kUnknown,
-         std::string("invalid Cap'n Proto message: ") + e.getDescription().cStr());
-  }
+  checkMessage(words, offset, container);
+  // Having passed, a full traversal costs at most the message's size, so each query or writer
+  // is bounded by it.
+  return std::make_unique<Profile>(std::move(words), checkedMessageOptions());
 }
 
 }  // namespace profpack

@@ -351,7 +351,7 @@ FormatId formatFromName(std::string_view name) {
 namespace {
 // The codec of the format a profile was read from.
 const Codec& codecOf(const Profile& profile) {
-  const ir::Format f = profile.partialRoot().getFormat();
+  const ir::Format f = profile.format();
   for (const Codec& c : kCodecs)
     if (c.model && c.ir == f) return c;
   throw Error(Status::malformed, "ppk",
@@ -361,7 +361,7 @@ const Codec& codecOf(const Profile& profile) {
 }  // namespace
 
 FormatId formatOf(const Profile& profile) {
-  const ir::Format f = profile.partialRoot().getFormat();
+  const ir::Format f = profile.format();
   for (const Codec& c : kCodecs)
     if (c.model && c.ir == f) return c.id;
   return FormatId::unknown;
@@ -498,7 +498,7 @@ void writeProfile(const Profile& profile, FormatId format, const WriteOptions& o
     // name what it is, not the format it is kept in. (Only on the way to an error: the model
     // says whether costs are signed where the IR has no flag for it, as pprof's has not.)
     if (!sameFamily && c->needs && source &&
-        (profile.partialRoot().getSignedCosts() || buildModel(profile, {})->has(kCapSigned))) {
+        (profile.signedCosts() || buildModel(profile, {})->has(kCapSigned))) {
       std::string to;
       for (const Codec& k : kCodecs)
         if (k.holdsSigned && (k.write || k.writeModel)) to += std::string(k.name) + ", ";

@@ -20,7 +20,7 @@ namespace {
 // profile has no model).
 std::string storedModelOf(const Profile& p) {
   try {
-    return encodeStoredModel(*buildModel(p, {}));
+    return encodeStoredModel(*buildModel(p, {}), p);
   } catch (const Error&) {
     return "";
   }

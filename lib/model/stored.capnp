@@ -50,6 +50,13 @@ struct Model {
   descriptionValue @22 :List(UInt32);
 
   summary @23 :Summary;
+
+  # The IR's root fields that a reader needs before any layer (lib/profile.h, Profile::Basics),
+  # so that a .ppk can answer from this layer without decompressing its IR. They must equal the
+  # IR's, checked when the IR is decompressed.
+  irFormat @24 :Ir.Format;
+  signedCosts @25 :Bool;
+  hasSymbols @26 :Bool;
 }
 
 struct Summary {

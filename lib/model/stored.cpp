@@ -213,7 +213,7 @@ std::string storedModelAuthor() {
          std::to_string(kStoredModelRevision);
 }
 
-std::string encodeStoredModel(const Model& model) {
+std::string encodeStoredModel(const Model& model, const Profile& profile) {
   const FunctionLayer& f = model.layer();
   const std::vector<ThreadRow>& threads = model.threads();
   const size_t ne = model.events();
@@ -225,6 +225,9 @@ std::string encodeStoredModel(const Model& model) {
   stored::Model::Builder m = message.initRoot<stored::Model>();
   m.setComputedBy(storedModelAuthor());
   m.setCapabilities(model.capabilities());
+  m.setIrFormat(profile.format());
+  m.setSignedCosts(profile.signedCosts());
+  m.setHasSymbols(profile.hasSymbols());
   Interner intern;
   auto names = [&](auto list, size_t n, auto&& text) {
     for (size_t i = 0; i < n; ++i) list.set(static_cast<unsigned>(i), intern(text(i)));
@@ -345,8 +348,17 @@ std::unique_ptr<ModelSource> storedModelSource(std::shared_ptr<const kj::Array<c
   return std::make_unique<StoredSource>(std::move(words), std::move(make));
 }
 
+bool storedProfileBasics(const kj::Array<capnp::word>& words, Profile::Basics& out) {
+  capnp::FlatArrayMessageReader reader(words.asPtr(), checkedMessageOptions());
+  const stored::Model::Reader m = reader.getRoot<stored::Model>();
+  out.format = m.getIrFormat();
+  out.signedCosts = m.getSignedCosts();
+  out.hasSymbols = m.getHasSymbols();
+  return out.format != ir::Format::UNKNOWN;
+}
+
 uint32_t storedCapabilities(const Profile& profile) {
-  if (!profile.storedModel() || profile.partialRoot().hasSymbols()) return 0;
+  if (!profile.storedModel() || profile.hasSymbols()) return 0;
   capnp::FlatArrayMessageReader reader(profile.storedModel()->asPtr(), checkedMessageOptions());
   return reader.getRoot<stored::Model>().getCapabilities();
 }

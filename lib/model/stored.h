@@ -28,9 +28,14 @@ inline constexpr size_t kStoredModelMinIR = size_t{1} << 20;
 inline constexpr unsigned kStoredModelRevision = 2;
 std::string storedModelAuthor();
 
-// The model's function layer, capabilities and summary as a flat stored::Model message, or ""
-// where a list would pass Cap'n Proto's 2^29 - 1 element limit.
-std::string encodeStoredModel(const Model& model);
+// The function layer, capabilities and summary of `model`, a model of `profile`, as a flat
+// stored::Model message, with the profile's Basics; "" where a list would pass Cap'n Proto's
+// 2^29 - 1 element limit.
+std::string encodeStoredModel(const Model& model, const Profile& profile);
+
+// The Basics a stored model (checked by checkStoredModel) records of its profile, but for
+// flatBytes. False where it records none.
+bool storedProfileBasics(const kj::Array<capnp::word>& words, Profile::Basics& out);
 
 // A source that answers capabilities(), functions() and summary() from a stored model (the
 // words of a stored::Model message, checked by checkStoredModel) and every other layer from

@@ -62,7 +62,7 @@ SymbolMemory::~SymbolMemory() = default;
 bool SymbolMemory::empty() const { return names_->objects.empty(); }
 
 void SymbolMemory::add(const Profile& profile) {
-  if (!profile.partialRoot().hasSymbols()) return;
+  if (!profile.hasSymbols()) return;
   const std::unique_ptr<Model> model = addressModel(profile);
   const SymbolTable table(profile.root().getSymbols());
   const LocationLayer& layer = model->locations();

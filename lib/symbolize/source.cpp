@@ -529,7 +529,7 @@ std::unique_ptr<ModelSource> symbolizedSource(std::unique_ptr<ModelSource> inner
   // A symbol section names what symbolize looks up: function ids, and the addresses of formats
   // without names (in any other profile, such as a crafted .ppk, it is ignored).
   const uint32_t caps = inner->capabilities();
-  if (!profile.partialRoot().hasSymbols() ||
+  if (!profile.hasSymbols() ||
       !((caps & kCapFunctionIds) || ((caps & kCapAddresses) && !(caps & kCapNames))))
     return inner;
   auto decode = [&] { return SymbolTable(profile.root().getSymbols()); };
@@ -540,7 +540,7 @@ std::unique_ptr<ModelSource> symbolizedSource(std::unique_ptr<ModelSource> inner
 }
 
 void nameBySymbolSection(Profile& profile) {
-  if (!profile.partialRoot().hasSymbols()) return;
+  if (!profile.hasSymbols()) return;
   profile.setSourceWrap([](std::unique_ptr<ModelSource> inner, const Profile& p, ModelCache* c) {
     return symbolizedSource(std::move(inner), p, c);
   });

@@ -68,7 +68,7 @@ std::unique_ptr<Profile> symbolizeProfile(const Profile& profile, const Symboliz
 
 std::unique_ptr<Profile> nameFromBinaries(std::unique_ptr<Profile> profile,
                                           const SymbolizeOptions& options) {
-  if (profile->partialRoot().hasSymbols()) return profile;
+  if (profile->hasSymbols()) return profile;
   // Decided on the capabilities first: a profile that has names, or no addresses, is kept as
   // it is without building its model (a Callgrind profile's costs a scan of its cost table).
   const uint32_t caps = modelCapabilities(*profile);
