@@ -80,10 +80,10 @@ class Profile {
     return root_;
   }
   // The IR without a deferred part: every field but those the deferred part sets, which read
-  // as unset. Never builds anything, and never changes: what it returns stays valid and
+  // as unset. Never builds a deferred part, and never changes: what it returns stays valid and
   // unchanged while the profile lives, even while another thread completes the IR. For a
   // profile without a deferred part it is root(), and for one with a pending message it loads
-  // that message first, as root() does.
+  // that message first, and may throw, as root() does.
   ir::Profile::Reader partialRoot() const { return pending_ ? root() : partialRoot_; }
   // The root's format, signedCosts and whether it has symbols, without loading a pending
   // message.
