@@ -48,44 +48,45 @@ struct Columns {
 };
 Columns decodeColumns(stored::Model::Reader m) {
   const size_t strings = m.getStrings().size(), ne = m.getEventNames().size();
-  auto decode = [](ir::Column::Reader column, const char* what) {
+  auto bad = [](const std::string& what) { throw Error(Status::malformed, "ppk", what); };
+  // Each column is checked to declare the values it must hold before it is decoded, and to use
+  // an encoding the writer uses (at most one value per byte): nothing is allocated beyond the
+  // message's own size.
+  auto decode = [&](ir::Column::Reader column, uint64_t want, const char* what) {
+    using Encoding = ir::Column::Encoding;
+    if (column.getEncoding() != Encoding::VARINT && column.getEncoding() != Encoding::ZIGZAG_DELTA)
+      bad(std::string(what) + " uses an encoding a stored layer does not");
+    if (column.getCount() != want)
+      bad(std::string(what) + " holds " + std::to_string(column.getCount()) + " values, expected " +
+          std::to_string(want));
     try {
       return decodeColumn(column);
     } catch (const Error& e) {  // named, since the column's own message does not say which
-      throw Error(Status::malformed, "ppk", std::string(what) + ": " + e.message());
+      bad(std::string(what) + ": " + e.message());
     }
+    return std::vector<uint64_t>{};
   };
-  auto indexes = [&](ir::Column::Reader column, const char* what) {
-    std::vector<uint64_t> v = decode(column, what);
+  auto indexes = [&](ir::Column::Reader column, uint64_t want, const char* what) {
+    std::vector<uint64_t> v = decode(column, want, what);
     for (uint64_t i : v)
       if (i >= strings)
-        throw Error(Status::malformed, "ppk",
-                    std::string(what) + " holds " + std::to_string(i) + ", not below " +
-                        std::to_string(strings));
+        bad(std::string(what) + " holds " + std::to_string(i) + ", not below " +
+            std::to_string(strings));
     return v;
   };
   Columns c;
-  c.name = indexes(m.getFunctionName(), "functionName");
-  const size_t nf = c.name.size();
-  auto length = [&](const std::vector<uint64_t>& v, uint64_t want, const char* what) {
-    if (v.size() != want)
-      throw Error(Status::malformed, "ppk",
-                  std::string(what) + " holds " + std::to_string(v.size()) + " values, expected " +
-                      std::to_string(want));
-  };
-  c.file = indexes(m.getFunctionFile(), "functionFile");
-  length(c.file, nf, "functionFile");
-  c.object = indexes(m.getFunctionObject(), "functionObject");
-  length(c.object, nf, "functionObject");
-  c.line = decode(m.getFunctionLine(), "functionLine");
-  length(c.line, nf, "functionLine");
-  // nf * ne cannot overflow: both are counts of values held in the message.
-  c.self = decode(m.getSelf(), "self");
-  length(c.self, uint64_t{nf} * ne, "self");
-  c.inclusive = decode(m.getInclusive(), "inclusive");
-  length(c.inclusive, uint64_t{nf} * ne, "inclusive");
-  c.calls = decode(m.getCalls(), "calls");
-  if (!c.calls.empty()) length(c.calls, nf, "calls");
+  // functionName gives the number of functions; its count is bounded by its bytes (a value
+  // takes one at least), which decodeColumn checks before it allocates.
+  const uint64_t nf = m.getFunctionName().getCount();
+  c.name = indexes(m.getFunctionName(), nf, "functionName");
+  c.file = indexes(m.getFunctionFile(), nf, "functionFile");
+  c.object = indexes(m.getFunctionObject(), nf, "functionObject");
+  c.line = decode(m.getFunctionLine(), nf, "functionLine");
+  uint64_t cells = 0;  // nf * ne, checked: both come from the message
+  if (__builtin_mul_overflow(nf, uint64_t{ne}, &cells)) bad("more cost cells than can be held");
+  c.self = decode(m.getSelf(), cells, "self");
+  c.inclusive = decode(m.getInclusive(), cells, "inclusive");
+  c.calls = decode(m.getCalls(), m.getCalls().getCount() == 0 ? 0 : nf, "calls");
   return c;
 }
 
