@@ -64,7 +64,9 @@ profpack_status profpack_read_file(const char* path, const profpack_read_options
     profpack::InputFile in(path);  // its own errors name the file already
     profpack::FileMappingScope scope(in.mapped() ? in.bytes() : std::span<const uint8_t>());
     try {
-      *out = wrapRead(profpack::readProfile(in.bytes(), opts), options, modifiedTime(path));
+      std::unique_ptr<profpack::Profile> p = profpack::readProfile(in.bytes(), opts);
+      p->setFileName(path);  // errors of a .ppk's IR read later name the file too
+      *out = wrapRead(std::move(p), options, modifiedTime(path));
     } catch (const profpack::Error& e) {
       throw e.inFile(path);
     }

@@ -50,16 +50,16 @@ void Profile::complete() const {
       kj::Array<capnp::word> words = pendingMessage_->load();
       auto reader =
           std::make_unique<capnp::FlatArrayMessageReader>(words.asPtr(), checkedMessageOptions());
-      const ir::Profile::Reader r = reader->getRoot<ir::Profile>();
-      if (r.getFormat() != basics_.format || r.getSignedCosts() != basics_.signedCosts ||
-          r.hasSymbols() != basics_.hasSymbols ||
-          words.size() * sizeof(capnp::word) != basics_.flatBytes)
-        throw Error(Status::malformed, "ppk",
-                    "the function layer stored beside the IR describes another profile (its "
-                    "format, signed costs, symbols or size differ)");
+      root_ = partialRoot_ = reader->getRoot<ir::Profile>();
       words_ = std::move(words);
       reader_ = std::move(reader);
-      root_ = partialRoot_ = r;
+    } catch (const Error& e) {
+      // Reported long after the read, maybe by a program that holds several profiles: named
+      // by the file it came from, as the read's own errors are.
+      completeError_ = fileName_.empty() ? std::current_exception()
+                                         : std::make_exception_ptr(e.inFile(fileName_));
+      pendingMessage_.reset();
+      std::rethrow_exception(completeError_);
     } catch (...) {
       completeError_ = std::current_exception();
       pendingMessage_.reset();

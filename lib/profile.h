@@ -52,21 +52,24 @@ class Profile {
 
   // A whole message left compressed until something reads it: a .ppk whose stored function
   // layer answers the queries that need no IR (lib/model/stored.h).
-  struct Pending {
-    virtual ~Pending() = default;
-    // The message's words, decompressed and checked as profileFromMessage checks them; throws
-    // profpack::Error where they are not.
-    virtual kj::Array<capnp::word> load() = 0;
-  };
-  // What the profile answers without loading a pending message. The loaded message must agree,
-  // or every use of the IR fails as malformed.
+  // What the profile answers without loading a pending message.
   struct Basics {
     ir::Format format = ir::Format::UNKNOWN;
     bool signedCosts = false;
     bool hasSymbols = false;
     size_t flatBytes = 0;
   };
+  struct Pending {
+    virtual ~Pending() = default;
+    // The message's words (flatBytes of them), decompressed and checked as profileFromMessage
+    // checks them, its root agreeing with the Basics; throws profpack::Error where it is not.
+    virtual kj::Array<capnp::word> load() = 0;
+  };
   Profile(std::unique_ptr<Pending> pending, Basics basics);
+  // The file the profile was read from, to name in the errors of loading a pending message
+  // (which come after the read, from whichever query first needs the IR). Set before the
+  // profile is shared.
+  void setFileName(std::string name) { fileName_ = std::move(name); }
   ~Profile();
   Profile(const Profile&) = delete;
   Profile& operator=(const Profile&) = delete;
@@ -147,6 +150,7 @@ class Profile {
   const bool pending_ = false;
   mutable std::unique_ptr<Pending> pendingMessage_;
   Basics basics_;
+  std::string fileName_;
   mutable std::mutex completeMutex_;
   mutable std::atomic<bool> complete_{true};
   mutable std::exception_ptr completeError_;  // what stopped building the deferred part

@@ -200,17 +200,29 @@ void checkMessage(const kj::Array<capnp::word>& words, uint64_t offset, const ch
 // stored layer.
 class PendingIR : public Profile::Pending {
  public:
-  PendingIR(const uint8_t* frame, size_t frameBytes, uint64_t msgBytes)
-      : frame_(frame, frame + frameBytes), msgBytes_(msgBytes) {}
+  PendingIR(const uint8_t* frame, size_t frameBytes, const Profile::Basics& basics)
+      : frame_(frame, frame + frameBytes), basics_(basics) {}
   kj::Array<capnp::word> load() override {
-    kj::Array<capnp::word> words = decompressIR(frame_.data(), frame_.size(), msgBytes_);
+    kj::Array<capnp::word> words = decompressIR(frame_.data(), frame_.size(), basics_.flatBytes);
     checkMessage(words, kPpkHeaderSize, "ppk");
+    capnp::FlatArrayMessageReader reader(words.asPtr(), checkedMessageOptions());
+    const ir::Profile::Reader root = reader.getRoot<ir::Profile>();
+    auto differs = [&](const char* what, auto stored, auto ir) {
+      if (stored != ir)
+        fail("ppk", kPpkHeaderSize, kUnknown,
+             std::string("the function layer stored beside the IR describes another profile: ") +
+                 what + " " + std::to_string(static_cast<unsigned>(stored)) + " stored, " +
+                 std::to_string(static_cast<unsigned>(ir)) + " in the IR");
+    };
+    differs("format", basics_.format, root.getFormat());
+    differs("signed costs", basics_.signedCosts, root.getSignedCosts());
+    differs("symbols", basics_.hasSymbols, root.hasSymbols());
     return words;
   }
 
  private:
   std::vector<uint8_t> frame_;
-  uint64_t msgBytes_;
+  Profile::Basics basics_;
 };
 
 }  // namespace
@@ -335,7 +347,7 @@ std::unique_ptr<Profile> decodePpk(std::span<const uint8_t> data, uint64_t maxMe
     // The IR is decompressed when a query first needs more than the stored layer (`top` and
     // `info` need only the layer): most of their time was the decompression.
     profile =
-        std::make_unique<Profile>(std::make_unique<PendingIR>(frame, irFrame, msgBytes), basics);
+        std::make_unique<Profile>(std::make_unique<PendingIR>(frame, irFrame, basics), basics);
   } else {
     profile = profileFromMessage(decompressIR(frame, irFrame, msgBytes), kPpkHeaderSize, "ppk");
   }

@@ -14,7 +14,7 @@ namespace {
 
 // `columns`: false if the stack columns will not be read (a deferred part stays unbuilt).
 ir::StackSamples::Reader stacksOf(const Profile& profile, bool columns = true) {
-  if (profile.partialRoot().getFormat() != ir::Format::GPERFTOOLS)
+  if (profile.format() != ir::Format::GPERFTOOLS)
     throw Error(Status::unsupported, "", "stack-sample queries need a gperftools CPU profile");
   return (columns ? profile.root() : profile.partialRoot()).getStacks();
 }
