@@ -1,6 +1,7 @@
 // profpack calls: the callers and callees of the functions a name or pattern picks.
 
 #include <algorithm>
+#include <array>
 #include <cstdio>
 
 #include "query.h"
@@ -41,7 +42,15 @@ int cmdCalls(Invocation& s, const std::vector<std::string>& args) {
     jsonQueryHead(j, q, ev);
     j.key("function").str(q.function).key("matches").array();
   }
-  for (size_t id : matches) {
+  // Every match's arcs before anything is printed: where they cannot be read (a .ppk's damaged
+  // IR), the command fails without a partial listing.
+  std::vector<std::array<std::vector<profpack_call>, 2>> arcsOf(matches.size());
+  for (size_t i = 0; i < matches.size(); ++i)
+    for (int dir = 0; dir < 2; ++dir)
+      if (!arcs(p.p, matches[i], event, dir == 0, arcsOf[i][dir]))
+        return failWith(s, q.file.c_str());
+  for (size_t i = 0; i < matches.size(); ++i) {
+    const size_t id = matches[i];
     found = true;
     if (s.json) {
       uint64_t self = 0, incl = 0, count = 0;
@@ -52,10 +61,8 @@ int cmdCalls(Invocation& s, const std::vector<std::string>& args) {
       j.key("self").integer(costs.digits(self)).key("inclusive").integer(costs.digits(incl));
       j.key("calls").integer(costs.digits(count));
       for (int dir = 0; dir < 2; ++dir) {
-        std::vector<profpack_call> list;
-        if (!arcs(p.p, id, event, dir == 0, list)) return failWith(s, q.file.c_str());
         j.key(dir == 0 ? "callers" : "callees").array();
-        for (const profpack_call& c : list) {
+        for (const profpack_call& c : arcsOf[i][dir]) {
           j.object();
           jsonFunction(j, p.p, c.function);
           j.key("calls").integer(costs.digits(c.calls));
@@ -66,9 +73,7 @@ int cmdCalls(Invocation& s, const std::vector<std::string>& args) {
       j.end();
       continue;
     }
-    std::vector<profpack_call> lists[2];
-    if (!arcs(p.p, id, event, true, lists[0]) || !arcs(p.p, id, event, false, lists[1]))
-      return failWith(s, q.file.c_str());
+    const std::array<std::vector<profpack_call>, 2>& lists = arcsOf[i];
     uint64_t self = 0, incl = 0;
     profpack_profile_function_cost(p.p, id, event, &self, &incl);
     std::printf("%s\n  %s self %s, inclusive %s\n", functionLabel(p.p, id).c_str(), ev.c_str(),
