@@ -116,6 +116,10 @@ def main():
         r = run("convert", damaged, "-o", os.path.join(tmp, "d.callgrind"), "--to", "callgrind")
         check(r.returncode != 0 and "byte offset 32" in r.stderr and "corrupt" in r.stderr,
               f"writing it reports the damaged IR and its offset ({r.stderr.strip()[:200]})")
+        # Reported long after the read, the error still names the file.
+        r = run("diff", damaged, ppk, "-o", os.path.join(tmp, "d.ppk"))
+        check(r.returncode != 0 and "damaged.ppk: ppk: byte offset 32" in r.stderr,
+              f"diff names the file whose IR is damaged ({r.stderr.strip()[:200]})")
         r = run("calls", damaged, hot[0])
         check(r.returncode != 0 and "byte offset 32" in r.stderr,
               f"calls (the arcs come from the IR) reports it too ({r.stderr.strip()[:200]})")

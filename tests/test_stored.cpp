@@ -204,6 +204,28 @@ TEST(damaged_model_refused_with_offset) {
                rawColumn(m.initFunctionName(), 1, {0x80, 0x80});  // a varint that never ends
              })),
              "functionName: truncated or overlong varint");
+  // Only the encodings the writer uses (a runs column holds up to 15 values a byte, which
+  // would let a small frame ask for a large allocation), and only the counts the function
+  // count gives.
+  expectFail(withModel(*p, handMade([](stored::Model::Builder m) {
+               m.initStrings(1).set(0, "");
+               rawColumn(m.initFunctionName(), 1, {0});
+               rawColumn(m.initFunctionFile(), 1, {0});
+               rawColumn(m.initFunctionObject(), 1, {0});
+               rawColumn(m.initFunctionLine(), 15, {0x0e}, Encoding::VARINT_RUNS);
+             })),
+             "functionLine uses an encoding a stored layer does not");
+  expectFail(withModel(*p, handMade([](stored::Model::Builder m) {
+               m.initStrings(1).set(0, "");
+               m.initEventNames(1).set(0, 0);
+               m.initEventLongNames(1).set(0, 0);
+               rawColumn(m.initFunctionName(), 1, {0});
+               rawColumn(m.initFunctionFile(), 1, {0});
+               rawColumn(m.initFunctionObject(), 1, {0});
+               rawColumn(m.initFunctionLine(), 1, {0});
+               rawColumn(m.initSelf(), uint64_t{1} << 40, {0});
+             })),
+             "self holds 1099511627776 values, expected 1");
   expectFail(withModel(*p, handMade([](stored::Model::Builder m) {
                m.initEventNames(1).set(0, 3);
                m.initStrings(1).set(0, "");
@@ -259,8 +281,6 @@ TEST(other_models_of_the_profile_come_from_the_ir) {
   sameModels(*buildModel(*p, o), *buildModel(*q, o));
 }
 
-TEST_MAIN()
-
 TEST(the_ir_is_decompressed_when_a_query_first_needs_it) {
   std::unique_ptr<Profile> p = read("callgrind/callgrind.workload.out");
   const std::string whole = withOwnModel(*p);
@@ -305,9 +325,33 @@ TEST(the_ir_is_decompressed_when_a_query_first_needs_it) {
     r->root();
     throw testlib::Failure{"a layer that misdescribes its IR was used with it"};
   } catch (const Error& e) {
-    CHECK_CONTAINS(e.what(), "describes another profile");
+    CHECK_CONTAINS(e.what(), "byte offset 32");
+    CHECK_CONTAINS(e.what(), "describes another profile: signed costs 1 stored, 0 in the IR");
+  }
+  // Nor one that names another format.
+  words = [&] {
+    capnp::MallocMessageBuilder b;
+    const std::string own = encodeStoredModel(*want, *p);
+    kj::ArrayPtr<const capnp::word> in(reinterpret_cast<const capnp::word*>(own.data()),
+                                       own.size() / sizeof(capnp::word));
+    capnp::FlatArrayMessageReader r(in);
+    b.setRoot(r.getRoot<stored::Model>());
+    b.getRoot<stored::Model>().setIrFormat(ir::Format::CACHEGRIND);
+    return capnp::messageToFlatArray(b);
+  }();
+  const std::string otherFormat(reinterpret_cast<const char*>(words.asBytes().begin()),
+                                words.asBytes().size());
+  std::unique_ptr<Profile> t = decodePpk(bytes(withModel(*p, otherFormat)), kDefaultMaxPpkMessage);
+  CHECK(t->format() == ir::Format::CACHEGRIND);
+  try {
+    t->root();
+    throw testlib::Failure{"a layer naming another format was used with the IR"};
+  } catch (const Error& e) {
+    CHECK_CONTAINS(e.what(), "describes another profile: format 1 stored, 2 in the IR");
   }
   // Without a damaged part, the loaded IR is the profile's.
   std::unique_ptr<Profile> s = decodePpk(bytes(whole), kDefaultMaxPpkMessage);
   CHECK(equalIR(*p, *s));
 }
+
+TEST_MAIN()
