@@ -306,49 +306,35 @@ TEST(the_ir_is_decompressed_when_a_query_first_needs_it) {
       CHECK_CONTAINS(e.what(), "corrupt compressed data");
     }
   }
-  // A layer whose record of the IR's root disagrees with the IR: refused when the IR is read.
-  kj::Array<capnp::word> words = [&] {
+  // A layer whose record of the IR's root disagrees with the IR: refused when the IR is read,
+  // naming the field.
+  auto misdescribed = [&](auto edit, ir::Format format, bool isSigned, const char* message) {
     capnp::MallocMessageBuilder b;
     const std::string own = encodeStoredModel(*want, *p);
     kj::ArrayPtr<const capnp::word> in(reinterpret_cast<const capnp::word*>(own.data()),
                                        own.size() / sizeof(capnp::word));
     capnp::FlatArrayMessageReader r(in);
     b.setRoot(r.getRoot<stored::Model>());
-    b.getRoot<stored::Model>().setSignedCosts(true);
-    return capnp::messageToFlatArray(b);
-  }();
-  const std::string lying(reinterpret_cast<const char*>(words.asBytes().begin()),
-                          words.asBytes().size());
-  std::unique_ptr<Profile> r = decodePpk(bytes(withModel(*p, lying)), kDefaultMaxPpkMessage);
-  CHECK(r->signedCosts());
-  try {
-    r->root();
-    throw testlib::Failure{"a layer that misdescribes its IR was used with it"};
-  } catch (const Error& e) {
-    CHECK_CONTAINS(e.what(), "byte offset 32");
-    CHECK_CONTAINS(e.what(), "describes another profile: signed costs 1 stored, 0 in the IR");
-  }
-  // Nor one that names another format.
-  words = [&] {
-    capnp::MallocMessageBuilder b;
-    const std::string own = encodeStoredModel(*want, *p);
-    kj::ArrayPtr<const capnp::word> in(reinterpret_cast<const capnp::word*>(own.data()),
-                                       own.size() / sizeof(capnp::word));
-    capnp::FlatArrayMessageReader r(in);
-    b.setRoot(r.getRoot<stored::Model>());
-    b.getRoot<stored::Model>().setIrFormat(ir::Format::CACHEGRIND);
-    return capnp::messageToFlatArray(b);
-  }();
-  const std::string otherFormat(reinterpret_cast<const char*>(words.asBytes().begin()),
-                                words.asBytes().size());
-  std::unique_ptr<Profile> t = decodePpk(bytes(withModel(*p, otherFormat)), kDefaultMaxPpkMessage);
-  CHECK(t->format() == ir::Format::CACHEGRIND);
-  try {
-    t->root();
-    throw testlib::Failure{"a layer naming another format was used with the IR"};
-  } catch (const Error& e) {
-    CHECK_CONTAINS(e.what(), "describes another profile: format 1 stored, 2 in the IR");
-  }
+    edit(b.getRoot<stored::Model>());
+    const kj::Array<capnp::word> words = capnp::messageToFlatArray(b);
+    const std::string layer(reinterpret_cast<const char*>(words.asBytes().begin()),
+                            words.asBytes().size());
+    std::unique_ptr<Profile> t = decodePpk(bytes(withModel(*p, layer)), kDefaultMaxPpkMessage);
+    CHECK(t->format() == format);  // as the layer says, until the IR is read
+    CHECK_EQ(t->signedCosts(), isSigned);
+    try {
+      t->root();
+      throw testlib::Failure{"a layer that misdescribes its IR was used with it"};
+    } catch (const Error& e) {
+      CHECK_CONTAINS(e.what(), "byte offset 32");
+      CHECK_CONTAINS(e.what(), message);
+    }
+  };
+  misdescribed([](stored::Model::Builder m) { m.setSignedCosts(true); }, ir::Format::CALLGRIND,
+               true, "describes another profile: signed costs 1 stored, 0 in the IR");
+  misdescribed([](stored::Model::Builder m) { m.setIrFormat(ir::Format::CACHEGRIND); },
+               ir::Format::CACHEGRIND, false,
+               "describes another profile: format 1 stored, 2 in the IR");
   // Without a damaged part, the loaded IR is the profile's.
   std::unique_ptr<Profile> s = decodePpk(bytes(whole), kDefaultMaxPpkMessage);
   CHECK(equalIR(*p, *s));
