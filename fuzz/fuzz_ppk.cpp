@@ -7,23 +7,35 @@
 
 namespace {
 
-// The .ppk container around a flat Cap'n Proto message (see lib/container/ppk.h): magic,
-// the IR revision, a reserved word, the message size and the zstd frame's size, then the frame.
-std::string wrapMessage(const uint8_t* data, size_t size) {
+// Appends v's low `bytes` bytes, little-endian.
+void putLe(std::string& out, uint64_t v, int bytes) {
+  for (int i = 0; i < bytes; ++i) out.push_back(static_cast<char>(v >> (8 * i)));
+}
+
+// The input as a flat message of whole words (zero-padded), its size into `words`, and its zstd
+// frame (level 1); "" where zstd fails.
+std::string compressMessage(const uint8_t* data, size_t size, uint64_t& words) {
   std::string message(reinterpret_cast<const char*>(data), size);
-  message.resize((size + 7) / 8 * 8, '\0');  // whole words
+  message.resize((size + 7) / 8 * 8, '\0');
+  words = message.size();
   std::string frame(ZSTD_compressBound(message.size()), '\0');
   const size_t n = ZSTD_compress(frame.data(), frame.size(), message.data(), message.size(), 1);
   if (ZSTD_isError(n)) return {};
   frame.resize(n);
+  return frame;
+}
+
+// The .ppk container around a flat Cap'n Proto message (see lib/container/ppk.h): magic,
+// the IR revision, a reserved word, the message size and the zstd frame's size, then the frame.
+std::string wrapMessage(const uint8_t* data, size_t size) {
+  uint64_t messageBytes = 0;
+  const std::string frame = compressMessage(data, size, messageBytes);
+  if (frame.empty()) return {};
   std::string out("\x89PPK\r\n\x1a\n", 8);
-  auto put = [&](uint64_t v, int bytes) {
-    for (int i = 0; i < bytes; ++i) out.push_back(static_cast<char>(v >> (8 * i)));
-  };
-  put(2, 4);  // kPpkVersion
-  put(0, 4);
-  put(message.size(), 8);
-  put(frame.size(), 8);
+  putLe(out, 2, 4);  // kPpkVersion
+  putLe(out, 0, 4);
+  putLe(out, messageBytes, 8);
+  putLe(out, frame.size(), 8);
   return out + frame;
 }
 
@@ -52,21 +64,15 @@ const std::string& baseIR() {
 // frame), the header's size field mended. Mutations of the message reach the layer's checks
 // and the IR left compressed behind it, which a checksummed frame would hide from them.
 std::string withLayer(const uint8_t* data, size_t size) {
-  std::string message(reinterpret_cast<const char*>(data), size);
-  message.resize((size + 7) / 8 * 8, '\0');
-  std::string frame(ZSTD_compressBound(message.size()), '\0');
-  const size_t n = ZSTD_compress(frame.data(), frame.size(), message.data(), message.size(), 1);
-  if (ZSTD_isError(n) || baseIR().size() < 32) return {};
-  frame.resize(n);
+  uint64_t messageBytes = 0;
+  const std::string frame = compressMessage(data, size, messageBytes);
+  if (frame.empty() || baseIR().size() < 32) return {};
   std::string out = baseIR();
-  auto put = [&](std::string& s, uint64_t v, int bytes) {
-    for (int i = 0; i < bytes; ++i) s.push_back(static_cast<char>(v >> (8 * i)));
-  };
-  put(out, 0x184D2A5B, 4);
-  put(out, 16 + n, 4);
+  putLe(out, 0x184D2A5B, 4);
+  putLe(out, 16 + frame.size(), 4);
   out += "PPKM";
-  put(out, 0, 4);
-  put(out, message.size(), 8);
+  putLe(out, 0, 4);
+  putLe(out, messageBytes, 8);
   out += frame;
   const uint64_t after = out.size() - 32;
   for (int i = 0; i < 8; ++i) out[24 + i] = static_cast<char>(after >> (8 * i));
