@@ -50,8 +50,6 @@ class Profile {
   // Takes the message without the deferred part, and that part.
   Profile(std::unique_ptr<capnp::MallocMessageBuilder> partial, std::unique_ptr<Deferred> rest);
 
-  // A whole message left compressed until something reads it: a .ppk whose stored function
-  // layer answers the queries that need no IR (lib/model/stored.h).
   // What the profile answers without loading a pending message.
   struct Basics {
     ir::Format format = ir::Format::UNKNOWN;
@@ -59,6 +57,8 @@ class Profile {
     bool hasSymbols = false;
     size_t flatBytes = 0;
   };
+  // A whole message left compressed until something reads it: a .ppk whose stored function
+  // layer answers the queries that need no IR (lib/model/stored.h).
   struct Pending {
     virtual ~Pending() = default;
     // The message's words (flatBytes of them), decompressed and checked as profileFromMessage
