@@ -6,6 +6,8 @@
 #include "error.h"
 #include "formats/cachegrind/cachegrind.h"
 #include "formats/registry.h"
+#include "layer_text.h"
+#include "model/model.h"
 #include "testlib.h"
 
 using namespace profpack;
@@ -92,6 +94,30 @@ TEST(file_without_summary_round_trips_without_one) {
   std::string back = writeCachegrind(*p);
   CHECK(back == text);
   CHECK(equalIR(*p, *readCachegrind(bytes(back))));
+}
+
+// The model of a profile just read sums its functions from what the reader summed as it
+// encoded the rows (as for Callgrind); one read back from .ppk passes over the rows. Same layer.
+TEST(layers_from_the_readers_sums_and_from_the_rows_agree) {
+  std::vector<std::string> texts;
+  for (const char* f : kCorpus) texts.push_back(testlib::slurp(testlib::data(f)));
+  std::string big = "events: Ir Dr\n";
+  for (int f = 0; f < 300; ++f) {
+    big += "fl=src" + std::to_string(f % 9) + ".c\nfn=fn" + std::to_string(f % 250) + "\n";
+    for (int r = 0; r < 70; ++r)
+      big +=
+          std::to_string(r + 1) + " " + std::to_string(r * 7 + f) + " " + std::to_string(r) + "\n";
+  }
+  texts.push_back(big);
+  for (const std::string& text : texts) {
+    auto fresh = readCachegrind(bytes(text));
+    const std::string fromSums = testlib::layerText(*buildModel(*fresh, {}));
+    CHECK(fresh->takeDecoded() != nullptr);
+    auto fromPpk = readProfile(bytes(writeProfile(*fresh, FormatId::ppk, {})), opts());
+    CHECK(fromPpk->takeDecoded() == nullptr);
+    CHECK(fromPpk->storedModel() == nullptr);
+    CHECK_EQ(testlib::layerText(*buildModel(*fromPpk, {})), fromSums);
+  }
 }
 
 TEST(error_nul_byte) {

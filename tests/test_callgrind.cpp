@@ -11,6 +11,7 @@
 #include "formats/callgrind/costs.h"
 #include "formats/registry.h"
 #include "ir/column.h"
+#include "layer_text.h"
 #include "model/model.h"
 #include "testlib.h"
 
@@ -438,6 +439,49 @@ TEST(fast_and_checked_paths_agree) {
   expectError("events: Ir\nfl=a.c\nfn=f\n1 2\ncfn=g\ncalls=1 2\ncalls=1 2\n1 3\n", 7,
               "expected the cost line of the calls=");
   expectError("events: Ir\nfl=a.c\nfn=f\n1 2\njcnd=3/x 5\n1 3\n", 5, "jcnd=");
+}
+
+// The model of a profile just read takes its function layer from the reader's sums (RowSums,
+// gathered as the rows are encoded); a profile read back from .ppk (no sums) passes over its
+// rows. Both must give the same functions in the same order, the same edges, costs and
+// summary: on the corpus, on inlined-file switches, jumps and several parts, and on a table
+// large enough that its rows are encoded (and summed) on the builder's worker thread.
+TEST(layers_from_the_readers_sums_and_from_the_rows_agree) {
+  std::vector<std::string> texts;
+  for (const char* f : kCorpus) texts.push_back(testlib::slurp(testlib::data(f)));
+  for (const char* f :
+       {"callgrind-threads/callgrind.out.workload-01", "callgrind/callgrind.rec.instr.out"})
+    texts.push_back(testlib::slurp(testlib::data(f)));
+  texts.push_back(
+      "events: Ir Dr\nfl=(1) a.c\nfn=(1) f\n10 1 1\nfi=(2) inl.h\n20 2\ncfn=(2) g\ncalls=1 5\n"
+      "20 7 3\nfe=(1)\n11 1\njump=2 12\n11\nfi=(2)\nfn=(3) h\n30 1 9\ncfi=(1)\ncfn=(1)\n"
+      "calls=4 10\n31 5 5\nfe=(2)\ncfn=(3)\ncalls=1 30\n32 1\nfl=(2)\nfn=(4) f\n40 2 2\n"
+      "totals: 1 1\npart: 2\nevents: Ir Dr\nfl=(1)\nfn=(2)\n5 3 3\ncfn=(4)\ncalls=2 40\n6 4\n");
+  CHECK_EQ(read(texts.back())->root().getParts().size(), 2u);
+  std::string big = "events: Ir\npositions: instr line\n";
+  for (int f = 0; f < 400; ++f) {
+    big += "fl=src" + std::to_string(f % 7) + ".c\nfn=fn" + std::to_string(f) + "\n";
+    for (int r = 0; r < 60; ++r) {
+      if (r % 20 == 10) big += "fi=inl" + std::to_string(f % 3) + ".h\n";
+      if (r % 20 == 15) big += "fe=src" + std::to_string(f % 7) + ".c\n";
+      big += "0x" + std::to_string(1000 + f * 100 + r) + " " + std::to_string(r) + " " +
+             std::to_string(r * 3 + f) + "\n";
+      if (r % 9 == 4)
+        big += "cfn=fn" + std::to_string((f * 13 + r) % 400) + "\ncalls=" + std::to_string(r) +
+               " 0x10 1\n* * " + std::to_string(f + r) + "\n";
+    }
+  }
+  texts.push_back(big);
+  for (const std::string& text : texts) {
+    auto fresh = read(text);
+    const std::string fromSums = testlib::layerText(*buildModel(*fresh, {}));
+    CHECK(fresh->takeDecoded() != nullptr);  // the model gave the sums back
+    auto fromPpk = readProfile(bytes(writeProfile(*fresh, FormatId::ppk, {})), opts());
+    CHECK(fromPpk->takeDecoded() == nullptr);
+    CHECK(fromPpk->storedModel() == nullptr);  // (a stored layer would be the sums' again)
+    CHECK_EQ(testlib::layerText(*buildModel(*fromPpk, {})), fromSums);
+  }
+  CHECK(CostTableBuilder::kThreadFromRows < 400 * 63);
 }
 
 TEST(cachegrind_family_interop) {

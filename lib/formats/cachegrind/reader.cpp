@@ -205,6 +205,8 @@ class Reader {
       haveEvents_ = true;
       counts_.assign(events_.size(), 0);
       totals_.assign(events_.size(), 0);
+      sums_->sums.events = events_.size();  // the model's layer, summed as rows are encoded
+      table_.sumInto(&sums_->sums);
     }
     lines_.push_back({std::string(line), std::string(key), std::string(value),
                       ir::HeaderLine::Placement::HEADER});
@@ -281,6 +283,8 @@ class Reader {
                                    verbatimText_[i].size()));
     }
     auto profile = std::make_unique<Profile>(std::move(message));
+    sums_->sums.renumberFiles(remap);
+    profile->keepDecoded(std::move(sums_));
     if (complete_ < all_.size()) truncated(kFmt, all_, complete_, kCutLine, false, profile.get());
     if (!haveSummary_) truncated(kFmt, all_, all_.size(), kNoSummary, false, profile.get());
     return profile;
@@ -301,6 +305,7 @@ class Reader {
 
   StringInterner strings_;
   ContextTable contexts_;
+  std::unique_ptr<DecodedRowSums> sums_ = std::make_unique<DecodedRowSums>();
   CostTableBuilder table_{1};
   uint64_t file_ = 0, fn_ = 0;
   bool haveFn_ = false;

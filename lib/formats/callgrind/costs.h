@@ -16,6 +16,7 @@
 #include <vector>
 
 #include "ir/column.h"
+#include "profile.h"
 #include "util/pairmap.h"
 
 namespace profpack {
@@ -75,6 +76,41 @@ class LastCallTargets {
   std::vector<std::array<uint64_t, kMaxPositions>> pos_;
 };
 
+// What the function layer sums from the cost rows, gathered as the rows are encoded, so that
+// the model of a profile just read needs no second pass over its decoded cost tables (a fifth
+// of a Callgrind -> .ppk conversion's time, on the thread that delays the write). A key is a
+// context with the source file its rows are in (0: the context's own); `keys` are in order of
+// first use by a row or as a call's target, and edges in order of first use, which is the
+// order the model numbers functions and edges in. One per reader, fed by each part's builder
+// in turn (never two at once: a part's builder finishes before the next one starts).
+struct RowSums {
+  size_t events = 0;                                // per key and edge; set before the first row
+  std::vector<std::pair<uint64_t, uint64_t>> keys;  // (context, source file)
+  std::vector<uint64_t> self;                       // keys x events
+  std::vector<uint64_t> edgeCaller, edgeCallee;     // keys, per edge
+  std::vector<uint64_t> edgeCalls, edgeCosts;       // per edge; edges x events
+  bool usable = true;  // false if a row had more costs than events: the model reads the IR
+  // Adds `n` rows (columns as CostTableBuilder stages them; `costs` concatenated, `target` and
+  // `count` per association row).
+  void add(size_t n, const uint64_t* kind, const uint64_t* context, const uint64_t* sourceFile,
+           const uint64_t* costCount, const uint64_t* costs, const uint64_t* target,
+           const uint64_t* count);
+  // The source files' string indexes as `remap` renumbers them (StringInterner::sortAndCompact).
+  void renumberFiles(const std::vector<uint64_t>& remap);
+
+ private:
+  uint64_t keyOf(uint64_t context, uint64_t file);
+  std::vector<uint64_t> keyOfContext_;  // context -> 1 + its key with file 0 (0: none yet)
+  PairMap fileKeys_;                    // (context, file) -> key, for rows with a source file
+  PairMap edgeOf_;                      // (caller key, callee key) -> edge
+  uint64_t lastContext_ = ~uint64_t{0}, lastFile_ = 0, lastKey_ = 0;
+};
+
+// RowSums as a reader hands them to its profile's model (Profile::keepDecoded).
+struct DecodedRowSums : Profile::Decoded {
+  RowSums sums;
+};
+
 // Accumulates the rows of one part's CostTable.
 //
 // Rows are staged column by column, a batch at a time, and each full batch is encoded into the
@@ -103,6 +139,9 @@ class CostTableBuilder {
     stage(ir::RecordKind::COST, context, sourceFile, pos, costs, ncosts);
   }
   uint64_t rows() const { return rows_; }
+  // Also adds every row to `sums` (null: none), on whichever thread encodes. Set before the
+  // first row.
+  void sumInto(RowSums* sums) { sums_ = sums; }
   // Encodes every row added so far and ends the worker (a reader calls it when a part ends,
   // so that a file of many parts never has more than one worker). Rows may still be added.
   // Rethrows what the worker failed with (std::bad_alloc).
@@ -186,6 +225,7 @@ class CostTableBuilder {
   // The predictions of CostTable.predicted (see profile.capnp).
   uint64_t lastCost_ = 0, lastCount_ = 0;
   LastCallTargets lastCallTarget_;
+  RowSums* sums_ = nullptr;
 };
 
 // A CostTable decoded into vectors, with each row's first cost value and association index.

@@ -91,6 +91,10 @@ class CostTableSource : public ModelSource {
   }
 
   void functions(FunctionLayer& out) override;
+  template <class FnOf, class FnOfContext>
+  void passOverRows(FunctionLayer& out, FnOf& fnOf, std::vector<uint64_t>& ctxFn,
+                    FnOfContext& fnOfContext, PairMap& edgeIndex);
+  void finishLayer(FunctionLayer& out);  // calls and inclusive costs, from self and the edges
   void lines(std::unordered_map<std::string, std::vector<LineCost>>& out) override;
   void functionLines(FunctionLineLayer& out) override;
   void locations(LocationLayer& out) override;
@@ -165,8 +169,49 @@ void CostTableSource::functions(FunctionLayer& out) {
       ctxFn[ctx] = fnOf(contexts.object[ctx], contexts.file[ctx], contexts.function[ctx]);
     return ctxFn[ctx];
   };
-  PairMap inlinedFn;  // (ctx, file) -> function
   PairMap edgeIndex;  // (caller, callee) -> edge
+
+  // A profile just read: its reader summed the rows already (RowSums, in the order the pass
+  // below would meet them), where the whole profile is asked for.
+  std::unique_ptr<Profile::Decoded> taken;
+  if (thread_ < 0) taken = profile_.takeDecoded();
+  const auto* read = dynamic_cast<const DecodedRowSums*>(taken.get());
+  if (read && read->sums.usable && read->sums.events == ne) {
+    const RowSums& sums = read->sums;
+    std::vector<uint64_t> fnOfKey(sums.keys.size());
+    for (size_t k = 0; k < sums.keys.size(); ++k) {
+      const auto [ctx, file] = sums.keys[k];
+      if (ctx >= contexts.size())
+        throw Error(Status::internal, "", "read sums name context " + std::to_string(ctx));
+      fnOfKey[k] =
+          file == 0 ? fnOfContext(ctx) : fnOf(contexts.object[ctx], file, contexts.function[ctx]);
+    }
+    for (size_t k = 0; k < sums.keys.size(); ++k)
+      for (size_t i = 0; i < ne; ++i) out.self[fnOfKey[k] * ne + i] += sums.self[k * ne + i];
+    for (size_t e = 0; e < sums.edgeCalls.size(); ++e) {
+      const uint64_t caller = fnOfKey[sums.edgeCaller[e]], callee = fnOfKey[sums.edgeCallee[e]];
+      bool inserted;
+      const uint64_t edge = edgeIndex.findOrInsert(caller, callee, out.edges.size(), inserted);
+      if (inserted) out.addEdge(caller, callee, 0);
+      out.edges[edge].calls += sums.edgeCalls[e];
+      uint64_t* inclusive = out.edgeCost(edge);
+      for (size_t i = 0; i < ne; ++i) inclusive[i] += sums.edgeCosts[e * ne + i];
+    }
+    profile_.returnDecoded(std::move(taken));  // for the next model of this profile
+  } else {
+    if (taken) profile_.returnDecoded(std::move(taken));
+    passOverRows(out, fnOf, ctxFn, fnOfContext, edgeIndex);
+  }
+  finishLayer(out);
+}
+
+// functions()'s pass over the rows of the selected parts.
+template <class FnOf, class FnOfContext>
+void CostTableSource::passOverRows(FunctionLayer& out, FnOf& fnOf, std::vector<uint64_t>& ctxFn,
+                                   FnOfContext& fnOfContext, PairMap& edgeIndex) {
+  const size_t ne = ne_;
+  const DecodedContexts& contexts = contexts_;
+  PairMap inlinedFn;  // (ctx, file) -> function
   uint64_t lastCtx = kNone, lastFile = 0, lastFn = 0;
 
   size_t partNo = 0;
@@ -224,7 +269,10 @@ void CostTableSource::functions(FunctionLayer& out) {
       }
     }
   }
+}
 
+void CostTableSource::finishLayer(FunctionLayer& out) {
+  const size_t ne = ne_;
   out.calls.assign(out.functions.size(), 0);
   for (const CallEdge& e : out.edges) out.calls[e.callee] += e.calls;
 
@@ -336,14 +384,24 @@ Summary CostTableSource::summary() {
     if (contexts_.file[i]) files.insert(contexts_.file[i]);
     if (contexts_.object[i]) objects.insert(contexts_.object[i]);
   }
-  for (auto part : root_.getParts()) {
-    CostTableBatches t(part.getCosts(), npos_, ne_, contexts_.size());
-    while (t.next()) {
-      s.records += t.rows;
-      for (size_t r = 0; r < t.rows; ++r)
-        if (t.sourceFile[r]) files.insert(t.sourceFile[r]);
+  // A profile just read: the rows' source files are in its reader's sums (every row's key).
+  std::unique_ptr<Profile::Decoded> taken = profile_.takeDecoded();
+  const auto* read = dynamic_cast<const DecodedRowSums*>(taken.get());
+  if (read && read->sums.usable) {
+    for (const auto& key : read->sums.keys)
+      if (key.second) files.insert(key.second);
+    for (auto part : root_.getParts()) s.records += part.getCosts().getRows();
+  } else {
+    for (auto part : root_.getParts()) {
+      CostTableBatches t(part.getCosts(), npos_, ne_, contexts_.size());
+      while (t.next()) {
+        s.records += t.rows;
+        for (size_t r = 0; r < t.rows; ++r)
+          if (t.sourceFile[r]) files.insert(t.sourceFile[r]);
+      }
     }
   }
+  if (taken) profile_.returnDecoded(std::move(taken));
   s.functions = fns.size();
   s.files = files.size();
   s.objects = objects.size();

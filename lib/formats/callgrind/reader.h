@@ -136,6 +136,11 @@ class Reader {
   uint64_t name(std::string_view spec, IdSpace space, std::string_view value);
   void header(std::string_view key, std::string_view value);
   void startPart();
+  // A new cost table for the current part, adding to sums_.
+  void newTable() {
+    parts_.back().table = std::make_unique<CostTableBuilder>(kinds_.size());
+    parts_.back().table->sumInto(&sums_->sums);
+  }
   void body(std::string_view line);
   // The steps of run(): every line, dispatched by its kind; the checks at the end of the
   // input; the IR message.
@@ -193,6 +198,8 @@ class Reader {
   ContextTable contexts_;
   IdMap ids_[3];
   std::vector<PartData> parts_;
+  // The function layer's sums, for the model (every part's builder adds to them).
+  std::unique_ptr<DecodedRowSums> sums_ = std::make_unique<DecodedRowSums>();
   std::vector<Line> pending_;  // comments / blank lines after a body
   bool inBody_ = false;
   std::string version_;

@@ -40,7 +40,7 @@ uint64_t Reader::name(std::string_view spec, IdSpace space, std::string_view v) 
 void Reader::startPart() {
   if (!parts_.empty()) parts_.back().table->finish();  // ends its worker thread, if any
   parts_.emplace_back();
-  parts_.back().table = std::make_unique<CostTableBuilder>(kinds_.size());
+  newTable();
   inBody_ = false;
   haveFn_ = false;
   ctxValid_ = false;
@@ -87,7 +87,7 @@ void Reader::header(std::string_view key, std::string_view value) {
       error(at, "positions: differs from an earlier part's (default 'line')");
     havePositions_ = true;
     kinds_ = kinds;
-    parts_.back().table = std::make_unique<CostTableBuilder>(kinds_.size());
+    newTable();
   } else if (key == "events") {
     std::vector<std::string> ev;
     for (std::string_view w : words(value)) ev.emplace_back(w);
@@ -97,6 +97,7 @@ void Reader::header(std::string_view key, std::string_view value) {
     events_ = std::move(ev);
     haveEvents_ = true;
     costBuf_.assign(events_.size(), 0);
+    sums_->sums.events = events_.size();  // before any row: cost lines need the events
   } else if (key == "event") {
     // event: Name [= formula] [: long name]
     EventSpec spec;
@@ -249,7 +250,10 @@ std::unique_ptr<Profile> Reader::build() {
     parts_[pi].table->buildSourceFiles(parts[static_cast<unsigned>(pi)].getCosts(), remap);
     parts_[pi].table.reset();
   }
-  return std::make_unique<Profile>(std::move(message));
+  auto profile = std::make_unique<Profile>(std::move(message));
+  sums_->sums.renumberFiles(remap);
+  profile->keepDecoded(std::move(sums_));
+  return profile;
 }
 
 // The events, with their long names, and the derived events with their formulas.
