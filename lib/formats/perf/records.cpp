@@ -179,8 +179,7 @@ class Reader {
   // The kept mappings (r_.mappings) by what they say: pid, start, length, offset, path, build id.
   std::map<std::tuple<int32_t, uint64_t, uint64_t, uint64_t, std::string, std::string>, uint32_t>
       keptOf_;
-  std::unordered_map<int32_t, std::string> comm_;       // tid -> comm
-  std::map<ThreadKey, uint64_t> threadIndex_;
+  ThreadTable threads_;
   std::unordered_map<std::string, std::string> buildIds_;  // path -> build id
   struct FrameKey {
     uint64_t ip, mapping;
@@ -198,9 +197,8 @@ class Reader {
   };
   std::vector<RecentFrame> recent_ = std::vector<RecentFrame>(4096);
   uint64_t mapsChanged_ = 1;
-  std::unordered_map<std::string, uint64_t> stacks_;
+  StackTable stacks_;
   std::vector<uint64_t> chain_;
-  std::string key_;
 };
 
 void Reader::header() {
@@ -494,19 +492,9 @@ void Reader::sample(uint64_t at, uint64_t end, uint16_t misc) {
   // A sample with neither a call chain nor an ip still counts: at an unknown address, as perf
   // report shows it ([unknown]).
   if (chain_.empty()) chain_.push_back(frameOf(0, kernel, pid));
-  // The key in a buffer kept across samples: most samples repeat a stack, and need no copy.
-  key_.assign(reinterpret_cast<const char*>(chain_.data()), chain_.size() * 8);
-  auto [st, fresh] = stacks_.try_emplace(key_, r_.stackLength.size());
-  if (fresh) {
-    r_.stackLength.push_back(chain_.size());
-    r_.stackFrames.insert(r_.stackFrames.end(), chain_.begin(), chain_.end());
-  }
-  auto c = comm_.find(tid);
-  ThreadKey k{pid, tid, c == comm_.end() ? ":" + std::to_string(tid) : c->second};
-  auto [th, newThread] = threadIndex_.try_emplace(k, r_.threads.size());
-  if (newThread) r_.threads.push_back(k);
-  r_.samples.push(
-      {time, th->second, static_cast<uint64_t>(&a - r_.attrs.data()), period, st->second, cpu});
+  const uint64_t st = stacks_.intern(chain_, r_);
+  r_.samples.push({time, threads_.index(pid, tid, r_), static_cast<uint64_t>(&a - r_.attrs.data()),
+                   period, st, cpu});
 }
 
 // Pass 2: one record, in time order.
@@ -536,7 +524,7 @@ void Reader::apply(uint64_t at) {
     case kComm: {
       b_.need(at, 16, end, "comm record");
       const int32_t pid = static_cast<int32_t>(b_.u32(at + 8));
-      comm_[static_cast<int32_t>(b_.u32(at + 12))] = b_.str(at + 16, end);
+      threads_.setComm(static_cast<int32_t>(b_.u32(at + 12)), b_.str(at + 16, end));
       if (misc & 0x2000) mapsChanged_ += maps_.erase(pid) + 1;  // exec: a new address space
       break;
     }
@@ -546,7 +534,7 @@ void Reader::apply(uint64_t at) {
                     ppid = static_cast<int32_t>(b_.u32(at + 12)),
                     tid = static_cast<int32_t>(b_.u32(at + 16)),
                     ptid = static_cast<int32_t>(b_.u32(at + 20));
-      if (auto c = comm_.find(ptid); c != comm_.end()) comm_[tid] = c->second;
+      threads_.inheritComm(ptid, tid);
       if (pid != ppid)
         if (auto parent = maps_.find(ppid); parent != maps_.end()) {
           auto copy = parent->second;

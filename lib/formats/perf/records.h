@@ -2,14 +2,17 @@
 // are kept in the IR (reader.cpp).
 #pragma once
 
+#include <algorithm>
 #include <cstdint>
 #include <map>
 #include <span>
 #include <string>
+#include <unordered_map>
 #include <vector>
 
 #include "ir/column.h"
 #include "profile.h"
+#include "util/pairmap.h"
 
 namespace profpack::perf {
 
@@ -73,6 +76,89 @@ struct Recording {
   SampleColumns samples;
   uint64_t lost = 0;
   std::vector<std::string> warnings;
+};
+
+// The distinct stacks of a recording (Recording::stackLength, stackFrames), found by their
+// frames: open addressing over the stacks' indexes by a hash of the frames, so that a sample
+// repeating a stack costs a hash and one compare (no key string built and hashed per sample).
+class StackTable {
+ public:
+  // The index of the stack `chain`, appended to `r` if it is new.
+  uint64_t intern(const std::vector<uint64_t>& chain, Recording& r) {
+    uint64_t h = 0x9e3779b97f4a7c15ull ^ chain.size();
+    for (const uint64_t f : chain) h = (h ^ f) * 0xbf58476d1ce4e5b9ull;
+    h ^= h >> 31;
+    if (2 * (r.stackLength.size() + 1) > slots_.size()) grow();
+    const size_t mask = slots_.size() - 1;
+    for (size_t i = h & mask;; i = (i + 1) & mask) {
+      Slot& sl = slots_[i];
+      if (sl.index == 0) {
+        sl = {h, r.stackLength.size() + 1};
+        start_.push_back(r.stackFrames.size());
+        r.stackLength.push_back(chain.size());
+        r.stackFrames.insert(r.stackFrames.end(), chain.begin(), chain.end());
+        return r.stackLength.size() - 1;
+      }
+      if (sl.hash != h) continue;
+      const uint64_t s = sl.index - 1;
+      if (r.stackLength[s] == chain.size() &&
+          std::equal(chain.begin(), chain.end(), r.stackFrames.begin() + start_[s]))
+        return s;
+    }
+  }
+
+ private:
+  struct Slot {
+    uint64_t hash = 0, index = 0;  // index + 1 of the stack; 0: empty
+  };
+  void grow() {
+    std::vector<Slot> old(slots_.empty() ? 1024 : 2 * slots_.size());
+    old.swap(slots_);
+    const size_t mask = slots_.size() - 1;
+    for (const Slot& sl : old)
+      if (sl.index)
+        for (size_t i = sl.hash & mask;; i = (i + 1) & mask)
+          if (slots_[i].index == 0) {
+            slots_[i] = sl;
+            break;
+          }
+  }
+  std::vector<Slot> slots_;
+  std::vector<uint64_t> start_;  // where each stack starts in stackFrames
+};
+
+// The threads of a recording (Recording::threads): one per (pid, tid, comm), a thread's comm as
+// the latest COMM record (or fork) set it. A sample finds its thread through a cache by (pid,
+// tid) that any comm change makes stale, instead of building the key, with its string, each time.
+class ThreadTable {
+ public:
+  void setComm(int32_t tid, std::string comm) {
+    comm_[tid] = std::move(comm);
+    ++changes_;
+  }
+  void inheritComm(int32_t from, int32_t to) {  // a fork: the child starts with its parent's
+    if (auto c = comm_.find(from); c != comm_.end()) setComm(to, c->second);
+  }
+  uint64_t index(int32_t pid, int32_t tid, Recording& r) {
+    const uint64_t id = uint64_t{static_cast<uint32_t>(pid)} << 32 | static_cast<uint32_t>(tid);
+    bool inserted;
+    const uint64_t slot = cache_.findOrInsert(id, 0, seen_.size(), inserted);
+    if (inserted) seen_.push_back({~uint64_t{0}, 0});
+    if (seen_[slot].first == changes_) return seen_[slot].second;
+    auto c = comm_.find(tid);
+    ThreadKey k{pid, tid, c == comm_.end() ? ":" + std::to_string(tid) : c->second};
+    auto [th, fresh] = index_.try_emplace(k, r.threads.size());
+    if (fresh) r.threads.push_back(k);
+    seen_[slot] = {changes_, th->second};
+    return th->second;
+  }
+
+ private:
+  std::unordered_map<int32_t, std::string> comm_;  // tid -> comm
+  std::map<ThreadKey, uint64_t> index_;
+  uint64_t changes_ = 0;                             // comm changes so far
+  PairMap cache_;                                    // (pid, tid) -> index into seen_
+  std::vector<std::pair<uint64_t, uint64_t>> seen_;  // (changes_ then, its thread)
 };
 
 // Parses the whole file; throws Error(malformed) with the offset of what is wrong. Records are

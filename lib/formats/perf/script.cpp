@@ -155,7 +155,8 @@ std::unique_ptr<Profile> readPerfScript(std::span<const uint8_t> data) {
   std::map<std::string, uint64_t> events;
   std::map<perf::ThreadKey, uint64_t> threads;
   std::map<std::pair<int32_t, std::string>, uint64_t> mappings;
-  std::unordered_map<std::string, uint64_t> frames, stacks;
+  std::unordered_map<std::string, uint64_t> frames;
+  perf::StackTable stacks;
   std::vector<std::string> names;
   std::vector<uint64_t> chain;
   perf::Sample cur{};
@@ -165,13 +166,7 @@ std::unique_ptr<Profile> readPerfScript(std::span<const uint8_t> data) {
     if (!open) return;
     open = false;
     if (chain.empty()) return;  // a sample line without frames (a cut file's last) adds no stack
-    std::string key(reinterpret_cast<const char*>(chain.data()), chain.size() * 8);
-    auto [it, fresh] = stacks.try_emplace(key, r.stackLength.size());
-    if (fresh) {
-      r.stackLength.push_back(chain.size());
-      r.stackFrames.insert(r.stackFrames.end(), chain.begin(), chain.end());
-    }
-    cur.stack = it->second;
+    cur.stack = stacks.intern(chain, r);
     r.samples.push(cur);
     chain.clear();
   };
