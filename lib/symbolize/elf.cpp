@@ -112,7 +112,7 @@ class SymbolIndex {
       s.order = static_cast<uint32_t>(i);
       s.bind = bind == STB_GLOBAL ? 3 : bind == STB_WEAK ? 2 : bind == STB_LOCAL ? 1 : 0;
       s.absolute = shndx >= SHN_LORESERVE;
-      names_.emplace_back(name);
+      names_.push_back(name);
     }
     std::stable_sort(syms_.begin(), syms_.end(),
                      [](const Sym& a, const Sym& b) { return a.addr < b.addr; });
@@ -140,15 +140,15 @@ class SymbolIndex {
       if (syms_[j].size && address - syms_[j].addr < syms_[j].size) cover.push_back(&syms_[j]);
     std::sort(cover.begin(), cover.end(),
               [](const Sym* a, const Sym* b) { return a->order < b->order; });
-    if (const Sym* s = closest(cover, false)) return names_[s->name].c_str();
+    if (const Sym* s = closest(cover, false)) return names_[s->name];
     // The global pass's label: one at its end of the global symbols, the last in table order.
     const Sym* label = lastLabel(i, maxEndGlobal_[i - 1], address, false);
-    if (label && label->addr == address) return names_[label->name].c_str();
-    if (const Sym* s = closest(cover, true)) return names_[s->name].c_str();
+    if (label && label->addr == address) return names_[label->name];
+    if (const Sym* s = closest(cover, true)) return names_[s->name];
     // The local pass's, if any, comes later; either must be at the end of every symbol.
     const uint64_t minLabel = maxEnd_[i - 1];
     if (const Sym* local = lastLabel(i, minLabel, address, true)) label = local;
-    return label && label->addr >= minLabel ? names_[label->name].c_str() : nullptr;
+    return label && label->addr >= minLabel ? names_[label->name] : nullptr;
   }
 
   // The lowest and highest address of the sized symbols (0, 0 if none).
@@ -201,7 +201,8 @@ class SymbolIndex {
   std::vector<uint64_t> maxEnd_;        // per position: the highest end of a symbol up to it
   std::vector<uint64_t> maxEndGlobal_;  // the same over global and weak symbols
   std::vector<std::pair<uint64_t, uint64_t>> sections_;
-  std::vector<std::string> names_;
+  // Into the symbol tables' string data, which live as long as the module.
+  std::vector<const char*> names_;
 };
 
 struct ElfBinary::Impl {
