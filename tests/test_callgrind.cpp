@@ -484,6 +484,48 @@ TEST(layers_from_the_readers_sums_and_from_the_rows_agree) {
   CHECK(CostTableBuilder::kThreadFromRows < 400 * 63);
 }
 
+// A read that fails after a part's rows went to the builder's worker thread: the worker, still
+// adding to the reader's sums, is stopped before the sums go (under AddressSanitizer a
+// use-after-free otherwise, as a review found).
+TEST(a_failed_read_stops_the_worker_before_its_sums_go) {
+  std::string text = "events:";
+  for (int e = 0; e < 16; ++e) text += " e" + std::to_string(e);
+  text += "\nfl=a.c\n";
+  for (int f = 0; f < 16 * 4096 + 1025; ++f) {  // a new function a row: the sums grow (their
+    // 8 MB of costs is moved) while the worker adds the last batch, as the error comes
+    text += "fn=(" + std::to_string(f + 1) + ") f" + std::to_string(f) + "\n1";
+    for (int e = 0; e < 16; ++e) text += " 1";
+    text += "\n";
+  }
+  text += "bogus=1\n";
+  CHECK(16 * 4096 > CostTableBuilder::kThreadFromRows);
+  for (int i = 0; i < 3; ++i) expectError(text, 2 * (16 * 4096 + 1025) + 3, "bogus=1");
+}
+
+// The sums are bounded by the rows read: with many events, keys that each cost one row (here
+// contexts of one function, each with a row in the same inlined file) would otherwise take
+// events x 8 bytes a row. Past the bound they are dropped and the model passes over the rows.
+TEST(sums_past_their_bound_are_dropped) {
+  std::string text = "events:";
+  for (int e = 0; e < 2000; ++e) text += " e" + std::to_string(e);
+  text += "\n";
+  for (int k = 0; k < 3000; ++k)
+    text += "fl=(" + std::to_string(k + 1) + ") f" + std::to_string(k) + ".c\nfn=(1)" +
+            (k == 0 ? " g" : "") + "\nfi=(0)" + (k == 0 ? " F.h" : "") + "\n1 1\n";
+  auto p = read(text);
+  std::unique_ptr<Profile::Decoded> taken = p->takeDecoded();
+  const auto* sums = dynamic_cast<const DecodedRowSums*>(taken.get());
+  CHECK(sums != nullptr);
+  CHECK(!sums->sums.usable);
+  CHECK(sums->sums.self.capacity() == 0);
+  p->returnDecoded(std::move(taken));
+  auto fresh = read(text);
+  auto fromPpk = readProfile(bytes(writeProfile(*fresh, FormatId::ppk, {})), opts());
+  CHECK_EQ(testlib::layerText(*buildModel(*fresh, {})),
+           testlib::layerText(*buildModel(*fromPpk, {})));
+  CHECK_EQ((*buildModel(*fresh, {})).functions(), size_t{1});
+}
+
 TEST(cachegrind_family_interop) {
   // Callgrind -> Cachegrind: self costs per line, readable by the Cachegrind reader.
   auto cg = read(testlib::slurp(testlib::data("callgrind/callgrind.workload.instr-jumps.out")));

@@ -305,6 +305,7 @@ class Reader {
 
   StringInterner strings_;
   ContextTable contexts_;
+  // Before table_, which adds to it: it must outlive the builder's worker thread.
   std::unique_ptr<DecodedRowSums> sums_ = std::make_unique<DecodedRowSums>();
   CostTableBuilder table_{1};
   uint64_t file_ = 0, fn_ = 0;

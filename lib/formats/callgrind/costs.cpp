@@ -113,15 +113,16 @@ void RowSums::add(size_t n, const uint64_t* kind, const uint64_t* context,
                   const uint64_t* sourceFile, const uint64_t* costCount, const uint64_t* costs,
                   const uint64_t* target, const uint64_t* count) {
   if (!usable) return;
+  // Within the bound (see usable) after each key or edge added.
+  auto tooLarge = [&] { return self.size() + edgeCosts.size() > rows_ + (uint64_t{1} << 20); };
   for (size_t r = 0, a = 0; r < n; ++r) {
+    ++rows_;
     const uint64_t nc = costCount[r];
     const uint64_t* c = costs;
     costs += nc;
-    if (nc > events) {
-      usable = false;
-      return;
-    }
+    if (nc > events) return giveUp();
     const uint64_t key = keyOf(context[r], sourceFile[r]);
+    if (tooLarge()) return giveUp();
     if (kind[r] == static_cast<uint64_t>(ir::RecordKind::COST)) {
       uint64_t* s = self.data() + key * events;
       for (size_t i = 0; i < nc; ++i) s[i] += c[i];
@@ -130,6 +131,7 @@ void RowSums::add(size_t n, const uint64_t* kind, const uint64_t* context,
     const size_t assoc = a++;
     if (kind[r] != static_cast<uint64_t>(ir::RecordKind::CALL)) continue;  // jumps
     const uint64_t callee = keyOf(target[assoc], 0);
+    if (tooLarge()) return giveUp();
     bool inserted;
     const uint64_t e = edgeOf_.findOrInsert(key, callee, edgeCalls.size(), inserted);
     if (inserted) {
@@ -137,6 +139,7 @@ void RowSums::add(size_t n, const uint64_t* kind, const uint64_t* context,
       edgeCallee.push_back(callee);
       edgeCalls.push_back(0);
       edgeCosts.resize(edgeCosts.size() + events, 0);
+      if (tooLarge()) return giveUp();
     }
     edgeCalls[e] += count[assoc];
     uint64_t* ec = edgeCosts.data() + e * events;
@@ -144,13 +147,17 @@ void RowSums::add(size_t n, const uint64_t* kind, const uint64_t* context,
   }
 }
 
+void RowSums::giveUp() {
+  RowSums none;  // moved in, so that every vector's memory goes (clear() keeps it)
+  none.events = events;
+  none.usable = false;
+  *this = std::move(none);
+}
+
 void RowSums::renumberFiles(const std::vector<uint64_t>& remap) {
   for (auto& [context, file] : keys) {
     if (file == 0) continue;
-    if (file >= remap.size()) {
-      usable = false;
-      return;
-    }
+    if (file >= remap.size()) return giveUp();
     file = remap[file];
   }
 }

@@ -89,7 +89,12 @@ struct RowSums {
   std::vector<uint64_t> self;                       // keys x events
   std::vector<uint64_t> edgeCaller, edgeCallee;     // keys, per edge
   std::vector<uint64_t> edgeCalls, edgeCosts;       // per edge; edges x events
-  bool usable = true;  // false if a row had more costs than events: the model reads the IR
+  // False if a row had more costs than events, or if the sums outgrew their bound: the model
+  // reads the IR. The bound: a value per event per key and per edge, and a key or an edge can
+  // cost a single row, so with many events the sums could be far larger than the layer they
+  // give (many keys of one function) or than the input; past one word per row added (plus
+  // 2^20) they are dropped.
+  bool usable = true;
   // Adds `n` rows (columns as CostTableBuilder stages them; `costs` concatenated, `target` and
   // `count` per association row).
   void add(size_t n, const uint64_t* kind, const uint64_t* context, const uint64_t* sourceFile,
@@ -100,6 +105,8 @@ struct RowSums {
 
  private:
   uint64_t keyOf(uint64_t context, uint64_t file);
+  void giveUp();  // usable = false, and the sums' memory freed
+  uint64_t rows_ = 0;
   std::vector<uint64_t> keyOfContext_;  // context -> 1 + its key with file 0 (0: none yet)
   PairMap fileKeys_;                    // (context, file) -> key, for rows with a source file
   PairMap edgeOf_;                      // (caller key, callee key) -> edge

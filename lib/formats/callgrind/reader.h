@@ -197,9 +197,11 @@ class Reader {
   StringInterner strings_;
   ContextTable contexts_;
   IdMap ids_[3];
-  std::vector<PartData> parts_;
-  // The function layer's sums, for the model (every part's builder adds to them).
+  // The function layer's sums, for the model (every part's builder adds to them). Declared
+  // before parts_, so that it outlives their builders: a read that fails destroys the builders
+  // first, which stops the worker thread that may still be adding to it.
   std::unique_ptr<DecodedRowSums> sums_ = std::make_unique<DecodedRowSums>();
+  std::vector<PartData> parts_;
   std::vector<Line> pending_;  // comments / blank lines after a body
   bool inBody_ = false;
   std::string version_;
