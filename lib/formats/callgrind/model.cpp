@@ -91,10 +91,6 @@ class CostTableSource : public ModelSource {
   }
 
   void functions(FunctionLayer& out) override;
-  template <class FnOf, class FnOfContext>
-  void passOverRows(FunctionLayer& out, FnOf& fnOf, std::vector<uint64_t>& ctxFn,
-                    FnOfContext& fnOfContext, PairMap& edgeIndex);
-  void finishLayer(FunctionLayer& out);  // calls and inclusive costs, from self and the edges
   void lines(std::unordered_map<std::string, std::vector<LineCost>>& out) override;
   void functionLines(FunctionLineLayer& out) override;
   void locations(LocationLayer& out) override;
@@ -133,12 +129,54 @@ class CostTableSource : public ModelSource {
   std::vector<std::pair<uint64_t, uint64_t>> partThread_;
   std::vector<size_t> partIndex_;  // part -> index into threads_ (where parts name threads)
   std::vector<ThreadRow> threads_;
+  // functions()'s steps. Rows find their function through a per-context cache (ctxFn_); the
+  // (object, file, name) map is consulted only the first time a context (or a context with an
+  // inlined file) is seen.
+  uint64_t functionOf(FunctionLayer& out, uint64_t object, uint64_t file, uint64_t name);
+  uint64_t functionOfContext(FunctionLayer& out, uint64_t ctx);
+  void layerFromSums(FunctionLayer& out, const RowSums& sums, PairMap& edgeIndex);
+  void passOverRows(FunctionLayer& out, PairMap& edgeIndex);  // of the selected parts
+  void finishLayer(FunctionLayer& out);  // calls and inclusive costs, from self and the edges
+  // Where the profile was just read, its reader's sums of every row (RowSums, in the order a
+  // pass over the rows meets them), passed to `use` and given back after for the next model of
+  // the profile; false where there are none (a profile read from .ppk) or they are not usable.
+  template <class F>
+  bool withReadSums(F&& use);
+
   // Function of each (object, file, name), shared by the layers.
   std::map<std::tuple<uint64_t, uint64_t, uint64_t>, uint64_t> functionIds_;
+  std::vector<uint64_t> ctxFn_;  // context -> its function (kNone: not yet seen)
 };
 
+template <class F>
+bool CostTableSource::withReadSums(F&& use) {
+  std::unique_ptr<Profile::Decoded> taken = profile_.takeDecoded();
+  const auto* read = dynamic_cast<const DecodedRowSums*>(taken.get());
+  const bool usable = read && read->sums.usable && read->sums.events == ne_;
+  if (usable) use(read->sums);
+  if (taken) profile_.returnDecoded(std::move(taken));
+  return usable;
+}
+
+uint64_t CostTableSource::functionOf(FunctionLayer& out, uint64_t object, uint64_t file,
+                                     uint64_t name) {
+  auto [it, inserted] = functionIds_.try_emplace({object, file, name}, out.functions.size());
+  if (inserted) {
+    const StringTableReader& strings = profile_.strings();
+    out.addFunction({std::string(strings.get(name)), std::string(strings.get(file)),
+                     std::string(strings.get(object))});
+  }
+  return it->second;
+}
+
+uint64_t CostTableSource::functionOfContext(FunctionLayer& out, uint64_t ctx) {
+  if (ctxFn_[ctx] == kNone)
+    ctxFn_[ctx] =
+        functionOf(out, contexts_.object[ctx], contexts_.file[ctx], contexts_.function[ctx]);
+  return ctxFn_[ctx];
+}
+
 void CostTableSource::functions(FunctionLayer& out) {
-  const StringTableReader& strings = profile_.strings();
   for (auto e : root_.getEvents()) {
     out.eventNames.emplace_back(e.getName().cStr());
     out.eventLongNames.emplace_back(e.getLongName().cStr());
@@ -151,66 +189,42 @@ void CostTableSource::functions(FunctionLayer& out) {
         continue;
       if (key == "desc" || key == "cmd") out.description.emplace_back(key, h.getValue().cStr());
     }
-  const size_t ne = ne_;
-  const DecodedContexts& contexts = contexts_;
-
-  // Rows find their function through a per-context cache; the (object, file, name) map is
-  // consulted only the first time a context (or a context with an inlined file) is seen.
-  auto fnOf = [&](uint64_t object, uint64_t file, uint64_t name) {
-    auto [it, inserted] = functionIds_.try_emplace({object, file, name}, out.functions.size());
-    if (inserted)
-      out.addFunction({std::string(strings.get(name)), std::string(strings.get(file)),
-                       std::string(strings.get(object))});
-    return it->second;
-  };
-  std::vector<uint64_t> ctxFn(contexts.size(), kNone);
-  auto fnOfContext = [&](uint64_t ctx) {
-    if (ctxFn[ctx] == kNone)
-      ctxFn[ctx] = fnOf(contexts.object[ctx], contexts.file[ctx], contexts.function[ctx]);
-    return ctxFn[ctx];
-  };
+  ctxFn_.assign(contexts_.size(), kNone);
   PairMap edgeIndex;  // (caller, callee) -> edge
-
-  // A profile just read: its reader summed the rows already (RowSums, in the order the pass
-  // below would meet them), where the whole profile is asked for.
-  std::unique_ptr<Profile::Decoded> taken;
-  if (thread_ < 0) taken = profile_.takeDecoded();
-  const auto* read = dynamic_cast<const DecodedRowSums*>(taken.get());
-  if (read && read->sums.usable && read->sums.events == ne) {
-    const RowSums& sums = read->sums;
-    std::vector<uint64_t> fnOfKey(sums.keys.size());
-    for (size_t k = 0; k < sums.keys.size(); ++k) {
-      const auto [ctx, file] = sums.keys[k];
-      if (ctx >= contexts.size())
-        throw Error(Status::internal, "", "read sums name context " + std::to_string(ctx));
-      fnOfKey[k] =
-          file == 0 ? fnOfContext(ctx) : fnOf(contexts.object[ctx], file, contexts.function[ctx]);
-    }
-    for (size_t k = 0; k < sums.keys.size(); ++k)
-      for (size_t i = 0; i < ne; ++i) out.self[fnOfKey[k] * ne + i] += sums.self[k * ne + i];
-    for (size_t e = 0; e < sums.edgeCalls.size(); ++e) {
-      const uint64_t caller = fnOfKey[sums.edgeCaller[e]], callee = fnOfKey[sums.edgeCallee[e]];
-      bool inserted;
-      const uint64_t edge = edgeIndex.findOrInsert(caller, callee, out.edges.size(), inserted);
-      if (inserted) out.addEdge(caller, callee, 0);
-      out.edges[edge].calls += sums.edgeCalls[e];
-      uint64_t* inclusive = out.edgeCost(edge);
-      for (size_t i = 0; i < ne; ++i) inclusive[i] += sums.edgeCosts[e * ne + i];
-    }
-    profile_.returnDecoded(std::move(taken));  // for the next model of this profile
-  } else {
-    if (taken) profile_.returnDecoded(std::move(taken));
-    passOverRows(out, fnOf, ctxFn, fnOfContext, edgeIndex);
-  }
+  // A model of one thread passes over its parts' rows; the sums are the whole profile's.
+  if (thread_ >= 0 ||
+      !withReadSums([&](const RowSums& sums) { layerFromSums(out, sums, edgeIndex); }))
+    passOverRows(out, edgeIndex);
   finishLayer(out);
 }
 
-// functions()'s pass over the rows of the selected parts.
-template <class FnOf, class FnOfContext>
-void CostTableSource::passOverRows(FunctionLayer& out, FnOf& fnOf, std::vector<uint64_t>& ctxFn,
-                                   FnOfContext& fnOfContext, PairMap& edgeIndex) {
+void CostTableSource::layerFromSums(FunctionLayer& out, const RowSums& sums, PairMap& edgeIndex) {
+  const size_t ne = ne_;
+  std::vector<uint64_t> fnOfKey(sums.keys.size());
+  for (size_t k = 0; k < sums.keys.size(); ++k) {
+    const auto [ctx, file] = sums.keys[k];
+    if (ctx >= contexts_.size())
+      throw Error(Status::internal, "", "read sums name context " + std::to_string(ctx));
+    fnOfKey[k] = file == 0 ? functionOfContext(out, ctx)
+                           : functionOf(out, contexts_.object[ctx], file, contexts_.function[ctx]);
+  }
+  for (size_t k = 0; k < sums.keys.size(); ++k)
+    for (size_t i = 0; i < ne; ++i) out.self[fnOfKey[k] * ne + i] += sums.self[k * ne + i];
+  for (size_t e = 0; e < sums.edgeCalls.size(); ++e) {
+    const uint64_t caller = fnOfKey[sums.edgeCaller[e]], callee = fnOfKey[sums.edgeCallee[e]];
+    bool inserted;
+    const uint64_t edge = edgeIndex.findOrInsert(caller, callee, out.edges.size(), inserted);
+    if (inserted) out.addEdge(caller, callee, 0);
+    out.edges[edge].calls += sums.edgeCalls[e];
+    uint64_t* inclusive = out.edgeCost(edge);
+    for (size_t i = 0; i < ne; ++i) inclusive[i] += sums.edgeCosts[e * ne + i];
+  }
+}
+
+void CostTableSource::passOverRows(FunctionLayer& out, PairMap& edgeIndex) {
   const size_t ne = ne_;
   const DecodedContexts& contexts = contexts_;
+  const uint64_t* ctxFn = ctxFn_.data();  // (sized once by functions(): the pointer stays)
   PairMap inlinedFn;  // (ctx, file) -> function
   uint64_t lastCtx = kNone, lastFile = 0, lastFn = 0;
 
@@ -234,15 +248,16 @@ void CostTableSource::passOverRows(FunctionLayer& out, FnOf& fnOf, std::vector<u
         if (sourceFile[r] == 0) {
           fn = ctxFn[ctx];
           if (fn == kNone) [[unlikely]] {
-            fn = fnOfContext(ctx);
-            selfCosts = out.self.data();  // fnOf grows self
+            fn = functionOfContext(out, ctx);
+            selfCosts = out.self.data();  // a new function grows self
           }
         } else if (ctx == lastCtx && sourceFile[r] == lastFile) {  // runs of inlined rows
           fn = lastFn;
         } else {
           bool inserted;
           uint64_t& f = inlinedFn.findOrInsert(ctx, sourceFile[r], 0, inserted);
-          if (inserted) f = fnOf(contexts.object[ctx], sourceFile[r], contexts.function[ctx]);
+          if (inserted)
+            f = functionOf(out, contexts.object[ctx], sourceFile[r], contexts.function[ctx]);
           fn = lastFn = f;
           lastCtx = ctx;
           lastFile = sourceFile[r];
@@ -258,7 +273,7 @@ void CostTableSource::passOverRows(FunctionLayer& out, FnOf& fnOf, std::vector<u
         }
         const size_t a = ai++;
         if (kind[r] != static_cast<uint64_t>(ir::RecordKind::CALL)) continue;  // jumps
-        const uint64_t callee = fnOfContext(t.target[a]);
+        const uint64_t callee = functionOfContext(out, t.target[a]);
         selfCosts = out.self.data();
         bool inserted;
         const uint64_t e = edgeIndex.findOrInsert(fn, callee, out.edges.size(), inserted);
@@ -385,13 +400,12 @@ Summary CostTableSource::summary() {
     if (contexts_.object[i]) objects.insert(contexts_.object[i]);
   }
   // A profile just read: the rows' source files are in its reader's sums (every row's key).
-  std::unique_ptr<Profile::Decoded> taken = profile_.takeDecoded();
-  const auto* read = dynamic_cast<const DecodedRowSums*>(taken.get());
-  if (read && read->sums.usable) {
-    for (const auto& key : read->sums.keys)
+  const bool fromSums = withReadSums([&](const RowSums& sums) {
+    for (const auto& key : sums.keys)
       if (key.second) files.insert(key.second);
     for (auto part : root_.getParts()) s.records += part.getCosts().getRows();
-  } else {
+  });
+  if (!fromSums)
     for (auto part : root_.getParts()) {
       CostTableBatches t(part.getCosts(), npos_, ne_, contexts_.size());
       while (t.next()) {
@@ -400,8 +414,6 @@ Summary CostTableSource::summary() {
           if (t.sourceFile[r]) files.insert(t.sourceFile[r]);
       }
     }
-  }
-  if (taken) profile_.returnDecoded(std::move(taken));
   s.functions = fns.size();
   s.files = files.size();
   s.objects = objects.size();
