@@ -129,36 +129,32 @@ class StackTable {
 
 // The threads of a recording (Recording::threads): one per (pid, tid, comm), a thread's comm as
 // the latest COMM record (or fork) set it. A sample finds its thread through a cache by (pid,
-// tid) that any comm change makes stale, instead of building the key, with its string, each time.
+// tid), emptied by any comm change, instead of building the key, with its string, each time.
 class ThreadTable {
  public:
   void setComm(int32_t tid, std::string comm) {
     comm_[tid] = std::move(comm);
-    ++changes_;
+    cache_ = PairMap();
   }
   void inheritComm(int32_t from, int32_t to) {  // a fork: the child starts with its parent's
     if (auto c = comm_.find(from); c != comm_.end()) setComm(to, c->second);
   }
   uint64_t index(int32_t pid, int32_t tid, Recording& r) {
-    const uint64_t id = uint64_t{static_cast<uint32_t>(pid)} << 32 | static_cast<uint32_t>(tid);
     bool inserted;
-    const uint64_t slot = cache_.findOrInsert(id, 0, seen_.size(), inserted);
-    if (inserted) seen_.push_back({~uint64_t{0}, 0});
-    if (seen_[slot].first == changes_) return seen_[slot].second;
+    uint64_t& cached =
+        cache_.findOrInsert(static_cast<uint32_t>(pid), static_cast<uint32_t>(tid), 0, inserted);
+    if (!inserted) return cached;
     auto c = comm_.find(tid);
     ThreadKey k{pid, tid, c == comm_.end() ? ":" + std::to_string(tid) : c->second};
     auto [th, fresh] = index_.try_emplace(k, r.threads.size());
     if (fresh) r.threads.push_back(k);
-    seen_[slot] = {changes_, th->second};
-    return th->second;
+    return cached = th->second;
   }
 
  private:
   std::unordered_map<int32_t, std::string> comm_;  // tid -> comm
   std::map<ThreadKey, uint64_t> index_;
-  uint64_t changes_ = 0;                             // comm changes so far
-  PairMap cache_;                                    // (pid, tid) -> index into seen_
-  std::vector<std::pair<uint64_t, uint64_t>> seen_;  // (changes_ then, its thread)
+  PairMap cache_;  // (pid, tid) -> thread, while no comm changed
 };
 
 // Parses the whole file; throws Error(malformed) with the offset of what is wrong. Records are
