@@ -71,7 +71,8 @@ class StackSums {
     slots_.swap(slots);
   }
   size_t events_;
-  std::vector<uint64_t> frames_, start_{0}, values_, hash_;  // hash_: per stack
+  std::vector<uint32_t> frames_;
+  std::vector<uint64_t> start_{0}, values_, hash_;           // hash_: per stack
   std::vector<uint64_t> slots_;                              // stack index + 1; 0: empty
 };
 

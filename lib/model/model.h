@@ -238,12 +238,14 @@ struct FunctionLineLayer {
 // in its size; it refuses (Status::limit) to spell out more than kMaxStackFrames frames.
 inline constexpr uint64_t kMaxStackFrames = uint64_t{1} << 26;  // 512 MiB of frames
 struct StackLayer {
-  std::vector<uint64_t> frames;    // function indexes, each stack outermost first, concatenated
+  // 32-bit indexes: a layer can hold hundreds of millions of frames, and no model has 2^32
+  // functions or locations (each costs far more than 16 GiB would hold).
+  std::vector<uint32_t> frames;  // function indexes, each stack outermost first, concatenated
   // Where the source has addresses: per frame, the location it is at (an index into
   // LocationLayer::locations; a caller's frame is at a call-site location). A location with
   // an inline chain of n frames stands for n consecutive frames, its chain, each naming it.
   // Empty where the source has no locations for its frames.
-  std::vector<uint64_t> locations;
+  std::vector<uint32_t> locations;
   std::vector<uint64_t> start{0};  // stack s is frames[start[s], start[s + 1]): stacks + 1
   std::vector<uint64_t> values;    // stacks x events: the cost spent with this stack innermost
   // Where the source records each sample's thread (perf): `values` again, split by thread, as

@@ -352,8 +352,8 @@ void SymbolizedSource::expandStacks(Work& w) {
   // appended to stacks_ first and dropped again where an equal one is there already. (A key
   // string per stack held a second copy of every stack, 110 of the 240 MB of naming a 50 MB
   // gperftools profile of 1.1 M chains.)
-  auto span = [&](const std::vector<uint64_t>& v, uint64_t s) {
-    return std::span<const uint64_t>(v.data() + stacks_.start[s], v.data() + stacks_.start[s + 1]);
+  auto span = [&](const std::vector<uint32_t>& v, uint64_t s) {
+    return std::span<const uint32_t>(v.data() + stacks_.start[s], v.data() + stacks_.start[s + 1]);
   };
   auto hashOf = [&](uint64_t s) {
     uint64_t h = 0x9e3779b97f4a7c15ull;

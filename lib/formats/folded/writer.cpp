@@ -43,7 +43,8 @@ void foldedLines(const Model& model, size_t event, Line&& line) {
     std::unordered_map<std::string_view, size_t> first;
     const char* base = reinterpret_cast<const char*>(st.frames.data());
     for (size_t s = 0; s < st.stacks(); ++s) {
-      const std::string_view key(base + st.start[s] * 8, (st.start[s + 1] - st.start[s]) * 8);
+      constexpr size_t w = sizeof st.frames[0];
+      const std::string_view key(base + st.start[s] * w, (st.start[s + 1] - st.start[s]) * w);
       auto [it, added] = first.emplace(key, s);
       if (!added) {
         value[it->second] += value[s];

@@ -92,14 +92,17 @@ class StackSource : public ModelSource {
     std::vector<uint64_t> locationOf(addresses_.size());
     for (size_t i = 0; i < addresses_.size(); ++i)
       if (addresses_[i].function < locationOf.size()) locationOf[addresses_[i].function] = i;
-    out.frames.resize(c.frames.size());
+    // The chains' address numbers become function indexes where they are (the layer's largest
+    // column is not held twice).
     out.locations.resize(c.frames.size());
     for (size_t s = 0; s + 1 < c.start.size(); ++s)
       for (uint64_t i = c.start[s]; i < c.start[s + 1] && i < c.frames.size(); ++i) {
         const uint64_t f = functionOfId_.at(c.frames[i]);
-        out.frames[i] = f;
-        out.locations[i] = locationOf.at(f) + (i + 1 < c.start[s + 1] ? addresses_.size() : 0);
+        c.frames[i] = static_cast<uint32_t>(f);
+        out.locations[i] = static_cast<uint32_t>(locationOf.at(f) +
+                                                 (i + 1 < c.start[s + 1] ? addresses_.size() : 0));
       }
+    out.frames = std::move(c.frames);
     out.start = std::move(c.start);
     out.values = std::move(c.samples);
   }
