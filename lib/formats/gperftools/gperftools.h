@@ -54,10 +54,12 @@ struct DecodedStacks {
 
 // What the reader knows of the tree it stored, handed to the model with the profile
 // (Profile::keepDecoded) so that the model need not decode the IR again: the parent and address
-// columns of decodeStacks(), and per node (index n, 0 = the root) the samples of the records
-// ending there, summed.
+// columns of decodeStacks() (`tree`, its records' columns empty), and per node (index n, 0 = the
+// root) the samples of the records ending there, summed. The tree is shared: a profile read
+// with deferIR builds its IR from the same columns when asked.
 struct ReadStacks : Profile::Decoded {
-  std::vector<uint64_t> parent, address, samples;
+  std::shared_ptr<const DecodedStacks> tree;
+  std::vector<uint64_t> samples;
 };
 
 // A line of the mapped-objects text that parses as "start-end perms offset dev inode [path]".

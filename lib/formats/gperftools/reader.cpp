@@ -108,10 +108,10 @@ void tailRanks(const std::vector<uint32_t>& bucket, const std::vector<uint32_t>&
 // the record's slot is prefetched, and kAhead/2 records in front the node that slot points to,
 // so those misses overlap.
 //
-// `keepNodes`, if not null, receives every node of the tree (see NodeTable::takeNodes).
+// `nodes` receives every node of the tree (see NodeTable::takeNodes).
 template <unsigned W, bool BE>
 void parseRecords(std::span<const uint8_t> data, size_t pos, Body& body,
-                  std::vector<TreeNode>* keepNodes) {
+                  std::vector<TreeNode>& nodes) {
   const uint8_t* base = data.data();
   const size_t size = data.size();
   NodeTable<W, BE> table;
@@ -215,7 +215,7 @@ void parseRecords(std::span<const uint8_t> data, size_t pos, Body& body,
   }
   body.sortedTail = t;
   tailRanks(tail.bucket, order, body.ranks);
-  if (keepNodes) *keepNodes = table.takeNodes();
+  nodes = table.takeNodes();
 }
 
 // The IR but for the stack columns: what the file holds besides its records.
@@ -248,12 +248,14 @@ ir::StackSamples::Builder buildRest(ir::Profile::Builder root, const Rest& r) {
 }
 
 // The stack columns of a profile read with deferIR: the records' columns as the parser pushed
-// them, and the tree's nodes, whose address column is encoded only now. The whole IR is built
-// in the order an eager reading builds it, so it is the same byte for byte.
+// them, and the tree (shared with the model, which reads it too), whose address column is
+// encoded only now. The whole IR is built in the order an eager reading builds it, so it is the
+// same byte for byte.
 class DeferredStacks : public Profile::Deferred {
  public:
-  DeferredStacks(std::unique_ptr<Body> body, std::vector<TreeNode> nodes, size_t expectedBytes)
-      : body_(std::move(body)), nodes_(std::move(nodes)), expectedBytes_(expectedBytes) {}
+  DeferredStacks(std::unique_ptr<Body> body, std::shared_ptr<const DecodedStacks> tree,
+                 size_t expectedBytes)
+      : body_(std::move(body)), tree_(std::move(tree)), expectedBytes_(expectedBytes) {}
   void complete(ir::Profile::Reader partial, ir::Profile::Builder whole) override {
     const auto from = partial.getStacks();
     Rest r{from.getSlotBytes(), from.getBigEndian(), {}, {}, from.getMapsText()};
@@ -261,14 +263,15 @@ class DeferredStacks : public Profile::Deferred {
     for (unsigned i = 0; i < 3; ++i) r.trailer[i] = from.getTrailerSlots()[i];
     auto st = buildRest(whole, r);
     AddressColumn column;
-    for (size_t n = 1; n < nodes_.size(); ++n) column.add(nodes_[n].parent, nodes_[n].pc);
+    for (size_t n = 1; n <= tree_->nodes(); ++n)
+      column.add(tree_->parentOf(n), tree_->addressOf(n));
     body_->build(st, column);
   }
   size_t expectedBytes() const override { return expectedBytes_; }
 
  private:
   std::unique_ptr<Body> body_;
-  std::vector<TreeNode> nodes_;
+  std::shared_ptr<const DecodedStacks> tree_;
   size_t expectedBytes_;
 };
 
@@ -314,11 +317,9 @@ std::unique_ptr<Profile> readGperftools(std::span<const uint8_t> data, bool defe
   auto bodyOwner = std::make_unique<Body>();
   Body& body = *bodyOwner;
   const size_t recordsAt = static_cast<size_t>((2 + words) * w);
-  std::vector<TreeNode> nodes;
-  std::vector<TreeNode>* keepNodes = nullptr;
+  std::vector<TreeNode> nodes;  // the tree, as the parse leaves it
   if (deferIR) {
     body.deferAddresses = true;
-    keepNodes = &nodes;
   } else {
     // Each node is a PC slot of some record; as for the record walk, a thread only pays off
     // for a large profile.
@@ -326,14 +327,14 @@ std::unique_ptr<Profile> readGperftools(std::span<const uint8_t> data, bool defe
   }
   if (w == 4) {
     if (bigEndian)
-      parseRecords<4, true>(data, recordsAt, body, keepNodes);
+      parseRecords<4, true>(data, recordsAt, body, nodes);
     else
-      parseRecords<4, false>(data, recordsAt, body, keepNodes);
+      parseRecords<4, false>(data, recordsAt, body, nodes);
   } else {
     if (bigEndian)
-      parseRecords<8, true>(data, recordsAt, body, keepNodes);
+      parseRecords<8, true>(data, recordsAt, body, nodes);
     else
-      parseRecords<8, false>(data, recordsAt, body, keepNodes);
+      parseRecords<8, false>(data, recordsAt, body, nodes);
   }
   const size_t textAt = body.end;
   if (size - textAt > kMaxData)
@@ -350,27 +351,29 @@ std::unique_ptr<Profile> readGperftools(std::span<const uint8_t> data, bool defe
     rest.trailer[i] = loadSlot(p + textAt - 3 * w + i * w, w, bigEndian);
 
   auto decoded = std::make_unique<ReadStacks>();
-  body.parent.erase(body.parent.begin());
-  decoded->parent = std::move(body.parent);
+  auto tree = std::make_shared<DecodedStacks>();
+  tree->parent.reserve(nodes.size() - 1);
+  for (size_t n = 1; n < nodes.size(); ++n) tree->parent.push_back(nodes[n].parent);
   decoded->samples = std::move(body.samples);
   std::unique_ptr<Profile> profile;
   if (deferIR) {
     // This message holds the rest of the IR; the whole one is built when asked for.
     auto message = newMessage(size - textAt + 8 * words);
     buildRest(message->getRoot<ir::Profile>(), rest);
-    decoded->address.reserve(nodes.size() - 1);
-    for (size_t n = 1; n < nodes.size(); ++n) decoded->address.push_back(nodes[n].pc);
+    tree->address.reserve(nodes.size() - 1);
+    for (size_t n = 1; n < nodes.size(); ++n) tree->address.push_back(nodes[n].pc);
     profile = std::make_unique<Profile>(
-        std::move(message),
-        std::make_unique<DeferredStacks>(std::move(bodyOwner), std::move(nodes), size / 4));
+        std::move(message), std::make_unique<DeferredStacks>(std::move(bodyOwner), tree, size / 4));
   } else {
     auto message = newMessage(size / 4);
     auto st = buildRest(message->getRoot<ir::Profile>(), rest);
     AddressColumn& addresses = body.address.finish();
     body.build(st, addresses);
-    decoded->address = addresses.takeAddresses();
+    tree->address = addresses.takeAddresses();
     profile = std::make_unique<Profile>(std::move(message));
   }
+  std::vector<TreeNode>().swap(nodes);  // what remains of them is in `tree`
+  decoded->tree = std::move(tree);
   profile->keepDecoded(std::move(decoded));
   return profile;
 }

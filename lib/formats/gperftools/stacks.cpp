@@ -67,7 +67,10 @@ class MappingIndex {
 // The prefix tree with per-node sample totals and, for a dense key per node, whether the node
 // is the first on its path from the root to carry that key.
 struct Tree {
-  DecodedStacks d;                // without the records (count, node): `here` sums them
+  // The tree's columns, without the records (count, node): `here` sums them. The reader's,
+  // shared with its profile, or else decoded here.
+  std::shared_ptr<const DecodedStacks> tree;
+  const DecodedStacks& d;
   std::vector<uint64_t> here;     // samples of records ending at node n (index n, 0 = root)
   std::vector<uint64_t> subtree;  // samples of records whose chain passes through node n
   std::vector<uint32_t> childStart, children;
@@ -75,13 +78,11 @@ struct Tree {
   std::vector<uint64_t> addresses;  // per number: the address
 
   // `read`: what the reader knew of `st`, if the profile still had it (else `st` is decoded).
-  Tree(ir::StackSamples::Reader st, std::unique_ptr<Profile::Decoded> read) {
-    if (auto* r = dynamic_cast<ReadStacks*>(read.get())) {
-      d.parent = std::move(r->parent);
-      d.address = std::move(r->address);
+  Tree(ir::StackSamples::Reader st, std::unique_ptr<Profile::Decoded> read)
+      : tree(treeOf(st, read.get())), d(*tree) {
+    if (auto* r = dynamic_cast<ReadStacks*>(read.get()); r && r->tree) {
       here = std::move(r->samples);
     } else {
-      d = decodeStacks(st, /*fileOrder=*/false);
       here.assign(d.nodes() + 1, 0);
       for (size_t i = 0; i < d.node.size(); ++i) here[d.node[i]] += d.count[i];
     }
@@ -105,6 +106,12 @@ struct Tree {
       addressId[i] = static_cast<uint32_t>(ids.findOrInsert(a, 0, addresses.size(), added));
       if (added) addresses.push_back(a);
     }
+  }
+
+  static std::shared_ptr<const DecodedStacks> treeOf(ir::StackSamples::Reader st,
+                                                     const Profile::Decoded* read) {
+    if (auto* r = dynamic_cast<const ReadStacks*>(read); r && r->tree) return r->tree;
+    return std::make_shared<const DecodedStacks>(decodeStacks(st, /*fileOrder=*/false));
   }
 
   // first[n] = true if no proper ancestor of n has key[n]. Keys are dense (< numKeys).

@@ -179,7 +179,8 @@ struct Body {
   uint64_t newest = 0;  // the largest node id a record named so far
   size_t end = 0;       // byte offset just past the trailer
 
-  std::vector<uint64_t> parent{0}, samples{0};  // by node id (see ReadStacks)
+  // By node id (see ReadStacks). Parents and addresses are in the parse's tree nodes.
+  std::vector<uint64_t> samples{0};
   // With deferAddresses the address column is encoded by whoever calls build() later, from
   // the tree the parser keeps; else `address` encodes it as nodes are added.
   bool deferAddresses = false;
@@ -188,7 +189,6 @@ struct Body {
   void addBranch(uint64_t par) { branch.push(par); }
   void addNode(uint64_t par, uint64_t addr) {
     if (!deferAddresses) address.add(par, addr);
-    parent.push_back(par);
     samples.push_back(0);
   }
   void prefetchSamples(uint64_t n) const {
