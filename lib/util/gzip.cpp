@@ -58,6 +58,9 @@ std::string deflateChunk(std::string_view chunk, std::string_view window, bool l
   if (last ? rc != Z_STREAM_END : (rc != Z_OK || z.avail_in != 0 || z.avail_out == 0))
     zlibFailed("deflate compression failed");
   out.resize(z.total_out);
+  // The bound is about the chunk's size, and the blocks are a third of it or less: a stream
+  // keeps every chunk's blocks until finish(), so they are kept at their size.
+  out.shrink_to_fit();
   return out;
 }
 
@@ -139,6 +142,16 @@ void GzipStream::compress(size_t k, bool last) {
     std::lock_guard<std::mutex> lock(mutex_);
     chunk->deflated = std::move(deflated);
     chunk->crc = crc;
+    chunk->bytes = chunk->data.size();
+    chunk->done = true;
+    // A chunk's data is needed until it and the chunk after it (whose window it is) are
+    // compressed; then only its size is.
+    auto release = [&](size_t i) {
+      if (i + 1 < chunks_.size() && chunks_[i]->done && chunks_[i + 1]->done)
+        std::string().swap(chunks_[i]->data);
+    };
+    if (k > 0) release(k - 1);
+    release(k);
   } catch (...) {
     std::lock_guard<std::mutex> lock(mutex_);
     if (!error_) error_ = std::current_exception();
@@ -175,8 +188,7 @@ std::string GzipStream::finish() {
   uLong crc = chunks_[0]->crc;
   for (size_t k = 0; k < chunks_.size(); ++k) {
     out += chunks_[k]->deflated;
-    if (k > 0)
-      crc = crc32_combine(crc, chunks_[k]->crc, static_cast<z_off_t>(chunks_[k]->data.size()));
+    if (k > 0) crc = crc32_combine(crc, chunks_[k]->crc, static_cast<z_off_t>(chunks_[k]->bytes));
     chunks_[k].reset();
   }
   appendLe32(out, static_cast<uint32_t>(crc));

@@ -37,9 +37,13 @@ class GzipStream {
 
  private:
   struct Chunk {
-    std::string data;       // kGzipChunk bytes once full; never changed once queued
+    // kGzipChunk bytes once full; never changed once queued, but emptied once this chunk and
+    // the next are compressed
+    std::string data;
+    size_t bytes = 0;       // data's size, kept
     std::string deflated;   // raw deflate blocks, once compressed
     unsigned long crc = 0;  // CRC-32 of data, once compressed
+    bool done = false;      // compressed (under mutex_)
   };
   void queue(size_t k);  // chunk k is complete and not the last: a helper may take it
   void work();           // compresses queued chunks until told to stop

@@ -63,6 +63,12 @@ class StackSource : public ModelSource {
     if (callEdges_)
       for (const CallEdgeSamples& e : edges.get())
         out.edgeCost(out.addEdge(index.at(e.caller), index.at(e.callee), 0))[0] += e.samples;
+    // The stack layer needs nothing of the tree but its chains: a large tree goes before the
+    // other layers are built (its figures per node are a large part of the model's memory).
+    if (chains_.valid() && launch == std::launch::async) {
+      chains_.wait();
+      tree_.reset();
+    }
   }
 
   // Every program counter, then (call sites) every one that is a return address in some chain,
@@ -135,7 +141,8 @@ class StackSource : public ModelSource {
   std::vector<Address> addresses_;  // filled with the function layer, which the model builds first
   std::vector<uint64_t> functionOfId_;  // per address number of tree_: its function
   const bool callEdges_;
-  std::unique_ptr<StackTree> tree_;   // decoded by the function layer, kept for the stack layer
+  // Decoded by the function layer, kept for the stack layer where its chains are not found yet.
+  std::unique_ptr<StackTree> tree_;
   std::future<ChainSamples> chains_;  // found with the function layer where no edges are
 };
 

@@ -198,6 +198,8 @@ class PprofWriter {
       uintField(mp, 9, m_.has(kCapNames) && m_.has(kCapLines) ? 1 : 0);
       bytesField(mappings_, 3, mp);
     }
+    locations_.reserve(locations_.size() + at.locations.size());  // no copy while growing
+    locationSelf_.reserve(locationSelf_.size() + at.self.size());
     for (size_t l = 0; l < at.locations.size(); ++l) {
       const Location& loc = at.locations[l];
       const bool known = loc.function >= 0 && static_cast<uint64_t>(loc.function) < m_.functions();
