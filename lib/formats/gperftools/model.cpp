@@ -65,8 +65,13 @@ class StackSource : public ModelSource {
         out.edgeCost(out.addEdge(index.at(e.caller), index.at(e.callee), 0))[0] += e.samples;
     // The stack layer needs nothing of the tree but its chains: a large tree goes before the
     // other layers are built (its figures per node are a large part of the model's memory).
+    // With the call edges found, the tree is needed again only if the stack layer is asked
+    // for: it goes back to the profile, whose reader's columns it was made from, until then.
     if (chains_.valid() && launch == std::launch::async) {
       chains_.wait();
+      tree_.reset();
+    } else if (callEdges_ && launch == std::launch::async) {
+      tree_->giveBack();
       tree_.reset();
     }
   }
@@ -90,6 +95,7 @@ class StackSource : public ModelSource {
   }
 
   void stacks(StackLayer& out) override {
+    if (!chains_.valid() && !tree_) tree_ = std::make_unique<StackTree>(profile_);
     ChainSamples c = chains_.valid() ? chains_.get() : tree_->chainSamples();
     tree_.reset();
     // Location of each function: its program counter's rank (the locations layer's order);

@@ -169,11 +169,26 @@ std::vector<std::pair<uint32_t, uint32_t>> keyEdges(const Tree& t, std::vector<u
 struct StackTree::Impl {
   // With the reader's tree, only the mapped-objects text is read from the IR.
   Impl(const Profile& profile, std::unique_ptr<Profile::Decoded> read)
-      : st(stacksOf(profile, !dynamic_cast<const ReadStacks*>(read.get()))),
+      : profile(profile),
+        fromReader(dynamic_cast<const ReadStacks*>(read.get()) != nullptr),
+        st(stacksOf(profile, !fromReader)),
         t(st, std::move(read)) {}
+  const Profile& profile;
+  const bool fromReader;  // the tree is the reader's (ReadStacks)
   ir::StackSamples::Reader st;
   Tree t;
 };
+
+void StackTree::giveBack() {
+  if (!impl_->fromReader) return;
+  // `here` is the reader's samples per node, unchanged.
+  auto back = std::make_unique<ReadStacks>();
+  back->tree = impl_->t.tree;
+  back->samples = std::move(impl_->t.here);
+  const Profile& profile = impl_->profile;
+  impl_.reset();
+  profile.returnDecoded(std::move(back));
+}
 
 StackTree::StackTree(const Profile& profile)
     : impl_(std::make_unique<Impl>(profile, profile.takeDecoded())) {}

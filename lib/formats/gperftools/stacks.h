@@ -58,6 +58,9 @@ class StackTree {
   ChainSamples chainSamples() const;
   // Nodes of the tree (distinct call-chain suffixes).
   size_t nodes() const;
+  // Hands what it took of the reader's (Profile::takeDecoded) back to the profile, for a later
+  // StackTree of it to start from; this one is then no longer usable.
+  void giveBack();
 
  private:
   struct Impl;
