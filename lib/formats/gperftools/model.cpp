@@ -95,6 +95,9 @@ class StackSource : public ModelSource {
   }
 
   void stacks(StackLayer& out) override {
+    // Locations are 32-bit indexes in the layer: each address and its call site.
+    if (2 * addresses_.size() > UINT32_MAX)
+      throw Error(Status::limit, "gperftools", "too many distinct addresses for a stack layer");
     if (!chains_.valid() && !tree_) tree_ = std::make_unique<StackTree>(profile_);
     ChainSamples c = chains_.valid() ? chains_.get() : tree_->chainSamples();
     tree_.reset();

@@ -355,13 +355,16 @@ std::unique_ptr<Profile> readGperftools(std::span<const uint8_t> data, bool defe
   tree->parent.reserve(nodes.size() - 1);
   for (size_t n = 1; n < nodes.size(); ++n) tree->parent.push_back(nodes[n].parent);
   decoded->samples = std::move(body.samples);
+  if (deferIR) {  // else the address column has them
+    tree->address.reserve(nodes.size() - 1);
+    for (size_t n = 1; n < nodes.size(); ++n) tree->address.push_back(nodes[n].pc);
+  }
+  std::vector<TreeNode>().swap(nodes);  // what remains of them is in `tree`
   std::unique_ptr<Profile> profile;
   if (deferIR) {
     // This message holds the rest of the IR; the whole one is built when asked for.
     auto message = newMessage(size - textAt + 8 * words);
     buildRest(message->getRoot<ir::Profile>(), rest);
-    tree->address.reserve(nodes.size() - 1);
-    for (size_t n = 1; n < nodes.size(); ++n) tree->address.push_back(nodes[n].pc);
     profile = std::make_unique<Profile>(
         std::move(message), std::make_unique<DeferredStacks>(std::move(bodyOwner), tree, size / 4));
   } else {
@@ -372,7 +375,6 @@ std::unique_ptr<Profile> readGperftools(std::span<const uint8_t> data, bool defe
     tree->address = addresses.takeAddresses();
     profile = std::make_unique<Profile>(std::move(message));
   }
-  std::vector<TreeNode>().swap(nodes);  // what remains of them is in `tree`
   decoded->tree = std::move(tree);
   profile->keepDecoded(std::move(decoded));
   return profile;

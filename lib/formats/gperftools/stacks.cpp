@@ -170,9 +170,13 @@ struct StackTree::Impl {
   // With the reader's tree, only the mapped-objects text is read from the IR.
   Impl(const Profile& profile, std::unique_ptr<Profile::Decoded> read)
       : profile(profile),
-        fromReader(dynamic_cast<const ReadStacks*>(read.get()) != nullptr),
+        fromReader(isReaders(read.get())),
         st(stacksOf(profile, !fromReader)),
         t(st, std::move(read)) {}
+  static bool isReaders(const Profile::Decoded* read) {
+    auto* r = dynamic_cast<const ReadStacks*>(read);
+    return r && r->tree;
+  }
   const Profile& profile;
   const bool fromReader;  // the tree is the reader's (ReadStacks)
   ir::StackSamples::Reader st;

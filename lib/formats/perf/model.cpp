@@ -136,6 +136,9 @@ class PerfSource : public ModelSource {
 
   void stacks(StackLayer& out) override {
     decode();
+    // Locations are 32-bit indexes in the layer: each address and its call site.
+    if (2 * address_.size() > UINT32_MAX)
+      throw Error(Status::limit, "perf", "too many distinct addresses for a stack layer");
     const std::span<const uint64_t> order = rank_;
     const size_t events = 1 + pd_.getEvents().size();
     std::vector<uint64_t> outOf(start_.size(), ~uint64_t{0});  // per stack: its index in out
