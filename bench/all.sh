@@ -3,6 +3,7 @@
 # on the same input, the two run alternately (bench/lib.sh measure_pair), wall time the median
 # of BENCH_RUNS (default 5), memory the largest peak RSS.
 #   bash bench/all.sh [BUILD_DIR] [GPERF_MB]      (default: build, 50)
+#   BENCH_ONLY=gperftools bash bench/all.sh build 200   (one section; see want() below)
 # Inputs are made here from the repository's real profiles (no file outside it is read):
 #   gperftools  bench/gen_gperf_large.py on each real profile in tests/data/gperftools (the C
 #               workload and perl), in its two shapes: "open" (many distinct chains) and
@@ -35,6 +36,9 @@ mkdir -p "$HOME" "$GOCACHE" "$GOPATH" "$PPROF_TMPDIR"
 . "$here/bench/lib.sh"
 
 rows=()
+# BENCH_ONLY="gperftools perf" runs those sections only (gperftools callgrind pprof cpuprofile
+# perf xray trace; the trace rows read what the xray and perf sections made).
+want() { [ -z "${BENCH_ONLY:-}" ] || [[ " $BENCH_ONLY " == *" $1 "* ]]; }
 # row CASE AIM_TIME AIM_MEM A... -- B...: one table row; AIM_TIME is the least "x faster" (0:
 # none), AIM_MEM the most memory ratio (0: none).
 row() {
@@ -60,6 +64,7 @@ echo "machine: $(nproc) cores, load average $(cut -d' ' -f1-3 /proc/loadavg); co
   "$(git -C "$here" rev-parse --short HEAD 2>/dev/null || echo unknown), $(date -u +%F)"
 
 # --- gperftools: every real profile, two shapes --------------------------------------------
+if want gperftools; then
 for real in "$here"/tests/data/gperftools/workload.64le.prof "$here"/tests/data/gperftools/perl-words.prof; do
   base=$(basename "$real" .prof)
   for shape in open distinct; do
@@ -76,8 +81,10 @@ for real in "$here"/tests/data/gperftools/workload.64le.prof "$here"/tests/data/
     rm -f "$f"
   done
 done
+fi  # gperftools
 
 # --- Callgrind: the cc1plus profile to .ppk against zstd -3 of the same bytes; top on it ----
+if want callgrind; then
 big=$cache/callgrind.cc1plus.out
 if [ ! -s "$big" ]; then
   bash "$here/bench/bench_callgrind.sh" "$build" >/dev/null 2>&1 || true  # makes and caches it
@@ -98,19 +105,23 @@ if [ -s "$big" ]; then
 else
   rows+=("callgrind cc1plus|not made (valgrind missing?)|-|-|-|-")
 fi
+fi  # callgrind
 
 # --- pprof: read + top against go tool pprof -top --------------------------------------------
+if want pprof; then
 p=$tmp/large.pb.gz
 python3 "$here/bench/gen_pprof_large.py" "$here/tests/data/pprof/flate-cpu.pb.gz" "$p" \
   --samples 1000000
 row "pprof 1M samples: top" 20 0 \
   "$cli" top --no-symbolize "$p" -n 20 -- go tool pprof -top -symbolize=none -nodecount=20 "$p"
+fi  # pprof
 
 # --- V8 .cpuprofile: read + top against node reading the same file ----------------------------
 # Two profiles node records here (cached): "long", bench/v8/long.js for 10 s sampled every
 # 10 us (few functions, many samples), and "wide", 4,000 generated functions calling each other
 # along many paths (bench/v8/genwide.js; 65,000 nodes). The peer is node itself:
 # bench/peer_cpuprofile_top.js parses the file and sums self and inclusive time per function.
+if want cpuprofile; then
 if command -v node >/dev/null; then
   for shape in long wide; do
     f=$cache/$shape.cpuprofile
@@ -131,12 +142,14 @@ if command -v node >/dev/null; then
 else
   rows+=("cpuprofile|not run (node missing)|-|-|-|-")
 fi
+fi  # cpuprofile
 
 # --- perf: perf.data -> folded stacks against `perf script` alone, on three recordings --------
 # made here (cpu-clock, which needs no PMU): the committed threads program run 20 and 100 times
 # (the same stacks, five times the samples), and a g++ compile (a driver and its children, many
 # DSOs). Named: profpack names the frames as perf script does (binaries by build id, kernel
 # frames from the kallsyms copy perf record keeps in $HOME/.debug); unnamed: addresses only.
+if want perf; then
 if command -v perf >/dev/null &&
   perf record -q -e cpu-clock -o "$tmp/probe.data" true >/dev/null 2>&1; then
   threads=$here/tests/data/perf/threads
@@ -175,8 +188,10 @@ if command -v perf >/dev/null &&
 else
   rows+=("perf|not run (perf missing or perf_event_open denied)|-|-|-|-")
 fi
+fi  # perf
 
 # --- XRay: a ~60 MB FDR trace to trace events against llvm-xray-14 convert ---------------------
+if want xray; then
 if command -v llvm-xray-14 >/dev/null && command -v clang++-14 >/dev/null; then
   ROUNDS=${XRAY_ROUNDS:-3600} bash "$here/tests/xray/make-traces.sh" "$tmp/xray" >/dev/null 2>&1 || true
   x=$(ls "$tmp"/xray/fdr-big.* 2>/dev/null | head -1 || true)
@@ -187,11 +202,13 @@ if command -v llvm-xray-14 >/dev/null && command -v clang++-14 >/dev/null; then
       --instr_map="$tmp/xray/st" --output="$tmp/peer.json" "$x"
   fi
 fi
+fi  # xray
 
 # --- Chrome trace-event JSON: read + top against node reading the same file ------------------
 # Three traces: llvm-xray-14's of the XRay trace above (its peer output), profpack's own of the
 # wide .cpuprofile and of the threads x100 perf recording (its samples as slices: many spans). Peer: bench/peer_trace_top.js
 # (JSON.parse, spans per thread, self and inclusive time per name).
+if want trace; then
 if command -v node >/dev/null; then
   traces=()
   [ -s "$tmp/peer.json" ] && mv "$tmp/peer.json" "$tmp/xray-trace.json" && traces+=("$tmp/xray-trace.json")
@@ -210,6 +227,7 @@ if command -v node >/dev/null; then
     fi
   done
 fi
+fi  # trace
 
 printf '\n%-52s | %-22s | %-22s | %-8s | %-7s | %s\n' case profpack peer "time" memory aim
 for r in "${rows[@]}"; do
