@@ -66,12 +66,11 @@ class StackSource : public ModelSource {
     // The stack layer needs nothing of the tree but its chains: a large tree goes before the
     // other layers are built (its figures per node are a large part of the model's memory).
     // With the call edges found, the tree is needed again only if the stack layer is asked
-    // for: it goes back to the profile, whose reader's columns it was made from, until then.
+    // for: the reader's goes back to the profile until then (one decoded from the IR stays).
     if (chains_.valid() && launch == std::launch::async) {
       chains_.wait();
       tree_.reset();
-    } else if (callEdges_ && launch == std::launch::async) {
-      tree_->giveBack();
+    } else if (callEdges_ && launch == std::launch::async && tree_->giveBack()) {
       tree_.reset();
     }
   }

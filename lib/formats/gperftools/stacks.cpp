@@ -183,8 +183,8 @@ struct StackTree::Impl {
   Tree t;
 };
 
-void StackTree::giveBack() {
-  if (!impl_->fromReader) return;
+bool StackTree::giveBack() {
+  if (!impl_->fromReader) return false;
   // `here` is the reader's samples per node, unchanged.
   auto back = std::make_unique<ReadStacks>();
   back->tree = impl_->t.tree;
@@ -192,6 +192,7 @@ void StackTree::giveBack() {
   const Profile& profile = impl_->profile;
   impl_.reset();
   profile.returnDecoded(std::move(back));
+  return true;
 }
 
 StackTree::StackTree(const Profile& profile)

@@ -58,9 +58,10 @@ class StackTree {
   ChainSamples chainSamples() const;
   // Nodes of the tree (distinct call-chain suffixes).
   size_t nodes() const;
-  // Hands what it took of the reader's (Profile::takeDecoded) back to the profile, for a later
-  // StackTree of it to start from; this one is then no longer usable.
-  void giveBack();
+  // Where this tree is the reader's (Profile::takeDecoded), hands it back to the profile for a
+  // later StackTree of it to start from, and returns true: this one is then no longer usable.
+  // Else (a tree decoded from the IR, dearer to make again) returns false and keeps it.
+  bool giveBack();
 
  private:
   struct Impl;
