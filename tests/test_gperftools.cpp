@@ -831,7 +831,7 @@ TEST(tree_coding_one_values) {
   // Nodes 1-3 added (2 * (3 - 0 - 1)), node 4 added (0), node 3 again (2 * 3 + 1), node 5.
   CHECK(decodeColumn(st.getSampleNode()) == (std::vector<uint64_t>{4, 0, 7, 0}));
   DecodedStacks d = decodeStacks(st);
-  CHECK(d.parent == (std::vector<uint64_t>{0, 1, 2, 1, 0}));
+  CHECK(d.parent == (std::vector<uint32_t>{0, 1, 2, 1, 0}));
   CHECK(d.address == (std::vector<uint64_t>{0x10, 0x20, 0x30, 0x40, 0x20}));
   CHECK(writeGperftools(*p) == s.out);
 }

@@ -43,7 +43,7 @@ std::unique_ptr<FormatMerge> gperftoolsMerge();
 // StackSamples with its columns decoded and checked: every parent precedes its child and every
 // record names an existing node, so walking a chain always ends at the root.
 struct DecodedStacks {
-  std::vector<uint64_t> parent;   // parent[i] of node i+1 (0 = root)
+  std::vector<uint32_t> parent;   // parent[i] of node i+1 (0 = root); fewer than 2^32 nodes
   std::vector<uint64_t> address;  // address[i] of node i+1
   std::vector<uint64_t> count;    // per record
   std::vector<uint64_t> node;     // per record: innermost node (>= 1)

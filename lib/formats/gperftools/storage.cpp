@@ -250,8 +250,8 @@ DecodedStacks decodeStacks(ir::StackSamples::Reader stacks, bool fileOrder) {
     if (par > newest)
       bad("stack tree: record " + std::to_string(r) + " adds nodes below node " +
           std::to_string(par) + ", which no earlier record created");
-    d.parent[newest] = par;
-    for (uint64_t k = 1; k < added; ++k) d.parent[newest + k] = newest + k;
+    d.parent[newest] = static_cast<uint32_t>(par);  // par <= newest < nodes < 2^32
+    for (uint64_t k = 1; k < added; ++k) d.parent[newest + k] = static_cast<uint32_t>(newest + k);
     newest = d.node[r] = newest + added;
   }
   if (branches != branch.size())
