@@ -353,13 +353,13 @@ std::unique_ptr<Profile> readGperftools(std::span<const uint8_t> data, bool defe
   auto decoded = std::make_unique<ReadStacks>();
   auto tree = std::make_shared<DecodedStacks>();
   tree->parent.reserve(nodes.size() - 1);
-  for (size_t n = 1; n < nodes.size(); ++n) tree->parent.push_back(nodes[n].parent);
-  decoded->samples = std::move(body.samples);
-  if (deferIR) {  // else the address column has them
-    tree->address.reserve(nodes.size() - 1);
-    for (size_t n = 1; n < nodes.size(); ++n) tree->address.push_back(nodes[n].pc);
+  if (deferIR) tree->address.reserve(nodes.size() - 1);  // else the address column has them
+  for (size_t n = 1; n < nodes.size(); ++n) {
+    tree->parent.push_back(nodes[n].parent);
+    if (deferIR) tree->address.push_back(nodes[n].pc);
   }
   std::vector<TreeNode>().swap(nodes);  // what remains of them is in `tree`
+  decoded->samples = std::move(body.samples);
   std::unique_ptr<Profile> profile;
   if (deferIR) {
     // This message holds the rest of the IR; the whole one is built when asked for.

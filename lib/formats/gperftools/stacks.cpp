@@ -64,6 +64,12 @@ class MappingIndex {
   std::vector<uint64_t> maxLimit_;  // largest limit among order_[0..i]
 };
 
+// What the reader handed the profile, if it is its tree (else null: the IR is decoded).
+ReadStacks* readersTree(Profile::Decoded* read) {
+  auto* r = dynamic_cast<ReadStacks*>(read);
+  return r && r->tree ? r : nullptr;
+}
+
 // The prefix tree with per-node sample totals and, for a dense key per node, whether the node
 // is the first on its path from the root to carry that key.
 struct Tree {
@@ -79,8 +85,8 @@ struct Tree {
 
   // `read`: what the reader knew of `st`, if the profile still had it (else `st` is decoded).
   Tree(ir::StackSamples::Reader st, std::unique_ptr<Profile::Decoded> read)
-      : tree(treeOf(st, read.get())), d(*tree) {
-    if (auto* r = dynamic_cast<ReadStacks*>(read.get()); r && r->tree) {
+      : tree(treeOf(st, readersTree(read.get()))), d(*tree) {
+    if (ReadStacks* r = readersTree(read.get())) {
       here = std::move(r->samples);
     } else {
       here.assign(d.nodes() + 1, 0);
@@ -109,8 +115,8 @@ struct Tree {
   }
 
   static std::shared_ptr<const DecodedStacks> treeOf(ir::StackSamples::Reader st,
-                                                     const Profile::Decoded* read) {
-    if (auto* r = dynamic_cast<const ReadStacks*>(read); r && r->tree) return r->tree;
+                                                     const ReadStacks* read) {
+    if (read) return read->tree;
     return std::make_shared<const DecodedStacks>(decodeStacks(st, /*fileOrder=*/false));
   }
 
@@ -170,13 +176,9 @@ struct StackTree::Impl {
   // With the reader's tree, only the mapped-objects text is read from the IR.
   Impl(const Profile& profile, std::unique_ptr<Profile::Decoded> read)
       : profile(profile),
-        fromReader(isReaders(read.get())),
+        fromReader(readersTree(read.get()) != nullptr),
         st(stacksOf(profile, !fromReader)),
         t(st, std::move(read)) {}
-  static bool isReaders(const Profile::Decoded* read) {
-    auto* r = dynamic_cast<const ReadStacks*>(read);
-    return r && r->tree;
-  }
   const Profile& profile;
   const bool fromReader;  // the tree is the reader's (ReadStacks)
   ir::StackSamples::Reader st;
