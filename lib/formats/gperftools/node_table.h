@@ -145,6 +145,17 @@ class NodeTable {
       if (bytes_ >= (size_t{2} << 20)) madvise(p, bytes_, MADV_HUGEPAGE);
       p_ = static_cast<Slot*>(p);
     }
+    // `n` empty slots, the current ones' pages reused: their mapping grows (mremap moves the
+    // pages, it copies none) and is zeroed here, so only the added half is faulted in fresh.
+    void regrow(size_t n) {
+      const size_t bytes = n * sizeof(Slot);
+      void* p = p_ ? mremap(p_, bytes_, bytes, MREMAP_MAYMOVE) : MAP_FAILED;
+      if (p == MAP_FAILED) return allocate(n);
+      std::memset(p, 0, bytes_);
+      if (bytes >= (size_t{2} << 20)) madvise(p, bytes, MADV_HUGEPAGE);
+      p_ = static_cast<Slot*>(p);
+      bytes_ = bytes;
+    }
     Slot& operator[](size_t i) { return p_[i]; }
     const Slot& operator[](size_t i) const { return p_[i]; }
 
@@ -156,11 +167,11 @@ class NodeTable {
     Slot* p_ = nullptr;
     size_t bytes_ = 0;
   };
-  // A table twice the size, every node in it again. The slots do not keep the hashes' lower
+  // A table twice the size (the old one's pages reused), every node in it again. The slots do not keep the hashes' lower
   // bits, so each node's hash is computed again from its parent's (a parent's id is smaller
   // than its children's), as suffixHashes computes it along a chain.
   void grow() {
-    slots_.allocate(mask_ * 2 + 2);  // the old one is released first
+    slots_.regrow(mask_ * 2 + 2);
     mask_ = mask_ * 2 + 1;
     std::vector<uint64_t> running(nodes_.size());
     running[0] = kHashSeed;
