@@ -10,6 +10,7 @@
 #include <memory>
 #include <mutex>
 #include <new>
+#include <span>
 #include <string>
 #include <type_traits>
 
@@ -18,6 +19,7 @@
 #include "model/model.h"
 #include "profpack/profpack.h"
 #include "symbolize/source.h"
+#include "symbolize/symbolize.h"
 
 // A handle: the profile's data, shared by its views, and what this handle shows of it. Nothing
 // in a handle changes after it is made but its models, each built once on first use.
@@ -104,10 +106,18 @@ T callerOptions(const T* given, void (*init)(T*), size_t minimum, const char* na
 #define PROFPACK_CAPI_END_OF(T, m) (offsetof(T, m) + sizeof(T::m))
 
 profpack::ReadOptions readOptions(const profpack_read_options* o);
+// Where `o` asks for naming (PROFPACK_READ_SYMBOLIZE) and the format of `bytes` lists its
+// binaries ahead of its samples: those binaries being opened on a thread while `bytes` is read
+// (else null). `opts`: readOptions(o); `fileTime` as for wrapRead.
+std::unique_ptr<profpack::NamingAhead> namingAhead(std::span<const uint8_t> bytes,
+                                                   const profpack_read_options* o,
+                                                   const profpack::ReadOptions& opts,
+                                                   int64_t fileTime);
 // A profile just read, named from its binaries where `o` asks for it (PROFPACK_READ_SYMBOLIZE),
-// as a new handle. `fileTime`: the profile file's modification time (0: unknown).
+// as a new handle. `fileTime`: the profile file's modification time (0: unknown). `ahead`:
+// namingAhead()'s for the same bytes and options, or null.
 profpack_profile* wrapRead(std::unique_ptr<profpack::Profile> p, const profpack_read_options* o,
-                           int64_t fileTime);
+                           int64_t fileTime, profpack::NamingAhead* ahead = nullptr);
 profpack::WriteOptions writeOptions(const profpack_write_options* o);
 profpack::FormatId outputFormat(const profpack_format& f);
 

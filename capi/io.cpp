@@ -27,25 +27,53 @@ int64_t modifiedTime(const char* path) {
 
 namespace profpack::capi {
 
-profpack_profile* wrapRead(std::unique_ptr<profpack::Profile> p, const profpack_read_options* o,
-                           int64_t fileTime) {
-  const profpack_read_options d =
-      callerOptions(o, profpack_read_options_init,
-                    PROFPACK_CAPI_END_OF(profpack_read_options, format), "profpack_read_options");
-  // A rewrite in the profile's own format keeps its addresses: nothing to name.
+namespace {
+
+profpack_read_options callerReadOptions(const profpack_read_options* o) {
+  return callerOptions(o, profpack_read_options_init,
+                       PROFPACK_CAPI_END_OF(profpack_read_options, format),
+                       "profpack_read_options");
+}
+
+// Whether a profile of `format` read with `d` is named from its binaries: asked for, and not a
+// rewrite in the profile's own format (which keeps its addresses).
+bool namesFromBinaries(const profpack_read_options& d, int format) {
   const bool rewrite = formatValue(d.output_format) != PROFPACK_FORMAT_UNKNOWN &&
-                       static_cast<int>(profpack::formatOf(*p)) == formatValue(d.output_format);
-  if ((d.flags & PROFPACK_READ_SYMBOLIZE) && !rewrite) {
-    require(d.binary_path || d.binary_path_count == 0,
-            "profpack_read_options: binary_path is NULL but its count is not 0");
-    profpack::SymbolizeOptions so;
-    for (size_t i = 0; i < d.binary_path_count; ++i) {
-      require(d.binary_path[i] != nullptr, "profpack_read_options: a binary_path is NULL");
-      so.binaryPath.emplace_back(d.binary_path[i]);
-    }
-    so.profileTime = fileTime;
-    p = profpack::nameFromBinaries(std::move(p), so);
+                       format == formatValue(d.output_format);
+  return (d.flags & PROFPACK_READ_SYMBOLIZE) && !rewrite;
+}
+
+profpack::SymbolizeOptions symbolizeOptions(const profpack_read_options& d, int64_t fileTime) {
+  require(d.binary_path || d.binary_path_count == 0,
+          "profpack_read_options: binary_path is NULL but its count is not 0");
+  profpack::SymbolizeOptions so;
+  for (size_t i = 0; i < d.binary_path_count; ++i) {
+    require(d.binary_path[i] != nullptr, "profpack_read_options: a binary_path is NULL");
+    so.binaryPath.emplace_back(d.binary_path[i]);
   }
+  so.profileTime = fileTime;
+  return so;
+}
+
+}  // namespace
+
+std::unique_ptr<profpack::NamingAhead> namingAhead(std::span<const uint8_t> bytes,
+                                                   const profpack_read_options* o,
+                                                   const profpack::ReadOptions& opts,
+                                                   int64_t fileTime) {
+  const profpack_read_options d = callerReadOptions(o);
+  if (!(d.flags & PROFPACK_READ_SYMBOLIZE)) return nullptr;
+  profpack::FormatId format = profpack::FormatId::unknown;
+  const std::vector<profpack::Mapping> binaries = profpack::binariesAhead(bytes, opts, format);
+  if (binaries.empty() || !namesFromBinaries(d, static_cast<int>(format))) return nullptr;
+  return profpack::namingAhead(binaries, symbolizeOptions(d, fileTime));
+}
+
+profpack_profile* wrapRead(std::unique_ptr<profpack::Profile> p, const profpack_read_options* o,
+                           int64_t fileTime, profpack::NamingAhead* ahead) {
+  const profpack_read_options d = callerReadOptions(o);
+  if (namesFromBinaries(d, static_cast<int>(profpack::formatOf(*p))))
+    p = profpack::nameFromBinaries(std::move(p), symbolizeOptions(d, fileTime), ahead);
   profpack_profile* h = wrap(std::move(p));
   h->fileTime = fileTime;
   return h;
@@ -64,9 +92,14 @@ profpack_status profpack_read_file(const char* path, const profpack_read_options
     profpack::InputFile in(path);  // its own errors name the file already
     profpack::FileMappingScope scope(in.mapped() ? in.bytes() : std::span<const uint8_t>());
     try {
+      // The binaries to name the profile from are opened while it is read, where its format
+      // lists them ahead.
+      const int64_t fileTime = modifiedTime(path);
+      std::unique_ptr<profpack::NamingAhead> ahead =
+          namingAhead(in.bytes(), options, opts, fileTime);
       std::unique_ptr<profpack::Profile> p = profpack::readProfile(in.bytes(), opts);
       p->setFileName(path);  // errors of a .ppk's IR read later name the file too
-      *out = wrapRead(std::move(p), options, modifiedTime(path));
+      *out = wrapRead(std::move(p), options, fileTime, ahead.get());
     } catch (const profpack::Error& e) {
       throw e.inFile(path);
     }
@@ -107,8 +140,9 @@ profpack_status profpack_read_memory(const void* data, size_t size,
   return guard([&] {
     require(out && (data || size == 0), "profpack_read_memory: data and out must not be NULL");
     auto opts = readOptions(options);
-    *out = wrapRead(profpack::readProfile({static_cast<const uint8_t*>(data), size}, opts), options,
-                    0);
+    const std::span<const uint8_t> bytes(static_cast<const uint8_t*>(data), size);
+    std::unique_ptr<profpack::NamingAhead> ahead = namingAhead(bytes, options, opts, 0);
+    *out = wrapRead(profpack::readProfile(bytes, opts), options, 0, ahead.get());
   });
 }
 

@@ -8,10 +8,12 @@
 #include <algorithm>
 #include <cstdio>
 
+#include "formats/registry.h"
 #include "model/model.h"
 #include "symbolize/binaries.h"
 #include "symbolize/elf.h"
 #include "symbolize/scopes.h"
+#include "symbolize/symbolize.h"
 #include "testlib.h"
 
 using namespace profpack;
@@ -175,6 +177,69 @@ TEST(unit_scopes_as_a_walk_of_the_unit) {
     dwarf_end(dw);
     ::close(fd);
   }
+}
+
+namespace {
+
+std::span<const uint8_t> spanOf(const std::string& s) {
+  return {reinterpret_cast<const uint8_t*>(s.data()), s.size()};
+}
+
+}  // namespace
+
+// perf.data lists the files its samples are in ahead of its records (the build-id table): the
+// paths and build ids, in one order; none for a recording to a pipe, a cut header or another
+// format, and no error either (reading the file reports one).
+TEST(perf_data_lists_its_binaries_ahead) {
+  const std::string bytes = testlib::slurp(testlib::data("perf/threads.data"));
+  FormatId f = FormatId::unknown;
+  const std::vector<Mapping> ahead = binariesAhead(spanOf(bytes), ReadOptions{}, f);
+  CHECK(f == FormatId::perf);
+  auto named = [&](const std::string& path) {
+    return std::find_if(ahead.begin(), ahead.end(),
+                        [&](const Mapping& m) { return m.path == path; });
+  };
+  CHECK(named("/usr/src/profpack-samples/perf/threads") != ahead.end());
+  CHECK_EQ(named("/usr/src/profpack-samples/perf/threads")->buildId.size(), size_t{20});
+  CHECK(named("[kernel.kallsyms]") != ahead.end());
+  CHECK(std::is_sorted(ahead.begin(), ahead.end(),
+                       [](const Mapping& a, const Mapping& b) { return a.path < b.path; }));
+  const std::string pipe = testlib::slurp(testlib::data("perf/pipe.data"));
+  CHECK(binariesAhead(spanOf(pipe), ReadOptions{}, f).empty() && f == FormatId::perf);
+  CHECK(binariesAhead(spanOf(bytes.substr(0, 120)), ReadOptions{}, f).empty());
+  const std::string gperf = testlib::slurp(testlib::data("gperftools/workload.64le.prof"));
+  CHECK(binariesAhead(spanOf(gperf), ReadOptions{}, f).empty() && f == FormatId::gperftools);
+}
+
+// Opened on a thread while the profile is read, a binary is the one open() would have found
+// (the same file, build id and verdict for every mapping), and it is not opened again.
+TEST(binaries_opened_ahead_are_those_found_after) {
+  const std::string bytes = testlib::slurp(testlib::data("perf/threads.data"));
+  FormatId f = FormatId::unknown;
+  const std::vector<Mapping> ahead = binariesAhead(spanOf(bytes), ReadOptions{}, f);
+  SymbolizeOptions o;
+  o.binaryPath = {testlib::data("perf")};
+  ElfResolver early(o, {}), late(o, {});
+  early.openAhead(ahead);
+  for (const Mapping& m : ahead) {
+    std::string used[2], id[2], why[2];
+    const bool a = early.open(m, used[0], id[0], why[0]), b = late.open(m, used[1], id[1], why[1]);
+    CHECK(a == b);
+    CHECK_EQ(used[0], used[1]);
+    CHECK_EQ(id[0], id[1]);
+    CHECK_EQ(why[0], why[1]);
+  }
+  CHECK(early.openedAhead() >= 1);  // the threads program, found in tests/data/perf
+  CHECK_EQ(late.openedAhead(), size_t{0});
+  CHECK(early.skipped() == late.skipped());
+  // The profile named with them as without.
+  ReadOptions ro;
+  auto once = nameFromBinaries(readProfile(spanOf(bytes), ro), o);
+  auto withAhead = nameFromBinaries(readProfile(spanOf(bytes), ro), o, namingAhead(ahead, o).get());
+  CHECK(once->hasSymbols() && withAhead->hasSymbols());
+  CHECK(writeProfile(*once, FormatId::folded, {}) ==
+        writeProfile(*withAhead, FormatId::folded, {}));
+  CHECK(once->warnings() == withAhead->warnings());
 }
 
 TEST_MAIN()

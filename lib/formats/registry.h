@@ -73,6 +73,12 @@ std::unique_ptr<Profile> profileFromArchiveForm(FormatId format, const std::stri
 FormatId detectFormat(std::span<const uint8_t> data);
 
 std::unique_ptr<Profile> readProfile(std::span<const uint8_t> data, const ReadOptions& options);
+// The binaries a profile's samples are in, where its format lists them ahead of the samples
+// (perf.data's build-id table: a path and a build id each), read without reading the profile,
+// so that they can be opened meanwhile; none where the format lists none there or the bytes
+// are not what it says. `format`: the format readProfile() will read `data` as.
+std::vector<Mapping> binariesAhead(std::span<const uint8_t> data, const ReadOptions& options,
+                                   FormatId& format);
 // Several files that are parts of one profile (valgrind --separate-threads=yes: a Callgrind file
 // per thread), read as one with a part per file; one file is readProfile. Status::unsupported
 // for a format whose files are whole profiles each; an error in one file names it

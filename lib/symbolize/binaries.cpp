@@ -2,6 +2,7 @@
 
 #include <unistd.h>
 
+#include <algorithm>
 #include <cstdlib>
 #include <string_view>
 #include <system_error>
@@ -63,7 +64,67 @@ ElfResolver::ElfResolver(const SymbolizeOptions& options, std::vector<uint64_t> 
 
 ElfResolver::~ElfResolver() = default;
 
+void ElfResolver::openAhead(const std::vector<Mapping>& mappings) {
+  // At most this many files: a recording's samples are rarely in more, and a list that names
+  // more (a hostile one: every library on the system) opens the rest as before, only those
+  // that samples are in, when they are needed.
+  constexpr size_t kMaxAhead = 64;
+  std::vector<Mapping> files;
+  for (const Mapping& m : mappings) {
+    if (m.functionIds) continue;
+    if (isKernelMapping(m.path))
+      prefetch(m);
+    else if (!m.path.empty() && m.path[0] != '[' && files.size() < kMaxAhead)
+      files.push_back(m);
+  }
+  if (files.empty()) return;
+  // What find() will do for each, but for its warnings: the files opened are handed over
+  // whole, and find() then takes them where it would have opened them.
+  std::vector<std::vector<std::string>> tries;
+  std::vector<size_t> byIds;
+  for (const Mapping& m : files) {
+    size_t byId = 0;
+    tries.push_back(candidates(m, byId));
+    byIds.push_back(byId);
+  }
+  const int64_t profileTime = options_.profileTime;
+  try {
+    ahead_ = std::async(std::launch::async, [files = std::move(files), tries = std::move(tries),
+                                             byIds = std::move(byIds), profileTime] {
+      std::vector<std::pair<std::string, Entry>> opened;
+      for (size_t i = 0; i < files.size(); ++i)
+        for (const std::string& c : tries[i]) {
+          const bool byId = static_cast<size_t>(&c - tries[i].data()) < byIds[i];
+          if (byId && ::access(c.c_str(), F_OK) != 0) continue;
+          auto known = std::find_if(opened.begin(), opened.end(),
+                                    [&](const auto& o) { return o.first == c; });
+          if (known == opened.end()) {
+            std::string reason;
+            auto b = ElfBinary::open(c, reason);
+            opened.emplace_back(c, Entry{std::move(b), std::move(reason)});
+            known = opened.end() - 1;
+          }
+          const ElfBinary* bin = known->second.binary.get();
+          const bool recorded = &c == &tries[i].back() && c == files[i].path;
+          if (bin && mismatch(files[i], *bin, recorded ? profileTime : 0).empty()) break;
+        }
+      return opened;
+    });
+  } catch (const std::system_error&) {
+    // No thread to be had: open() opens each binary when it comes to it.
+  }
+}
+
+void ElfResolver::adoptAhead() {
+  if (!ahead_.valid()) return;
+  for (auto& [path, entry] : ahead_.get()) {
+    const bool binary = entry.binary != nullptr;
+    if (open_.try_emplace(path, std::move(entry)).second && binary) ++openedAhead_;
+  }
+}
+
 ElfBinary* ElfResolver::get(const std::string& path, std::string& why) {
+  adoptAhead();
   auto it = open_.find(path);
   if (it == open_.end()) {
     std::string reason;
@@ -74,7 +135,7 @@ ElfBinary* ElfResolver::get(const std::string& path, std::string& why) {
   return it->second.binary.get();
 }
 
-ElfBinary* ElfResolver::find(const Mapping& mapping, std::string& used, std::string& why) {
+std::vector<std::string> ElfResolver::candidates(const Mapping& mapping, size_t& byId) const {
   std::vector<std::string> candidates;
   if (!mapping.buildId.empty()) {
     for (const std::string& d : dirs_) {
@@ -85,13 +146,19 @@ ElfBinary* ElfResolver::find(const Mapping& mapping, std::string& used, std::str
       candidates.push_back(buildIdPath(cache, mapping.buildId) + "/elf");
     candidates.push_back(buildIdPath("/usr/lib/debug", mapping.buildId) + ".debug");
   }
-  const size_t byId = candidates.size();
+  byId = candidates.size();
   for (const std::string& d : dirs_) {
     candidates.push_back(d + "/" + baseName(mapping.path));
     if (mapping.path[0] == '/' && mapping.path.find('/', 1) != std::string::npos)
       candidates.push_back(d + mapping.path);
   }
   if (mapping.path[0] == '/') candidates.push_back(mapping.path);
+  return candidates;
+}
+
+ElfBinary* ElfResolver::find(const Mapping& mapping, std::string& used, std::string& why) {
+  size_t byId = 0;
+  const std::vector<std::string> candidates = this->candidates(mapping, byId);
   if (candidates.size() == byId) why = "a relative path, and no --binary-path directory holds it";
   for (const std::string& c : candidates) {
     std::string reason;

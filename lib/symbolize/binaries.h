@@ -39,6 +39,14 @@ class ElfResolver : public Resolver {
   std::string problem() override { return bin_ ? bin_->problem() : ""; }
   uint64_t loadBias() const override { return bias_; }
 
+  // Opens the binaries of `mappings` (a path and a build id each; kernel mappings start
+  // prefetch()) on a thread of its own, as open() would look for them, while the caller goes on
+  // (reading the profile whose mappings these are). open() waits for that thread first. Call it
+  // once, before any other call.
+  void openAhead(const std::vector<Mapping>& mappings);
+  // How many binaries openAhead() opened were taken over so far.
+  size_t openedAhead() const { return openedAhead_; }
+
   // The files skipped so far as not the mapping's binary, once each: "FILE: why".
   const std::vector<std::string>& skipped() const { return skipped_; }
   // The release of the kernel the profile was recorded on ("" if it records none), to tell
@@ -46,18 +54,22 @@ class ElfResolver : public Resolver {
   void setRecordedKernelRelease(std::string release) { release_ = std::move(release); }
 
  private:
+  struct Entry {
+    std::unique_ptr<ElfBinary> binary;
+    std::string why;
+  };
   ElfBinary* get(const std::string& path, std::string& why);
   ElfBinary* find(const Mapping& mapping, std::string& used, std::string& why);
+  // Where find() looks for a mapping's binary, in order; the first `byId` by its build id.
+  std::vector<std::string> candidates(const Mapping& mapping, size_t& byId) const;
+  // Takes the binaries openAhead() opened, once its thread is done.
+  void adoptAhead();
   const Kallsyms* kernel(const Mapping& mapping, std::string& used, std::string& buildId,
                          std::string& why);
   // Which table names the kernel mapping's addresses: false, with `why`, where none may.
   bool kernelTable(const Mapping& mapping, std::string& used, std::string& buildId,
                    std::string& why);
 
-  struct Entry {
-    std::unique_ptr<ElfBinary> binary;
-    std::string why;
-  };
   const SymbolizeOptions& options_;
   const std::vector<std::string> dirs_;
   const std::vector<uint64_t> entries_;
@@ -71,6 +83,8 @@ class ElfResolver : public Resolver {
   bool kallsymsRead_ = false;
   std::future<std::pair<std::unique_ptr<Kallsyms>, std::string>> kallsymsLoad_;  // prefetch()
   std::string kallsymsLoadPath_;
+  std::future<std::vector<std::pair<std::string, Entry>>> ahead_;  // openAhead()
+  size_t openedAhead_ = 0;
   const Kallsyms* kernel_ = nullptr;  // the mapping last opened is the kernel's
   uint64_t bias_ = 0;
 };

@@ -4,6 +4,7 @@
 #include "symbolize/symbolize.h"
 
 #include <algorithm>
+#include <optional>
 
 #include "error.h"
 #include "formats/registry.h"
@@ -66,8 +67,25 @@ std::unique_ptr<Profile> symbolizeProfile(const Profile& profile, const Symboliz
   return withSymbols(profile, *model, resolver, std::move(warnings));
 }
 
+struct NamingAhead::Impl {
+  explicit Impl(const SymbolizeOptions& o) : options(o), resolver(options, {}) {}
+  const SymbolizeOptions options;
+  ElfResolver resolver;  // reads `options`
+};
+
+NamingAhead::NamingAhead(std::unique_ptr<Impl> impl) : impl_(std::move(impl)) {}
+NamingAhead::~NamingAhead() = default;
+
+std::unique_ptr<NamingAhead> namingAhead(const std::vector<Mapping>& mappings,
+                                         const SymbolizeOptions& options) {
+  if (mappings.empty()) return nullptr;
+  auto impl = std::make_unique<NamingAhead::Impl>(options);
+  impl->resolver.openAhead(mappings);
+  return std::make_unique<NamingAhead>(std::move(impl));
+}
+
 std::unique_ptr<Profile> nameFromBinaries(std::unique_ptr<Profile> profile,
-                                          const SymbolizeOptions& options) {
+                                          const SymbolizeOptions& options, NamingAhead* ahead) {
   if (profile->hasSymbols()) return profile;
   // Decided on the capabilities first: a profile that has names, or no addresses, is kept as
   // it is without building its model (a Callgrind profile's costs a scan of its cost table).
@@ -76,7 +94,9 @@ std::unique_ptr<Profile> nameFromBinaries(std::unique_ptr<Profile> profile,
   const std::unique_ptr<Model> model = addressModel(*profile);
   if (!model->has(kCapAddresses) || model->has(kCapNames) || model->has(kCapFunctionIds))
     return profile;
-  ElfResolver resolver(options, {});
+  std::optional<ElfResolver> own;
+  ElfResolver& resolver =
+      ahead ? ahead->impl().resolver : own.emplace(options, std::vector<uint64_t>{});
   resolver.setRecordedKernelRelease(recordedRelease(*model));
   // Whether any mapping's binary is here, before the IR is copied for the names.
   bool found = false;

@@ -47,8 +47,30 @@ std::unique_ptr<Profile> symbolizeProfile(const Profile& profile, const Symboliz
 // where its functions are unnamed addresses, it has no symbol section yet and some mapping's
 // binary is found; else `profile` itself. Warnings: the profile's, then one per file found but
 // not taken as not the binary that ran (a mapping without a binary is no warning here).
+// What namingAhead() began (binaries.cpp's resolver with its options).
+class NamingAhead {
+ public:
+  struct Impl;
+  explicit NamingAhead(std::unique_ptr<Impl> impl);
+  ~NamingAhead();
+  Impl& impl() { return *impl_; }
+
+ private:
+  std::unique_ptr<Impl> impl_;
+};
+
+// `ahead`: what namingAhead() began for this profile, with these options (or null).
 std::unique_ptr<Profile> nameFromBinaries(std::unique_ptr<Profile> profile,
-                                          const SymbolizeOptions& options);
+                                          const SymbolizeOptions& options,
+                                          NamingAhead* ahead = nullptr);
+
+// Begins naming before a profile is read: the binaries `mappings` name (a path and a build id
+// each: those a format records ahead of its samples, registry.h's binariesAhead()) are opened
+// on a thread of their own meanwhile, and the kernel's symbol table read. Null where there are
+// none. Pass the result to nameFromBinaries() with the same options; destroying it unused
+// waits for the thread.
+std::unique_ptr<NamingAhead> namingAhead(const std::vector<Mapping>& mappings,
+                                         const SymbolizeOptions& options);
 
 // The names of symbolized profiles, kept to name a profile made of them (a merge of several
 // runs of the same program): each address by its object and its place in the object, so that

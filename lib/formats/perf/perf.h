@@ -6,6 +6,7 @@
 #include <cstdint>
 #include <memory>
 #include <span>
+#include <vector>
 
 #include "formats/codec.h"
 #include "model/model.h"
@@ -19,6 +20,11 @@ bool isPerfData(std::span<const uint8_t> data);
 // of a record or header field whose size disagrees with the file; unknown record kinds are
 // skipped with one warning per kind.
 std::unique_ptr<Profile> readPerfData(std::span<const uint8_t> data);
+
+// The files perf record found samples in, as its header's build-id table lists them (a path and
+// a build id each), read without the records; none for a recording to a pipe (no table ahead),
+// or where the header is malformed (reading the file says why).
+std::vector<Mapping> perfBinariesAhead(std::span<const uint8_t> data);
 
 // `perf script` text: detected by a sample line followed by a tab-indented frame line.
 bool isPerfScript(std::span<const uint8_t> data);

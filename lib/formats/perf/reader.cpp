@@ -1,6 +1,7 @@
 // perf.data into the IR (lib/ir/profile.capnp, PerfData): the recording's events, threads,
 // used mappings, distinct frames and stacks, and one row per sample in time order.
 
+#include <algorithm>
 #include <cstring>
 
 #include "error.h"
@@ -12,6 +13,25 @@ namespace profpack {
 
 bool isPerfData(std::span<const uint8_t> data) {
   return data.size() >= 16 && std::memcmp(data.data(), "PERFILE2", 8) == 0;
+}
+
+std::vector<Mapping> perfBinariesAhead(std::span<const uint8_t> data) {
+  std::vector<Mapping> out;
+  try {
+    for (auto& [path, id] : perf::buildIdTable(data)) {
+      Mapping m;
+      m.path = path;
+      m.buildId = id;
+      out.push_back(std::move(m));
+    }
+  } catch (const Error&) {
+    return {};  // the reading that follows says what is wrong
+  }
+  // The table's order is a hash table's: give them in one order, whatever the library.
+  std::sort(out.begin(), out.end(), [](const Mapping& a, const Mapping& b) {
+    return a.path != b.path ? a.path < b.path : a.buildId < b.buildId;
+  });
+  return out;
 }
 
 std::unique_ptr<Profile> readPerfData(std::span<const uint8_t> data) {

@@ -137,12 +137,18 @@ class Reader {
  public:
   explicit Reader(std::span<const uint8_t> d) : b_{d}, releaser_(d.data(), d.size()) {}
   Recording run();
+  // The header's build-id table (path -> build id), the records unread; empty in pipe mode.
+  std::unordered_map<std::string, std::string> buildIds() {
+    header(false);
+    return std::move(buildIds_);
+  }
 
  private:
   struct Entry {
     uint64_t time, offset;
   };
-  void header();
+  // `records`: false to stop before them (file mode; in pipe mode nothing is read).
+  void header(bool records = true);
   // Checks that the section that the header field at `field` describes lies in the file.
   void section(uint64_t field, uint64_t at, uint64_t size, const char* what) const {
     if (at > b_.d.size() || b_.d.size() - at < size)
@@ -201,13 +207,13 @@ class Reader {
   std::vector<uint64_t> chain_;
 };
 
-void Reader::header() {
+void Reader::header(bool records) {
   if (b_.d.size() < 16 || std::memcmp(b_.d.data(), "PERFILE2", 8) != 0)
     bad(0, "not perf.data: no PERFILE2 magic (big-endian files are not read)");
   const uint64_t size = b_.u64(8);
   if (size == 16) {  // pipe mode: records follow, attrs among them
     r_.pipe = true;
-    scan(16, b_.d.size());
+    if (records) scan(16, b_.d.size());
     return;
   }
   if (size < 104) bad(8, "header of " + std::to_string(size) + " bytes (104 expected)");
@@ -224,7 +230,7 @@ void Reader::header() {
   }
   if (r_.attrs.empty()) bad(24, "no perf_event_attr in the attrs section");
   features(dataAt + dataSize, b_.d.data() + 72);
-  scan(dataAt, dataAt + dataSize);
+  if (records) scan(dataAt, dataAt + dataSize);
 }
 
 void Reader::addAttr(Attr a, uint64_t idsAt, uint64_t idsCount) {
@@ -582,5 +588,9 @@ Recording Reader::run() {
 }  // namespace
 
 Recording parseRecording(std::span<const uint8_t> data) { return Reader(data).run(); }
+
+std::unordered_map<std::string, std::string> buildIdTable(std::span<const uint8_t> data) {
+  return Reader(data).buildIds();
+}
 
 }  // namespace profpack::perf

@@ -161,6 +161,9 @@ class ThreadTable {
 // applied a round at a time (FINISHED_ROUND), so the reader holds two rounds of them, not the
 // file's.
 Recording parseRecording(std::span<const uint8_t> data);
+// The header's build-id table (path -> build id) alone; empty for a recording to a pipe.
+// Throws as parseRecording() does on a malformed header.
+std::unordered_map<std::string, std::string> buildIdTable(std::span<const uint8_t> data);
 
 }  // namespace profpack::perf
 
