@@ -167,9 +167,9 @@ class NodeTable {
     Slot* p_ = nullptr;
     size_t bytes_ = 0;
   };
-  // A table twice the size (the old one's pages reused), every node in it again. The slots do not keep the hashes' lower
-  // bits, so each node's hash is computed again from its parent's (a parent's id is smaller
-  // than its children's), as suffixHashes computes it along a chain.
+  // A table twice the size (the old one's pages reused), every node in it again. The slots do not
+  // keep the hashes' lower bits, so each node's hash is computed again from its parent's (a
+  // parent's id is smaller than its children's), as suffixHashes computes it along a chain.
   void grow() {
     slots_.regrow(mask_ * 2 + 2);
     mask_ = mask_ * 2 + 1;
