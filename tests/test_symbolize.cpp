@@ -232,6 +232,21 @@ TEST(binaries_opened_ahead_are_those_found_after) {
   CHECK(early.openedAhead() >= 1);  // the threads program, found in tests/data/perf
   CHECK_EQ(late.openedAhead(), size_t{0});
   CHECK(early.skipped() == late.skipped());
+  // Without a build id a file is not opened ahead (its fit needs the mapping's place).
+  Mapping noId = *std::find_if(ahead.begin(), ahead.end(), [](const Mapping& m) {
+    return m.path == "/usr/src/profpack-samples/perf/threads";
+  });
+  noId.buildId.clear();
+  ElfResolver unsure(o, {});
+  unsure.openAhead({noId});
+  std::string used, id, why;
+  unsure.open(noId, used, id, why);
+  CHECK_EQ(unsure.openedAhead(), size_t{0});
+  // Given up before naming: destroyed at once, the thread stops after its current file.
+  {
+    ElfResolver abandoned(o, {});
+    abandoned.openAhead(ahead);
+  }
   // The profile named with them as without.
   ReadOptions ro;
   auto once = nameFromBinaries(readProfile(spanOf(bytes), ro), o);

@@ -62,7 +62,11 @@ std::string mismatch(const Mapping& mapping, const ElfBinary& binary, int64_t pr
 ElfResolver::ElfResolver(const SymbolizeOptions& options, std::vector<uint64_t> entries)
     : options_(options), dirs_(searchPath(options)), entries_(std::move(entries)) {}
 
-ElfResolver::~ElfResolver() = default;
+ElfResolver::~ElfResolver() {
+  // A resolver given up before naming (the read failed, nothing to name): the binaries not yet
+  // opened ahead are not waited for (ahead_'s destruction waits for the one being opened).
+  if (stopAhead_) *stopAhead_ = true;
+}
 
 void ElfResolver::openAhead(const std::vector<Mapping>& mappings) {
   // At most this many files: a recording's samples are rarely in more, and a list that names
@@ -74,7 +78,9 @@ void ElfResolver::openAhead(const std::vector<Mapping>& mappings) {
     if (m.functionIds) continue;
     if (isKernelMapping(m.path))
       prefetch(m);
-    else if (!m.path.empty() && m.path[0] != '[' && files.size() < kMaxAhead)
+    // Only by build id: without one, whether a file is the mapping's binary depends on the
+    // mapping's place and size, which a list ahead of the samples does not give.
+    else if (!m.path.empty() && m.path[0] != '[' && !m.buildId.empty() && files.size() < kMaxAhead)
       files.push_back(m);
   }
   if (files.empty()) return;
@@ -88,12 +94,15 @@ void ElfResolver::openAhead(const std::vector<Mapping>& mappings) {
     byIds.push_back(byId);
   }
   const int64_t profileTime = options_.profileTime;
+  stopAhead_ = std::make_shared<std::atomic<bool>>(false);
   try {
     ahead_ = std::async(std::launch::async, [files = std::move(files), tries = std::move(tries),
-                                             byIds = std::move(byIds), profileTime] {
+                                             byIds = std::move(byIds), profileTime,
+                                             stop = stopAhead_] {
       std::vector<std::pair<std::string, Entry>> opened;
-      for (size_t i = 0; i < files.size(); ++i)
+      for (size_t i = 0; i < files.size() && !*stop; ++i)
         for (const std::string& c : tries[i]) {
+          if (*stop) break;
           const bool byId = static_cast<size_t>(&c - tries[i].data()) < byIds[i];
           if (byId && ::access(c.c_str(), F_OK) != 0) continue;
           auto known = std::find_if(opened.begin(), opened.end(),

@@ -2,6 +2,7 @@
 // the profile was taken of.
 #pragma once
 
+#include <atomic>
 #include <future>
 #include <map>
 #include <memory>
@@ -84,6 +85,7 @@ class ElfResolver : public Resolver {
   std::future<std::pair<std::unique_ptr<Kallsyms>, std::string>> kallsymsLoad_;  // prefetch()
   std::string kallsymsLoadPath_;
   std::future<std::vector<std::pair<std::string, Entry>>> ahead_;  // openAhead()
+  std::shared_ptr<std::atomic<bool>> stopAhead_;  // tells openAhead()'s thread to stop
   size_t openedAhead_ = 0;
   const Kallsyms* kernel_ = nullptr;  // the mapping last opened is the kernel's
   uint64_t bias_ = 0;

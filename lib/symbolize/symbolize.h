@@ -43,10 +43,6 @@ struct SymbolizeOptions {
 // (XRay) needs options.binary: each function is named, with the file and line of its entry.
 std::unique_ptr<Profile> symbolizeProfile(const Profile& profile, const SymbolizeOptions& options);
 
-// Naming when a profile is read: `profile` with a symbol section as symbolizeProfile gives it,
-// where its functions are unnamed addresses, it has no symbol section yet and some mapping's
-// binary is found; else `profile` itself. Warnings: the profile's, then one per file found but
-// not taken as not the binary that ran (a mapping without a binary is no warning here).
 // What namingAhead() began (binaries.cpp's resolver with its options).
 class NamingAhead {
  public:
@@ -59,7 +55,12 @@ class NamingAhead {
   std::unique_ptr<Impl> impl_;
 };
 
-// `ahead`: what namingAhead() began for this profile, with these options (or null).
+// Naming when a profile is read: `profile` with a symbol section as symbolizeProfile gives it,
+// where its functions are unnamed addresses, it has no symbol section yet and some mapping's
+// binary is found; else `profile` itself. Warnings: the profile's, then one per file found but
+// not taken as not the binary that ran (a mapping without a binary is no warning here).
+// `ahead`: what namingAhead() began for this profile (or null); it was given these same
+// options, and its copy of them is the one used.
 std::unique_ptr<Profile> nameFromBinaries(std::unique_ptr<Profile> profile,
                                           const SymbolizeOptions& options,
                                           NamingAhead* ahead = nullptr);

@@ -16,9 +16,14 @@ bool isPerfData(std::span<const uint8_t> data) {
 }
 
 std::vector<Mapping> perfBinariesAhead(std::span<const uint8_t> data) {
+  // A recording's samples are in tens of files; a table of more is no help ahead (a hostile
+  // one could list any number): naming opens files as their samples need them instead.
+  constexpr size_t kMaxTable = 256;
   std::vector<Mapping> out;
   try {
-    for (auto& [path, id] : perf::buildIdTable(data)) {
+    const auto table = perf::buildIdTable(data);
+    if (table.size() > kMaxTable) return {};
+    for (auto& [path, id] : table) {
       Mapping m;
       m.path = path;
       m.buildId = id;
