@@ -61,6 +61,18 @@ inline uint64_t hashOf(uint64_t h, uint64_t length) { return mix(h + length); }
 // array of a few MB that stays in cache) against the record's, so a chain seen before costs one
 // probe instead of a walk down the tree, and the input bytes of earlier records are never read
 // again (their pages can be released).
+#if defined(__SANITIZE_THREAD__)
+constexpr bool kThreadSanitizer = true;
+#elif defined(__has_feature)
+#if __has_feature(thread_sanitizer)
+constexpr bool kThreadSanitizer = true;
+#else
+constexpr bool kThreadSanitizer = false;
+#endif
+#else
+constexpr bool kThreadSanitizer = false;
+#endif
+
 template <unsigned W, bool BE>
 class NodeTable {
  public:
@@ -147,9 +159,12 @@ class NodeTable {
     }
     // `n` empty slots, the current ones' pages reused: their mapping grows (mremap moves the
     // pages, it copies none) and is zeroed here, so only the added half is faulted in fresh.
+    // ThreadSanitizer does not follow mremap: the range a table moved away from keeps the
+    // accesses it saw there, and another thread's table mapped there later looks like a race.
+    // Under it a table is mapped afresh instead.
     void regrow(size_t n) {
       const size_t bytes = n * sizeof(Slot);
-      void* p = p_ ? mremap(p_, bytes_, bytes, MREMAP_MAYMOVE) : MAP_FAILED;
+      void* p = p_ && !kThreadSanitizer ? mremap(p_, bytes_, bytes, MREMAP_MAYMOVE) : MAP_FAILED;
       if (p == MAP_FAILED) return allocate(n);
       std::memset(p, 0, bytes_);
       if (bytes >= (size_t{2} << 20)) madvise(p, bytes, MADV_HUGEPAGE);
