@@ -13,6 +13,7 @@
 #include <span>
 #include <string>
 #include <type_traits>
+#include <vector>
 
 #include "error.h"
 #include "formats/registry.h"
@@ -106,6 +107,9 @@ T callerOptions(const T* given, void (*init)(T*), size_t minimum, const char* na
 #define PROFPACK_CAPI_END_OF(T, m) (offsetof(T, m) + sizeof(T::m))
 
 profpack::ReadOptions readOptions(const profpack_read_options* o);
+// The directories of an options struct's binary_path array of `count` strings; `what`: the
+// struct's name, for the error a NULL array or string gets.
+std::vector<std::string> binaryPathOf(const char* const* paths, size_t count, const char* what);
 // Where `o` asks for naming (PROFPACK_READ_SYMBOLIZE) and the format of `bytes` lists its
 // binaries ahead of its samples: those binaries being opened on a thread while `bytes` is read
 // (else null). `opts`: readOptions(o); `fileTime` as for wrapRead.

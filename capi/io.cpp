@@ -44,13 +44,8 @@ bool namesFromBinaries(const profpack_read_options& d, int format) {
 }
 
 profpack::SymbolizeOptions symbolizeOptions(const profpack_read_options& d, int64_t fileTime) {
-  require(d.binary_path || d.binary_path_count == 0,
-          "profpack_read_options: binary_path is NULL but its count is not 0");
   profpack::SymbolizeOptions so;
-  for (size_t i = 0; i < d.binary_path_count; ++i) {
-    require(d.binary_path[i] != nullptr, "profpack_read_options: a binary_path is NULL");
-    so.binaryPath.emplace_back(d.binary_path[i]);
-  }
+  so.binaryPath = binaryPathOf(d.binary_path, d.binary_path_count, "profpack_read_options");
   so.profileTime = fileTime;
   return so;
 }

@@ -96,6 +96,16 @@ namespace profpack::capi {
 // starts beyond them, never in padding an older caller's struct_size covers.
 static_assert(offsetof(profpack_read_options, output_format) >= 24);
 
+std::vector<std::string> binaryPathOf(const char* const* paths, size_t count, const char* what) {
+  require(paths || count == 0, std::string(what) + ": binary_path is NULL but its count is not 0");
+  std::vector<std::string> dirs;
+  for (size_t i = 0; i < count; ++i) {
+    require(paths[i] != nullptr, std::string(what) + ": a binary_path is NULL");
+    dirs.emplace_back(paths[i]);
+  }
+  return dirs;
+}
+
 profpack::ReadOptions readOptions(const profpack_read_options* given) {
   const profpack_read_options d =
       callerOptions(given, profpack_read_options_init,

@@ -222,13 +222,8 @@ profpack_status profpack_profile_symbolize(const profpack_profile* profile,
     const profpack_symbolize_options o = callerOptions(
         options, profpack_symbolize_options_init,
         PROFPACK_CAPI_END_OF(profpack_symbolize_options, kallsyms), "profpack_symbolize_options");
-    require(o.binary_path || o.binary_path_count == 0,
-            "profpack_symbolize_options: binary_path is NULL but its count is not 0");
     profpack::SymbolizeOptions so;
-    for (size_t i = 0; i < o.binary_path_count; ++i) {
-      require(o.binary_path[i] != nullptr, "profpack_symbolize_options: a binary_path is NULL");
-      so.binaryPath.emplace_back(o.binary_path[i]);
-    }
+    so.binaryPath = binaryPathOf(o.binary_path, o.binary_path_count, "profpack_symbolize_options");
     if (o.binary) so.binary = o.binary;
     if (o.kallsyms) so.kallsyms = o.kallsyms;
     so.profileTime = profile->fileTime;
