@@ -32,9 +32,9 @@ def zstd19(data):
                               check=True).stdout)
 
 
-def canonical(path):
+def canonical(path, order=None):
     """The file with every compressed name written out and its function blocks sorted by
-    (object, file, function)."""
+    (object, file, function); `order`, if a list, receives the blocks' keys in file order."""
     names, header, blocks, block, ctx = {}, [], [], None, {'ob': '', 'fl': ''}
     for line in open(path, encoding='utf-8', errors='replace').read().split('\n'):
         m = NAMEDEF.match(line)
@@ -50,6 +50,8 @@ def canonical(path):
             if kind == 'fn':
                 block = [(ctx['ob'], ctx['fl'], full), []]
                 blocks.append(block)
+                if order is not None:
+                    order.append(block[0])
         (header if block is None else block[1]).append(line)
     blocks.sort(key=lambda b: b[0])
     return '\n'.join(header + [f'ob={k[0]}\nfl={k[1]}\n' + '\n'.join(b) for k, b in blocks])
@@ -80,9 +82,10 @@ def main():
         for f in files:
             t.add(f, arcname=os.path.basename(f))
     base = zstd19(tar.getvalue())
-    texts, numbers = {}, {}
+    texts, numbers, orders = {}, {}, {}
     for f in files:
-        c = canonical(f)
+        orders[f] = []
+        c = canonical(f, orders[f])
         texts[f] = NUMBER.sub('#', c)
         numbers[f] = [int(x) for x in NUMBER.findall(c)]
     groups = collections.defaultdict(list)
@@ -96,6 +99,11 @@ def main():
           f'{zstd19(chr(10).join(texts[v[0]] for v in groups.values()).encode())} B')
     print(f'one member numbers ({len(numbers[one])}): {zstd19(varints(numbers[one]))} B; '
           f'all members: {zstd19(b"".join(varints(numbers[f]) for f in files))} B')
+    # Each member's block order, as indexes into the sorted keys of all members' blocks.
+    keys = sorted({k for o in orders.values() for k in o})
+    index = {k: i for i, k in enumerate(keys)}
+    print(f'every member\'s block order: '
+          f'{zstd19(b"".join(varints([index[k] for k in orders[f]]) for f in files))} B')
     if len(sys.argv) > 2:  # members that stand for the configurations, by index
         picked = [files[int(i)] for i in sys.argv[2].split(',')]
         print(f'those members ({len(picked)}): texts '
