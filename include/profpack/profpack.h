@@ -19,9 +19,10 @@
  * - Threads: the library keeps no global mutable state apart from the per-thread error. One
  *   profile may be read (inspected, written out) from several threads at once; freeing it must
  *   not race with any other use. A call may use helper threads of its own (reading a large
- *   profile, building a large profile's figures, compressing large output); they end before the
- *   call returns, and the result is the same with or without them. Where no thread can be
- *   started, the call does the work itself.
+ *   profile, opening the binaries to name it from while it is read, building a large profile's
+ *   figures, compressing large output); they end before the call returns, and the result is
+ *   the same with or without them. Where no thread can be started, the call does the work
+ *   itself.
  * - Versioning: every struct that may grow (options, profpack_info) starts with `struct_size`
  *   and has an *_init() function that sets it and the defaults; call it, then change the
  *   fields you need. A library newer than your header reads only the fields your
