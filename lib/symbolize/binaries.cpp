@@ -44,6 +44,37 @@ std::string perfCache() {
   return home && *home ? std::string(home) + "/.debug" : std::string();
 }
 
+// find()'s walk over a mapping's candidate files (ElfResolver::candidates(), the first `byId`
+// by build id): a build-id path that is not there is skipped, each other is opened with
+// `open(path, reason)` (null, with the reason, where it cannot be), and the first that can be
+// the mapping's binary is returned, its path in `used`. `notTaken(path, reason, opened)` hears
+// each other candidate tried: why it could not be opened, or (opened) why it is not the binary.
+// `stop`, where given, ends the walk early.
+template <class Open, class NotTaken>
+ElfBinary* firstFit(const Mapping& mapping, const std::vector<std::string>& candidates, size_t byId,
+                    int64_t profileTime, Open open, NotTaken notTaken, std::string* used,
+                    const std::atomic<bool>* stop = nullptr) {
+  for (size_t k = 0; k < candidates.size() && !(stop && *stop); ++k) {
+    const std::string& c = candidates[k];
+    // A build-id path that is not there is no news: most binaries are in no cache.
+    if (k < byId && ::access(c.c_str(), F_OK) != 0) continue;
+    std::string reason;
+    ElfBinary* bin = open(c, reason);
+    if (bin) {
+      // The time tells a rebuild in place; a file copied into a directory the user names has
+      // the time of the copy.
+      const bool recorded = k + 1 == candidates.size() && c == mapping.path;
+      reason = mismatch(mapping, *bin, recorded ? profileTime : 0);
+      if (reason.empty()) {
+        if (used) *used = c;
+        return bin;
+      }
+    }
+    notTaken(c, reason, bin != nullptr);
+  }
+  return nullptr;
+}
+
 }  // namespace
 
 std::string mismatch(const Mapping& mapping, const ElfBinary& binary, int64_t profileTime) {
@@ -100,23 +131,22 @@ void ElfResolver::openAhead(const std::vector<Mapping>& mappings) {
                                              byIds = std::move(byIds), profileTime,
                                              stop = stopAhead_] {
       std::vector<std::pair<std::string, Entry>> opened;
-      for (size_t i = 0; i < files.size() && !*stop; ++i)
-        for (const std::string& c : tries[i]) {
-          if (*stop) break;
-          const bool byId = static_cast<size_t>(&c - tries[i].data()) < byIds[i];
-          if (byId && ::access(c.c_str(), F_OK) != 0) continue;
-          auto known = std::find_if(opened.begin(), opened.end(),
-                                    [&](const auto& o) { return o.first == c; });
-          if (known == opened.end()) {
-            std::string reason;
-            auto b = ElfBinary::open(c, reason);
-            opened.emplace_back(c, Entry{std::move(b), std::move(reason)});
-            known = opened.end() - 1;
-          }
-          const ElfBinary* bin = known->second.binary.get();
-          const bool recorded = &c == &tries[i].back() && c == files[i].path;
-          if (bin && mismatch(files[i], *bin, recorded ? profileTime : 0).empty()) break;
+      auto open = [&](const std::string& c, std::string& reason) {
+        auto known =
+            std::find_if(opened.begin(), opened.end(), [&](const auto& o) { return o.first == c; });
+        if (known == opened.end()) {
+          std::string why;
+          auto b = ElfBinary::open(c, why);
+          opened.emplace_back(c, Entry{std::move(b), std::move(why)});
+          known = opened.end() - 1;
         }
+        reason = known->second.why;
+        return known->second.binary.get();
+      };
+      for (size_t i = 0; i < files.size() && !*stop; ++i)
+        firstFit(
+            files[i], tries[i], byIds[i], profileTime, open,
+            [](const std::string&, const std::string&, bool) {}, nullptr, stop.get());
       return opened;
     });
   } catch (const std::system_error&) {
@@ -169,30 +199,20 @@ ElfBinary* ElfResolver::find(const Mapping& mapping, std::string& used, std::str
   size_t byId = 0;
   const std::vector<std::string> candidates = this->candidates(mapping, byId);
   if (candidates.size() == byId) why = "a relative path, and no --binary-path directory holds it";
-  for (const std::string& c : candidates) {
-    std::string reason;
-    // A build-id path that is not there is no news: most binaries are in no cache.
-    if (&c - candidates.data() < static_cast<ptrdiff_t>(byId) && access(c.c_str(), F_OK) != 0)
-      continue;
-    ElfBinary* bin = get(c, reason);
-    if (bin) {
-      // The time tells a rebuild in place; a file copied into a directory the user names has
-      // the time of the copy.
-      const bool recorded = &c == &candidates.back() && c == mapping.path;
-      reason = mismatch(mapping, *bin, recorded ? options_.profileTime : 0);
-      if (reason.empty()) {
-        used = c;
-        return bin;
-      }
-      if (!warned_[c + '\0' + reason]) {
-        warned_[c + '\0' + reason] = true;
-        skipped_.push_back(c + ": not the binary of " + mapping.path + ": " + reason);
-      }
-      reason = "not the binary that ran: " + reason;
-    }
-    why += (why.empty() ? "" : "; ") + c + ": " + reason;
-  }
-  return nullptr;
+  return firstFit(
+      mapping, candidates, byId, options_.profileTime,
+      [&](const std::string& c, std::string& reason) { return get(c, reason); },
+      [&](const std::string& c, std::string reason, bool opened) {
+        if (opened) {
+          if (!warned_[c + '\0' + reason]) {
+            warned_[c + '\0' + reason] = true;
+            skipped_.push_back(c + ": not the binary of " + mapping.path + ": " + reason);
+          }
+          reason = "not the binary that ran: " + reason;
+        }
+        why += (why.empty() ? "" : "; ") + c + ": " + reason;
+      },
+      &used);
 }
 
 bool ElfResolver::kernelTable(const Mapping& mapping, std::string& used, std::string& buildId,
