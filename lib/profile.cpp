@@ -31,6 +31,12 @@ Profile::Profile(std::unique_ptr<capnp::MallocMessageBuilder> partial,
   complete_.store(false, std::memory_order_relaxed);
 }
 
+Profile::Profile(std::shared_ptr<const Profile> base, std::unique_ptr<Deferred> symbols)
+    : deferred_(std::move(symbols)), base_(std::move(base)), symbolsDeferred_(true) {
+  root_ = partialRoot_ = base_->partialRoot();
+  complete_.store(false, std::memory_order_relaxed);
+}
+
 Profile::Profile(std::unique_ptr<Pending> pending, Basics basics)
     : pending_(true), pendingMessage_(std::move(pending)), basics_(basics) {
   complete_.store(false, std::memory_order_relaxed);
@@ -72,8 +78,7 @@ void Profile::complete() const {
   try {
     // The partial message is never written to: readers of partialRoot() on other threads go
     // on reading it while the whole one is built.
-    auto whole = newMessage(deferred_->expectedBytes());
-    deferred_->complete(partialRoot_, whole->getRoot<ir::Profile>());
+    auto whole = deferred_->build(partialRoot_);
     partial_ = std::move(builder_);
     builder_ = std::move(whole);
   } catch (...) {

@@ -41,14 +41,16 @@ class Profile {
   // Part of the IR a reader leaves to be built when it is first asked for (ReadOptions::deferIR).
   struct Deferred {
     virtual ~Deferred() = default;
-    // Builds the whole IR into `whole`, an empty root of a new message, from `partial` (the IR
-    // without this part, which leaves unset every field this part sets).
-    virtual void complete(ir::Profile::Reader partial, ir::Profile::Builder whole) = 0;
-    // Bytes the completed message is expected to take (sizes its first segment).
-    virtual size_t expectedBytes() const = 0;
+    // The whole IR, a new message, built from `partial` (the IR without this part, which
+    // leaves unset every field this part sets).
+    virtual std::unique_ptr<capnp::MallocMessageBuilder> build(ir::Profile::Reader partial) = 0;
   };
   // Takes the message without the deferred part, and that part.
   Profile(std::unique_ptr<capnp::MallocMessageBuilder> partial, std::unique_ptr<Deferred> rest);
+  // A profile whose IR is `base`'s with a symbol section (lib/ir/profile.capnp, Symbols) that
+  // `symbols` adds when the IR is first asked for: partialRoot() is base's, and hasSymbols()
+  // is true from the start. `base` is kept, and not changed, for the profile's life.
+  Profile(std::shared_ptr<const Profile> base, std::unique_ptr<Deferred> symbols);
 
   // What the profile answers without loading a pending message.
   struct Basics {
@@ -94,7 +96,9 @@ class Profile {
   bool signedCosts() const {
     return pending_ ? basics_.signedCosts : partialRoot_.getSignedCosts();
   }
-  bool hasSymbols() const { return pending_ ? basics_.hasSymbols : partialRoot_.hasSymbols(); }
+  bool hasSymbols() const {
+    return pending_ ? basics_.hasSymbols : (symbolsDeferred_ || partialRoot_.hasSymbols());
+  }
   // The interned strings, decoded on first use (by one thread; the others wait for it).
   const StringTableReader& strings() const;
   // The message as the flat bytes a .ppk stores, without assembling them: the segment table,
@@ -145,6 +149,9 @@ class Profile {
   mutable ir::Profile::Reader root_;  // set before complete_ is
   mutable ir::Profile::Reader partialRoot_;
   mutable std::unique_ptr<Deferred> deferred_;
+  // The profile whose IR this one's partial root is, where a symbol section is deferred.
+  std::shared_ptr<const Profile> base_;
+  bool symbolsDeferred_ = false;
   // Set for the profile's life where it was made with a pending message (so that partialRoot()
   // needs no lock to know it); the message itself is dropped once loaded.
   const bool pending_ = false;

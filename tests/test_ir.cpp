@@ -505,14 +505,16 @@ TEST(deferred_part_built_once_and_failure_sticks) {
     int* calls;
     bool fail;
     Part(int* c, bool f) : calls(c), fail(f) {}
-    void complete(profpack::ir::Profile::Reader partial,
-                  profpack::ir::Profile::Builder whole) override {
+    std::unique_ptr<capnp::MallocMessageBuilder> build(
+        profpack::ir::Profile::Reader partial) override {
       ++*calls;
+      auto message = profpack::newMessage();
+      auto whole = message->getRoot<profpack::ir::Profile>();
       whole.setFormat(partial.getFormat());
       if (fail) throw profpack::Error(profpack::Status::noMemory, "", "out of memory halfway");
       whole.setFormatVersion("built");
+      return message;
     }
-    size_t expectedBytes() const override { return 0; }
   };
   for (bool fail : {false, true}) {
     int calls = 0;

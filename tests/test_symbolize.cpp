@@ -257,4 +257,26 @@ TEST(binaries_opened_ahead_are_those_found_after) {
   CHECK(once->warnings() == withAhead->warnings());
 }
 
+// Named as it is read, a profile keeps the IR it was read into: its symbol section and the copy
+// of that IR it lives in are built only when the IR is asked for (a .ppk write), and then are
+// what symbolize gives, byte for byte. Until then, queries and conversions answer the names.
+TEST(names_found_on_read_build_their_section_when_asked) {
+  const std::string bytes = testlib::slurp(testlib::data("perf/threads.data"));
+  SymbolizeOptions o;
+  o.binaryPath = {testlib::data("perf")};
+  auto once = readProfile(spanOf(bytes), ReadOptions{});
+  auto eager = symbolizeProfile(*once, o);
+  auto read = nameFromBinaries(readProfile(spanOf(bytes), ReadOptions{}), o);
+  CHECK(read->hasSymbols());
+  CHECK(!read->partialRoot().hasSymbols());  // nothing built yet
+  const std::string folded = writeProfile(*read, FormatId::folded, {});
+  CHECK(folded.find(";work_a ") != std::string::npos);  // named from tests/data/perf/threads
+  CHECK(folded == writeProfile(*eager, FormatId::folded, {}));
+  CHECK(writeProfile(*read, FormatId::pprof, {}) == writeProfile(*eager, FormatId::pprof, {}));
+  CHECK(!read->partialRoot().hasSymbols());  // the conversions did not build it
+  CHECK(writeProfile(*read, FormatId::ppk, {}) == writeProfile(*eager, FormatId::ppk, {}));
+  CHECK(read->root().hasSymbols());
+  CHECK(read->flatBytes() == eager->flatBytes());
+}
+
 TEST_MAIN()

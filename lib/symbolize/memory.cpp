@@ -90,12 +90,12 @@ void SymbolMemory::add(const Profile& profile) {
 
 std::unique_ptr<Profile> SymbolMemory::apply(std::unique_ptr<Profile> profile) const {
   if (empty()) return profile;
-  const std::unique_ptr<Model> model = addressModel(*profile);
+  std::unique_ptr<Model> model = addressModel(*profile);
   if (!model->has(kCapAddresses) || model->has(kCapNames) || model->has(kCapFunctionIds))
     return profile;
   MemoryResolver resolver(*names_);
   std::vector<std::string> warnings = profile->warnings();
-  return withSymbols(*profile, *model, resolver, std::move(warnings));
+  return withSymbolsLater(std::move(profile), std::move(model), resolver, std::move(warnings));
 }
 
 }  // namespace profpack

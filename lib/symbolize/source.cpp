@@ -524,14 +524,21 @@ void SymbolizedSource::countFiles() {
 
 }  // namespace
 
+namespace {
+
+// A symbol section names what symbolize looks up: function ids, and the addresses of formats
+// without names (in any other profile, such as a crafted .ppk, it is ignored).
+bool named(const ModelSource& inner, const Profile& profile) {
+  const uint32_t caps = inner.capabilities();
+  return profile.hasSymbols() &&
+         ((caps & kCapFunctionIds) || ((caps & kCapAddresses) && !(caps & kCapNames)));
+}
+
+}  // namespace
+
 std::unique_ptr<ModelSource> symbolizedSource(std::unique_ptr<ModelSource> inner,
                                               const Profile& profile, ModelCache* cache) {
-  // A symbol section names what symbolize looks up: function ids, and the addresses of formats
-  // without names (in any other profile, such as a crafted .ppk, it is ignored).
-  const uint32_t caps = inner->capabilities();
-  if (!profile.hasSymbols() ||
-      !((caps & kCapFunctionIds) || ((caps & kCapAddresses) && !(caps & kCapNames))))
-    return inner;
+  if (!named(*inner, profile)) return inner;
   auto decode = [&] { return SymbolTable(profile.root().getSymbols()); };
   std::shared_ptr<const SymbolTable> table = cache
                                                  ? cache->get<SymbolTable>("symbol section", decode)
@@ -540,9 +547,18 @@ std::unique_ptr<ModelSource> symbolizedSource(std::unique_ptr<ModelSource> inner
 }
 
 void nameBySymbolSection(Profile& profile) {
-  if (!profile.hasSymbols()) return;
+  if (!profile.hasSymbols() || profile.sourceWrap()) return;  // named already (nameByTable)
   profile.setSourceWrap([](std::unique_ptr<ModelSource> inner, const Profile& p, ModelCache* c) {
     return symbolizedSource(std::move(inner), p, c);
+  });
+}
+
+void nameByTable(Profile& profile, std::shared_ptr<const SymbolTable> table) {
+  profile.setSourceWrap([table = std::move(table)](std::unique_ptr<ModelSource> inner,
+                                                   const Profile& p,
+                                                   ModelCache*) -> std::unique_ptr<ModelSource> {
+    if (!named(*inner, p)) return inner;
+    return std::make_unique<SymbolizedSource>(std::move(inner), table);
   });
 }
 

@@ -19,7 +19,12 @@ std::unique_ptr<ModelSource> symbolizedSource(std::unique_ptr<ModelSource> inner
                                               const Profile& profile, ModelCache* cache = nullptr);
 
 // Makes every model of `profile` (Profile::sourceWrap) named by its symbol section, where it has
-// one; else leaves it as it is. Called on each profile before it is shared.
+// one (and is not named by nameByTable() already); else leaves it as it is. Called on each
+// profile before it is shared.
 void nameBySymbolSection(Profile& profile);
+
+struct SymbolTable;
+// The same, with the section's table as it was found (the profile's section is not read).
+void nameByTable(Profile& profile, std::shared_ptr<const SymbolTable> table);
 
 }  // namespace profpack

@@ -48,6 +48,7 @@ struct SymbolTable {
   // -> (first frame, frame count), innermost first
   std::unordered_map<SymbolKey, std::pair<uint64_t, uint64_t>, SymbolKeyHash> entries;
 
+  SymbolTable() = default;
   explicit SymbolTable(ir::Symbols::Reader s);
 };
 

@@ -19,16 +19,18 @@ namespace {
 
 constexpr const char* kFmt = "symbols";
 
-// The symbol section's columns as they are filled.
+// The symbol section's columns as they are filled, and the same decoded (what the section's
+// SymbolTable would read back from them).
 struct Columns {
   ColumnWriter mapping, address{ir::Column::Encoding::ZIGZAG_DELTA}, returnAddress, count;
   ColumnWriter function, file, line;
-  std::vector<std::string> names{""};
   std::unordered_map<std::string, uint64_t> nameIndex{{"", 0}};
+  std::shared_ptr<SymbolTable> table = std::make_shared<SymbolTable>();
 
+  Columns() { table->names.emplace_back(); }
   uint64_t intern(const std::string& s) {
-    auto [it, added] = nameIndex.emplace(s, names.size());
-    if (added) names.push_back(s);
+    auto [it, added] = nameIndex.emplace(s, table->names.size());
+    if (added) table->names.push_back(s);
     return it->second;
   }
   void add(const SymbolKey& key, const std::vector<SymbolFrame>& frames) {
@@ -36,13 +38,17 @@ struct Columns {
     address.push(key.address);
     returnAddress.push(key.returnAddress ? 1 : 0);
     count.push(frames.size());
+    table->entries[key] = {table->frames.size(), frames.size()};
     for (const SymbolFrame& f : frames) {
-      function.push(intern(f.function));
-      file.push(intern(f.file));
+      const uint64_t fn = intern(f.function), fi = intern(f.file);
+      function.push(fn);
+      file.push(fi);
       line.push(f.line);
+      table->frames.push_back({fn, fi, f.line});
     }
   }
   void build(ir::Symbols::Builder sym) {
+    const std::vector<std::string>& names = table->names;
     if (names.size() > (size_t{1} << 29) - 1)
       throw Error(Status::limit, kFmt, "more than 2^29 - 1 distinct symbol names");
     mapping.build(sym.initMapping());
@@ -55,6 +61,97 @@ struct Columns {
     auto list = sym.initNames(static_cast<unsigned>(names.size()));
     for (size_t i = 0; i < names.size(); ++i) list.set(static_cast<unsigned>(i), names[i]);
   }
+};
+
+// What a resolver named of a model's addresses: the symbol section, to be built into a message.
+struct Naming {
+  struct Binary {
+    int64_t mapping;
+    bool named;  // else `warning` says why not
+    std::string path, buildId, warning;
+    uint64_t loadBias;
+  };
+  size_t mappings = 0;
+  std::vector<Binary> binaries;  // in the order they were opened
+  Columns columns;
+  std::vector<std::string> warnings;
+
+  // Fills `sym` as symbolization always has: mappings, then each opened one's fields, in the
+  // order they were opened, then the columns (so that the bytes do not depend on when).
+  void build(ir::Symbols::Builder sym) {
+    auto list = sym.initMappings(static_cast<unsigned>(mappings));
+    for (const Binary& b : binaries) {
+      auto out = list[static_cast<unsigned>(b.mapping)];
+      if (!b.named) {
+        out.setWarning(b.warning);
+        continue;
+      }
+      out.setPath(b.path);
+      out.setLoadBias(b.loadBias);
+      out.setBuildId(
+          kj::arrayPtr(reinterpret_cast<const kj::byte*>(b.buildId.data()), b.buildId.size()));
+    }
+    columns.build(sym);
+  }
+};
+
+Naming nameAddresses(const Model& model, Resolver& resolver, std::vector<std::string> warnings,
+                     bool warnUnnamed, const std::vector<SymbolKey>* given) {
+  std::vector<SymbolKey> made;
+  if (!given) made = addressesToName(model);
+  const std::vector<SymbolKey>& keys = given ? *given : made;
+  const LocationLayer& layer = model.locations();
+  Naming n;
+  n.mappings = layer.mappings.size();
+  n.columns.table->loadBias.assign(n.mappings, 0);
+  for (size_t k = 0; k < keys.size(); ++k)
+    if (k == 0 || keys[k].mapping != keys[k - 1].mapping)
+      resolver.prefetch(layer.mappings[static_cast<size_t>(keys[k].mapping)]);
+  size_t k = 0;
+  while (k < keys.size()) {
+    const int64_t m = keys[k].mapping;
+    size_t end = k;
+    while (end < keys.size() && keys[end].mapping == m) ++end;
+    const Mapping& mapping = layer.mappings[static_cast<size_t>(m)];
+    const std::string label = "mapping " + std::to_string(m) + " (" +
+                              (mapping.path.empty() ? std::string("no file") : mapping.path) + ")";
+    std::string used, id, why;
+    if (!resolver.open(mapping, used, id, why)) {
+      n.binaries.push_back({m, false, "", "", label + ": " + why, 0});
+      if (warnUnnamed) warnings.push_back(label + " not symbolized: " + why);
+      k = end;
+      continue;
+    }
+    n.binaries.push_back({m, true, used, id, "", resolver.loadBias()});
+    n.columns.table->loadBias[static_cast<size_t>(m)] = resolver.loadBias();
+    for (; k < end; ++k) {
+      const std::vector<SymbolFrame>* frames =
+          resolver.frames(mapping, keys[k].address, keys[k].returnAddress);
+      if (frames && !frames->empty()) n.columns.add(keys[k], *frames);
+    }
+    const std::string problem = resolver.problem();
+    if (!problem.empty() && warnUnnamed) warnings.push_back(label + ": " + used + ": " + problem);
+  }
+  n.warnings = std::move(warnings);
+  return n;
+}
+
+// The symbol section of a profile named as it is read, built with its copy of the IR when
+// something first asks for the IR (a .ppk write): a conversion or a query is answered from
+// the base profile's IR and the names as they were found.
+class DeferredSymbols : public Profile::Deferred {
+ public:
+  DeferredSymbols(std::shared_ptr<const Profile> base, Naming naming)
+      : base_(std::move(base)), naming_(std::move(naming)) {}
+  std::unique_ptr<capnp::MallocMessageBuilder> build(ir::Profile::Reader) override {
+    auto msg = copyOf(*base_);
+    naming_.build(msg->getRoot<ir::Profile>().initSymbols());
+    return msg;
+  }
+
+ private:
+  std::shared_ptr<const Profile> base_;
+  Naming naming_;
 };
 
 }  // namespace
@@ -119,49 +216,30 @@ std::vector<int64_t> mappingsToName(const std::vector<SymbolKey>& keys) {
 
 std::unique_ptr<Profile> withSymbols(const Profile& profile, const Model& model, Resolver& resolver,
                                      std::vector<std::string> warnings, bool warnUnnamed,
-                                     const std::vector<SymbolKey>* given) {
-  std::vector<SymbolKey> made;
-  if (!given) made = addressesToName(model);
-  const std::vector<SymbolKey>& keys = given ? *given : made;
-  const LocationLayer& layer = model.locations();
+                                     const std::vector<SymbolKey>* keys) {
+  Naming naming = nameAddresses(model, resolver, std::move(warnings), warnUnnamed, keys);
   auto msg = copyOf(profile);
-  auto sym = msg->getRoot<ir::Profile>().initSymbols();
-  auto binaries = sym.initMappings(static_cast<unsigned>(layer.mappings.size()));
-  Columns columns;
-  for (size_t k = 0; k < keys.size(); ++k)
-    if (k == 0 || keys[k].mapping != keys[k - 1].mapping)
-      resolver.prefetch(layer.mappings[static_cast<size_t>(keys[k].mapping)]);
-  size_t k = 0;
-  while (k < keys.size()) {
-    const int64_t m = keys[k].mapping;
-    size_t end = k;
-    while (end < keys.size() && keys[end].mapping == m) ++end;
-    const Mapping& mapping = layer.mappings[static_cast<size_t>(m)];
-    auto binary = binaries[static_cast<unsigned>(m)];
-    const std::string label = "mapping " + std::to_string(m) + " (" +
-                              (mapping.path.empty() ? std::string("no file") : mapping.path) + ")";
-    std::string used, id, why;
-    if (!resolver.open(mapping, used, id, why)) {
-      binary.setWarning(label + ": " + why);
-      if (warnUnnamed) warnings.push_back(label + " not symbolized: " + why);
-      k = end;
-      continue;
-    }
-    binary.setPath(used);
-    binary.setLoadBias(resolver.loadBias());
-    binary.setBuildId(kj::arrayPtr(reinterpret_cast<const kj::byte*>(id.data()), id.size()));
-    for (; k < end; ++k) {
-      const std::vector<SymbolFrame>* frames =
-          resolver.frames(mapping, keys[k].address, keys[k].returnAddress);
-      if (frames && !frames->empty()) columns.add(keys[k], *frames);
-    }
-    const std::string problem = resolver.problem();
-    if (!problem.empty() && warnUnnamed) warnings.push_back(label + ": " + used + ": " + problem);
-  }
-  columns.build(sym);
+  naming.build(msg->getRoot<ir::Profile>().initSymbols());
   auto out = std::make_unique<Profile>(std::move(msg));
-  out->warnings() = std::move(warnings);
+  out->warnings() = std::move(naming.warnings);
   nameBySymbolSection(*out);
+  return out;
+}
+
+std::unique_ptr<Profile> withSymbolsLater(std::unique_ptr<Profile> profile,
+                                          std::unique_ptr<Model> model, Resolver& resolver,
+                                          std::vector<std::string> warnings, bool warnUnnamed,
+                                          const std::vector<SymbolKey>* keys) {
+  Naming naming = nameAddresses(*model, resolver, std::move(warnings), warnUnnamed, keys);
+  model.reset();  // gives back what it took of the profile's decoded data (Profile::takeDecoded)
+  std::shared_ptr<const Profile> base(std::move(profile));
+  std::shared_ptr<const SymbolTable> table = naming.columns.table;
+  std::vector<std::string> found = std::move(naming.warnings);
+  auto out =
+      std::make_unique<Profile>(base, std::make_unique<DeferredSymbols>(base, std::move(naming)));
+  out->keepDecoded(base->takeDecoded());
+  out->warnings() = std::move(found);
+  nameByTable(*out, std::move(table));
   return out;
 }
 

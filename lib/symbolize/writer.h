@@ -54,6 +54,16 @@ std::unique_ptr<Profile> withSymbols(const Profile& profile, const Model& model,
                                      std::vector<std::string> warnings, bool warnUnnamed = true,
                                      const std::vector<SymbolKey>* keys = nullptr);
 
+// The same names as withSymbols() gives, without copying the IR: the result's IR is `profile`'s,
+// and its symbol section and that copy are built when the IR is first asked for (a .ppk write;
+// the same bytes then). Queries and conversions read the names as found. For a profile the
+// caller gives up, with `model` (addressModel(*profile), which this frees).
+std::unique_ptr<Profile> withSymbolsLater(std::unique_ptr<Profile> profile,
+                                          std::unique_ptr<Model> model, Resolver& resolver,
+                                          std::vector<std::string> warnings,
+                                          bool warnUnnamed = true,
+                                          const std::vector<SymbolKey>* keys = nullptr);
+
 // A copy of `profile`'s IR.
 std::unique_ptr<capnp::MallocMessageBuilder> copyOf(const Profile& profile);
 

@@ -256,18 +256,19 @@ class DeferredStacks : public Profile::Deferred {
   DeferredStacks(std::unique_ptr<Body> body, std::shared_ptr<const DecodedStacks> tree,
                  size_t expectedBytes)
       : body_(std::move(body)), tree_(std::move(tree)), expectedBytes_(expectedBytes) {}
-  void complete(ir::Profile::Reader partial, ir::Profile::Builder whole) override {
+  std::unique_ptr<capnp::MallocMessageBuilder> build(ir::Profile::Reader partial) override {
+    auto message = newMessage(expectedBytes_);
     const auto from = partial.getStacks();
     Rest r{from.getSlotBytes(), from.getBigEndian(), {}, {}, from.getMapsText()};
     for (uint64_t v : from.getHeaderSlots()) r.header.push_back(v);
     for (unsigned i = 0; i < 3; ++i) r.trailer[i] = from.getTrailerSlots()[i];
-    auto st = buildRest(whole, r);
+    auto st = buildRest(message->getRoot<ir::Profile>(), r);
     AddressColumn column;
     for (size_t n = 1; n <= tree_->nodes(); ++n)
       column.add(tree_->parentOf(n), tree_->addressOf(n));
     body_->build(st, column);
+    return message;
   }
-  size_t expectedBytes() const override { return expectedBytes_; }
 
  private:
   std::unique_ptr<Body> body_;

@@ -38,7 +38,7 @@ void rankFrames(const std::vector<uint64_t>& mapping, const std::vector<uint64_t
 class PerfSource : public ModelSource {
  public:
   PerfSource(const Profile& profile, const ModelOptions& options)
-      : pd_(profile.root().getPerf()),
+      : pd_(profile.partialRoot().getPerf()),  // never deferred (a symbol section may be)
         thread_(options.thread),
         callEdges_(options.callEdges),
         cache_(options.cache) {}
