@@ -175,6 +175,9 @@ if command -v perf >/dev/null &&
     if [ $shape = threads100 ] &&
       python3 "$here/tests/perf_repeat.py" "$f" "$tmp/long.data" 5 --new-processes 2>/dev/null; then
       size=$(($(stat -c %s "$tmp/long.data") / 1000000))
+      row "perf threads100 x5 ${size}MB -> folded, named" 10 0 \
+        "$cli" convert "$tmp/long.data" --binary-path "$here/tests/data/perf" --to folded \
+        -o "$tmp/out.folded" -- perf script -i "$tmp/long.data"
       row "perf threads100 x5 ${size}MB -> folded, addresses" 10 0 \
         "$cli" convert "$tmp/long.data" --no-symbolize --to folded -o "$tmp/out.folded" -- \
         perf script -i "$tmp/long.data"
