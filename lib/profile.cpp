@@ -75,6 +75,7 @@ void Profile::complete() const {
     complete_.store(true, std::memory_order_release);
     return;
   }
+  takeModelCache();  // the IR is wanted for itself: no model is about to take it
   try {
     // The partial message is never written to: readers of partialRoot() on other threads go
     // on reading it while the whole one is built.
@@ -102,6 +103,11 @@ const StringTableReader& Profile::strings() const {
 std::unique_ptr<Profile::Decoded> Profile::takeDecoded() const {
   std::lock_guard<std::mutex> lock(decodedMutex_);
   return std::move(decoded_);
+}
+
+std::shared_ptr<ModelCache> Profile::takeModelCache() const {
+  std::lock_guard<std::mutex> lock(decodedMutex_);
+  return std::move(seedCache_);
 }
 
 void Profile::returnDecoded(std::unique_ptr<Decoded> decoded) const {

@@ -115,6 +115,13 @@ class Profile {
     virtual ~Decoded() = default;
   };
   void keepDecoded(std::unique_ptr<Decoded> decoded) { decoded_ = std::move(decoded); }
+  // What a model of this profile computed that the next may share (ModelCache): naming as the
+  // profile is read builds a model of its addresses, and the model of its names then decodes
+  // nothing again. The first model built without a cache of its own takes it (buildModel);
+  // building a deferred part of the IR (a .ppk write, whose copy of the IR is its peak) drops
+  // it. Set before the profile is shared.
+  void seedModelCache(std::shared_ptr<ModelCache> cache) { seedCache_ = std::move(cache); }
+  std::shared_ptr<ModelCache> takeModelCache() const;
   std::unique_ptr<Decoded> takeDecoded() const;
   // Gives back what takeDecoded() gave, unchanged (a model done with it), for the next caller;
   // dropped if the profile holds another by then.
@@ -165,6 +172,7 @@ class Profile {
   mutable std::unique_ptr<StringTableReader> strings_;
   mutable std::mutex decodedMutex_;
   mutable std::unique_ptr<Decoded> decoded_;
+  mutable std::shared_ptr<ModelCache> seedCache_;  // under decodedMutex_
   std::vector<std::string> warnings_;
   SourceWrap sourceWrap_;
   std::shared_ptr<const kj::Array<capnp::word>> storedModel_;

@@ -269,7 +269,12 @@ TEST(names_found_on_read_build_their_section_when_asked) {
   auto read = nameFromBinaries(readProfile(spanOf(bytes), ReadOptions{}), o);
   CHECK(read->hasSymbols());
   CHECK(!read->partialRoot().hasSymbols());  // nothing built yet
+  // What the model of its addresses decoded waits for the first model of its names.
+  std::shared_ptr<ModelCache> seed = read->takeModelCache();
+  CHECK(seed != nullptr);
+  read->seedModelCache(seed);
   const std::string folded = writeProfile(*read, FormatId::folded, {});
+  CHECK(read->takeModelCache() == nullptr);             // the conversion's models took it
   CHECK(folded.find(";work_a ") != std::string::npos);  // named from tests/data/perf/threads
   CHECK(folded == writeProfile(*eager, FormatId::folded, {}));
   CHECK(writeProfile(*read, FormatId::pprof, {}) == writeProfile(*eager, FormatId::pprof, {}));
@@ -277,6 +282,11 @@ TEST(names_found_on_read_build_their_section_when_asked) {
   CHECK(writeProfile(*read, FormatId::ppk, {}) == writeProfile(*eager, FormatId::ppk, {}));
   CHECK(read->root().hasSymbols());
   CHECK(read->flatBytes() == eager->flatBytes());
+  // A .ppk write builds the IR first, and lets go of what was kept for a model then (the copy
+  // of the IR is its peak).
+  auto forPpk = nameFromBinaries(readProfile(spanOf(bytes), ReadOptions{}), o);
+  CHECK(writeProfile(*forPpk, FormatId::ppk, {}) == writeProfile(*eager, FormatId::ppk, {}));
+  CHECK(forPpk->takeModelCache() == nullptr);
 }
 
 TEST_MAIN()

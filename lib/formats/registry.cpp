@@ -329,8 +329,10 @@ FormatId formatOf(const Profile& profile) {
   return FormatId::unknown;
 }
 
-std::unique_ptr<Model> buildModel(const Profile& profile, const ModelOptions& options) {
+std::unique_ptr<Model> buildModel(const Profile& profile, const ModelOptions& given) {
   const Codec& c = codecOf(profile);
+  ModelOptions options = given;
+  if (!options.cache) options.cache = profile.takeModelCache();
   if (!options.binary.empty() && !c.functionEntries) {
     std::string which;
     for (const Codec& k : kCodecs)
@@ -483,7 +485,8 @@ void writeProfile(const Profile& profile, FormatId format, const WriteOptions& o
   }
   // The whole profile's model and each thread's share what they compute from the whole
   // profile: a model per thread costs that thread's share of it, not the whole profile again.
-  const auto cache = std::make_shared<ModelCache>();
+  std::shared_ptr<ModelCache> cache = profile.takeModelCache();
+  if (!cache) cache = std::make_shared<ModelCache>();
   const ModelFor perThread = [&](long thread) {
     ModelOptions o;
     o.thread = thread;

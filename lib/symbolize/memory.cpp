@@ -90,12 +90,14 @@ void SymbolMemory::add(const Profile& profile) {
 
 std::unique_ptr<Profile> SymbolMemory::apply(std::unique_ptr<Profile> profile) const {
   if (empty()) return profile;
-  std::unique_ptr<Model> model = addressModel(*profile);
+  auto cache = std::make_shared<ModelCache>();
+  std::unique_ptr<Model> model = addressModel(*profile, cache);
   if (!model->has(kCapAddresses) || model->has(kCapNames) || model->has(kCapFunctionIds))
     return profile;
   MemoryResolver resolver(*names_);
   std::vector<std::string> warnings = profile->warnings();
-  return withSymbolsLater(std::move(profile), std::move(model), resolver, std::move(warnings));
+  return withSymbolsLater(std::move(profile), std::move(model), std::move(cache), resolver,
+                          std::move(warnings));
 }
 
 }  // namespace profpack

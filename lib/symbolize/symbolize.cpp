@@ -91,7 +91,8 @@ std::unique_ptr<Profile> nameFromBinaries(std::unique_ptr<Profile> profile,
   // it is without building its model (a Callgrind profile's costs a scan of its cost table).
   const uint32_t caps = modelCapabilities(*profile);
   if (!(caps & kCapAddresses) || (caps & kCapNames) || (caps & kCapFunctionIds)) return profile;
-  std::unique_ptr<Model> model = addressModel(*profile);
+  auto cache = std::make_shared<ModelCache>();
+  std::unique_ptr<Model> model = addressModel(*profile, cache);
   if (!model->has(kCapAddresses) || model->has(kCapNames) || model->has(kCapFunctionIds))
     return profile;
   std::optional<ElfResolver> own;
@@ -119,8 +120,8 @@ std::unique_ptr<Profile> nameFromBinaries(std::unique_ptr<Profile> profile,
     profile->warnings() = std::move(warnings);
     return profile;
   }
-  return withSymbolsLater(std::move(profile), std::move(model), resolver, std::move(warnings),
-                          /*warnUnnamed=*/false, &keys);
+  return withSymbolsLater(std::move(profile), std::move(model), std::move(cache), resolver,
+                          std::move(warnings), /*warnUnnamed=*/false, &keys);
 }
 
 }  // namespace profpack

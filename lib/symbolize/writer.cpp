@@ -162,8 +162,9 @@ std::unique_ptr<capnp::MallocMessageBuilder> copyOf(const Profile& profile) {
   return msg;
 }
 
-std::unique_ptr<Model> addressModel(const Profile& profile) {
+std::unique_ptr<Model> addressModel(const Profile& profile, std::shared_ptr<ModelCache> cache) {
   ModelOptions mo;
+  mo.cache = std::move(cache);
   mo.symbols = false;
   mo.callEdges = false;  // its readers take the locations only
   return buildModel(profile, mo);
@@ -227,7 +228,8 @@ std::unique_ptr<Profile> withSymbols(const Profile& profile, const Model& model,
 }
 
 std::unique_ptr<Profile> withSymbolsLater(std::unique_ptr<Profile> profile,
-                                          std::unique_ptr<Model> model, Resolver& resolver,
+                                          std::unique_ptr<Model> model,
+                                          std::shared_ptr<ModelCache> cache, Resolver& resolver,
                                           std::vector<std::string> warnings, bool warnUnnamed,
                                           const std::vector<SymbolKey>* keys) {
   Naming naming = nameAddresses(*model, resolver, std::move(warnings), warnUnnamed, keys);
@@ -238,6 +240,7 @@ std::unique_ptr<Profile> withSymbolsLater(std::unique_ptr<Profile> profile,
   auto out =
       std::make_unique<Profile>(base, std::make_unique<DeferredSymbols>(base, std::move(naming)));
   out->keepDecoded(base->takeDecoded());
+  out->seedModelCache(std::move(cache));
   out->warnings() = std::move(found);
   nameByTable(*out, std::move(table));
   return out;

@@ -37,7 +37,9 @@ class Resolver {
 
 // The model of `profile`'s own addresses, its symbol section (if any) left aside; without call
 // edges, which naming does not read.
-std::unique_ptr<Model> addressModel(const Profile& profile);
+// `cache`: where it keeps what the models after it may share (null: nowhere).
+std::unique_ptr<Model> addressModel(const Profile& profile,
+                                    std::shared_ptr<ModelCache> cache = nullptr);
 
 // The addresses of `model` to name: every location with self cost at its address (function
 // ids: every location), every caller's frame of a stack as a return address; sorted.
@@ -57,9 +59,11 @@ std::unique_ptr<Profile> withSymbols(const Profile& profile, const Model& model,
 // The same names as withSymbols() gives, without copying the IR: the result's IR is `profile`'s,
 // and its symbol section and that copy are built when the IR is first asked for (a .ppk write;
 // the same bytes then). Queries and conversions read the names as found. For a profile the
-// caller gives up, with `model` (addressModel(*profile), which this frees).
+// caller gives up, with `model` (addressModel(*profile, cache), which this frees); `cache` goes
+// to the result's first model (Profile::seedModelCache).
 std::unique_ptr<Profile> withSymbolsLater(std::unique_ptr<Profile> profile,
-                                          std::unique_ptr<Model> model, Resolver& resolver,
+                                          std::unique_ptr<Model> model,
+                                          std::shared_ptr<ModelCache> cache, Resolver& resolver,
                                           std::vector<std::string> warnings,
                                           bool warnUnnamed = true,
                                           const std::vector<SymbolKey>* keys = nullptr);
