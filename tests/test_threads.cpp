@@ -361,6 +361,62 @@ TEST(threads_share_a_profile_read_with_defer_ir) {
   }
 }
 
+// A perf recording named as it is read keeps its IR and builds the symbol section on the first
+// .ppk write; threads converting and writing it at once get what symbolize and then the write
+// give.
+TEST(threads_share_a_profile_named_on_read) {
+  const std::string file = testlib::data("perf/threads.data"), dir = testlib::data("perf");
+  const char* dirs[] = {dir.c_str()};
+  const profpack_format kFormats[] = {PROFPACK_FORMAT_PPK, PROFPACK_FORMAT_PPROF,
+                                      PROFPACK_FORMAT_CALLGRIND, PROFPACK_FORMAT_FOLDED,
+                                      PROFPACK_FORMAT_TRACE_EVENT};
+  constexpr size_t kN = sizeof kFormats / sizeof kFormats[0];
+  auto write = [](const profpack_profile* p, profpack_format f, std::string& out) {
+    void* data = nullptr;
+    size_t size = 0;
+    const bool ok = profpack_write_memory(p, f, nullptr, &data, &size) == PROFPACK_OK;
+    if (ok) out.assign(static_cast<const char*>(data), size);
+    profpack_free(data);
+    return ok;
+  };
+  profpack_profile *plain = nullptr, *named = nullptr;
+  CHECK_EQ(profpack_read_file(file.c_str(), nullptr, &plain), PROFPACK_OK);
+  profpack_symbolize_options so;
+  profpack_symbolize_options_init(&so);
+  so.binary_path = dirs;
+  so.binary_path_count = 1;
+  CHECK_EQ(profpack_profile_symbolize(plain, &so, &named), PROFPACK_OK);
+  std::string expected[kN];
+  for (size_t i = 0; i < kN; ++i) CHECK(write(named, kFormats[i], expected[i]));
+  CHECK(expected[3].find(";work_a ") != std::string::npos);
+  profpack_profile_free(named);
+  profpack_profile_free(plain);
+
+  for (int round = 0; round < 2; ++round) {
+    profpack_read_options ro;
+    profpack_read_options_init(&ro);
+    ro.flags = PROFPACK_READ_SYMBOLIZE;
+    ro.binary_path = dirs;
+    ro.binary_path_count = 1;
+    profpack_profile* p = nullptr;
+    CHECK_EQ(profpack_read_file(file.c_str(), &ro, &p), PROFPACK_OK);
+    std::atomic<int> failures{0};
+    std::vector<std::thread> threads;
+    for (size_t t = 0; t < 6; ++t) {
+      threads.emplace_back([&, t] {
+        for (size_t k = 0; k < kN; ++k) {
+          const size_t i = (t + k + static_cast<size_t>(round)) % kN;
+          std::string out;
+          if (!write(p, kFormats[i], out) || out != expected[i]) ++failures;
+        }
+      });
+    }
+    for (auto& t : threads) t.join();
+    profpack_profile_free(p);
+    CHECK_EQ(failures.load(), 0);
+  }
+}
+
 TEST(threads_query_one_profile) {
   profpack_profile* p = nullptr;
   CHECK_EQ(profpack_read_file(testlib::data(kFiles[0]).c_str(), nullptr, &p), PROFPACK_OK);
