@@ -67,8 +67,14 @@ std::unique_ptr<profpack::NamingAhead> namingAhead(std::span<const uint8_t> byte
 profpack_profile* wrapRead(std::unique_ptr<profpack::Profile> p, const profpack_read_options* o,
                            int64_t fileTime, profpack::NamingAhead* ahead) {
   const profpack_read_options d = callerReadOptions(o);
-  if (namesFromBinaries(d, static_cast<int>(profpack::formatOf(*p))))
-    p = profpack::nameFromBinaries(std::move(p), symbolizeOptions(d, fileTime), ahead);
+  if (namesFromBinaries(d, static_cast<int>(profpack::formatOf(*p)))) {
+    profpack::SymbolizeOptions so = symbolizeOptions(d, fileTime);
+    // Queried or converted, not written as .ppk (PROFPACK_READ_DEFER_IR's promise).
+    const int out = formatValue(d.output_format);
+    so.deferSection = (d.flags & PROFPACK_READ_DEFER_IR) ||
+                      (out != PROFPACK_FORMAT_UNKNOWN && out != PROFPACK_FORMAT_PPK);
+    p = profpack::nameFromBinaries(std::move(p), so, ahead);
+  }
   profpack_profile* h = wrap(std::move(p));
   h->fileTime = fileTime;
   return h;

@@ -84,6 +84,8 @@ class Profile {
       complete();
     return root_;
   }
+  // Whether root() has a deferred part to build or a pending message to load first.
+  bool rootPending() const { return !complete_.load(std::memory_order_acquire); }
   // The IR without a deferred part: every field but those the deferred part sets, which read
   // as unset. Never builds a deferred part, and never changes: what it returns stays valid and
   // unchanged while the profile lives, even while another thread completes the IR. For a

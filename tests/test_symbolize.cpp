@@ -257,18 +257,21 @@ TEST(binaries_opened_ahead_are_those_found_after) {
   CHECK(once->warnings() == withAhead->warnings());
 }
 
-// Named as it is read, a profile keeps the IR it was read into: its symbol section and the copy
-// of that IR it lives in are built only when the IR is asked for (a .ppk write), and then are
-// what symbolize gives, byte for byte. Until then, queries and conversions answer the names.
+// Named as it is read for a conversion, a perf profile keeps the IR it was read into: its symbol
+// section and the copy of that IR it lives in are built only when the IR is asked for (a .ppk
+// write), and then are what symbolize gives, byte for byte. Until then, queries and
+// conversions answer the names. Read for a .ppk write, the section is built at once.
 TEST(names_found_on_read_build_their_section_when_asked) {
   const std::string bytes = testlib::slurp(testlib::data("perf/threads.data"));
   SymbolizeOptions o;
   o.binaryPath = {testlib::data("perf")};
   auto once = readProfile(spanOf(bytes), ReadOptions{});
+  CHECK(!once->rootPending());
   auto eager = symbolizeProfile(*once, o);
+  o.deferSection = true;
   auto read = nameFromBinaries(readProfile(spanOf(bytes), ReadOptions{}), o);
   CHECK(read->hasSymbols());
-  CHECK(!read->partialRoot().hasSymbols());  // nothing built yet
+  CHECK(read->rootPending());  // nothing built yet
   // What the model of its addresses decoded waits for the first model of its names.
   std::shared_ptr<ModelCache> seed = read->takeModelCache();
   CHECK(seed != nullptr);
@@ -278,15 +281,23 @@ TEST(names_found_on_read_build_their_section_when_asked) {
   CHECK(folded.find(";work_a ") != std::string::npos);  // named from tests/data/perf/threads
   CHECK(folded == writeProfile(*eager, FormatId::folded, {}));
   CHECK(writeProfile(*read, FormatId::pprof, {}) == writeProfile(*eager, FormatId::pprof, {}));
-  CHECK(!read->partialRoot().hasSymbols());  // the conversions did not build it
+  CHECK(writeProfile(*read, FormatId::callgrind, {}) ==
+        writeProfile(*eager, FormatId::callgrind, {}));
+  CHECK(read->rootPending());  // the conversions did not build it
   CHECK(writeProfile(*read, FormatId::ppk, {}) == writeProfile(*eager, FormatId::ppk, {}));
-  CHECK(read->root().hasSymbols());
+  CHECK(!read->rootPending() && read->root().hasSymbols());
   CHECK(read->flatBytes() == eager->flatBytes());
   // A .ppk write builds the IR first, and lets go of what was kept for a model then (the copy
   // of the IR is its peak).
   auto forPpk = nameFromBinaries(readProfile(spanOf(bytes), ReadOptions{}), o);
   CHECK(writeProfile(*forPpk, FormatId::ppk, {}) == writeProfile(*eager, FormatId::ppk, {}));
   CHECK(forPpk->takeModelCache() == nullptr);
+  // Not deferred: the section is there at once, with the same bytes.
+  o.deferSection = false;
+  auto now = nameFromBinaries(readProfile(spanOf(bytes), ReadOptions{}), o);
+  CHECK(!now->rootPending() && now->partialRoot().hasSymbols());
+  CHECK(now->flatBytes() == eager->flatBytes());
+  CHECK(writeProfile(*now, FormatId::folded, {}) == folded);
 }
 
 TEST_MAIN()

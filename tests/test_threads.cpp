@@ -361,9 +361,9 @@ TEST(threads_share_a_profile_read_with_defer_ir) {
   }
 }
 
-// A perf recording named as it is read keeps its IR and builds the symbol section on the first
-// .ppk write; threads converting and writing it at once get what symbolize and then the write
-// give.
+// A perf recording named as it is read for conversions (PROFPACK_READ_DEFER_IR) keeps its IR
+// and builds the symbol section on the first .ppk write; threads converting and writing it at
+// once get what symbolize and then the write give, as they do without the flag.
 TEST(threads_share_a_profile_named_on_read) {
   const std::string file = testlib::data("perf/threads.data"), dir = testlib::data("perf");
   const char* dirs[] = {dir.c_str()};
@@ -395,7 +395,8 @@ TEST(threads_share_a_profile_named_on_read) {
   for (int round = 0; round < 2; ++round) {
     profpack_read_options ro;
     profpack_read_options_init(&ro);
-    ro.flags = PROFPACK_READ_SYMBOLIZE;
+    // With PROFPACK_READ_DEFER_IR the symbol section waits for the first .ppk write.
+    ro.flags = PROFPACK_READ_SYMBOLIZE | (round == 0 ? PROFPACK_READ_DEFER_IR : 0u);
     ro.binary_path = dirs;
     ro.binary_path_count = 1;
     profpack_profile* p = nullptr;

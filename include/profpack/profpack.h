@@ -185,7 +185,9 @@ PROFPACK_API profpack_format profpack_detect_format(const void* data, size_t siz
  * builds them then, on the calling thread). Queries, conversions and `.ppk` output are the same
  * with or without it; what differs is when the work is done. Formats whose readers build
  * nothing that only those writes need ignore it. profpack_read_options.output_format lets the
- * library decide this instead.
+ * library decide this instead. With PROFPACK_READ_SYMBOLIZE it covers the names too: a
+ * profile whose format allows it (perf.data) keeps the IR it was read into, and the copy of it
+ * with the symbol section is built when first asked for.
  */
 #define PROFPACK_READ_DEFER_IR 0x2u
 /**

@@ -67,10 +67,26 @@ constexpr Codec kCodecs[] = {
        putString(out, writeXray(p, xrayWriteOptions(o)));
      },
      nullptr, xrayModel, xrayFunctionEntries, "timeline of function entries and exits"},
-    {FormatId::perf, "perf", ir::Format::PERF, FormatId::perf, isPerfData,
-     [](std::span<const uint8_t> d, const ReadOptions&) { return readPerfData(d); }, nullptr,
-     nullptr, perfModel, nullptr, "a Linux perf recording", FormatId::callgrind, nullptr, false,
-     true, true, nullptr, nullptr, perfBinariesAhead},
+    {FormatId::perf,
+     "perf",
+     ir::Format::PERF,
+     FormatId::perf,
+     isPerfData,
+     [](std::span<const uint8_t> d, const ReadOptions&) { return readPerfData(d); },
+     nullptr,
+     nullptr,
+     perfModel,
+     nullptr,
+     "a Linux perf recording",
+     FormatId::callgrind,
+     nullptr,
+     false,
+     true,
+     true,
+     nullptr,
+     nullptr,
+     perfBinariesAhead,
+     /*modelReadsPartialIR=*/true},
     {FormatId::dcpi, "dcpi", ir::Format::DCPI, FormatId::dcpi, isDcpi,
      [](std::span<const uint8_t> d, const ReadOptions&) { return readDcpi(d); },
      [](const Profile& p, const WriteOptions& o, Sink& out) {
@@ -331,15 +347,16 @@ FormatId formatOf(const Profile& profile) {
 
 std::unique_ptr<Model> buildModel(const Profile& profile, const ModelOptions& given) {
   const Codec& c = codecOf(profile);
-  ModelOptions options = given;
-  if (!options.cache) options.cache = profile.takeModelCache();
-  if (!options.binary.empty() && !c.functionEntries) {
+  if (!given.binary.empty() && !c.functionEntries) {
     std::string which;
     for (const Codec& k : kCodecs)
       if (k.functionEntries) which += std::string(which.empty() ? "" : ", ") + k.name;
     throw Error(Status::unsupported, "",
                 "only these formats take function names from a binary: " + which);
   }
+  // The first model of a profile's names shares what naming's model of its addresses decoded.
+  ModelOptions options = given;
+  if (!options.cache && options.symbols) options.cache = profile.takeModelCache();
   auto own = [&c, &profile, options] {  // names from a symbol section added where there is one
     auto s = c.model(profile, options);
     return options.symbols && profile.sourceWrap()
@@ -357,6 +374,10 @@ std::unique_ptr<Model> buildModel(const Profile& profile, const ModelOptions& gi
                     " out of range: the profile has " + std::to_string(model->threads().size()) +
                     " threads");
   return model;
+}
+
+bool modelReadsPartialIR(const Profile& profile) {
+  return formatOf(profile) != FormatId::unknown && codecOf(profile).modelReadsPartialIR;
 }
 
 uint32_t modelCapabilities(const Profile& profile) {

@@ -50,6 +50,9 @@ std::unique_ptr<Model> buildModel(const Profile& profile, const ModelOptions& op
 // The capabilities of the profile's model (without its symbol section's names), from its
 // source alone: no layer is built.
 uint32_t modelCapabilities(const Profile& profile);
+// Whether the models of `profile`'s format read only its partial root (Profile::partialRoot()),
+// never building a deferred part of its IR.
+bool modelReadsPartialIR(const Profile& profile);
 
 // Formats whose functions are ids (XRay): the entry address of each id in `binary` (index =
 // id, 0 where unknown). Status::unsupported for other formats; Status::io or malformed for a

@@ -54,6 +54,9 @@ struct Codec {
   // The binaries a profile's samples are in, where the format lists them ahead of the samples
   // (a path and a build id each), read without reading the profile (null: it lists none).
   std::vector<Mapping> (*binariesAhead)(std::span<const uint8_t> data) = nullptr;
+  // `model` reads only what Profile::partialRoot() holds, so a symbol section added later
+  // (withSymbolsOf) need not be built for it (false: its models read root()).
+  bool modelReadsPartialIR = false;
 };
 
 }  // namespace profpack

@@ -96,8 +96,8 @@ std::unique_ptr<Profile> SymbolMemory::apply(std::unique_ptr<Profile> profile) c
     return profile;
   MemoryResolver resolver(*names_);
   std::vector<std::string> warnings = profile->warnings();
-  return withSymbolsLater(std::move(profile), std::move(model), std::move(cache), resolver,
-                          std::move(warnings));
+  return withSymbolsOf(std::move(profile), std::move(model), std::move(cache), resolver,
+                       std::move(warnings), /*later=*/false);
 }
 
 }  // namespace profpack

@@ -120,8 +120,8 @@ std::unique_ptr<Profile> nameFromBinaries(std::unique_ptr<Profile> profile,
     profile->warnings() = std::move(warnings);
     return profile;
   }
-  return withSymbolsLater(std::move(profile), std::move(model), std::move(cache), resolver,
-                          std::move(warnings), /*warnUnnamed=*/false, &keys);
+  return withSymbolsOf(std::move(profile), std::move(model), std::move(cache), resolver,
+                       std::move(warnings), options.deferSection, /*warnUnnamed=*/false, &keys);
 }
 
 }  // namespace profpack

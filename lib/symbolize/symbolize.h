@@ -33,6 +33,10 @@ struct SymbolizeOptions {
   // A kallsyms table of the recorded kernel, to name kernel frames ("": /proc/kallsyms where it
   // is the recorded kernel's: its build id, else its release, is the profile's).
   std::string kallsyms;
+  // Naming on read (nameFromBinaries): the profile will be queried or converted, not written
+  // as .ppk, so the copy of its IR with the symbol section may wait until the IR is asked for
+  // (withSymbolsOf's `later`).
+  bool deferSection = false;
 };
 
 // A copy of `profile` with its symbol section (lib/ir/profile.capnp, Symbols), replacing any it

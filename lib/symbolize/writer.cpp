@@ -29,6 +29,9 @@ struct Columns {
 
   Columns() { table->names.emplace_back(); }
   uint64_t intern(const std::string& s) {
+    // The IR's text ends at a NUL (a crafted .ppk's names, passed on by a merge): the table
+    // holds what the section will.
+    if (s.find('\0') != std::string::npos) return intern(std::string(s.c_str()));
     auto [it, added] = nameIndex.emplace(s, table->names.size());
     if (added) table->names.push_back(s);
     return it->second;
@@ -47,10 +50,14 @@ struct Columns {
       table->frames.push_back({fn, fi, f.line});
     }
   }
+  // Refused when named, not when the section is built (which may be later).
+  void checkLimits() const {
+    if (table->names.size() > (size_t{1} << 29) - 1)
+      throw Error(Status::limit, kFmt, "more than 2^29 - 1 distinct symbol names");
+  }
   void build(ir::Symbols::Builder sym) {
     const std::vector<std::string>& names = table->names;
-    if (names.size() > (size_t{1} << 29) - 1)
-      throw Error(Status::limit, kFmt, "more than 2^29 - 1 distinct symbol names");
+    checkLimits();
     mapping.build(sym.initMapping());
     address.build(sym.initAddress());
     returnAddress.build(sym.initReturnAddress());
@@ -132,6 +139,10 @@ Naming nameAddresses(const Model& model, Resolver& resolver, std::vector<std::st
     const std::string problem = resolver.problem();
     if (!problem.empty() && warnUnnamed) warnings.push_back(label + ": " + used + ": " + problem);
   }
+  n.columns.checkLimits();
+  // Kept with the profile: without what growing them left spare.
+  n.columns.table->frames.shrink_to_fit();
+  n.columns.table->names.shrink_to_fit();
   n.warnings = std::move(warnings);
   return n;
 }
@@ -215,34 +226,54 @@ std::vector<int64_t> mappingsToName(const std::vector<SymbolKey>& keys) {
   return out;
 }
 
+namespace {
+
+// The profile of `msg` (a copy of an IR with `naming`'s section) or of `base` and `naming`
+// (the section built later), named by the table as it was found.
+std::unique_ptr<Profile> named(std::unique_ptr<capnp::MallocMessageBuilder> msg,
+                               std::shared_ptr<const Profile> base, Naming naming) {
+  std::shared_ptr<const SymbolTable> table = naming.columns.table;
+  std::vector<std::string> warnings = std::move(naming.warnings);
+  std::unique_ptr<Profile> out;
+  if (msg) {
+    naming.build(msg->getRoot<ir::Profile>().initSymbols());
+    out = std::make_unique<Profile>(std::move(msg));
+  } else {
+    out =
+        std::make_unique<Profile>(base, std::make_unique<DeferredSymbols>(base, std::move(naming)));
+    // What its reader decoded for the model, which may point into the base's IR (kept).
+    out->keepDecoded(base->takeDecoded());
+  }
+  out->warnings() = std::move(warnings);
+  nameByTable(*out, std::move(table));
+  return out;
+}
+
+}  // namespace
+
 std::unique_ptr<Profile> withSymbols(const Profile& profile, const Model& model, Resolver& resolver,
                                      std::vector<std::string> warnings, bool warnUnnamed,
                                      const std::vector<SymbolKey>* keys) {
   Naming naming = nameAddresses(model, resolver, std::move(warnings), warnUnnamed, keys);
-  auto msg = copyOf(profile);
-  naming.build(msg->getRoot<ir::Profile>().initSymbols());
-  auto out = std::make_unique<Profile>(std::move(msg));
-  out->warnings() = std::move(naming.warnings);
-  nameBySymbolSection(*out);
-  return out;
+  return named(copyOf(profile), nullptr, std::move(naming));
 }
 
-std::unique_ptr<Profile> withSymbolsLater(std::unique_ptr<Profile> profile,
-                                          std::unique_ptr<Model> model,
-                                          std::shared_ptr<ModelCache> cache, Resolver& resolver,
-                                          std::vector<std::string> warnings, bool warnUnnamed,
-                                          const std::vector<SymbolKey>* keys) {
+std::unique_ptr<Profile> withSymbolsOf(std::unique_ptr<Profile> profile,
+                                       std::unique_ptr<Model> model,
+                                       std::shared_ptr<ModelCache> cache, Resolver& resolver,
+                                       std::vector<std::string> warnings, bool later,
+                                       bool warnUnnamed, const std::vector<SymbolKey>* keys) {
   Naming naming = nameAddresses(*model, resolver, std::move(warnings), warnUnnamed, keys);
   model.reset();  // gives back what it took of the profile's decoded data (Profile::takeDecoded)
-  std::shared_ptr<const Profile> base(std::move(profile));
-  std::shared_ptr<const SymbolTable> table = naming.columns.table;
-  std::vector<std::string> found = std::move(naming.warnings);
-  auto out =
-      std::make_unique<Profile>(base, std::make_unique<DeferredSymbols>(base, std::move(naming)));
-  out->keepDecoded(base->takeDecoded());
+  std::unique_ptr<Profile> out;
+  if (later && modelReadsPartialIR(*profile)) {
+    out = named(nullptr, std::shared_ptr<const Profile>(std::move(profile)), std::move(naming));
+  } else {
+    auto msg = copyOf(*profile);
+    profile.reset();
+    out = named(std::move(msg), nullptr, std::move(naming));
+  }
   out->seedModelCache(std::move(cache));
-  out->warnings() = std::move(found);
-  nameByTable(*out, std::move(table));
   return out;
 }
 

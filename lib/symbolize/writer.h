@@ -56,17 +56,19 @@ std::unique_ptr<Profile> withSymbols(const Profile& profile, const Model& model,
                                      std::vector<std::string> warnings, bool warnUnnamed = true,
                                      const std::vector<SymbolKey>* keys = nullptr);
 
-// The same names as withSymbols() gives, without copying the IR: the result's IR is `profile`'s,
-// and its symbol section and that copy are built when the IR is first asked for (a .ppk write;
-// the same bytes then). Queries and conversions read the names as found. For a profile the
-// caller gives up, with `model` (addressModel(*profile, cache), which this frees); `cache` goes
-// to the result's first model (Profile::seedModelCache).
-std::unique_ptr<Profile> withSymbolsLater(std::unique_ptr<Profile> profile,
-                                          std::unique_ptr<Model> model,
-                                          std::shared_ptr<ModelCache> cache, Resolver& resolver,
-                                          std::vector<std::string> warnings,
-                                          bool warnUnnamed = true,
-                                          const std::vector<SymbolKey>* keys = nullptr);
+// withSymbols() for a profile the caller gives up, with `model` (addressModel(*profile,
+// cache), which this frees); the result's first model of names takes `cache`
+// (Profile::seedModelCache). `later`, for a profile that will be queried or converted rather
+// than written as .ppk, and where its format's models read only the partial IR
+// (modelReadsPartialIR): the result keeps `profile`'s IR, and the copy with the symbol section
+// is built when the IR is first asked for (the same bytes then). Otherwise it is built now and
+// `profile` freed.
+std::unique_ptr<Profile> withSymbolsOf(std::unique_ptr<Profile> profile,
+                                       std::unique_ptr<Model> model,
+                                       std::shared_ptr<ModelCache> cache, Resolver& resolver,
+                                       std::vector<std::string> warnings, bool later,
+                                       bool warnUnnamed = true,
+                                       const std::vector<SymbolKey>* keys = nullptr);
 
 // A copy of `profile`'s IR.
 std::unique_ptr<capnp::MallocMessageBuilder> copyOf(const Profile& profile);
