@@ -202,6 +202,38 @@ TEST(threads_write_a_ppk_with_its_function_layer) {
 namespace {
 // A 64-bit little-endian gperftools profile of `records` records with distinct chains 8 deep,
 // and the binary trailer; `truncate` cuts it inside the last record.
+// `p` written in `f` into `out`.
+bool writeAs(const profpack_profile* p, profpack_format f, std::string& out) {
+  void* data = nullptr;
+  size_t size = 0;
+  const bool ok = profpack_write_memory(p, f, nullptr, &data, &size) == PROFPACK_OK;
+  if (ok) out.assign(static_cast<const char*>(data), size);
+  profpack_free(data);
+  return ok;
+}
+
+// Six threads write `p` in each of `n` formats at once, each starting at another one (shifted
+// by `round`), then run `after`; the writes that fail or differ from `expected`, and the
+// `after` calls that return false.
+template <class After>
+int writeFromThreads(const profpack_profile* p, const profpack_format* formats,
+                     const std::string* expected, size_t n, int round, After after) {
+  std::atomic<int> failures{0};
+  std::vector<std::thread> threads;
+  for (size_t t = 0; t < 6; ++t) {
+    threads.emplace_back([&, t] {
+      for (size_t k = 0; k < n; ++k) {
+        const size_t i = (t + k + static_cast<size_t>(round)) % n;
+        std::string out;
+        if (!writeAs(p, formats[i], out) || out != expected[i]) ++failures;
+      }
+      if (!after()) ++failures;
+    });
+  }
+  for (auto& t : threads) t.join();
+  return failures.load();
+}
+
 std::string syntheticGperftools(size_t records, bool truncate) {
   std::string out;
   auto slot = [&](uint64_t v) {
@@ -320,18 +352,10 @@ TEST(threads_share_a_profile_read_with_defer_ir) {
                                       PROFPACK_FORMAT_GPERFTOOLS, PROFPACK_FORMAT_CALLGRIND,
                                       PROFPACK_FORMAT_FOLDED};
   constexpr size_t kN = sizeof kFormats / sizeof kFormats[0];
-  auto write = [](const profpack_profile* p, profpack_format f, std::string& out) {
-    void* data = nullptr;
-    size_t size = 0;
-    const bool ok = profpack_write_memory(p, f, nullptr, &data, &size) == PROFPACK_OK;
-    if (ok) out.assign(static_cast<const char*>(data), size);
-    profpack_free(data);
-    return ok;
-  };
   std::string expected[kN];
   profpack_profile* eager = nullptr;
   CHECK_EQ(profpack_read_memory(whole.data(), whole.size(), nullptr, &eager), PROFPACK_OK);
-  for (size_t i = 0; i < kN; ++i) CHECK(write(eager, kFormats[i], expected[i]));
+  for (size_t i = 0; i < kN; ++i) CHECK(writeAs(eager, kFormats[i], expected[i]));
   profpack_profile_free(eager);
   CHECK(expected[2] == whole);
 
@@ -341,23 +365,13 @@ TEST(threads_share_a_profile_read_with_defer_ir) {
     ro.flags = PROFPACK_READ_DEFER_IR;
     profpack_profile* p = nullptr;
     CHECK_EQ(profpack_read_memory(whole.data(), whole.size(), &ro, &p), PROFPACK_OK);
-    std::atomic<int> failures{0};
-    std::vector<std::thread> threads;
-    for (size_t t = 0; t < 6; ++t) {
-      threads.emplace_back([&, t] {
-        for (size_t k = 0; k < kN; ++k) {
-          const size_t i = (t + k + static_cast<size_t>(round)) % kN;
-          std::string out;
-          if (!write(p, kFormats[i], out) || out != expected[i]) ++failures;
-        }
-        profpack_info info;
-        profpack_info_init(&info);
-        if (profpack_profile_info(p, &info) != PROFPACK_OK || info.records != 14000) ++failures;
-      });
-    }
-    for (auto& t : threads) t.join();
+    const int failures = writeFromThreads(p, kFormats, expected, kN, round, [p] {
+      profpack_info info;
+      profpack_info_init(&info);
+      return profpack_profile_info(p, &info) == PROFPACK_OK && info.records == 14000;
+    });
     profpack_profile_free(p);
-    CHECK_EQ(failures.load(), 0);
+    CHECK_EQ(failures, 0);
   }
 }
 
@@ -371,14 +385,6 @@ TEST(threads_share_a_profile_named_on_read) {
                                       PROFPACK_FORMAT_CALLGRIND, PROFPACK_FORMAT_FOLDED,
                                       PROFPACK_FORMAT_TRACE_EVENT};
   constexpr size_t kN = sizeof kFormats / sizeof kFormats[0];
-  auto write = [](const profpack_profile* p, profpack_format f, std::string& out) {
-    void* data = nullptr;
-    size_t size = 0;
-    const bool ok = profpack_write_memory(p, f, nullptr, &data, &size) == PROFPACK_OK;
-    if (ok) out.assign(static_cast<const char*>(data), size);
-    profpack_free(data);
-    return ok;
-  };
   profpack_profile *plain = nullptr, *named = nullptr;
   CHECK_EQ(profpack_read_file(file.c_str(), nullptr, &plain), PROFPACK_OK);
   profpack_symbolize_options so;
@@ -387,7 +393,7 @@ TEST(threads_share_a_profile_named_on_read) {
   so.binary_path_count = 1;
   CHECK_EQ(profpack_profile_symbolize(plain, &so, &named), PROFPACK_OK);
   std::string expected[kN];
-  for (size_t i = 0; i < kN; ++i) CHECK(write(named, kFormats[i], expected[i]));
+  for (size_t i = 0; i < kN; ++i) CHECK(writeAs(named, kFormats[i], expected[i]));
   CHECK(expected[3].find(";work_a ") != std::string::npos);
   profpack_profile_free(named);
   profpack_profile_free(plain);
@@ -401,20 +407,9 @@ TEST(threads_share_a_profile_named_on_read) {
     ro.binary_path_count = 1;
     profpack_profile* p = nullptr;
     CHECK_EQ(profpack_read_file(file.c_str(), &ro, &p), PROFPACK_OK);
-    std::atomic<int> failures{0};
-    std::vector<std::thread> threads;
-    for (size_t t = 0; t < 6; ++t) {
-      threads.emplace_back([&, t] {
-        for (size_t k = 0; k < kN; ++k) {
-          const size_t i = (t + k + static_cast<size_t>(round)) % kN;
-          std::string out;
-          if (!write(p, kFormats[i], out) || out != expected[i]) ++failures;
-        }
-      });
-    }
-    for (auto& t : threads) t.join();
+    const int failures = writeFromThreads(p, kFormats, expected, kN, round, [] { return true; });
     profpack_profile_free(p);
-    CHECK_EQ(failures.load(), 0);
+    CHECK_EQ(failures, 0);
   }
 }
 
