@@ -69,10 +69,8 @@ profpack_profile* wrapRead(std::unique_ptr<profpack::Profile> p, const profpack_
   const profpack_read_options d = callerReadOptions(o);
   if (namesFromBinaries(d, static_cast<int>(profpack::formatOf(*p)))) {
     profpack::SymbolizeOptions so = symbolizeOptions(d, fileTime);
-    // Queried or converted, not written as .ppk (PROFPACK_READ_DEFER_IR's promise).
-    const int out = formatValue(d.output_format);
-    so.deferSection = (d.flags & PROFPACK_READ_DEFER_IR) ||
-                      (out != PROFPACK_FORMAT_UNKNOWN && out != PROFPACK_FORMAT_PPK);
+    // Queried or converted, not written as .ppk: the section may wait as the IR's rest does.
+    so.deferSection = profpack::readDefersIR(readOptions(o), profpack::formatOf(*p));
     p = profpack::nameFromBinaries(std::move(p), so, ahead);
   }
   profpack_profile* h = wrap(std::move(p));

@@ -159,8 +159,8 @@ class Profile {
   mutable ir::Profile::Reader partialRoot_;
   mutable std::unique_ptr<Deferred> deferred_;
   // The profile whose IR this one's partial root is, where a symbol section is deferred.
-  std::shared_ptr<const Profile> base_;
-  bool symbolsDeferred_ = false;
+  const std::shared_ptr<const Profile> base_;
+  const bool symbolsDeferred_ = false;
   // Set for the profile's life where it was made with a pending message (so that partialRoot()
   // needs no lock to know it); the message itself is dropped once loaded.
   const bool pending_ = false;

@@ -409,6 +409,11 @@ ReadOptions readOptionsFor(const ReadOptions& options, const Codec& c) {
 }
 }  // namespace
 
+bool readDefersIR(const ReadOptions& options, FormatId format) {
+  const Codec* c = codecFor(format);
+  return c ? readOptionsFor(options, *c).deferIR : options.deferIR;
+}
+
 std::vector<Mapping> binariesAhead(std::span<const uint8_t> data, const ReadOptions& options,
                                    FormatId& format) {
   format = options.format == FormatId::unknown ? detectFormat(data) : options.format;

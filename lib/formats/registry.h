@@ -76,6 +76,10 @@ std::unique_ptr<Profile> profileFromArchiveForm(FormatId format, const std::stri
 FormatId detectFormat(std::span<const uint8_t> data);
 
 std::unique_ptr<Profile> readProfile(std::span<const uint8_t> data, const ReadOptions& options);
+// Whether reading a profile of `format` with `options` leaves what only a write of its own IR
+// needs (.ppk, its own format) to be built on first use: options.deferIR, or an output format
+// the registry's rules say needs none of it.
+bool readDefersIR(const ReadOptions& options, FormatId format);
 // The binaries a profile's samples are in, where its format lists them ahead of the samples
 // (perf.data's build-id table: a path and a build id each), read without reading the profile,
 // so that they can be opened meanwhile; none where the format lists none there or the bytes
