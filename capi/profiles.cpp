@@ -226,6 +226,7 @@ profpack_status profpack_profile_symbolize(const profpack_profile* profile,
     so.binaryPath = binaryPathOf(o.binary_path, o.binary_path_count, "profpack_symbolize_options");
     if (o.binary) so.binary = o.binary;
     if (o.kallsyms) so.kallsyms = o.kallsyms;
+    so.symbolTablesOnly = o.symbol_tables_only != 0;
     so.profileTime = profile->fileTime;
     *out = wrap(profpack::symbolizeProfile(*profile->profile, so));
   });

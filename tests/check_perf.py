@@ -331,6 +331,67 @@ def compare_timeline(f, tmp):
           f"(differ: {bad_kernel[:2]})")
 
 
+def compare_table_names(f, tmp):
+    """--symbol-tables-only names as perf script does: per sample the same frames, one for one
+    (no inline frames), named as perf names them from the recorded programs and the libraries
+    of this machine where they are the recorded ones, kernel frames from kallsyms.txt. Naming
+    with DWARF adds the inline frames: counted, to show the check can tell the two apart."""
+    name = os.path.basename(f)
+    with gzip.open(f[:-len(".data")] + ".script.txt.gz", "rt") as z:
+        text = z.read()
+    samples = script_samples(text)
+    ips = [[int(m.group(1), 16) for m in re.finditer(r"^\s*([0-9a-f]+) .*? \(.*\)$", b, re.M)]
+           for b in text.split("\n\n") if any(l.strip() and not l.startswith("#")
+                                               for l in b.split("\n"))]
+    per = collections.defaultdict(list)
+    for (pid, tid, _, frames), at in zip(samples, ips):
+        per[(pid, tid)].append(list(zip(frames, at)))
+    here, starts = {}, {}  # a library perf named: whether this machine's copy is the recorded one
+    for line in run("perf", "buildid-list", "-i", f).splitlines():
+        cols = line.split(None, 1)
+        if len(cols) == 2 and cols[1].startswith("/usr/lib") and os.path.exists(cols[1]):
+            here[cols[1]] = f"Build ID: {cols[0]}" in run("readelf", "-n", cols[1])
+            debug = f"/usr/lib/debug/.build-id/{cols[0][:2]}/{cols[0][2:]}.debug"
+            elf = debug if os.path.exists(debug) else cols[1]
+            starts[cols[1]] = {(sym, int(a, 16)) for a, sym in re.findall(
+                r"^\s*\d+: ([0-9a-f]+)\s+\d+ \w+\s+\w+\s+\w+\s+\w+ (\S+)$",
+                run("readelf", "-sW", elf), re.M)}
+    counts = {}
+    for mode in ("tables", "dwarf"):
+        ppk = os.path.join(tmp, f"{name}.{mode}.ppk")
+        extra = ["--symbol-tables-only"] if mode == "tables" else []
+        run(cli, "symbolize", f, "-o", ppk, "--binary-path", data, "--kallsyms",
+            os.path.join(data, "kallsyms.txt"), *extra)
+        slices = trace_slices(ppk)
+        bad, same, named = [], 0, 0
+        for k in per:
+            for frames, (_, _, names) in zip(per[k], slices.get(k, [])):
+                inner = names[::-1]
+                if len(inner) != len(frames):
+                    bad.append((frames, inner))
+                    continue
+                same += 1
+                for i, (((sym, dso), ip), ours) in enumerate(zip(frames, inner)):
+                    if sym == "[unknown]":
+                        continue
+                    if dso == KERNEL or os.path.basename(dso) in PROGRAMS or here.get(dso):
+                        named += 1
+                        # perf names a caller's frame by its return address; profpack by the
+                        # call before it (the address less one). They differ where the call
+                        # is a function's last instruction (_start calling a function that
+                        # does not return): perf then names the next symbol, at the address.
+                        if ours != sym and not (i > 0 and (sym, ip) in starts.get(dso, ())):
+                            bad.append((sym, dso, ours))
+        counts[mode] = (same, named, bad)
+    same, named, bad = counts["tables"]
+    check(not bad and same == len(samples) and named > 0,
+          f"{name}: --symbol-tables-only: each of {len(samples)} samples has perf script's frames, "
+          f"{named} named as perf names them (first differing: {bad[:1]})")
+    if counts["dwarf"][2]:
+        print(f"note: {name}: with DWARF {len(counts['dwarf'][2])} frames or samples differ "
+              "from perf script's (inline frames, DWARF names)")
+
+
 def running_kernel_build_id():
     try:
         d = open("/sys/kernel/notes", "rb").read()
@@ -513,6 +574,7 @@ def main():
             compare(f, tmp, buildids)
             if "--record" not in sys.argv:
                 compare_timeline(f, tmp)
+                compare_table_names(f, tmp)
                 compare_running_kernel(f, tmp)
                 compare_children(f, tmp, buildids)
         if "--record" not in sys.argv:

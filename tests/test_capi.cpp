@@ -936,6 +936,71 @@ TEST(read_symbolize_names_on_read) {
   CHECK_EQ(profpack_read_file(prof.c_str(), &ro, &p), PROFPACK_ERROR_INVALID_ARGUMENT);
 }
 
+// PROFPACK_READ_SYMBOL_TABLES_ONLY and symbol_tables_only: the same functions and costs from
+// the symbol table alone, with no source lines; on read and by profpack_profile_symbolize alike
+// (equal .ppk bytes). A caller whose struct_size ends before the field gets DWARF's names.
+TEST(symbol_tables_only_names_without_lines) {
+  const std::string dir = testlib::data("symbolize"), prof = testlib::data("symbolize/hot.prof");
+  const char* dirs[] = {dir.c_str()};
+  auto figures = [](profpack_profile* p, uint64_t& mix, uint64_t& lines) {
+    size_t n = 0;
+    mix = lines = 0;
+    CHECK_EQ(profpack_profile_functions(p, nullptr, 0, &n), PROFPACK_OK);
+    for (size_t i = 0; i < n; ++i) {
+      profpack_function f;
+      CHECK_EQ(profpack_profile_function(p, i, &f), PROFPACK_OK);
+      if (std::strcmp(f.name, "mix") == 0)
+        CHECK_EQ(profpack_profile_function_cost(p, i, 0, &mix, nullptr), PROFPACK_OK);
+    }
+    profpack_line_cost l[64];
+    size_t count = 0;
+    CHECK_EQ(profpack_profile_line_costs(p, "hot.c", 0, l, 64, &count), PROFPACK_OK);
+    for (size_t i = 0; i < count && i < 64; ++i) lines += l[i].cost;
+  };
+  profpack_read_options ro;
+  profpack_read_options_init(&ro);
+  ro.flags = PROFPACK_READ_SYMBOLIZE | PROFPACK_READ_SYMBOL_TABLES_ONLY;
+  ro.binary_path = dirs;
+  ro.binary_path_count = 1;
+  profpack_profile* p = nullptr;
+  CHECK_EQ(profpack_read_file(prof.c_str(), &ro, &p), PROFPACK_OK);
+  uint64_t mix = 0, lines = 0;
+  figures(p, mix, lines);
+  CHECK_EQ(mix, 700u);  // go tool pprof -top: mix 700 samples flat
+  CHECK_EQ(lines, 0u);  // no line of hot.c known
+  profpack_profile* plain = readOk(prof);
+  struct {
+    profpack_symbolize_options o;
+    unsigned char poison[64];
+  } so;
+  std::memset(&so, 0xA5, sizeof so);
+  profpack_symbolize_options_init(&so.o);
+  so.o.binary_path = dirs;
+  so.o.binary_path_count = 1;
+  so.o.symbol_tables_only = 1;
+  profpack_profile* s = nullptr;
+  CHECK_EQ(profpack_profile_symbolize(plain, &so.o, &s), PROFPACK_OK);
+  void *a = nullptr, *b = nullptr;
+  size_t na = 0, nb = 0;
+  CHECK_EQ(profpack_write_memory(p, PROFPACK_FORMAT_PPK, nullptr, &a, &na), PROFPACK_OK);
+  CHECK_EQ(profpack_write_memory(s, PROFPACK_FORMAT_PPK, nullptr, &b, &nb), PROFPACK_OK);
+  CHECK(na == nb && std::memcmp(a, b, na) == 0);
+  profpack_free(a);
+  profpack_free(b);
+  profpack_profile_free(s);
+  // A caller built before the field: its struct ends at kallsyms, and what follows is not read.
+  so.o.struct_size = offsetof(profpack_symbolize_options, symbol_tables_only);
+  CHECK_EQ(profpack_profile_symbolize(plain, &so.o, &s), PROFPACK_OK);
+  figures(s, mix, lines);
+  CHECK(mix == 700u && lines == 911u);  // every sample on a line of hot.c
+  profpack_profile_free(s);
+  profpack_profile_free(plain);
+  profpack_profile_free(p);
+  // Unknown flag bits are still refused.
+  ro.flags = PROFPACK_READ_SYMBOLIZE | 0x80000000u;
+  CHECK_EQ(profpack_read_file(prof.c_str(), &ro, &p), PROFPACK_ERROR_INVALID_ARGUMENT);
+}
+
 // profpack_profile_symbolize: names from the binary found through binary_path, kept through a
 // .ppk round trip; a missing binary is a warning; bad arguments are errors.
 TEST(symbolize_names_and_warns) {

@@ -123,6 +123,32 @@ TEST(symbol_index_names_as_libdw) {
   }
 }
 
+// Opened without DWARF, a binary names each address by its symbol table alone: one frame, no
+// file or line, where DWARF gives the inline chain; the function is the chain's outermost.
+TEST(symbol_tables_only_name_one_frame) {
+  std::string why;
+  auto full = ElfBinary::open(testlib::data("symbolize/hot-inline"), why);
+  auto tables = ElfBinary::open(testlib::data("symbolize/hot-inline"), why, false);
+  CHECK(full != nullptr && tables != nullptr);
+  auto [lo, hi] = tables->symbolRange();
+  CHECK(hi > lo);
+  size_t inlined = 0, named = 0;
+  for (uint64_t a = lo; a < hi; ++a) {
+    const std::vector<SymbolFrame>& t = tables->lookup(a);
+    const std::vector<SymbolFrame>& d = full->lookup(a);
+    CHECK(t.size() <= 1);
+    if (t.empty()) continue;
+    ++named;
+    CHECK(t[0].file.empty() && t[0].line == 0);
+    CHECK_EQ(t[0].function, std::string(tables->symbolAt(a)));
+    if (d.size() > 1) {
+      ++inlined;
+      CHECK_EQ(t[0].function, d.back().function);
+    }
+  }
+  CHECK(named > 100 && inlined > 0);
+}
+
 // A unit's scope index (UnitScopes) finds, at every address of every unit, the same DIEs as
 // findScopes walking the unit from its start: C programs with and without inlining, an XRay
 // C++ program, and this test's own C++ (namespaces, classes, templates, lambdas).

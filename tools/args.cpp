@@ -38,6 +38,10 @@ std::vector<OptionSpec> ownOptions() {
        "directories of binaries, searched by base name and recorded path", "DIR[:DIR...]", true},
       {"--no-symbolize", "", "", "info top annotate calls convert",
        "keep addresses: do not name them from the binaries the profile records", ""},
+      {"--symbol-tables-only", "", "", "info top annotate calls convert symbolize",
+       "name functions from symbol tables only, as perf script does: no DWARF, so no source "
+       "lines or inline frames, and no debug information decompressed",
+       ""},
       {"--mod-filename", "", "an expression s/REGEX/REPLACEMENT/", "diff",
        "rewrite file names before matching (as cg_diff's)", "s/RE/REPL/[g]", true},
       {"--mod-funcname", "", "an expression s/REGEX/REPLACEMENT/", "diff",

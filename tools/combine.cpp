@@ -138,6 +138,7 @@ int cmdSymbolize(Invocation& s, const std::vector<std::string>& argv) {
   if (!binary.empty()) o.binary = binary.c_str();
   const std::string kallsyms = args.get("--kallsyms");
   if (!kallsyms.empty()) o.kallsyms = kallsyms.c_str();
+  o.symbol_tables_only = args.has("--symbol-tables-only");
   Profile named;
   if (profpack_profile_symbolize(in.p, &o, &named.p) != PROFPACK_OK)
     return failWith(s, "symbolize");

@@ -10,6 +10,7 @@ namespace cli {
 void SymbolizeOnRead::apply(const Args& args, profpack_read_options& ro) {
   if (args.has("--no-symbolize")) return;
   ro.flags |= PROFPACK_READ_SYMBOLIZE;
+  if (args.has("--symbol-tables-only")) ro.flags |= PROFPACK_READ_SYMBOL_TABLES_ONLY;
   for (const auto& [name, value] : args.repeated) {
     if (name != "--binary-path") continue;
     for (size_t pos = 0; pos <= value.size();) {

@@ -17,6 +17,7 @@
 #include <cstdlib>
 #include <cstring>
 #include <string>
+#include <string_view>
 #include <vector>
 
 #include "symbolize/debugfile.h"
@@ -127,7 +128,31 @@ class SymbolIndex {
     }
   }
 
+  // lookup()'s name, or where other symbols of the same size start at the chosen one's address
+  // (aliases: __mmap, mmap64), the one perf chooses among them (tools/perf/util/symbol.c,
+  // choose_best_symbol): a weak one loses to any other, a global one beats the rest, fewer
+  // leading underscores win, then the longer name; on a tie, the first in the table.
+  const char* lookupAsPerf(uint64_t address) const {
+    const Sym* s = find(address);
+    if (!s) return nullptr;
+    const Sym* best = s;
+    auto [lo, hi] = std::equal_range(syms_.begin(), syms_.end(), *s,
+                                     [](const Sym& a, const Sym& b) { return a.addr < b.addr; });
+    for (auto it = lo; it != hi; ++it) {
+      if (&*it == best || it->size != s->size || it->absolute != s->absolute) continue;
+      if (perfPrefers(*it, *best)) best = &*it;
+    }
+    return names_[best->name];
+  }
+
   const char* lookup(uint64_t address) const {
+    const Sym* s = find(address);
+    return s ? names_[s->name] : nullptr;
+  }
+
+ private:
+  // libdw's choice for `address` (the class comment's rules).
+  const Sym* find(uint64_t address) const {
     const size_t i =
         static_cast<size_t>(std::upper_bound(syms_.begin(), syms_.end(), address,
                                              [](uint64_t a, const Sym& s) { return a < s.addr; }) -
@@ -140,17 +165,32 @@ class SymbolIndex {
       if (syms_[j].size && address - syms_[j].addr < syms_[j].size) cover.push_back(&syms_[j]);
     std::sort(cover.begin(), cover.end(),
               [](const Sym* a, const Sym* b) { return a->order < b->order; });
-    if (const Sym* s = closest(cover, false)) return names_[s->name];
+    if (const Sym* s = closest(cover, false)) return s;
     // The global pass's label: one at its end of the global symbols, the last in table order.
     const Sym* label = lastLabel(i, maxEndGlobal_[i - 1], address, false);
-    if (label && label->addr == address) return names_[label->name];
-    if (const Sym* s = closest(cover, true)) return names_[s->name];
+    if (label && label->addr == address) return label;
+    if (const Sym* s = closest(cover, true)) return s;
     // The local pass's, if any, comes later; either must be at the end of every symbol.
     const uint64_t minLabel = maxEnd_[i - 1];
     if (const Sym* local = lastLabel(i, minLabel, address, true)) label = local;
-    return label && label->addr >= minLabel ? names_[label->name] : nullptr;
+    return label && label->addr >= minLabel ? label : nullptr;
   }
 
+  // perf's choose_best_symbol between two aliases: whether `a` wins over `b`.
+  bool perfPrefers(const Sym& a, const Sym& b) const {
+    const bool weakA = a.bind == 2, weakB = b.bind == 2;
+    if (weakA != weakB) return weakB;
+    const bool globalA = a.bind == 3, globalB = b.bind == 3;
+    if (globalA != globalB) return globalA;
+    const std::string_view na = names_[a.name], nb = names_[b.name];
+    const size_t ua = std::min(na.find_first_not_of('_'), na.size()),
+                 ub = std::min(nb.find_first_not_of('_'), nb.size());
+    if (ua != ub) return ua < ub;
+    if (na.size() != nb.size()) return na.size() > nb.size();
+    return a.order < b.order;
+  }
+
+ public:
   // The lowest and highest address of the sized symbols (0, 0 if none).
   std::pair<uint64_t, uint64_t> range() const {
     uint64_t lo = ~uint64_t{0}, hi = 0;
@@ -227,7 +267,7 @@ struct ElfBinary::Impl {
 
 ElfBinary::~ElfBinary() = default;
 
-std::unique_ptr<ElfBinary> ElfBinary::open(const std::string& path, std::string& why) {
+std::unique_ptr<ElfBinary> ElfBinary::open(const std::string& path, std::string& why, bool dwarf) {
   struct stat st;
   if (::stat(path.c_str(), &st) != 0) {
     why = std::strerror(errno);
@@ -278,6 +318,7 @@ std::unique_ptr<ElfBinary> ElfBinary::open(const std::string& path, std::string&
     why = std::string("unreadable ELF header: ") + dwfl_errmsg(-1);
     return nullptr;
   }
+  b->dwarf_ = dwarf;
   b->positionDependent_ = eh.e_type == ET_EXEC;
   b->modified_ = int64_t{st.st_mtim.tv_sec} * 1000000000 + st.st_mtim.tv_nsec;
   // A cut file: its section headers or a segment's bytes end past the end of the file.
@@ -313,7 +354,7 @@ std::unique_ptr<ElfBinary> ElfBinary::open(const std::string& path, std::string&
   // Whether the file (or its separate debug file, which libdwfl finds) should have DWARF.
   bool hasDebugInfo = false;
   size_t shstrndx = 0;
-  if (elf_getshdrstrndx(elf, &shstrndx) == 0)
+  if (dwarf && elf_getshdrstrndx(elf, &shstrndx) == 0)
     for (Elf_Scn* scn = elf_nextscn(elf, nullptr); scn && !hasDebugInfo;
          scn = elf_nextscn(elf, scn)) {
       GElf_Shdr sh;
@@ -321,7 +362,7 @@ std::unique_ptr<ElfBinary> ElfBinary::open(const std::string& path, std::string&
       hasDebugInfo = name && (std::strcmp(name, ".debug_info") == 0 ||
                               std::strcmp(name, ".gnu_debuglink") == 0);
     }
-  b->indexUnits(hasDebugInfo);
+  if (dwarf) b->indexUnits(hasDebugInfo);
   const unsigned char* bits = nullptr;
   GElf_Addr idAddr = 0;
   int idLen = dwfl_module_build_id(im.module, &bits, &idAddr);
@@ -438,7 +479,9 @@ namespace {
 
 }  // namespace
 
-const char* ElfBinary::symbolAt(uint64_t address) { return impl_->symbolIndex().lookup(address); }
+const char* ElfBinary::symbolAt(uint64_t address) {
+  return dwarf_ ? impl_->symbolIndex().lookup(address) : impl_->symbolIndex().lookupAsPerf(address);
+}
 
 const char* ElfBinary::symbolAtByLibdw(uint64_t address) {
   GElf_Off off = 0;
@@ -455,9 +498,9 @@ std::vector<SymbolFrame> ElfBinary::resolve(uint64_t address, bool declarations)
   uint64_t line = 0;
   Dwarf_Addr bias = 0;
   Dwarf_Die cuFound;
-  Dwarf_Die* cu = dwfl_module_addrdie(mod, address, &bias);
-  if (!cu && findUnit(address, cuFound, bias)) cu = &cuFound;
-  if (Dwfl_Line* l = dwfl_module_getsrc(mod, address)) {
+  Dwarf_Die* cu = dwarf_ ? dwfl_module_addrdie(mod, address, &bias) : nullptr;
+  if (dwarf_ && !cu && findUnit(address, cuFound, bias)) cu = &cuFound;
+  if (Dwfl_Line* l = dwarf_ ? dwfl_module_getsrc(mod, address) : nullptr) {
     int n = 0;
     if (const char* f = dwfl_lineinfo(l, nullptr, &n, nullptr, nullptr, nullptr)) {
       file = f;

@@ -25,7 +25,11 @@ class ElfBinary {
  public:
   // Opens `path` as an ELF file. Returns null with `why` set if it is missing, not a regular
   // file (a directory, a device, a FIFO: never read or waited on), or not a usable ELF file.
-  static std::unique_ptr<ElfBinary> open(const std::string& path, std::string& why);
+  // `dwarf` false: lookups name from the symbol tables only (no source lines, no inline
+  // frames), and the DWARF (often compressed, and decompressed whole when opened) is never
+  // read.
+  static std::unique_ptr<ElfBinary> open(const std::string& path, std::string& why,
+                                         bool dwarf = true);
   ~ElfBinary();
   ElfBinary(const ElfBinary&) = delete;
   ElfBinary& operator=(const ElfBinary&) = delete;
@@ -44,7 +48,7 @@ class ElfBinary {
   // The file's modification time, nanoseconds since the epoch.
   int64_t modified() const { return modified_; }
   // The inline chain at link-time address `address`, innermost first; empty if no symbol
-  // covers it. Cached per address.
+  // covers it (without DWARF: the symbol table's function alone). Cached per address.
   const std::vector<SymbolFrame>& lookup(uint64_t address);
   // The same for a function's entry address, each frame at its function's declaration
   // (DW_AT_decl_file, DW_AT_decl_line): where the function is, rather than the line of its
@@ -52,8 +56,9 @@ class ElfBinary {
   const std::vector<SymbolFrame>& lookupEntry(uint64_t address);
   const std::string& buildId() const { return buildId_; }  // raw bytes ("" if none)
   // The symbol table's name for `address` (null if none), as lookups take it where DWARF has
-  // none: from a sorted index. symbolAtByLibdw asks libdw (dwfl_module_addrinfo), which scans
-  // every symbol per call: the tests' reference for the index.
+  // none: from a sorted index; opened without DWARF, among aliases the one perf names.
+  // symbolAtByLibdw asks libdw (dwfl_module_addrinfo), which scans every symbol per call: the
+  // tests' reference for the index.
   const char* symbolAt(uint64_t address);
   const char* symbolAtByLibdw(uint64_t address);
   // The lowest and highest address of the file's sized symbols (0, 0 if none).
@@ -74,6 +79,7 @@ class ElfBinary {
   };
   struct Impl;
   std::unique_ptr<Impl> impl_;
+  bool dwarf_ = true;  // open()'s `dwarf`
   bool positionDependent_ = false;
   int64_t modified_ = 0;
   std::vector<Segment> segments_;

@@ -33,6 +33,10 @@ struct SymbolizeOptions {
   // A kallsyms table of the recorded kernel, to name kernel frames ("": /proc/kallsyms where it
   // is the recorded kernel's: its build id, else its release, is the profile's).
   std::string kallsyms;
+  // Names from the binaries' symbol tables only, as `perf script` and pprof's fastlocal give
+  // them: no DWARF is read (often compressed, it is decompressed whole when opened), so no
+  // source files or lines and no inline frames. The kernel's frames are named as ever.
+  bool symbolTablesOnly = false;
   // Naming on read (nameFromBinaries): the profile will be queried or converted, not written
   // as .ppk, so the copy of its IR with the symbol section may wait until the IR is asked for
   // (withSymbolsOf's `later`).
