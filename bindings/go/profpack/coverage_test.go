@@ -571,6 +571,29 @@ func TestReadSymbolize(t *testing.T) {
 	if n := names(&ReadOptions{Symbolize: true, BinaryPath: []string{empty}}); n["mix"] {
 		t.Fatalf("named from an empty directory: %v", n)
 	}
+	// SymbolTablesOnly: the same functions, named from the symbol table without a source file;
+	// Symbolize names mix in hot.c.
+	files := func(opts *ReadOptions) map[string]string {
+		p, err := ReadBytes(data, opts)
+		if err != nil {
+			t.Fatal(err)
+		}
+		defer p.Close()
+		fns, err := p.Functions()
+		if err != nil {
+			t.Fatal(err)
+		}
+		m := map[string]string{}
+		for _, f := range fns {
+			m[f.Name] = f.File
+		}
+		return m
+	}
+	full := files(&ReadOptions{Symbolize: true, BinaryPath: []string{dir}})
+	tables := files(&ReadOptions{Symbolize: true, SymbolTablesOnly: true, BinaryPath: []string{dir}})
+	if file, ok := tables["mix"]; !ok || file != "" || !strings.HasSuffix(full["mix"], "/hot.c") {
+		t.Fatalf("symbol tables only: %v; with DWARF: %v", tables, full)
+	}
 }
 
 // A V8 CPU profile reads as FormatCpuprofile.

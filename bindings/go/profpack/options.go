@@ -23,6 +23,10 @@ type ReadOptions struct {
 	// Symbolize names the functions of a profile that holds only addresses (gperftools, DCPI)
 	// from its binaries as it is read, as go tool pprof does (PROFPACK_READ_SYMBOLIZE).
 	Symbolize bool
+	// SymbolTablesOnly: with Symbolize, names from the binaries' symbol tables only, as perf
+	// script names them: no DWARF, so no source lines or inline frames, and no debug
+	// information decompressed (PROFPACK_READ_SYMBOL_TABLES_ONLY).
+	SymbolTablesOnly bool
 	// BinaryPath: with Symbolize, directories to look for binaries in, before those of
 	// PROFPACK_BINARY_PATH (profpack_read_options.binary_path).
 	BinaryPath []string
@@ -36,6 +40,9 @@ func (o *ReadOptions) c() (*C.profpack_read_options, func()) {
 	if o != nil {
 		if o.Symbolize {
 			co.flags |= C.PROFPACK_READ_SYMBOLIZE
+		}
+		if o.SymbolTablesOnly {
+			co.flags |= C.PROFPACK_READ_SYMBOL_TABLES_ONLY
 		}
 		if len(o.BinaryPath) > 0 {
 			co.binary_path, free = cStrings(o.BinaryPath)
@@ -176,4 +183,7 @@ type SymbolizeOptions struct {
 	// Kallsyms is a copy of /proc/kallsyms of the kernel the profile was recorded on, to name
 	// its kernel frames; "": /proc/kallsyms where the running kernel is the recorded one.
 	Kallsyms string
+	// SymbolTablesOnly names from the binaries' symbol tables only, without DWARF: no source
+	// lines or inline frames (profpack_symbolize_options.symbol_tables_only).
+	SymbolTablesOnly bool
 }

@@ -406,6 +406,9 @@ func (p *Profile) Symbolize(opts *SymbolizeOptions) (*Profile, error) {
 			ck := cStringOrNil(opts.Kallsyms)
 			defer C.free(unsafe.Pointer(ck))
 			so.kallsyms = ck
+			if opts.SymbolTablesOnly {
+				so.symbol_tables_only = 1
+			}
 		}
 		return call(func() C.profpack_status { return C.profpack_profile_symbolize(h, &so, &s) })
 	})

@@ -186,6 +186,7 @@ class Profile(QueryMixin, TablesMixin):
             if options.kallsyms is not None:
                 keep.append(ffi.new("char[]", _path(options.kallsyms)))
                 o.kallsyms = keep[-1]
+            o.symbol_tables_only = 1 if options.symbol_tables_only else 0
         out = ffi.new("profpack_profile**")
         check(lib.profpack_profile_symbolize(self._handle(), o, out))
         return Profile(out[0])

@@ -31,6 +31,7 @@ class ReadOptions:
     strict: bool = False                 # PROFPACK_READ_STRICT: recoverable defects are errors
     defer_ir: bool = False               # PROFPACK_READ_DEFER_IR
     symbolize: bool = False              # PROFPACK_READ_SYMBOLIZE: name addresses from binaries
+    symbol_tables_only: bool = False     # PROFPACK_READ_SYMBOL_TABLES_ONLY: no DWARF, no lines
     max_ppk_size: int = 0                # 0: the library's default (4 GiB)
     format: Union[Format, str] = Format.UNKNOWN         # read as this format instead of detecting
     output_format: Union[Format, str] = Format.UNKNOWN  # the format it is to be written in
@@ -41,7 +42,8 @@ class ReadOptions:
         lib.profpack_read_options_init(o)
         o.flags = ((lib.PROFPACK_READ_STRICT if self.strict else 0)
                    | (lib.PROFPACK_READ_DEFER_IR if self.defer_ir else 0)
-                   | (lib.PROFPACK_READ_SYMBOLIZE if self.symbolize else 0))
+                   | (lib.PROFPACK_READ_SYMBOLIZE if self.symbolize else 0)
+                   | (lib.PROFPACK_READ_SYMBOL_TABLES_ONLY if self.symbol_tables_only else 0))
         if self.max_ppk_size:
             o.max_ppk_size = self.max_ppk_size
         o.format = _coerce_format(self.format)
@@ -61,6 +63,7 @@ class SymbolizeOptions:
     binary_path: Sequence[PathArg] = ()  # directories searched for a mapping's binary
     binary: Optional[PathArg] = None     # XRay: the instrumented executable that ran
     kallsyms: Optional[PathArg] = None   # a copy of the recorded kernel's /proc/kallsyms
+    symbol_tables_only: bool = False     # names from symbol tables only: no DWARF, no lines
 
 
 class Info(NamedTuple):

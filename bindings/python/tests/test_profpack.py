@@ -194,6 +194,20 @@ def test_symbolize_names_kernel_frames_from_kallsyms():
                for f in functions)
 
 
+def test_symbol_tables_only_names_without_source_files():
+    # perf script's names: the recorded programs' functions without the source file DWARF gives.
+    perf = os.path.join(DATA, "perf")
+    def files(**kw):
+        opts = profpack.SymbolizeOptions(binary_path=[perf], **kw)
+        with profpack.read(os.path.join(perf, "spin.data")) as p, p.symbolize(opts) as s:
+            return {f.name: f.file for f in s.functions() if f.name in ("leaf", "other")}
+    assert set(files()) == {"leaf", "other"} and all(files().values())
+    assert files(symbol_tables_only=True) == {"leaf": "", "other": ""}
+    read = profpack.ReadOptions(symbolize=True, symbol_tables_only=True, binary_path=[perf])
+    with profpack.read(os.path.join(perf, "spin.data"), read) as p:
+        assert {f.file for f in p.functions() if f.name in ("leaf", "other")} == {""}
+
+
 def test_every_c_constant_has_its_enum_member():
     # A format, status, write parameter or capability added to the header without its Python
     # member would make Format(11) & co. raise ValueError on a profile of the new kind.

@@ -21,10 +21,13 @@ public struct ReadOptions: Sendable {
   /// With `symbolize`: directories to look for binaries in, before those of
   /// PROFPACK_BINARY_PATH (`profpack_read_options.binary_path`).
   public var binaryPath: [String] = []
+  /// With `symbolize`: names from the binaries' symbol tables only, as perf script names them:
+  /// no DWARF, so no source lines or inline frames (PROFPACK_READ_SYMBOL_TABLES_ONLY).
+  public var symbolTablesOnly = false
   public init(
     strict: Bool = false, maxPPKSize: UInt64? = nil, format: Format = .unknown,
     deferIR: Bool = false, outputFormat: Format = .unknown, symbolize: Bool = false,
-    binaryPath: [String] = []
+    binaryPath: [String] = [], symbolTablesOnly: Bool = false
   ) {
     self.strict = strict
     self.maxPPKSize = maxPPKSize
@@ -33,6 +36,7 @@ public struct ReadOptions: Sendable {
     self.outputFormat = outputFormat
     self.symbolize = symbolize
     self.binaryPath = binaryPath
+    self.symbolTablesOnly = symbolTablesOnly
   }
   /// Runs `body` with the C options (valid only inside it: they point at C copies of
   /// `binaryPath`).
@@ -42,6 +46,7 @@ public struct ReadOptions: Sendable {
     if strict { o.flags |= UInt32(PROFPACK_READ_STRICT) }
     if deferIR { o.flags |= UInt32(PROFPACK_READ_DEFER_IR) }
     if symbolize { o.flags |= UInt32(PROFPACK_READ_SYMBOLIZE) }
+    if symbolTablesOnly { o.flags |= UInt32(PROFPACK_READ_SYMBOL_TABLES_ONLY) }
     if let maxPPKSize { o.max_ppk_size = maxPPKSize }
     o.format = format.c
     o.output_format = outputFormat.c
@@ -135,10 +140,17 @@ public struct SymbolizeOptions: Sendable {
   public var binary: String? = nil
   /// A copy of /proc/kallsyms of the kernel the profile was recorded on, for kernel frames.
   public var kallsyms: String? = nil
-  public init(binaryPath: [String] = [], binary: String? = nil, kallsyms: String? = nil) {
+  /// Names from the binaries' symbol tables only, without DWARF: no source lines or inline
+  /// frames (`profpack_symbolize_options.symbol_tables_only`).
+  public var symbolTablesOnly = false
+  public init(
+    binaryPath: [String] = [], binary: String? = nil, kallsyms: String? = nil,
+    symbolTablesOnly: Bool = false
+  ) {
     self.binaryPath = binaryPath
     self.binary = binary
     self.kallsyms = kallsyms
+    self.symbolTablesOnly = symbolTablesOnly
   }
 }
 

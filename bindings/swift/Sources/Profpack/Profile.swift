@@ -181,6 +181,7 @@ public final class Profile: @unchecked Sendable {
   public func symbolize(_ options: SymbolizeOptions = SymbolizeOptions()) throws -> Profile {
     var o = profpack_symbolize_options()
     profpack_symbolize_options_init(&o)
+    o.symbol_tables_only = options.symbolTablesOnly ? 1 : 0
     var s: OpaquePointer?
     try withCStrings(options.binaryPath) { dirs in
       o.binary_path = dirs

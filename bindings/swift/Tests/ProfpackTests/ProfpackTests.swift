@@ -172,6 +172,17 @@ final class ProfpackTests: XCTestCase {
     XCTAssertTrue(named.contains("mix") && named.contains("fold"), "\(named)")
     XCTAssertFalse(try names(ReadOptions(binaryPath: [data + "/symbolize"])).contains("mix"))
     XCTAssertFalse(try names(ReadOptions(symbolize: true, binaryPath: [empty.path])).contains("mix"))
+    // From the symbol table only: mix without the source file DWARF gives.
+    func mixFile(_ o: ReadOptions) throws -> String? {
+      try Profile(data: bytes, options: o).functions().first { $0.name == "mix" }?.file
+    }
+    XCTAssertTrue(
+      try mixFile(ReadOptions(symbolize: true, binaryPath: [data + "/symbolize"]))?.hasSuffix(
+        "/hot.c") ?? false)
+    XCTAssertEqual(
+      try mixFile(
+        ReadOptions(symbolize: true, binaryPath: [data + "/symbolize"], symbolTablesOnly: true)),
+      "")
   }
 
   /// Every format is described, and each of its file names maps back to it.
