@@ -148,7 +148,8 @@ fi  # cpuprofile
 # made here (cpu-clock, which needs no PMU): the committed threads program run 20 and 100 times
 # (the same stacks, five times the samples), and a g++ compile (a driver and its children, many
 # DSOs). Named: profpack names the frames as perf script does (binaries by build id, kernel
-# frames from the kallsyms copy perf record keeps in $HOME/.debug); unnamed: addresses only.
+# frames from the kallsyms copy perf record keeps in $HOME/.debug), with DWARF (inline frames)
+# or, as perf script does, from symbol tables only; unnamed: addresses only.
 if want perf; then
 if command -v perf >/dev/null &&
   perf record -q -e cpu-clock -o "$tmp/probe.data" true >/dev/null 2>&1; then
@@ -168,6 +169,9 @@ if command -v perf >/dev/null &&
     row "perf $shape ${size}MB -> folded, named" 10 0 \
       "$cli" convert "$f" --binary-path "$here/tests/data/perf" --to folded -o "$tmp/out.folded" -- \
       perf script -i "$f"
+    row "perf $shape ${size}MB -> folded, named from symbol tables" 10 0 \
+      "$cli" convert "$f" --binary-path "$here/tests/data/perf" --symbol-tables-only --to folded \
+      -o "$tmp/out.folded" -- perf script -i "$f"
     row "perf $shape ${size}MB -> folded, addresses" 10 0 \
       "$cli" convert "$f" --no-symbolize --to folded -o "$tmp/out.folded" -- perf script -i "$f"
     # A long recording: the threads x100 one five times over, as new processes each time
@@ -178,6 +182,9 @@ if command -v perf >/dev/null &&
       row "perf threads100 x5 ${size}MB -> folded, named" 10 0 \
         "$cli" convert "$tmp/long.data" --binary-path "$here/tests/data/perf" --to folded \
         -o "$tmp/out.folded" -- perf script -i "$tmp/long.data"
+      row "perf threads100 x5 ${size}MB -> folded, named from symbol tables" 10 0 \
+        "$cli" convert "$tmp/long.data" --binary-path "$here/tests/data/perf" --symbol-tables-only \
+        --to folded -o "$tmp/out.folded" -- perf script -i "$tmp/long.data"
       row "perf threads100 x5 ${size}MB -> folded, addresses" 10 0 \
         "$cli" convert "$tmp/long.data" --no-symbolize --to folded -o "$tmp/out.folded" -- \
         perf script -i "$tmp/long.data"
