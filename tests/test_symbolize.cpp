@@ -12,6 +12,7 @@
 #include "model/model.h"
 #include "symbolize/binaries.h"
 #include "symbolize/elf.h"
+#include "symbolize/kernel.h"
 #include "symbolize/scopes.h"
 #include "symbolize/symbolize.h"
 #include "testlib.h"
@@ -147,6 +148,56 @@ TEST(symbol_tables_only_name_one_frame) {
     }
   }
   CHECK(named > 100 && inlined > 0);
+}
+
+// A kallsyms table names an address by the symbol at or below it, choosing among symbols at one
+// address as perf does, whether the table comes sorted (as the kernel prints it) or not.
+TEST(kallsyms_names_as_perf_in_any_order) {
+  // Address, type, name; each group of one address lists the one perf takes first.
+  const std::vector<std::string> rows = {
+      "ffffffff81000000 T _stext",        "ffffffff81000000 t _stext_alias",  // global over local
+      "ffffffff81000010 T do_work",       "ffffffff81000010 W do_work_weak",  // non-weak over weak
+      "ffffffff81000020 T run",           "ffffffff81000020 T __run",         // fewer underscores
+      "ffffffff81000030 T long_name",     "ffffffff81000030 T short",         // the longer name
+      "ffffffff81000040 T first",         "ffffffff81000040 T secon",  // a tie: the first listed
+      "ffffffff81000050 r skipped_ro",    "ffffffff81000060 t last_fn",
+      "ffffffffc0000000 t mod_fn\t[mod]", "ffffffffc0000100 T mod_end\t[mod]"};
+  const std::vector<std::pair<uint64_t, std::string>> want = {
+      {0xffffffff81000000, "_stext"},    {0xffffffff81000005, "_stext"},
+      {0xffffffff81000010, "do_work"},   {0xffffffff81000027, "run"},
+      {0xffffffff81000030, "long_name"}, {0xffffffff81000041, "first"},
+      {0xffffffff81000055, "first"},  // 'r' (read-only data) is not kept
+      {0xffffffff81000061, "last_fn"},   {0xffffffffc0000004, "mod_fn"}};
+  auto check = [&](const std::vector<std::string>& order, const char* what) {
+    const std::string path = testlib::tempPath(std::string("kallsyms.") + what);
+    std::string text;
+    for (const std::string& r : order) text += r + "\n";
+    testlib::spit(path, text);
+    std::string why;
+    auto k = Kallsyms::load(path, why);
+    CHECK(k != nullptr);
+    for (const auto& [address, name] : want) {
+      const std::vector<SymbolFrame>* f = k->lookup(address);
+      CHECK(f != nullptr && f->size() == 1);
+      if (f && f->size() == 1 && (*f)[0].function != name) {
+        std::fprintf(stderr, "%s: 0x%llx: %s, want %s\n", what,
+                     static_cast<unsigned long long>(address), (*f)[0].function.c_str(),
+                     name.c_str());
+        CHECK_EQ((*f)[0].function, name);
+      }
+    }
+    CHECK(k->lookup(0xffffffff80000000) == nullptr);  // below the first symbol
+    CHECK(k->lookup(0xffffffffc0000200) == nullptr);  // past the last: its end is unknown
+    std::remove(path.c_str());
+  };
+  check(rows, "sorted");
+  // Out of order: the groups reversed, each group's own order kept (the tie rule's "first").
+  std::vector<std::string> shuffled;
+  for (size_t i = rows.size(); i >= 2; i -= 2) {
+    shuffled.push_back(rows[i - 2]);
+    shuffled.push_back(rows[i - 1]);
+  }
+  check(shuffled, "reversed");
 }
 
 // A unit's scope index (UnitScopes) finds, at every address of every unit, the same DIEs as

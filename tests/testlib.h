@@ -2,6 +2,8 @@
 // one line per test and "N passed, N failed" at the end. Each test binary is one meson test.
 #pragma once
 
+#include <unistd.h>
+
 #include <cstdio>
 #include <cstdlib>
 #include <fstream>
@@ -43,6 +45,21 @@ inline std::string slurp(const std::string& path) {
   std::ifstream f(path, std::ios::binary);
   if (!f) throw Failure{"cannot open " + path};
   return std::string(std::istreambuf_iterator<char>(f), {});
+}
+
+// A directory for scratch files (TMPDIR, else /tmp), and a file name there unique to this
+// process (builds' test runs share the directory).
+inline std::string tempDir() {
+  const char* d = std::getenv("TMPDIR");
+  return d && *d ? d : "/tmp";
+}
+inline std::string tempPath(const std::string& name) {
+  return tempDir() + "/profpack-test-" + std::to_string(::getpid()) + "-" + name;
+}
+inline void spit(const std::string& path, const std::string& text) {
+  std::ofstream f(path, std::ios::binary);
+  f << text;
+  if (!f) throw Failure{"cannot write " + path};
 }
 
 }  // namespace testlib
