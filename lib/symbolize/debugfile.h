@@ -12,7 +12,10 @@ namespace profpack {
 std::string buildIdPath(const std::string& root, const std::string& id);
 
 // A Dwfl_Callbacks.find_debuginfo: libdwfl's standard search, which goes to debuginfod only
-// where DEBUGINFOD_URLS names a server.
+// where DEBUGINFOD_URLS names a server; a file found with compressed sections is replaced by
+// a copy with them decompressed, kept by build id (PROFPACK_DEBUG_CACHE, else
+// $XDG_CACHE_HOME/profpack/debug, else $HOME/.cache/profpack/debug), which later calls take
+// without searching.
 int findDebuginfo(Dwfl_Module* mod, void** userdata, const char* modname, GElf_Addr base,
                   const char* fileName, const char* debuglink, GElf_Word crc, char** found);
 
