@@ -149,7 +149,10 @@ fi  # cpuprofile
 # (the same stacks, five times the samples), and a g++ compile (a driver and its children, many
 # DSOs). Named: profpack names the frames as perf script does (binaries by build id, kernel
 # frames from the kallsyms copy perf record keeps in $HOME/.debug), with DWARF (inline frames)
-# or, as perf script does, from symbol tables only; unnamed: addresses only.
+# or, as perf script does, from symbol tables only; unnamed: addresses only. The decompressed
+# debug files profpack keeps (lib/symbolize/debugfile.cpp) go to the scratch HOME: the first
+# named run makes them, the rest use them; the "no debug cache" rows decompress every time.
+# perf keeps its own cache there too (perf record copies the binaries and the kernel's table).
 if want perf; then
 if command -v perf >/dev/null &&
   perf record -q -e cpu-clock -o "$tmp/probe.data" true >/dev/null 2>&1; then
@@ -169,6 +172,9 @@ if command -v perf >/dev/null &&
     row "perf $shape ${size}MB -> folded, named" 10 0 \
       "$cli" convert "$f" --binary-path "$here/tests/data/perf" --to folded -o "$tmp/out.folded" -- \
       perf script -i "$f"
+    row "perf $shape ${size}MB -> folded, named, no debug cache" 10 0 \
+      env PROFPACK_DEBUG_CACHE=off "$cli" convert "$f" --binary-path "$here/tests/data/perf" \
+      --to folded -o "$tmp/out.folded" -- perf script -i "$f"
     row "perf $shape ${size}MB -> folded, named from symbol tables" 10 0 \
       "$cli" convert "$f" --binary-path "$here/tests/data/perf" --symbol-tables-only --to folded \
       -o "$tmp/out.folded" -- perf script -i "$f"
