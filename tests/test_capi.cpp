@@ -27,6 +27,17 @@ std::string tmpPath(const char* name) {
   const char* d = std::getenv("TMPDIR");
   return std::string(d ? d : "/tmp") + "/profpack-capi-" + std::to_string(getpid()) + "-" + name;
 }
+// Whether two profiles write the same .ppk bytes.
+bool samePpk(const profpack_profile* x, const profpack_profile* y) {
+  void *a = nullptr, *b = nullptr;
+  size_t na = 0, nb = 0;
+  CHECK_EQ(profpack_write_memory(x, PROFPACK_FORMAT_PPK, nullptr, &a, &na), PROFPACK_OK);
+  CHECK_EQ(profpack_write_memory(y, PROFPACK_FORMAT_PPK, nullptr, &b, &nb), PROFPACK_OK);
+  const bool same = na == nb && std::memcmp(a, b, na) == 0;
+  profpack_free(a);
+  profpack_free(b);
+  return same;
+}
 }  // namespace
 
 TEST(version) {
@@ -903,13 +914,7 @@ TEST(read_symbolize_names_on_read) {
   so.binary_path_count = 1;
   profpack_profile* s = nullptr;
   CHECK_EQ(profpack_profile_symbolize(plain, &so, &s), PROFPACK_OK);
-  void *a = nullptr, *b = nullptr;
-  size_t na = 0, nb = 0;
-  CHECK_EQ(profpack_write_memory(p, PROFPACK_FORMAT_PPK, nullptr, &a, &na), PROFPACK_OK);
-  CHECK_EQ(profpack_write_memory(s, PROFPACK_FORMAT_PPK, nullptr, &b, &nb), PROFPACK_OK);
-  CHECK(na == nb && std::memcmp(a, b, na) == 0);
-  profpack_free(a);
-  profpack_free(b);
+  CHECK(samePpk(p, s));
   profpack_profile_free(s);
   profpack_profile_free(plain);
   profpack_profile_free(p);
@@ -980,13 +985,7 @@ TEST(symbol_tables_only_names_without_lines) {
   so.o.symbol_tables_only = 1;
   profpack_profile* s = nullptr;
   CHECK_EQ(profpack_profile_symbolize(plain, &so.o, &s), PROFPACK_OK);
-  void *a = nullptr, *b = nullptr;
-  size_t na = 0, nb = 0;
-  CHECK_EQ(profpack_write_memory(p, PROFPACK_FORMAT_PPK, nullptr, &a, &na), PROFPACK_OK);
-  CHECK_EQ(profpack_write_memory(s, PROFPACK_FORMAT_PPK, nullptr, &b, &nb), PROFPACK_OK);
-  CHECK(na == nb && std::memcmp(a, b, na) == 0);
-  profpack_free(a);
-  profpack_free(b);
+  CHECK(samePpk(p, s));
   profpack_profile_free(s);
   // A caller built before the field: its struct ends at kallsyms, and what follows is not read.
   so.o.struct_size = offsetof(profpack_symbolize_options, symbol_tables_only);

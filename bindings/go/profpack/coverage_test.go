@@ -543,7 +543,8 @@ func TestReadSymbolize(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	names := func(opts *ReadOptions) map[string]bool {
+	// Each function's name, with its source file.
+	files := func(opts *ReadOptions) map[string]string {
 		p, err := ReadBytes(data, opts)
 		if err != nil {
 			t.Fatal(err)
@@ -553,9 +554,16 @@ func TestReadSymbolize(t *testing.T) {
 		if err != nil {
 			t.Fatal(err)
 		}
-		m := map[string]bool{}
+		m := map[string]string{}
 		for _, f := range fns {
-			m[f.Name] = true
+			m[f.Name] = f.File
+		}
+		return m
+	}
+	names := func(opts *ReadOptions) map[string]bool {
+		m := map[string]bool{}
+		for name := range files(opts) {
+			m[name] = true
 		}
 		return m
 	}
@@ -573,22 +581,6 @@ func TestReadSymbolize(t *testing.T) {
 	}
 	// SymbolTablesOnly: the same functions, named from the symbol table without a source file;
 	// Symbolize names mix in hot.c.
-	files := func(opts *ReadOptions) map[string]string {
-		p, err := ReadBytes(data, opts)
-		if err != nil {
-			t.Fatal(err)
-		}
-		defer p.Close()
-		fns, err := p.Functions()
-		if err != nil {
-			t.Fatal(err)
-		}
-		m := map[string]string{}
-		for _, f := range fns {
-			m[f.Name] = f.File
-		}
-		return m
-	}
 	full := files(&ReadOptions{Symbolize: true, BinaryPath: []string{dir}})
 	tables := files(&ReadOptions{Symbolize: true, SymbolTablesOnly: true, BinaryPath: []string{dir}})
 	if file, ok := tables["mix"]; !ok || file != "" || !strings.HasSuffix(full["mix"], "/hot.c") {
