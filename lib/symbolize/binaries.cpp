@@ -197,6 +197,23 @@ std::vector<std::string> ElfResolver::candidates(const Mapping& mapping, size_t&
 }
 
 ElfBinary* ElfResolver::find(const Mapping& mapping, std::string& used, std::string& why) {
+  // A mapping with a build id is the file with that id whatever its place: a library mapped
+  // in many processes (hundreds in a recording of a build) is looked for once.
+  std::string key;
+  if (!mapping.buildId.empty()) {
+    key = mapping.path + '\0' + mapping.buildId;
+    if (auto it = foundById_.find(key); it != foundById_.end()) {
+      used = it->second.used;
+      why = it->second.why;
+      return it->second.binary;
+    }
+  }
+  ElfBinary* bin = search(mapping, used, why);
+  if (!key.empty()) foundById_[key] = {bin, used, why};
+  return bin;
+}
+
+ElfBinary* ElfResolver::search(const Mapping& mapping, std::string& used, std::string& why) {
   size_t byId = 0;
   const std::vector<std::string> candidates = this->candidates(mapping, byId);
   if (candidates.size() == byId) why = "a relative path, and no --binary-path directory holds it";

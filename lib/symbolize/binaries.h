@@ -7,6 +7,7 @@
 #include <map>
 #include <memory>
 #include <string>
+#include <unordered_map>
 #include <vector>
 
 #include "symbolize/kernel.h"
@@ -61,6 +62,7 @@ class ElfResolver : public Resolver {
   };
   ElfBinary* get(const std::string& path, std::string& why);
   ElfBinary* find(const Mapping& mapping, std::string& used, std::string& why);
+  ElfBinary* search(const Mapping& mapping, std::string& used, std::string& why);  // find's work
   // Where find() looks for a mapping's binary, in order; the first `byId` by its build id.
   std::vector<std::string> candidates(const Mapping& mapping, size_t& byId) const;
   // Takes the binaries openAhead() opened, once its thread is done.
@@ -76,6 +78,11 @@ class ElfResolver : public Resolver {
   const std::vector<uint64_t> entries_;
   std::map<std::string, Entry> open_;  // by path (a library's segments are several mappings)
   std::map<std::string, bool> warned_;
+  struct Found {
+    ElfBinary* binary;
+    std::string used, why;
+  };
+  std::unordered_map<std::string, Found> foundById_;  // find()'s, by path and build id
   std::vector<std::string> skipped_;
   ElfBinary* bin_ = nullptr;
   std::string release_;
