@@ -65,6 +65,14 @@ sh("objcopy", "--strip-debug", "--add-gnu-debuglink=" + debug, os.path.join(sym,
 check(".debug_info" in compressed(debug) and not compressed(os.path.join(bins, "hot")),
       f"objcopy made a debug file with compressed sections ({compressed(debug)})")
 
+# Naming from symbol tables only reads the debug file for its symbol table: nothing is copied.
+tables_cache = os.path.join(tmp, "tables-cache")
+e = dict(os.environ, PROFPACK_DEBUG_CACHE=tables_cache)
+r = subprocess.run([cli, "top", os.path.join(sym, "hot.prof"), "--binary-path", bins, "--tsv",
+                    "--symbol-tables-only"], capture_output=True, text=True, env=e)
+check("\tmix\t" in r.stdout and not os.path.exists(os.path.join(tables_cache, build_id + ".debug")),
+      "--symbol-tables-only names mix and copies no debug file")
+
 cache = os.path.join(tmp, "cache")
 copy = os.path.join(cache, build_id + ".debug")
 first = top(bins, PROFPACK_DEBUG_CACHE=cache)
@@ -95,6 +103,20 @@ with open(copy, "wb") as f:
     f.write(b"not an ELF file\n")
 check(top(bins, PROFPACK_DEBUG_CACHE=cache) == want and os.path.getsize(copy) == size,
       "a copy that is not ELF: the same names, and the copy made again")
+
+# A file in the directory that the cache did not name is never removed, even over the size.
+mine = os.path.join(cache, "my-notes.debug")
+with open(mine, "w") as f:
+    f.write("x" * 100000)
+os.remove(copy)
+check(top(bins, PROFPACK_DEBUG_CACHE=cache, PROFPACK_DEBUG_CACHE_SIZE="1") == want and
+      os.path.exists(mine), "a file not named by the cache stays, whatever the size limit")
+# A directory others may write to is not used.
+shared = os.path.join(tmp, "shared")
+os.makedirs(shared)
+os.chmod(shared, 0o777)
+check(top(bins, PROFPACK_DEBUG_CACHE=shared) == want and os.listdir(shared) == [],
+      "a directory others may write to: the same names, nothing kept there")
 
 # off: nothing kept; else XDG_CACHE_HOME, else HOME.
 home = os.path.join(tmp, "home")

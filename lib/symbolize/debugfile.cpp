@@ -10,11 +10,13 @@
 
 #include <algorithm>
 #include <atomic>
+#include <cctype>
 #include <cerrno>
 #include <cstdlib>
 #include <cstring>
 #include <ctime>
 #include <string>
+#include <utility>
 #include <vector>
 
 #include "util/text.h"
@@ -84,7 +86,10 @@ bool localDebugCandidate(Dwfl_Module* mod, const char* fileName, const char* deb
 // about 35 ms, every time a profile is named. A copy with the sections decompressed, kept by
 // build id, is mapped instead in a fraction of a millisecond.
 
-constexpr uint64_t kMaxCopy = uint64_t{1} << 30;  // a file decompressing to more is not kept
+// A file whose copy would be larger (its size plus what its sections decompress to) is read in
+// place: the copy is made in memory first.
+constexpr uint64_t kMaxCopy = uint64_t{1} << 30;
+
 // The directory's size is kept to PROFPACK_DEBUG_CACHE_SIZE bytes, else 2 GiB.
 uint64_t maxCacheSize() {
   if (const char* v = std::getenv("PROFPACK_DEBUG_CACHE_SIZE")) {
@@ -94,6 +99,27 @@ uint64_t maxCacheSize() {
   }
   return uint64_t{2} << 30;
 }
+
+// A file descriptor and an Elf handle that close themselves.
+struct Fd {
+  int fd = -1;
+  explicit Fd(int f) : fd(f) {}
+  Fd(const Fd&) = delete;
+  Fd& operator=(const Fd&) = delete;
+  ~Fd() {
+    if (fd >= 0) ::close(fd);
+  }
+  int release() { return std::exchange(fd, -1); }
+};
+struct ElfHandle {
+  Elf* elf;
+  explicit ElfHandle(Elf* e) : elf(e) {}
+  ElfHandle(const ElfHandle&) = delete;
+  ElfHandle& operator=(const ElfHandle&) = delete;
+  ~ElfHandle() {
+    if (elf) elf_end(elf);
+  }
+};
 
 // The bytes the section headers of `elf` say a file of `size` bytes holds: false where one
 // lies past the end (a cut file).
@@ -108,7 +134,7 @@ bool sectionsInFile(Elf* elf, uint64_t size) {
 }
 
 // The sum of the decompressed sizes of `elf`'s compressed sections (0: none); false where a
-// compression header cannot be read.
+// compression header cannot be read or the sum passes kMaxCopy (sizes a file declares).
 bool decompressedSize(Elf* elf, uint64_t& total) {
   total = 0;
   for (Elf_Scn* scn = elf_nextscn(elf, nullptr); scn; scn = elf_nextscn(elf, scn)) {
@@ -116,7 +142,7 @@ bool decompressedSize(Elf* elf, uint64_t& total) {
     if (!gelf_getshdr(scn, &sh)) return false;
     if (!(sh.sh_flags & SHF_COMPRESSED)) continue;
     GElf_Chdr ch;
-    if (!gelf_getchdr(scn, &ch)) return false;
+    if (!gelf_getchdr(scn, &ch) || ch.ch_size > kMaxCopy - total) return false;
     total += ch.ch_size;
   }
   return true;
@@ -152,11 +178,19 @@ std::string buildIdOf(Elf* elf) {
   return "";
 }
 
-// The directory of the cache: PROFPACK_DEBUG_CACHE ("" or "off": none), else
+// Whether `dir` is a directory of this user's that no one else may write to: the copies in it
+// are taken for the binaries their names say, so a directory others can write to is not used.
+bool ownDirectory(const std::string& dir) {
+  struct stat st;
+  return ::lstat(dir.c_str(), &st) == 0 && S_ISDIR(st.st_mode) && st.st_uid == ::geteuid() &&
+         (st.st_mode & (S_IWGRP | S_IWOTH)) == 0;
+}
+
+// The directory of the cache: PROFPACK_DEBUG_CACHE ("off": none), else
 // $XDG_CACHE_HOME/profpack/debug, else $HOME/.cache/profpack/debug.
 std::string cacheDir() {
   if (const char* d = std::getenv("PROFPACK_DEBUG_CACHE"))
-    return std::strcmp(d, "off") == 0 ? "" : d;
+    return *d != '/' ? "" : d;  // "off", or not an absolute path: none
   if (const char* x = std::getenv("XDG_CACHE_HOME"); x && *x == '/')
     return std::string(x) + "/profpack/debug";
   if (const char* h = std::getenv("HOME"); h && *h == '/')
@@ -168,35 +202,56 @@ bool makeDirs(const std::string& dir) {
   for (size_t i = 1; i <= dir.size(); ++i)
     if (i == dir.size() || dir[i] == '/')
       if (::mkdir(dir.substr(0, i).c_str(), 0755) != 0 && errno != EEXIST) return false;
+  return ownDirectory(dir);
+}
+
+// Whether `name` is one the cache makes: 40 (or more) hex digits and ".debug", or that and a
+// temporary file's ".PID-N.tmp".
+bool cacheName(const std::string& name, bool& temporary) {
+  size_t i = 0;
+  while (i < name.size() && std::isxdigit(static_cast<unsigned char>(name[i])) &&
+         !std::isupper(static_cast<unsigned char>(name[i])))
+    ++i;
+  if (i < 2 || name.compare(i, 6, ".debug") != 0) return false;
+  i += 6;
+  temporary = i < name.size();
+  if (!temporary) return true;
+  if (name.size() < i + 5 || name[i] != '.' || name.compare(name.size() - 4, 4, ".tmp") != 0)
+    return false;
+  for (size_t k = i + 1; k < name.size() - 4; ++k)
+    if (!std::isdigit(static_cast<unsigned char>(name[k])) && name[k] != '-') return false;
   return true;
 }
 
 // `path` opened, if it is a whole ELF file with build id `id` and no compressed section; else
-// -1 (and a file that is not is removed: it is ours, a copy cut short or damaged).
+// -1 (and a file of ours that is not is removed: a copy cut short or damaged).
 int openCopy(const std::string& path, const std::string& id) {
-  const int fd = ::open(path.c_str(), O_RDONLY | O_CLOEXEC | O_NONBLOCK);
-  if (fd < 0) return -1;
+  Fd fd(::open(path.c_str(), O_RDONLY | O_CLOEXEC | O_NONBLOCK | O_NOFOLLOW));
+  if (fd.fd < 0) return -1;
   struct stat st {};
-  bool good = ::fstat(fd, &st) == 0 && S_ISREG(st.st_mode);
-  if (good) {
-    Elf* elf = elf_begin(fd, ELF_C_READ_MMAP, nullptr);
+  if (::fstat(fd.fd, &st) != 0 || !S_ISREG(st.st_mode)) return -1;
+  bool good = false;
+  {
+    ElfHandle elf(elf_begin(fd.fd, ELF_C_READ_MMAP, nullptr));
     uint64_t compressed = 0;
-    good = elf && elf_kind(elf) == ELF_K_ELF &&
-           sectionsInFile(elf, static_cast<uint64_t>(st.st_size)) &&
-           decompressedSize(elf, compressed) && compressed == 0 && buildIdOf(elf) == id;
-    if (elf) elf_end(elf);
+    good = elf.elf && elf_kind(elf.elf) == ELF_K_ELF &&
+           sectionsInFile(elf.elf, static_cast<uint64_t>(st.st_size)) &&
+           decompressedSize(elf.elf, compressed) && compressed == 0 && buildIdOf(elf.elf) == id;
   }
   if (!good) {
-    ::close(fd);
-    if (S_ISREG(st.st_mode)) ::unlink(path.c_str());
+    // Only the file looked at: another process may have renamed a good copy into its place.
+    struct stat now {};
+    if (::lstat(path.c_str(), &now) == 0 && now.st_ino == st.st_ino && now.st_dev == st.st_dev)
+      ::unlink(path.c_str());
     return -1;
   }
-  ::futimens(fd, nullptr);  // its time says when it was last used, for the eviction below
-  return fd;
+  ::futimens(fd.fd, nullptr);  // its time says when it was last used, for the eviction below
+  return fd.release();
 }
 
-// Removes the least recently used copies while the directory holds more than maxCacheSize(), and
-// temporary files more than a day old (a process killed while it wrote a copy).
+// Removes the least recently used copies while the directory holds more than maxCacheSize(),
+// and temporary files more than a day old (a process killed while it wrote a copy). Only
+// files named as the cache names them are touched.
 void evict(const std::string& dir, const std::string& keep) {
   DIR* d = ::opendir(dir.c_str());
   if (!d) return;
@@ -209,16 +264,12 @@ void evict(const std::string& dir, const std::string& keep) {
   uint64_t total = 0;
   while (const dirent* e = ::readdir(d)) {
     const std::string name = e->d_name;
-    const auto endsWith = [&](const char* tail) {
-      const size_t n = std::strlen(tail);
-      return name.size() > n && name.compare(name.size() - n, n, tail) == 0;
-    };
+    bool temporary = false;
     struct stat st;
     const std::string path = dir + "/" + name;
-    if (!(endsWith(".debug") || endsWith(".tmp")) || ::stat(path.c_str(), &st) != 0 ||
-        !S_ISREG(st.st_mode))
+    if (!cacheName(name, temporary) || ::lstat(path.c_str(), &st) != 0 || !S_ISREG(st.st_mode))
       continue;
-    if (endsWith(".tmp")) {
+    if (temporary) {
       if (st.st_mtim.tv_sec + 86400 < ::time(nullptr)) ::unlink(path.c_str());
       continue;
     }
@@ -245,45 +296,48 @@ int makeCopy(int fd, const std::string& dir, const std::string& path) {
   static std::atomic<uint64_t> serial{0};
   const std::string tmp =
       path + "." + std::to_string(::getpid()) + "-" + std::to_string(serial.fetch_add(1)) + ".tmp";
-  const int out = ::open(tmp.c_str(), O_RDWR | O_CREAT | O_EXCL | O_CLOEXEC, 0644);
-  if (out < 0) return -1;
+  Fd out(::open(tmp.c_str(), O_RDWR | O_CREAT | O_EXCL | O_CLOEXEC | O_NOFOLLOW, 0644));
+  if (out.fd < 0) return -1;
   bool ok = true;
-  std::vector<char> buf(1 << 20);
-  for (off_t at = 0; ok;) {
-    const ssize_t n = ::pread(fd, buf.data(), buf.size(), at);
-    if (n < 0 && errno == EINTR) continue;
-    if (n <= 0) {
-      ok = n == 0;
-      break;
+  try {
+    std::vector<char> buf(1 << 20);
+    for (off_t at = 0; ok;) {
+      const ssize_t n = ::pread(fd, buf.data(), buf.size(), at);
+      if (n < 0 && errno == EINTR) continue;
+      if (n <= 0) {
+        ok = n == 0;
+        break;
+      }
+      for (ssize_t w = 0; ok && w < n;) {
+        const ssize_t m = ::write(out.fd, buf.data() + w, static_cast<size_t>(n - w));
+        if (m < 0 && errno == EINTR) continue;
+        ok = m > 0;
+        w += m > 0 ? m : 0;
+      }
+      at += n;
     }
-    for (ssize_t w = 0; ok && w < n;) {
-      const ssize_t m = ::write(out, buf.data() + w, static_cast<size_t>(n - w));
-      if (m < 0 && errno == EINTR) continue;
-      ok = m > 0;
-      w += m > 0 ? m : 0;
-    }
-    at += n;
+  } catch (const std::bad_alloc&) {
+    ok = false;
   }
   if (ok) {
-    Elf* elf = elf_begin(out, ELF_C_RDWR, nullptr);
-    ok = elf != nullptr;
-    for (Elf_Scn* scn = ok ? elf_nextscn(elf, nullptr) : nullptr; ok && scn;
-         scn = elf_nextscn(elf, scn)) {
+    ElfHandle elf(elf_begin(out.fd, ELF_C_RDWR, nullptr));
+    ok = elf.elf != nullptr;
+    for (Elf_Scn* scn = ok ? elf_nextscn(elf.elf, nullptr) : nullptr; ok && scn;
+         scn = elf_nextscn(elf.elf, scn)) {
       GElf_Shdr sh;
       ok = gelf_getshdr(scn, &sh) != nullptr;
       if (ok && (sh.sh_flags & SHF_COMPRESSED)) ok = elf_compress(scn, 0, 0) >= 0;
     }
-    ok = ok && elf_update(elf, ELF_C_WRITE) >= 0;
-    if (elf) elf_end(elf);
+    ok = ok && elf_update(elf.elf, ELF_C_WRITE) >= 0;
   }
-  ok = ok && ::fsync(out) == 0;
-  ok = ::close(out) == 0 && ok;
+  ok = ok && ::fsync(out.fd) == 0;
+  ok = ::close(out.release()) == 0 && ok;
   if (!ok || ::rename(tmp.c_str(), path.c_str()) != 0) {
     ::unlink(tmp.c_str());
     return -1;
   }
   evict(dir, path);
-  return ::open(path.c_str(), O_RDONLY | O_CLOEXEC);
+  return ::open(path.c_str(), O_RDONLY | O_CLOEXEC | O_NOFOLLOW);
 }
 
 // The cache's copy of the debug file `fd` (found at `*found`) for the module of build id
@@ -291,13 +345,15 @@ int makeCopy(int fd, const std::string& dir, const std::string& path) {
 int throughCache(int fd, const std::string& dir, const std::string& id, char** found) {
   struct stat st;
   if (::fstat(fd, &st) != 0 || !S_ISREG(st.st_mode)) return fd;
-  Elf* elf = elf_begin(fd, ELF_C_READ_MMAP, nullptr);
-  uint64_t size = 0;
-  const bool compressed = elf && elf_kind(elf) == ELF_K_ELF &&
-                          sectionsInFile(elf, static_cast<uint64_t>(st.st_size)) &&
-                          decompressedSize(elf, size) && size > 0 && size <= kMaxCopy &&
-                          buildIdOf(elf) == id && !hasAltLink(elf);
-  if (elf) elf_end(elf);
+  bool compressed = false;
+  {
+    ElfHandle elf(elf_begin(fd, ELF_C_READ_MMAP, nullptr));
+    uint64_t size = 0;
+    const uint64_t fileSize = static_cast<uint64_t>(st.st_size);
+    compressed = elf.elf && elf_kind(elf.elf) == ELF_K_ELF && sectionsInFile(elf.elf, fileSize) &&
+                 decompressedSize(elf.elf, size) && size > 0 && fileSize <= kMaxCopy - size &&
+                 buildIdOf(elf.elf) == id && !hasAltLink(elf.elf);
+  }
   if (!compressed) return fd;
   const std::string path = dir + "/" + hexBytes(id) + ".debug";
   const int copy = makeCopy(fd, dir, path);
@@ -311,6 +367,46 @@ int throughCache(int fd, const std::string& dir, const std::string& id, char** f
   std::free(*found);
   *found = name;
   return copy;
+}
+
+// The search of findDebuginfo(); `copies`: whether a compressed file found is copied into the
+// cache (an existing copy is taken either way).
+int find(Dwfl_Module* mod, void** userdata, const char* modname, GElf_Addr base,
+         const char* fileName, const char* debuglink, GElf_Word crc, char** found, bool copies) {
+  try {
+    const unsigned char* bits = nullptr;
+    GElf_Addr where = 0;
+    const int idLen = dwfl_module_build_id(mod, &bits, &where);
+    const std::string id =
+        idLen > 1 ? std::string(reinterpret_cast<const char*>(bits), static_cast<size_t>(idLen))
+                  : std::string();
+    std::string dir = id.empty() ? std::string() : cacheDir();
+    if (!dir.empty() && ownDirectory(dir)) {
+      const std::string path = dir + "/" + hexBytes(id) + ".debug";
+      const int fd = openCopy(path, id);
+      if (fd >= 0) {
+        if (char* name = ::strdup(path.c_str())) {
+          *found = name;
+          return fd;
+        }
+        ::close(fd);
+      }
+    }
+    const char* urls = std::getenv("DEBUGINFOD_URLS");
+    if ((urls && *urls) || localDebugCandidate(mod, fileName, debuglink)) {
+      const int fd = dwfl_standard_find_debuginfo(mod, userdata, modname, base, fileName, debuglink,
+                                                  crc, found);
+      if (fd < 0 || dir.empty() || !copies) return fd;
+      try {
+        return throughCache(fd, dir, id, found);
+      } catch (...) {  // the file found, as it is
+        return fd;
+      }
+    }
+  } catch (...) {  // no exception crosses libdwfl (a std::bad_alloc): as if nothing was found
+  }
+  errno = 0;  // nothing found, and no error
+  return -1;
 }
 
 }  // namespace
@@ -329,40 +425,12 @@ std::string buildIdPath(const std::string& root, const std::string& id) {
 // module's build id: a copy made earlier is used without searching.
 int findDebuginfo(Dwfl_Module* mod, void** userdata, const char* modname, GElf_Addr base,
                   const char* fileName, const char* debuglink, GElf_Word crc, char** found) {
-  try {
-    const unsigned char* bits = nullptr;
-    GElf_Addr where = 0;
-    const int idLen = dwfl_module_build_id(mod, &bits, &where);
-    const std::string id =
-        idLen > 1 ? std::string(reinterpret_cast<const char*>(bits), static_cast<size_t>(idLen))
-                  : std::string();
-    const std::string dir = id.empty() ? std::string() : cacheDir();
-    if (!dir.empty()) {
-      const std::string path = dir + "/" + hexBytes(id) + ".debug";
-      const int fd = openCopy(path, id);
-      if (fd >= 0) {
-        if (char* name = ::strdup(path.c_str())) {
-          *found = name;
-          return fd;
-        }
-        ::close(fd);
-      }
-    }
-    const char* urls = std::getenv("DEBUGINFOD_URLS");
-    if ((urls && *urls) || localDebugCandidate(mod, fileName, debuglink)) {
-      const int fd = dwfl_standard_find_debuginfo(mod, userdata, modname, base, fileName, debuglink,
-                                                  crc, found);
-      if (fd < 0 || dir.empty()) return fd;
-      try {
-        return throughCache(fd, dir, id, found);
-      } catch (...) {  // the file found, as it is
-        return fd;
-      }
-    }
-  } catch (...) {  // no exception crosses libdwfl (a std::bad_alloc): as if nothing was found
-  }
-  errno = 0;  // nothing found, and no error
-  return -1;
+  return find(mod, userdata, modname, base, fileName, debuglink, crc, found, true);
+}
+
+int findDebuginfoAsIs(Dwfl_Module* mod, void** userdata, const char* modname, GElf_Addr base,
+                      const char* fileName, const char* debuglink, GElf_Word crc, char** found) {
+  return find(mod, userdata, modname, base, fileName, debuglink, crc, found, false);
 }
 
 }  // namespace profpack

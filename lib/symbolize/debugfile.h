@@ -18,5 +18,10 @@ std::string buildIdPath(const std::string& root, const std::string& id);
 // without searching.
 int findDebuginfo(Dwfl_Module* mod, void** userdata, const char* modname, GElf_Addr base,
                   const char* fileName, const char* debuglink, GElf_Word crc, char** found);
+// The same, but a file found compressed is used as it is, not copied: for a binary opened
+// without DWARF, whose debug file is read only for its symbol table (a copy made earlier is
+// still taken).
+int findDebuginfoAsIs(Dwfl_Module* mod, void** userdata, const char* modname, GElf_Addr base,
+                      const char* fileName, const char* debuglink, GElf_Word crc, char** found);
 
 }  // namespace profpack

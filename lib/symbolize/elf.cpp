@@ -35,6 +35,13 @@ const Dwfl_Callbacks kCallbacks = {
     .section_address = dwfl_offline_section_address,
     .debuginfo_path = &gDebuginfoPath,
 };
+// For a binary opened without DWARF: its debug file (found for its symbol table) is not copied.
+const Dwfl_Callbacks kCallbacksNoDwarf = {
+    .find_elf = dwfl_build_id_find_elf,
+    .find_debuginfo = findDebuginfoAsIs,
+    .section_address = dwfl_offline_section_address,
+    .debuginfo_path = &gDebuginfoPath,
+};
 
 // A function DIE's name: its linkage name demangled, else its DW_AT_name (both followed
 // through DW_AT_abstract_origin and DW_AT_specification).
@@ -295,7 +302,7 @@ std::unique_ptr<ElfBinary> ElfBinary::open(const std::string& path, std::string&
   std::unique_ptr<ElfBinary> b(new ElfBinary());
   b->impl_ = std::make_unique<Impl>();
   Impl& im = *b->impl_;
-  im.dwfl = dwfl_begin(&kCallbacks);
+  im.dwfl = dwfl_begin(dwarf ? &kCallbacks : &kCallbacksNoDwarf);
   if (!im.dwfl) {
     ::close(fd);
     why = dwfl_errmsg(-1);
