@@ -150,24 +150,60 @@ TEST(symbol_tables_only_name_one_frame) {
   CHECK(named > 100 && inlined > 0);
 }
 
+// Aliases (tests/data/symbolize/aliases.S): without DWARF, each address is named as perf names
+// it (perf script on a recording of the program: foo 3465, __bar 2672, _start 1959, baz 1775
+// samples, and profpack top --symbol-tables-only the same); libdw's own choice differs at foo.
+TEST(symbol_tables_only_name_aliases_as_perf) {
+  std::string why;
+  auto tables = ElfBinary::open(testlib::data("symbolize/aliases"), why, false);
+  auto full = ElfBinary::open(testlib::data("symbolize/aliases"), why);
+  CHECK(tables != nullptr && full != nullptr);
+  const struct {
+    uint64_t from, to;
+    const char* perf;
+  } ranges[] = {
+      {0x401020, 0x401049, "foo"}, {0x401050, 0x401070, "__bar"}, {0x401070, 0x401080, "baz"}};
+  for (const auto& r : ranges)
+    for (uint64_t a = r.from; a < r.to; ++a) {
+      const char* name = tables->symbolAt(a);
+      CHECK(name != nullptr);
+      if (std::string(name) != r.perf) {
+        std::fprintf(stderr, "0x%llx: %s, perf names %s\n", static_cast<unsigned long long>(a),
+                     name, r.perf);
+        CHECK_EQ(std::string(name), std::string(r.perf));
+      }
+    }
+  CHECK_EQ(std::string(full->symbolAt(0x401025)), std::string("__foo"));  // libdw's: the smaller
+  CHECK_EQ(std::string(full->symbolAt(0x401035)), std::string("foo"));
+}
+
 // A kallsyms table names an address by the symbol at or below it, choosing among symbols at one
 // address as perf does, whether the table comes sorted (as the kernel prints it) or not.
 TEST(kallsyms_names_as_perf_in_any_order) {
   // Address, type, name; each group of one address lists the one perf takes first.
-  const std::vector<std::string> rows = {
-      "ffffffff81000000 T _stext",        "ffffffff81000000 t _stext_alias",  // global over local
-      "ffffffff81000010 T do_work",       "ffffffff81000010 W do_work_weak",  // non-weak over weak
-      "ffffffff81000020 T run",           "ffffffff81000020 T __run",         // fewer underscores
-      "ffffffff81000030 T long_name",     "ffffffff81000030 T short",         // the longer name
-      "ffffffff81000040 T first",         "ffffffff81000040 T secon",  // a tie: the first listed
-      "ffffffff81000050 r skipped_ro",    "ffffffff81000060 t last_fn",
-      "ffffffffc0000000 t mod_fn\t[mod]", "ffffffffc0000100 T mod_end\t[mod]"};
+  const std::vector<std::string> rows = {"ffffffff81000000 T _stext",
+                                         "ffffffff81000000 t _stext_alias",  // global over local
+                                         "ffffffff81000010 T do_work",
+                                         "ffffffff81000010 W do_work_weak",  // non-weak over weak
+                                         "ffffffff81000020 T run",
+                                         "ffffffff81000020 T __run",  // fewer underscores
+                                         "ffffffff81000030 T long_name",
+                                         "ffffffff81000030 T short",  // the longer name
+                                         "ffffffff81000040 T first",
+                                         "ffffffff81000040 T secon",  // a tie: the first listed
+                                         "ffffffff81000050 r skipped_ro",
+                                         "ffffffff81000060 t last_fn",
+                                         "ffffffff81000070 T __",
+                                         "ffffffff81000070 T ___",  // underscores only: fewer
+                                         "ffffffffc0000000 t mod_fn\t[mod]",
+                                         "ffffffffc0000100 T mod_end\t[mod]"};
   const std::vector<std::pair<uint64_t, std::string>> want = {
       {0xffffffff81000000, "_stext"},    {0xffffffff81000005, "_stext"},
       {0xffffffff81000010, "do_work"},   {0xffffffff81000027, "run"},
       {0xffffffff81000030, "long_name"}, {0xffffffff81000041, "first"},
       {0xffffffff81000055, "first"},  // 'r' (read-only data) is not kept
-      {0xffffffff81000061, "last_fn"},   {0xffffffffc0000004, "mod_fn"}};
+      {0xffffffff81000061, "last_fn"},   {0xffffffff81000071, "__"},
+      {0xffffffffc0000004, "mod_fn"}};
   auto check = [&](const std::vector<std::string>& order, const char* what) {
     const std::string path = testlib::tempPath(std::string("kallsyms.") + what);
     std::string text;
@@ -191,12 +227,18 @@ TEST(kallsyms_names_as_perf_in_any_order) {
     std::remove(path.c_str());
   };
   check(rows, "sorted");
+  // A row out of order at the end joins the first group (chosen from as it came), and loses.
+  const std::string late = "ffffffff81000000 t _stext_late";
+  std::vector<std::string> withLate = rows;
+  withLate.push_back(late);
+  check(withLate, "late");
   // Out of order: the groups reversed, each group's own order kept (the tie rule's "first").
   std::vector<std::string> shuffled;
   for (size_t i = rows.size(); i >= 2; i -= 2) {
     shuffled.push_back(rows[i - 2]);
     shuffled.push_back(rows[i - 1]);
   }
+  shuffled.push_back(late);
   check(shuffled, "reversed");
 }
 

@@ -135,20 +135,20 @@ class SymbolIndex {
     }
   }
 
-  // lookup()'s name, or where other symbols of the same size start at the chosen one's address
-  // (aliases: __mmap, mmap64), the one perf chooses among them (tools/perf/util/symbol.c,
-  // choose_best_symbol): a weak one loses to any other, a global one beats the rest, fewer
-  // leading underscores win, then the longer name; on a tie, the first in the table.
+  // lookup()'s name, or where other symbols start at the chosen one's address (aliases:
+  // __mmap, mmap64), the one perf keeps of them (tools/perf/util/symbol.c, choose_best_symbol):
+  // one with a size before one without, then a weak one loses to any other, a global one beats
+  // the rest, fewer leading underscores win, then the longer name; on a tie, the first in the
+  // table. Where perf's choice does not cover the address (a shorter alias), lookup()'s stays.
   const char* lookupAsPerf(uint64_t address) const {
     const Sym* s = find(address);
     if (!s) return nullptr;
     const Sym* best = s;
     auto [lo, hi] = std::equal_range(syms_.begin(), syms_.end(), *s,
                                      [](const Sym& a, const Sym& b) { return a.addr < b.addr; });
-    for (auto it = lo; it != hi; ++it) {
-      if (&*it == best || it->size != s->size || it->absolute != s->absolute) continue;
-      if (perfPrefers(*it, *best)) best = &*it;
-    }
+    for (auto it = lo; it != hi; ++it)
+      if (&*it != best && it->absolute == s->absolute && perfPrefers(*it, *best)) best = &*it;
+    if (best->size && address - best->addr >= best->size) best = s;
     return names_[best->name];
   }
 
@@ -185,6 +185,7 @@ class SymbolIndex {
 
   // perf's choose_best_symbol between two aliases: whether `a` wins over `b`.
   bool perfPrefers(const Sym& a, const Sym& b) const {
+    if ((a.size != 0) != (b.size != 0)) return a.size != 0;
     const bool weakA = a.bind == 2, weakB = b.bind == 2;
     if (weakA != weakB) return weakB;
     const bool globalA = a.bind == 3, globalB = b.bind == 3;

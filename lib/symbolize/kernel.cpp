@@ -22,7 +22,8 @@ bool betterThan(char typeA, std::string_view a, char typeB, std::string_view b) 
   if (weakA != weakB) return weakB;
   const bool globalA = typeA >= 'A' && typeA <= 'Z', globalB = typeB >= 'A' && typeB <= 'Z';
   if (globalA != globalB) return globalA;
-  const size_t ua = a.find_first_not_of('_'), ub = b.find_first_not_of('_');
+  const size_t ua = std::min(a.find_first_not_of('_'), a.size()),
+               ub = std::min(b.find_first_not_of('_'), b.size());
   if (ua != ub) return ua < ub;
   return a.size() > b.size();
 }
