@@ -27,6 +27,30 @@ std::string tmpPath(const char* name) {
   const char* d = std::getenv("TMPDIR");
   return std::string(d ? d : "/tmp") + "/profpack-capi-" + std::to_string(getpid()) + "-" + name;
 }
+// The self cost (first event) of the function named `name`; `none` if there is no such function.
+uint64_t selfOf(profpack_profile* p, const char* name, uint64_t none) {
+  size_t n = 0;
+  uint64_t self = none;
+  CHECK_EQ(profpack_profile_functions(p, nullptr, 0, &n), PROFPACK_OK);
+  for (size_t i = 0; i < n; ++i) {
+    profpack_function f;
+    CHECK_EQ(profpack_profile_function(p, i, &f), PROFPACK_OK);
+    if (std::strcmp(f.name, name) == 0)
+      CHECK_EQ(profpack_profile_function_cost(p, i, 0, &self, nullptr), PROFPACK_OK);
+  }
+  return self;
+}
+// Options as a caller built against an older header passes them: initialised, then with bytes
+// of 0xA5 past them, where its struct ends (the library must not read past struct_size).
+template <class T>
+struct Poisoned {
+  T o;
+  unsigned char poison[64];
+  explicit Poisoned(void (*init)(T*)) {
+    std::memset(static_cast<void*>(this), 0xA5, sizeof *this);
+    init(&o);
+  }
+};
 // Whether two profiles write the same .ppk bytes.
 bool samePpk(const profpack_profile* x, const profpack_profile* y) {
   void *a = nullptr, *b = nullptr;
@@ -885,18 +909,7 @@ TEST(merger_streams) {
 TEST(read_symbolize_names_on_read) {
   const std::string dir = testlib::data("symbolize"), prof = testlib::data("symbolize/hot.prof");
   const char* dirs[] = {dir.c_str()};
-  auto mixSelf = [](profpack_profile* p) {
-    size_t n = 0;
-    uint64_t self = ~uint64_t{0};
-    CHECK_EQ(profpack_profile_functions(p, nullptr, 0, &n), PROFPACK_OK);
-    for (size_t i = 0; i < n; ++i) {
-      profpack_function f;
-      CHECK_EQ(profpack_profile_function(p, i, &f), PROFPACK_OK);
-      if (std::strcmp(f.name, "mix") == 0)
-        CHECK_EQ(profpack_profile_function_cost(p, i, 0, &self, nullptr), PROFPACK_OK);
-    }
-    return self;
-  };
+  auto mixSelf = [](profpack_profile* p) { return selfOf(p, "mix", ~uint64_t{0}); };
   profpack_read_options ro;
   profpack_read_options_init(&ro);
   ro.flags = PROFPACK_READ_SYMBOLIZE;
@@ -924,12 +937,7 @@ TEST(read_symbolize_names_on_read) {
   CHECK_EQ(mixSelf(p), 700u);
   profpack_profile_free(p);
   // A caller built before binary_path: the fields past its struct_size are not read.
-  struct {
-    profpack_read_options o;
-    unsigned char poison[64];
-  } old;
-  std::memset(&old, 0xA5, sizeof old);
-  profpack_read_options_init(&old.o);
+  Poisoned<profpack_read_options> old(profpack_read_options_init);
   old.o.struct_size = offsetof(profpack_read_options, binary_path);
   old.o.flags = PROFPACK_READ_SYMBOLIZE;
   std::memset(reinterpret_cast<unsigned char*>(&old.o) + old.o.struct_size, 0xA5,
@@ -948,15 +956,8 @@ TEST(symbol_tables_only_names_without_lines) {
   const std::string dir = testlib::data("symbolize"), prof = testlib::data("symbolize/hot.prof");
   const char* dirs[] = {dir.c_str()};
   auto figures = [](profpack_profile* p, uint64_t& mix, uint64_t& lines) {
-    size_t n = 0;
-    mix = lines = 0;
-    CHECK_EQ(profpack_profile_functions(p, nullptr, 0, &n), PROFPACK_OK);
-    for (size_t i = 0; i < n; ++i) {
-      profpack_function f;
-      CHECK_EQ(profpack_profile_function(p, i, &f), PROFPACK_OK);
-      if (std::strcmp(f.name, "mix") == 0)
-        CHECK_EQ(profpack_profile_function_cost(p, i, 0, &mix, nullptr), PROFPACK_OK);
-    }
+    mix = selfOf(p, "mix", 0);
+    lines = 0;
     profpack_line_cost l[64];
     size_t count = 0;
     CHECK_EQ(profpack_profile_line_costs(p, "hot.c", 0, l, 64, &count), PROFPACK_OK);
@@ -974,12 +975,7 @@ TEST(symbol_tables_only_names_without_lines) {
   CHECK_EQ(mix, 700u);  // go tool pprof -top: mix 700 samples flat
   CHECK_EQ(lines, 0u);  // no line of hot.c known
   profpack_profile* plain = readOk(prof);
-  struct {
-    profpack_symbolize_options o;
-    unsigned char poison[64];
-  } so;
-  std::memset(&so, 0xA5, sizeof so);
-  profpack_symbolize_options_init(&so.o);
+  Poisoned<profpack_symbolize_options> so(profpack_symbolize_options_init);
   so.o.binary_path = dirs;
   so.o.binary_path_count = 1;
   so.o.symbol_tables_only = 1;
