@@ -65,13 +65,20 @@ sh("objcopy", "--strip-debug", "--add-gnu-debuglink=" + debug, os.path.join(sym,
 check(".debug_info" in compressed(debug) and not compressed(os.path.join(bins, "hot")),
       f"objcopy made a debug file with compressed sections ({compressed(debug)})")
 
-# Naming from symbol tables only reads the debug file for its symbol table: nothing is copied.
+# Naming from symbol tables only reads the debug file of a binary stripped of its symbol table
+# for that table (as libc's .so has only .dynsym): it is read as it is, nothing is copied.
+stripped = os.path.join(tmp, "stripped")
+os.mkdir(stripped)
+shutil.copy(debug, stripped)
+sh("objcopy", "--strip-all", "--add-gnu-debuglink=" + os.path.join(stripped, "hot.debug"),
+   os.path.join(sym, "hot"), os.path.join(stripped, "hot"))
 tables_cache = os.path.join(tmp, "tables-cache")
 e = dict(os.environ, PROFPACK_DEBUG_CACHE=tables_cache)
-r = subprocess.run([cli, "top", os.path.join(sym, "hot.prof"), "--binary-path", bins, "--tsv",
-                    "--symbol-tables-only"], capture_output=True, text=True, env=e)
-check("\tmix\t" in r.stdout and not os.path.exists(os.path.join(tables_cache, build_id + ".debug")),
-      "--symbol-tables-only names mix and copies no debug file")
+r = subprocess.run([cli, "top", os.path.join(sym, "hot.prof"), "--binary-path", stripped,
+                    "--tsv", "--symbol-tables-only"], capture_output=True, text=True, env=e)
+check("\tmix\t" in r.stdout and not os.path.exists(tables_cache),
+      "--symbol-tables-only names mix from the debug file's symbol table and copies nothing "
+      f"({os.listdir(tables_cache) if os.path.exists(tables_cache) else 'no directory'})")
 
 cache = os.path.join(tmp, "cache")
 copy = os.path.join(cache, build_id + ".debug")
