@@ -1,8 +1,9 @@
 // Symbolization from a hostile binary: the input is the ELF file. It is held in a memfd and
 // named, through /proc/self/fd, by the one mapping of a small gperftools profile whose samples
 // cover the first 64 KiB of the mapping (each also as a caller's frame, so return-address
-// lookups run too); profpack_profile_symbolize must name what it can and warn about the rest,
-// never crash, and the result must answer queries and store as .ppk.
+// lookups run too); profpack_profile_symbolize, from the symbol tables alone and with DWARF,
+// must name what it can and warn about the rest, never crash, and the result must answer
+// queries and store as .ppk.
 #include <sys/mman.h>
 #include <unistd.h>
 
@@ -47,7 +48,15 @@ extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
   fuzz::findingIf(profpack_read_memory(prof.data(), prof.size(), nullptr, &p) != PROFPACK_OK,
                   "the harness's own profile did not read");
   profpack_profile* s = nullptr;
-  profpack_status st = profpack_profile_symbolize(p, nullptr, &s);
+  // From the symbol tables alone first (the choice among aliases perf makes), then with DWARF.
+  profpack_symbolize_options tablesOnly;
+  profpack_symbolize_options_init(&tablesOnly);
+  tablesOnly.symbol_tables_only = 1;
+  profpack_status st = profpack_profile_symbolize(p, &tablesOnly, &s);
+  fuzz::findingIf(st != PROFPACK_OK, "symbolize from symbol tables failed rather than warning");
+  profpack_profile_free(s);
+  s = nullptr;
+  st = profpack_profile_symbolize(p, nullptr, &s);
   fuzz::findingIf(st != PROFPACK_OK, "symbolize failed rather than warning");
   size_t ids[8], n = 0, count = 0;
   st = profpack_profile_top_functions(s, 0, PROFPACK_TOP_INCLUSIVE, ids, 8, &n);
