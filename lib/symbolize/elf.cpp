@@ -186,16 +186,9 @@ class SymbolIndex {
   // perf's choose_best_symbol between two aliases: whether `a` wins over `b`.
   bool perfPrefers(const Sym& a, const Sym& b) const {
     if ((a.size != 0) != (b.size != 0)) return a.size != 0;
-    const bool weakA = a.bind == 2, weakB = b.bind == 2;
-    if (weakA != weakB) return weakB;
-    const bool globalA = a.bind == 3, globalB = b.bind == 3;
-    if (globalA != globalB) return globalA;
-    const std::string_view na = names_[a.name], nb = names_[b.name];
-    const size_t ua = std::min(na.find_first_not_of('_'), na.size()),
-                 ub = std::min(nb.find_first_not_of('_'), nb.size());
-    if (ua != ub) return ua < ub;
-    if (na.size() != nb.size()) return na.size() > nb.size();
-    return a.order < b.order;
+    const int byName = perfNameOrder(a.bind == 2, a.bind == 3, names_[a.name], b.bind == 2,
+                                     b.bind == 3, names_[b.name]);
+    return byName != 0 ? byName < 0 : a.order < b.order;
   }
 
  public:
@@ -252,6 +245,17 @@ class SymbolIndex {
   // Into the symbol tables' string data, which live as long as the module.
   std::vector<const char*> names_;
 };
+
+int perfNameOrder(bool weakA, bool globalA, std::string_view a, bool weakB, bool globalB,
+                  std::string_view b) {
+  if (weakA != weakB) return weakA ? 1 : -1;
+  if (globalA != globalB) return globalA ? -1 : 1;
+  const size_t ua = std::min(a.find_first_not_of('_'), a.size()),
+               ub = std::min(b.find_first_not_of('_'), b.size());
+  if (ua != ub) return ua < ub ? -1 : 1;
+  if (a.size() != b.size()) return a.size() > b.size() ? -1 : 1;
+  return 0;
+}
 
 struct ElfBinary::Impl {
   Dwfl* dwfl = nullptr;
@@ -483,9 +487,7 @@ const std::vector<SymbolFrame>& ElfBinary::lookupEntry(uint64_t address) {
   return entryCache_.emplace(address, resolve(address, true)).first->second;
 }
 
-namespace {
-
-}  // namespace
+namespace {}  // namespace
 
 const char* ElfBinary::symbolAt(uint64_t address) {
   return dwarf_ ? impl_->symbolIndex().lookup(address) : impl_->symbolIndex().lookupAsPerf(address);

@@ -9,6 +9,7 @@
 #include <cstdint>
 #include <memory>
 #include <string>
+#include <string_view>
 #include <unordered_map>
 #include <vector>
 
@@ -20,6 +21,13 @@ struct SymbolFrame {
   std::string file;      // "" if unknown
   uint64_t line = 0;     // 0 if unknown
 };
+
+// perf's choice between two symbols at one address (tools/perf/util/symbol.c,
+// choose_best_symbol), past its rule on sizes: a weak one loses to any other, a global one
+// beats the rest, fewer leading underscores win, then the longer name. Negative where `a` wins,
+// positive where `b` does, 0 on a tie (perf then keeps the first in the table).
+int perfNameOrder(bool weakA, bool globalA, std::string_view a, bool weakB, bool globalB,
+                  std::string_view b);
 
 class ElfBinary {
  public:

@@ -18,14 +18,8 @@ namespace {
 // a weak one ('W') loses to any other, a global (upper-case type) beats a local one, fewer
 // leading underscores win, then the longer name; on a tie, the first in the table.
 bool betterThan(char typeA, std::string_view a, char typeB, std::string_view b) {
-  const bool weakA = typeA == 'W', weakB = typeB == 'W';
-  if (weakA != weakB) return weakB;
-  const bool globalA = typeA >= 'A' && typeA <= 'Z', globalB = typeB >= 'A' && typeB <= 'Z';
-  if (globalA != globalB) return globalA;
-  const size_t ua = std::min(a.find_first_not_of('_'), a.size()),
-               ub = std::min(b.find_first_not_of('_'), b.size());
-  if (ua != ub) return ua < ub;
-  return a.size() > b.size();
+  const auto global = [](char t) { return t >= 'A' && t <= 'Z'; };
+  return perfNameOrder(typeA == 'W', global(typeA), a, typeB == 'W', global(typeB), b) < 0;
 }
 
 }  // namespace
@@ -53,6 +47,19 @@ std::unique_ptr<Kallsyms> Kallsyms::load(const std::string& path, std::string& w
   symbols.reserve(text.size() / 40);  // a line is longer
   types.reserve(text.size() / 40);
   bool nonzero = false, sorted = true;
+  // Appends a symbol, or where the last one kept is at its address, keeps the better of them.
+  const auto keep = [](std::vector<Symbol>& kept, std::vector<char>& keptTypes, const Symbol& s,
+                       char type) {
+    if (!kept.empty() && kept.back().address == s.address) {
+      if (betterThan(type, s.name, keptTypes.back(), kept.back().name)) {
+        kept.back().name = s.name;
+        keptTypes.back() = type;
+      }
+      return;
+    }
+    kept.push_back(s);
+    keptTypes.push_back(type);
+  };
   LineCursor lines(text);
   std::string_view line;
   while (lines.next(line)) {
@@ -80,18 +87,8 @@ std::unique_ptr<Kallsyms> Kallsyms::load(const std::string& path, std::string& w
     const std::string_view name = line.substr(sp + 3, nameEnd - sp - 3);
     if (name.empty()) continue;
     nonzero |= a != 0;
-    if (!symbols.empty() && sorted) {
-      if (a == symbols.back().address) {
-        if (betterThan(type, name, types.back(), symbols.back().name)) {
-          symbols.back().name = name;
-          types.back() = type;
-        }
-        continue;
-      }
-      sorted = a > symbols.back().address;
-    }
-    symbols.push_back({a, name});
-    types.push_back(type);
+    sorted = sorted && (symbols.empty() || a >= symbols.back().address);
+    keep(symbols, types, {a, name}, type);
   }
   if (!nonzero) {
     why = path + ": no symbol addresses (all zero: kernel.kptr_restrict hides them?)";
@@ -104,19 +101,9 @@ std::unique_ptr<Kallsyms> Kallsyms::load(const std::string& path, std::string& w
     std::stable_sort(order.begin(), order.end(),
                      [&](size_t x, size_t y) { return symbols[x].address < symbols[y].address; });
     std::vector<Symbol> out;
+    std::vector<char> outTypes;
     out.reserve(symbols.size());
-    char bestType = 0;
-    for (const size_t i : order) {
-      if (!out.empty() && out.back().address == symbols[i].address) {
-        if (betterThan(types[i], symbols[i].name, bestType, out.back().name)) {
-          out.back().name = symbols[i].name;
-          bestType = types[i];
-        }
-        continue;
-      }
-      out.push_back(symbols[i]);
-      bestType = types[i];
-    }
+    for (const size_t i : order) keep(out, outTypes, symbols[i], types[i]);
     symbols = std::move(out);
   }
   symbols.shrink_to_fit();
