@@ -7,6 +7,7 @@
 
 #include <algorithm>
 #include <cstdio>
+#include <random>
 
 #include "formats/registry.h"
 #include "model/model.h"
@@ -240,6 +241,70 @@ TEST(kallsyms_names_as_perf_in_any_order) {
   }
   shuffled.push_back(late);
   check(shuffled, "reversed");
+}
+
+// A table as the kernel prints it, long enough that a lookup starts from one of the sorted part's
+// marks (load parses that part only where a lookup lands): every address, and every address just
+// past a symbol, named as a plain search of the table names it. Modules follow in no order.
+TEST(kallsyms_long_table_names_every_address) {
+  std::mt19937 rng(7);
+  std::string text;
+  std::vector<std::pair<uint64_t, std::string>> kept;  // ascending: address, perf's choice
+  std::vector<uint64_t> probes;
+  uint64_t a = 0xffffffff81000000;
+  char hex[32];
+  const auto line = [&](uint64_t address, char type, const std::string& name, const char* mod) {
+    std::snprintf(hex, sizeof hex, "%016llx", static_cast<unsigned long long>(address));
+    text += std::string(hex) + " " + type + " " + name + mod + "\n";
+  };
+  for (int g = 0; g < 2000; ++g) {
+    a += 0x10 + rng() % 0x100;
+    probes.push_back(a);
+    probes.push_back(a + 1);
+    const std::string n = "fn" + std::to_string(g);
+    // In each group, losers around the one perf takes: local, weak, more underscores; now and
+    // then a group of read-only data only (not kept: its addresses fall to the group before).
+    std::vector<std::pair<char, std::string>> rows;
+    if (rng() % 8 == 0) {
+      rows = {{'r', "ro" + std::to_string(g)}, {'R', "ro_" + std::to_string(g)}};
+    } else {
+      rows = {{'T', n}, {'t', n + "_local"}, {'W', n + "_weak"}, {'T', "__" + n}, {'r', "ro" + n}};
+      rows.resize(1 + rng() % rows.size());
+      std::shuffle(rows.begin(), rows.end(), rng);
+      kept.emplace_back(a, n);
+    }
+    for (const auto& [type, name] : rows) line(a, type, name, "");
+  }
+  std::vector<uint64_t> modules;
+  for (int m = 0; m < 300; ++m) modules.push_back(0xffffffffc0000000 + 0x40 * m);
+  std::shuffle(modules.begin(), modules.end(), rng);
+  for (const uint64_t m : modules) {
+    line(m, 't', "mod" + std::to_string(m & 0xffff), "\t[mod]");
+    kept.emplace_back(m, "mod" + std::to_string(m & 0xffff));
+    probes.push_back(m + 3);
+  }
+  std::sort(kept.begin(), kept.end());
+  const std::string path = testlib::tempPath("kallsyms.long");
+  testlib::spit(path, text);
+  std::string why;
+  auto k = Kallsyms::load(path, why);
+  CHECK(k != nullptr);
+  probes.push_back(0xffffffff80000000);
+  probes.push_back(kept.back().first + 8);
+  size_t wrong = 0;
+  for (const uint64_t p : probes) {
+    auto it = std::upper_bound(kept.begin(), kept.end(), p,
+                               [](uint64_t x, const auto& s) { return x < s.first; });
+    const char* want =
+        it == kept.begin() || it == kept.end() ? nullptr : std::prev(it)->second.c_str();
+    const std::vector<SymbolFrame>* f = k->lookup(p);
+    const bool ok = want ? f && f->size() == 1 && (*f)[0].function == want : f == nullptr;
+    if (!ok && ++wrong <= 5)
+      std::fprintf(stderr, "0x%llx: %s, want %s\n", static_cast<unsigned long long>(p),
+                   f && !f->empty() ? (*f)[0].function.c_str() : "(none)", want ? want : "(none)");
+  }
+  CHECK_EQ(wrong, size_t{0});
+  std::remove(path.c_str());
 }
 
 // A unit's scope index (UnitScopes) finds, at every address of every unit, the same DIEs as

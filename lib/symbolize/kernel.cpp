@@ -26,14 +26,86 @@ bool betterThan(char typeA, std::string_view a, char typeB, std::string_view b) 
 
 bool isKernelMapping(const std::string& path) { return path.rfind("[kernel.kallsyms]", 0) == 0; }
 
+namespace {
+
+// Address groups between two marks of the sorted part: a lookup parses about half this many.
+constexpr size_t kMarkEvery = 16;
+
+// Eight hex digits (either case) at `p`, first digit highest, as a SWAR word; false where one is
+// not a hex digit. Bytes are tested and converted eight at a time: a byte below 0x80 plus
+// (0x80 - lo) has its top bit set where it is at least lo, with no carry into the next byte.
+bool hex8(const char* p, uint32_t& out) {
+  uint64_t x;
+  std::memcpy(&x, p, 8);  // little-endian: the first digit in the lowest byte
+  constexpr uint64_t kOnes = 0x0101010101010101, kTops = kOnes * 0x80;
+  if (x & kTops) return false;
+  const auto atLeast = [](uint64_t w, uint64_t lo) { return (w + kOnes * (0x80 - lo)) & kTops; };
+  const uint64_t digit = atLeast(x, '0') & ~atLeast(x, '9' + 1);
+  const uint64_t y = x | kOnes * 0x20;  // 'A'-'F' to 'a'-'f' (and no other byte into them)
+  const uint64_t letter = atLeast(y, 'a') & ~atLeast(y, 'f' + 1);
+  if ((digit | letter) != kTops) return false;
+  uint64_t v = (x & kOnes * 0x0f) + (letter >> 7) * 9;  // each byte its digit's value
+  v = ((v << 4) | (v >> 8)) & 0x00ff00ff00ff00ff;       // pairs of digits: bytes
+  v = ((v << 8) | (v >> 16)) & 0x0000ffff0000ffff;      // pairs of bytes
+  out = static_cast<uint32_t>((v << 16) | (v >> 32));
+  return true;
+}
+
+// The better of two symbols at one address; `a` came first in the table (it wins a tie).
+const auto& better(const auto& a, const auto& b) {
+  return betterThan(b.type, b.name, a.type, a.name) ? b : a;
+}
+
+}  // namespace
+
+// "ADDRESS TYPE NAME[\t[MODULE]]", where TYPE is one perf keeps: functions and data
+// (symbol_type__filter). The address and type only, and where the name starts (0: not kept).
+size_t Kallsyms::head(std::string_view line, uint64_t& address, char& type) {
+  // At most 16 hex digits, a space, the type, a space, a name. A 64-bit kernel's addresses
+  // have all 16 digits: read eight at a time (digit by digit, the load's largest cost).
+  size_t i = 0;
+  uint64_t a = 0;
+  if (line.size() > 16 && line[16] == ' ') {
+    uint32_t high, low;
+    if (!hex8(line.data(), high) || !hex8(line.data() + 8, low)) return 0;
+    a = uint64_t{high} << 32 | low;
+    i = 16;
+  } else {
+    for (const size_t n = std::min<size_t>(line.size(), 17); i < n; ++i) {
+      const unsigned v = hexDigitValue(line[i]);
+      if (v >= 16) break;
+      a = a << 4 | v;
+    }
+  }
+  if (i == 0 || i > 16 || line.size() < i + 4 || line[i] != ' ' || line[i + 2] != ' ' ||
+      line[i + 3] == ' ' || line[i + 3] == '\t')
+    return 0;
+  type = line[i + 1];
+  const char t =
+      (type >= 'a' && type <= 'z') ? static_cast<char>(type - 'a' + 'A') : type;  // ASCII
+  if (t != 'T' && t != 'W' && t != 'D' && t != 'B') return 0;
+  address = a;
+  return i + 3;
+}
+
+bool Kallsyms::parse(std::string_view line, Symbol& s) {
+  const size_t name = head(line, s.address, s.type);
+  if (name == 0) return false;
+  // The name ends at a space or tab ("\t[module]"). A plain loop: find_first_of(" \t") calls
+  // memchr on the set once per character.
+  size_t end = name + 1;
+  while (end < line.size() && line[end] != ' ' && line[end] != '\t') ++end;
+  s.name = line.substr(name, end - name);
+  return true;
+}
+
 std::unique_ptr<Kallsyms> Kallsyms::load(const std::string& path, std::string& why) {
-  // The whole table at once, parsed in place (names are views into it): a copy is mapped,
-  // /proc/kallsyms (which says its size is 0) read to its end. One pass: a table comes sorted
-  // by address (the kernel's, then each module's above it), so the symbols at one address are
-  // next to each other and the one perf takes is chosen as they come; only a table out of
-  // order (a hand-made one) is sorted afterwards. This runs beside the recording's read and
-  // outlasted it on small recordings: the sort of 120,000 sorted symbols and a second copy of
-  // them were half its time.
+  // The table is mapped (/proc/kallsyms, which says its size is 0, read to its end) and read
+  // once. The kernel prints its own symbols sorted by address: that part is only marked, and
+  // parsed where a lookup lands (a recording names a few hundred kernel addresses of 100,000+
+  // symbols). What follows the first symbol out of order (modules' symbols, or a table made by
+  // hand) is parsed whole and sorted. This runs beside the recording's read; parsing every
+  // line, with a vector of all symbols, took most of it on small recordings.
   auto k = std::unique_ptr<Kallsyms>(new Kallsyms);
   try {
     k->file_ = std::make_unique<InputFile>(path);
@@ -41,83 +113,95 @@ std::unique_ptr<Kallsyms> Kallsyms::load(const std::string& path, std::string& w
     why = e.what();
     return nullptr;
   }
-  const std::span<const uint8_t> text = k->file_->bytes();
-  std::vector<Symbol>& symbols = k->symbols_;
-  std::vector<char> types;  // per symbol, its type (for the choice among those at one address)
-  symbols.reserve(text.size() / 40);  // a line is longer
-  types.reserve(text.size() / 40);
-  bool nonzero = false, sorted = true;
-  // Appends a symbol, or where the last one kept is at its address, keeps the better of them.
-  const auto keep = [](std::vector<Symbol>& kept, std::vector<char>& keptTypes, const Symbol& s,
-                       char type) {
-    if (!kept.empty() && kept.back().address == s.address) {
-      if (betterThan(type, s.name, keptTypes.back(), kept.back().name)) {
-        kept.back().name = s.name;
-        keptTypes.back() = type;
-      }
-      return;
-    }
-    kept.push_back(s);
-    keptTypes.push_back(type);
-  };
+  const std::span<const uint8_t> bytes = k->file_->bytes();
+  const std::string_view text(reinterpret_cast<const char*>(bytes.data()), bytes.size());
+  k->sorted_ = text;
+  std::vector<Symbol>& rest = k->rest_;
+  bool nonzero = false, inSorted = true, restSorted = true;
+  size_t groups = 0;
+  uint64_t last = 0;
   LineCursor lines(text);
   std::string_view line;
+  Symbol s;
   while (lines.next(line)) {
-    // "ADDRESS TYPE NAME[\t[MODULE]]"
-    const size_t sp = line.find(' ');
-    if (sp == std::string_view::npos || sp == 0 || sp > 16 || line.size() < sp + 4 ||
-        line[sp + 2] != ' ')
-      continue;
-    // Functions and data, as perf keeps them (symbol_type__filter). ASCII: no locale.
-    const char type = line[sp + 1];
-    const char t = (type >= 'a' && type <= 'z') ? static_cast<char>(type - 'a' + 'A') : type;
-    if (t != 'T' && t != 'W' && t != 'D' && t != 'B') continue;
-    uint64_t a = 0;
-    bool hex = true;
-    for (size_t i = 0; i < sp && hex; ++i) {
-      const unsigned v = hexDigitValue(line[i]);
-      hex = v < 16;
-      a = a << 4 | v;
+    if (inSorted) {
+      if (head(line, s.address, s.type) == 0) continue;
+      nonzero |= s.address != 0;
+      if (groups == 0 || s.address > last) {
+        if (groups++ % kMarkEvery == 0) k->marks_.push_back({s.address, lines.lineOffset()});
+        last = s.address;
+        continue;
+      }
+      if (s.address == last) continue;
+      inSorted = false;
+      k->sorted_ = text.substr(0, lines.lineOffset());
     }
-    if (!hex) continue;
-    // The name ends at a space or tab ("\t[module]"). A plain loop: find_first_of(" \t") calls
-    // memchr on the set once per character.
-    size_t nameEnd = sp + 3;
-    while (nameEnd < line.size() && line[nameEnd] != ' ' && line[nameEnd] != '\t') ++nameEnd;
-    const std::string_view name = line.substr(sp + 3, nameEnd - sp - 3);
-    if (name.empty()) continue;
-    nonzero |= a != 0;
-    sorted = sorted && (symbols.empty() || a >= symbols.back().address);
-    keep(symbols, types, {a, name}, type);
+    if (!parse(line, s)) continue;
+    nonzero |= s.address != 0;
+    restSorted = restSorted && (rest.empty() || s.address >= rest.back().address);
+    rest.push_back(s);
   }
   if (!nonzero) {
     why = path + ": no symbol addresses (all zero: kernel.kptr_restrict hides them?)";
     return nullptr;
   }
-  if (!sorted) {
-    // A stable sort keeps the first of equal candidates first, as perf's tie rule wants.
-    std::vector<size_t> order(symbols.size());
-    for (size_t i = 0; i < order.size(); ++i) order[i] = i;
-    std::stable_sort(order.begin(), order.end(),
-                     [&](size_t x, size_t y) { return symbols[x].address < symbols[y].address; });
-    std::vector<Symbol> out;
-    std::vector<char> outTypes;
-    out.reserve(symbols.size());
-    for (const size_t i : order) keep(out, outTypes, symbols[i], types[i]);
-    symbols = std::move(out);
+  // One symbol per address, the first of equals first (the tie rule's "first in the table").
+  if (!restSorted)
+    std::stable_sort(rest.begin(), rest.end(),
+                     [](const Symbol& x, const Symbol& y) { return x.address < y.address; });
+  size_t kept = 0;
+  for (size_t i = 0; i < rest.size(); ++i) {
+    if (kept > 0 && rest[kept - 1].address == rest[i].address)
+      rest[kept - 1] = better(rest[kept - 1], rest[i]);
+    else
+      rest[kept++] = rest[i];
   }
-  symbols.shrink_to_fit();
+  rest.resize(kept);
+  rest.shrink_to_fit();
   return k;
 }
 
+// In the sorted part: the symbol perf takes at the highest address at or below `address` (null
+// where there is none), and whether any symbol lies above.
+void Kallsyms::lookupSorted(uint64_t address, const Symbol*& below, bool& above) const {
+  below = nullptr;
+  auto m = std::upper_bound(marks_.begin(), marks_.end(), address,
+                            [](uint64_t a, const Mark& x) { return a < x.address; });
+  above = m != marks_.end();
+  if (m == marks_.begin()) return;
+  LineCursor lines(sorted_.substr(std::prev(m)->offset));
+  std::string_view line;
+  Symbol s;
+  while (lines.next(line)) {
+    if (!parse(line, s)) continue;
+    if (s.address > address) {
+      above = true;
+      break;
+    }
+    best_ = below && below->address == s.address ? better(*below, s) : s;
+    below = &best_;
+  }
+}
+
 const std::vector<SymbolFrame>* Kallsyms::lookup(uint64_t address) const {
-  auto it = std::upper_bound(symbols_.begin(), symbols_.end(), address,
+  const Symbol* below;
+  bool above;
+  lookupSorted(address, below, above);
+  auto it = std::upper_bound(rest_.begin(), rest_.end(), address,
                              [](uint64_t a, const Symbol& s) { return a < s.address; });
+  above = above || it != rest_.end();
+  if (it != rest_.begin()) {
+    const Symbol& r = *std::prev(it);
+    if (!below || r.address > below->address)
+      below = &r;
+    else if (r.address == below->address)
+      below = &better(*below, r);
+  }
   // Past the last symbol the table says nothing: its end is unknown, and in a cut table the
   // address may belong to a symbol that was cut off (a whole /proc/kallsyms ends with module
   // symbols, above the kernel's text).
-  if (it == symbols_.begin() || it == symbols_.end()) return nullptr;
-  frame_.assign(1, SymbolFrame{std::string(std::prev(it)->name), "", 0});
+  if (!below || !above) return nullptr;
+  frame_.assign(1, SymbolFrame{std::string(below->name), "", 0});
   return &frame_;
 }
 

@@ -28,12 +28,30 @@ class Kallsyms {
   const std::vector<SymbolFrame>* lookup(uint64_t address) const;
 
  private:
+  // One kept line: a function or data symbol with an address and a name.
   struct Symbol {
     uint64_t address;
     std::string_view name;  // in file_
+    char type;
   };
-  std::unique_ptr<InputFile> file_;         // the table as read
-  std::vector<Symbol> symbols_;             // ascending by address, one per address
+  // Where the sorted part of the table has a group of symbols at a new address.
+  struct Mark {
+    uint64_t address;
+    size_t offset;  // of the group's first kept line, in sorted_
+  };
+  static size_t head(std::string_view line, uint64_t& address, char& type);
+  static bool parse(std::string_view line, Symbol& s);
+  void lookupSorted(uint64_t address, const Symbol*& below, bool& above) const;
+
+  std::unique_ptr<InputFile> file_;  // the table as read
+  // The table's leading lines whose kept symbols ascend (the kernel's own, as it prints them),
+  // parsed at lookup: one mark every kMarkEvery address groups finds the lines to parse.
+  std::string_view sorted_;
+  std::vector<Mark> marks_;
+  // The lines after those (modules' symbols come in no order): parsed, sorted by address, one
+  // per address (perf's choice among those there).
+  std::vector<Symbol> rest_;
+  mutable Symbol best_;                     // lookupSorted's
   mutable std::vector<SymbolFrame> frame_;  // the last lookup's
 };
 
