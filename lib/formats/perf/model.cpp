@@ -12,6 +12,7 @@
 #include "error.h"
 #include "formats/perf/perf.h"
 #include "ir/column.h"
+#include "util/pairmap.h"
 #include "util/text.h"
 
 namespace profpack {
@@ -84,7 +85,7 @@ class PerfSource : public ModelSource {
     out.self.assign(out.functions.size() * events, 0);
     out.inclusive.assign(out.functions.size() * events, 0);
     std::vector<uint64_t> stamp(out.functions.size(), ~uint64_t{0});
-    std::unordered_map<uint64_t, size_t> edgeOf;
+    PairMap edgeOf;  // (caller, callee) -> edge
     std::vector<uint64_t> edgeStamp;
     for (size_t s = 0; s + 1 < start_.size(); ++s) {
       const uint64_t* v = values_.data() + s * events;
@@ -98,15 +99,16 @@ class PerfSource : public ModelSource {
           for (size_t k = 0; k < events; ++k) out.inclusive[f * events + k] += v[k];
         }
         if (!callEdges_ || i + 1 >= e) continue;
-        const uint64_t caller = funcOf_[frames_[i + 1]], key = caller * stamp.size() + f;
-        auto [it, fresh] = edgeOf.try_emplace(key, out.edges.size());
+        const uint64_t caller = funcOf_[frames_[i + 1]];
+        bool fresh;
+        const uint64_t edge = edgeOf.findOrInsert(caller, f, out.edges.size(), fresh);
         if (fresh) {
           out.addEdge(caller, f, 0);
           edgeStamp.push_back(~uint64_t{0});
         }
-        if (edgeStamp[it->second] != s) {
-          edgeStamp[it->second] = s;
-          uint64_t* c = out.edgeCost(it->second);
+        if (edgeStamp[edge] != s) {
+          edgeStamp[edge] = s;
+          uint64_t* c = out.edgeCost(edge);
           for (size_t k = 0; k < events; ++k) c[k] += v[k];
         }
       }
@@ -259,7 +261,7 @@ class PerfSource : public ModelSource {
     if (thread.size() != n || event.size() != n || period.size() != n)
       throw Error(Status::malformed, "ppk", "perf: sample columns of different lengths");
     c.rows.resize(threads + 1);
-    std::unordered_map<uint64_t, size_t> rowOf;  // thread * stacks + stack -> row
+    PairMap rowOf;  // (thread, stack) -> row
     std::vector<uint64_t> all(stacks * events, 0);
     for (uint64_t i = 0; i < n; ++i) {
       const uint64_t t = thread.next(), e = event.next(), p = period.next(), s = stack.next();
@@ -269,13 +271,14 @@ class PerfSource : public ModelSource {
       all[s * events] += 1;
       all[s * events + 1 + e] += p;
       std::vector<uint64_t>& rows = c.rows[t];
-      auto [it, fresh] = rowOf.try_emplace(t * stacks + s, rows.size());
+      bool fresh;
+      const uint64_t row = rowOf.findOrInsert(t, s, rows.size(), fresh);
       if (fresh) {
         rows.push_back(s);
         rows.resize(rows.size() + events, 0);
       }
-      rows[it->second + 1] += 1;
-      rows[it->second + 2 + e] += p;
+      rows[row + 1] += 1;
+      rows[row + 2 + e] += p;
     }
     for (size_t s = 0; s < stacks; ++s)
       if (all[s * events] != 0) {
