@@ -189,14 +189,7 @@ class Reader {
       keptOf_;
   ThreadTable threads_;
   std::unordered_map<std::string, std::string> buildIds_;  // path -> build id
-  struct FrameKey {
-    uint64_t ip, mapping;
-    bool operator==(const FrameKey&) const = default;
-  };
-  struct FrameHash {
-    size_t operator()(const FrameKey& k) const { return k.ip * 0x9e3779b97f4a7c15ull ^ k.mapping; }
-  };
-  std::unordered_map<FrameKey, uint64_t, FrameHash> frames_;
+  PairMap frames_;  // (address, kept mapping * 2 + kernel) -> frame
   // Frames of recent (address, address space) pairs (call chains repeat: a hit skips two
   // lookups), valid while no mapping changed (mapsChanged_ counts MMAP, exec and fork).
   struct RecentFrame {
@@ -438,13 +431,14 @@ uint64_t Reader::frameOfSearched(uint64_t ip, bool kernel, int32_t pid) {
     }
     kept = rec.index + 1;
   }
-  auto [it, fresh] = frames_.try_emplace(FrameKey{ip, kept * 2 + kernel}, r_.frameAddress.size());
+  bool fresh;
+  const uint64_t frame = frames_.findOrInsert(ip, kept * 2 + kernel, r_.frameAddress.size(), fresh);
   if (fresh) {
     r_.frameAddress.push_back(ip);
     r_.frameMapping.push_back(kept);
     r_.frameKernel.push_back(kernel);
   }
-  return it->second;
+  return frame;
 }
 
 void Reader::sample(uint64_t at, uint64_t end, uint16_t misc) {
