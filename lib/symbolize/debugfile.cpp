@@ -16,9 +16,10 @@
 #include <cstring>
 #include <ctime>
 #include <string>
-#include <utility>
 #include <vector>
 
+#include "util/elf_handle.h"
+#include "util/fd.h"
 #include "util/text.h"
 
 namespace profpack {
@@ -99,27 +100,6 @@ uint64_t maxCacheSize() {
   }
   return uint64_t{2} << 30;
 }
-
-// A file descriptor and an Elf handle that close themselves.
-struct Fd {
-  int fd = -1;
-  explicit Fd(int f) : fd(f) {}
-  Fd(const Fd&) = delete;
-  Fd& operator=(const Fd&) = delete;
-  ~Fd() {
-    if (fd >= 0) ::close(fd);
-  }
-  int release() { return std::exchange(fd, -1); }
-};
-struct ElfHandle {
-  Elf* elf;
-  explicit ElfHandle(Elf* e) : elf(e) {}
-  ElfHandle(const ElfHandle&) = delete;
-  ElfHandle& operator=(const ElfHandle&) = delete;
-  ~ElfHandle() {
-    if (elf) elf_end(elf);
-  }
-};
 
 // The bytes the section headers of `elf` say a file of `size` bytes holds: false where one
 // lies past the end (a cut file).

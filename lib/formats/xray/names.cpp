@@ -6,7 +6,6 @@
 #include <fcntl.h>
 #include <gelf.h>
 #include <libelf.h>
-#include <unistd.h>
 
 #include <cstdlib>
 #include <cstring>
@@ -14,6 +13,8 @@
 
 #include "error.h"
 #include "formats/xray/xray.h"
+#include "util/elf_handle.h"
+#include "util/fd.h"
 #include "util/text.h"
 
 namespace profpack {
@@ -21,19 +22,6 @@ namespace profpack {
 namespace {
 
 constexpr const char* kFmt = "xray";
-
-struct Fd {
-  int fd = -1;
-  ~Fd() {
-    if (fd >= 0) close(fd);
-  }
-};
-struct ElfHandle {
-  Elf* e = nullptr;
-  ~ElfHandle() {
-    if (e) elf_end(e);
-  }
-};
 
 struct InstrMap {
   std::vector<uint64_t> functionAddress{0};  // index = function id
@@ -46,29 +34,27 @@ InstrMap readInstrMap(const std::string& binaryPath) {
   std::unordered_map<uint64_t, std::string>& symbols = map.symbols;
   if (elf_version(EV_CURRENT) == EV_NONE)
     throw Error(Status::internal, kFmt, "libelf is not usable");
-  Fd fd;
-  fd.fd = open(binaryPath.c_str(), O_RDONLY | O_CLOEXEC);
+  Fd fd(open(binaryPath.c_str(), O_RDONLY | O_CLOEXEC));
   if (fd.fd < 0)
     throw Error(Status::io, kFmt, "cannot open " + binaryPath + ": " + std::strerror(errno));
-  ElfHandle elf;
-  elf.e = elf_begin(fd.fd, ELF_C_READ, nullptr);
-  if (!elf.e || elf_kind(elf.e) != ELF_K_ELF)
+  ElfHandle elf(elf_begin(fd.fd, ELF_C_READ, nullptr));
+  if (!elf.elf || elf_kind(elf.elf) != ELF_K_ELF)
     throw Error(Status::malformed, kFmt, binaryPath + " is not an ELF file", 0);
   GElf_Ehdr eh;
-  if (!gelf_getehdr(elf.e, &eh))
+  if (!gelf_getehdr(elf.elf, &eh))
     throw Error(Status::malformed, kFmt, binaryPath + ": unreadable ELF header", 0);
   if (eh.e_ident[EI_CLASS] != ELFCLASS64 || eh.e_ident[EI_DATA] != ELFDATA2LSB)
     throw Error(Status::unsupported, kFmt,
                 binaryPath + ": only 64-bit little-endian instrumentation maps are supported", 0);
   size_t shstrndx = 0;
-  if (elf_getshdrstrndx(elf.e, &shstrndx) != 0)
+  if (elf_getshdrstrndx(elf.elf, &shstrndx) != 0)
     throw Error(Status::malformed, kFmt, binaryPath + ": no section name table", 0);
 
   bool haveMap = false;
-  for (Elf_Scn* scn = elf_nextscn(elf.e, nullptr); scn; scn = elf_nextscn(elf.e, scn)) {
+  for (Elf_Scn* scn = elf_nextscn(elf.elf, nullptr); scn; scn = elf_nextscn(elf.elf, scn)) {
     GElf_Shdr sh;
     if (!gelf_getshdr(scn, &sh)) continue;
-    const char* name = elf_strptr(elf.e, shstrndx, sh.sh_name);
+    const char* name = elf_strptr(elf.elf, shstrndx, sh.sh_name);
     if (name && std::strcmp(name, "xray_instr_map") == 0) {
       Elf_Data* d = elf_getdata(scn, nullptr);
       if (!d || !d->d_buf || d->d_size % 32 != 0)
@@ -94,7 +80,7 @@ InstrMap readInstrMap(const std::string& binaryPath) {
         GElf_Sym sym;
         if (!gelf_getsym(d, static_cast<int>(i), &sym)) continue;
         if (GELF_ST_TYPE(sym.st_info) != STT_FUNC || sym.st_value == 0) continue;
-        const char* s = elf_strptr(elf.e, sh.sh_link, sym.st_name);
+        const char* s = elf_strptr(elf.elf, sh.sh_link, sym.st_name);
         if (!s || !*s) continue;
         auto it = symbols.find(sym.st_value);
         // Prefer the static symbol table's (first seen) and global names.
