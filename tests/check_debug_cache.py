@@ -10,7 +10,9 @@ Naming hot.prof from them must give the figures, files and lines the whole binar
 - PROFPACK_DEBUG_CACHE=off keeps nothing, and without it the copy goes under
   $XDG_CACHE_HOME/profpack/debug, else $HOME/.cache/profpack/debug;
 - a debug file without compressed sections is used as it is, and not copied;
-- past PROFPACK_DEBUG_CACHE_SIZE bytes, the copies used longest ago are removed.
+- past PROFPACK_DEBUG_CACHE_SIZE bytes, the copies used longest ago are removed;
+- a temporary file of the cache's more than a day old (a writer killed) is removed when a copy
+  is made; a newer one, and one named otherwise, stays.
 """
 import os, re, shutil, subprocess, tempfile
 
@@ -181,6 +183,23 @@ r = chain_top(small, PROFPACK_DEBUG_CACHE_SIZE=str(held - hot_size + chain_size)
 left = sorted(n for n in os.listdir(small) if n.startswith((build_id, chain_id)))
 check("chain.c\tspin\t" in r.stdout and left == [chain_id + ".debug"],
       f"over PROFPACK_DEBUG_CACHE_SIZE the copy used longest ago goes ({left})")
+
+# Temporary files a killed writer left: the cache's more than a day old go when a copy is made
+# (AtomicFile's names, and the older ".PID-N.tmp"); a newer one may be another writer's, and a
+# file named otherwise is not the cache's.
+stale = os.path.join(tmp, "stale")
+os.makedirs(stale)
+names = {"old": build_id + ".debug.123-4-9abcdef0.tmp", "older": build_id + ".debug.123-4.tmp",
+         "new": build_id + ".debug.123-5-9abcdef0.tmp", "other": build_id + ".debug.notes.tmp"}
+for k, n in names.items():
+    with open(os.path.join(stale, n), "w") as f:
+        f.write("part of a copy")
+    if k != "new":
+        os.utime(os.path.join(stale, n), (1, 1))
+check(top(bins, PROFPACK_DEBUG_CACHE=stale) == want, "temporary files about: the same names")
+left = sorted(n for n in os.listdir(stale) if n.endswith(".tmp"))
+check(left == sorted([names["new"], names["other"]]),
+      f"a day-old temporary file of the cache's goes, a newer one and another's stay ({left})")
 
 shutil.rmtree(tmp)
 finish()

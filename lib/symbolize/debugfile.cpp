@@ -9,17 +9,20 @@
 #include <unistd.h>
 
 #include <algorithm>
-#include <atomic>
 #include <cctype>
 #include <cerrno>
 #include <cstdlib>
 #include <cstring>
 #include <ctime>
+#include <new>
 #include <string>
+#include <string_view>
 #include <vector>
 
+#include "error.h"
 #include "util/elf_handle.h"
 #include "util/fd.h"
+#include "util/io.h"
 #include "util/text.h"
 
 namespace profpack {
@@ -186,7 +189,8 @@ bool makeDirs(const std::string& dir) {
 }
 
 // Whether `name` is one the cache makes: 40 (or more) hex digits and ".debug", or that and a
-// temporary file's ".PID-N.tmp".
+// temporary file's suffix: AtomicFile's ".PID-N-HEX.tmp" (or the ".PID-N.tmp" of earlier
+// versions).
 bool cacheName(const std::string& name, bool& temporary) {
   size_t i = 0;
   while (i < name.size() && std::isxdigit(static_cast<unsigned char>(name[i])) &&
@@ -199,7 +203,10 @@ bool cacheName(const std::string& name, bool& temporary) {
   if (name.size() < i + 5 || name[i] != '.' || name.compare(name.size() - 4, 4, ".tmp") != 0)
     return false;
   for (size_t k = i + 1; k < name.size() - 4; ++k)
-    if (!std::isdigit(static_cast<unsigned char>(name[k])) && name[k] != '-') return false;
+    if (!(std::isxdigit(static_cast<unsigned char>(name[k])) &&
+          !std::isupper(static_cast<unsigned char>(name[k]))) &&
+        name[k] != '-')
+      return false;
   return true;
 }
 
@@ -268,52 +275,36 @@ void evict(const std::string& dir, const std::string& keep) {
 }
 
 // A decompressed copy of the debug file open as `fd` at `path` (its sections decompressed by
-// libelf, then laid out anew), written next to it under a name of its own and renamed into
-// place once synced, so that no reader sees part of it. -1 where it cannot be made (the
-// original is then used).
+// libelf, then laid out anew), written as an AtomicFile: renamed into place once synced, so
+// that no reader sees part of it. -1 where it cannot be made (the original is then used).
 int makeCopy(int fd, const std::string& dir, const std::string& path) {
   if (!makeDirs(dir)) return -1;
-  static std::atomic<uint64_t> serial{0};
-  const std::string tmp =
-      path + "." + std::to_string(::getpid()) + "-" + std::to_string(serial.fetch_add(1)) + ".tmp";
-  Fd out(::open(tmp.c_str(), O_RDWR | O_CREAT | O_EXCL | O_CLOEXEC | O_NOFOLLOW, 0644));
-  if (out.fd < 0) return -1;
-  bool ok = true;
   try {
+    AtomicFile out(path, 0644);
     std::vector<char> buf(1 << 20);
-    for (off_t at = 0; ok;) {
+    for (off_t at = 0;;) {
       const ssize_t n = ::pread(fd, buf.data(), buf.size(), at);
       if (n < 0 && errno == EINTR) continue;
-      if (n <= 0) {
-        ok = n == 0;
-        break;
-      }
-      for (ssize_t w = 0; ok && w < n;) {
-        const ssize_t m = ::write(out.fd, buf.data() + w, static_cast<size_t>(n - w));
-        if (m < 0 && errno == EINTR) continue;
-        ok = m > 0;
-        w += m > 0 ? m : 0;
-      }
+      if (n < 0) return -1;
+      if (n == 0) break;
+      out.write(std::string_view(buf.data(), static_cast<size_t>(n)));
       at += n;
     }
-  } catch (const std::bad_alloc&) {
-    ok = false;
-  }
-  if (ok) {
-    ElfHandle elf(elf_begin(out.fd, ELF_C_RDWR, nullptr));
-    ok = elf.elf != nullptr;
-    for (Elf_Scn* scn = ok ? elf_nextscn(elf.elf, nullptr) : nullptr; ok && scn;
-         scn = elf_nextscn(elf.elf, scn)) {
-      GElf_Shdr sh;
-      ok = gelf_getshdr(scn, &sh) != nullptr;
-      if (ok && (sh.sh_flags & SHF_COMPRESSED)) ok = elf_compress(scn, 0, 0) >= 0;
+    {
+      ElfHandle elf(elf_begin(out.fd(), ELF_C_RDWR, nullptr));
+      bool ok = elf.elf != nullptr;
+      for (Elf_Scn* scn = ok ? elf_nextscn(elf.elf, nullptr) : nullptr; ok && scn;
+           scn = elf_nextscn(elf.elf, scn)) {
+        GElf_Shdr sh;
+        ok = gelf_getshdr(scn, &sh) != nullptr;
+        if (ok && (sh.sh_flags & SHF_COMPRESSED)) ok = elf_compress(scn, 0, 0) >= 0;
+      }
+      if (!ok || elf_update(elf.elf, ELF_C_WRITE) < 0) return -1;
     }
-    ok = ok && elf_update(elf.elf, ELF_C_WRITE) >= 0;
-  }
-  ok = ok && ::fsync(out.fd) == 0;
-  ok = ::close(out.release()) == 0 && ok;
-  if (!ok || ::rename(tmp.c_str(), path.c_str()) != 0) {
-    ::unlink(tmp.c_str());
+    out.commit();
+  } catch (const Error&) {  // the temporary file could not be made, written or renamed
+    return -1;
+  } catch (const std::bad_alloc&) {
     return -1;
   }
   evict(dir, path);

@@ -90,7 +90,7 @@ InputFile::~InputFile() {
   if (map_) ::munmap(map_, size_);
 }
 
-AtomicFile::AtomicFile(const std::string& path) : path_(path) {
+AtomicFile::AtomicFile(const std::string& path, mode_t mode) : path_(path) {
   if (path == "-") {
     fd_ = 1;
     return;
@@ -99,7 +99,9 @@ AtomicFile::AtomicFile(const std::string& path) : path_(path) {
   // umask, where mkstemp's 0600 would need the umask read (and so changed) to fix the mode,
   // which races with other threads. Unique by process id and a per-process serial number, with
   // the clock in case a process id is reused while an old temporary file remains; O_EXCL
-  // catches any clash (no random device: a sandbox may not offer one).
+  // catches any clash (no random device: a sandbox may not offer one), and with it a symbolic
+  // link planted under the name (O_NOFOLLOW says so too). Open for reading as well, for a caller
+  // that edits the file through fd() (libelf's ELF_C_RDWR reads it).
   static std::atomic<uint64_t> serial{0};
   const auto now =
       static_cast<unsigned long long>(std::chrono::steady_clock::now().time_since_epoch().count());
@@ -108,7 +110,7 @@ AtomicFile::AtomicFile(const std::string& path) : path_(path) {
     std::snprintf(suffix, sizeof suffix, ".%d-%llu-%llx.tmp", static_cast<int>(::getpid()),
                   static_cast<unsigned long long>(serial.fetch_add(1)), now & 0xffffffffull);
     tmp_ = path + suffix;
-    fd_ = ::open(tmp_.c_str(), O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC, 0666);
+    fd_ = ::open(tmp_.c_str(), O_RDWR | O_CREAT | O_EXCL | O_CLOEXEC | O_NOFOLLOW, mode);
     if (fd_ >= 0) break;
     if (errno != EEXIST || attempt == 100)
       ioError("cannot create a temporary file next to", path, errno);

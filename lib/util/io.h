@@ -1,6 +1,8 @@
 // File input (mapped where possible) and atomic file output.
 #pragma once
 
+#include <sys/types.h>
+
 #include <cstdint>
 #include <span>
 #include <string>
@@ -63,15 +65,19 @@ class StringSink : public Sink {
 // commit() flushes to disk and renames over `path`, so a crash or an error never leaves a
 // partial file under the target name. Destroyed without commit(), it removes the temporary
 // file. "-" writes to standard output as the pieces come (a caller that must not emit part of
-// an output on error collects it first, as profpack_write_file does).
+// an output on error collects it first, as profpack_write_file does). The temporary file is
+// created with `mode` less the umask, and is named `path` + ".PID-N-HEX.tmp".
 class AtomicFile : public Sink {
  public:
-  explicit AtomicFile(const std::string& path);
+  explicit AtomicFile(const std::string& path, mode_t mode = 0666);
   ~AtomicFile() override;
   AtomicFile(const AtomicFile&) = delete;
   AtomicFile& operator=(const AtomicFile&) = delete;
   void write(std::string_view data) override;
   void commit();
+  // The temporary file, open for reading and writing (-1 once committed; 1 for "-"): for a
+  // caller that changes what it wrote in place before commit(). write() keeps no buffer.
+  int fd() const { return fd_; }
 
  private:
   std::string path_, tmp_;
