@@ -40,6 +40,7 @@ void writeAll(int fd, std::string_view data, const std::string& path) {
       if (errno == EINTR) continue;
       ioError("cannot write", path, errno);
     }
+    if (n == 0) ioError("cannot write", path, EIO);  // no progress: not to be retried forever
     data.remove_prefix(static_cast<size_t>(n));
   }
 }
