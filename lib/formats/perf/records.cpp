@@ -16,6 +16,7 @@
 
 #include "error.h"
 #include "util/pages.h"
+#include "util/runs.h"
 
 namespace profpack::perf {
 
@@ -179,6 +180,8 @@ class Reader {
   Recording r_;
   std::unordered_map<uint64_t, size_t> attrOfId_;
   std::vector<Entry> entries_;  // records met and not yet applied
+  std::vector<Entry> merged_;   // sortRuns' scratch
+  std::vector<size_t> runs_;    // and its runs
   uint64_t flushUpTo_ = 0;      // at the next round's end: apply the records up to this time
   uint64_t latest_ = 0;         // the latest time met
   std::set<uint32_t> warned_;
@@ -560,8 +563,11 @@ void Reader::apply(uint64_t at) {
 // Applies the held records up to flushUpTo_ (`all`: all), in time order, then file order; then
 // releases the input's pages below those still held (a file of GBs does not stay resident).
 void Reader::flush(bool all, uint64_t scanned) {
-  std::stable_sort(entries_.begin(), entries_.end(),
-                   [](const Entry& a, const Entry& b) { return a.time < b.time; });
+  // A round's records come as ascending runs: what is held from the round before, then each
+  // CPU's buffer (std::stable_sort here was an eighth of the instructions of reading a 134 MB
+  // recording).
+  sortRuns(entries_, merged_, runs_,
+           [](const Entry& a, const Entry& b) { return a.time < b.time; });
   const auto upTo =
       all ? entries_.end()
           : std::partition_point(entries_.begin(), entries_.end(),
