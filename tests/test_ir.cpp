@@ -14,6 +14,7 @@
 #include "profile.h"
 #include "testlib.h"
 #include "util/gzip.h"
+#include "util/pairmap.h"
 
 using namespace profpack;
 using Enc = ir::Column::Encoding;
@@ -541,6 +542,36 @@ TEST(deferred_part_built_once_and_failure_sticks) {
     CHECK_EQ(calls, 1);
     CHECK(!p.partialRoot().hasFormatVersion());  // the partial message is never changed
   }
+}
+
+// PairMap's slots take every bit of both keys: addresses a file chose to share their low bits
+// (call chains at multiples of 2^45) spread over a table as random keys do, under the process's
+// seed and under another, and every pair keeps its value.
+TEST(pair_map_spreads_keys_that_differ_only_in_high_bits) {
+  constexpr uint64_t kKeys = 1 << 15, kSlots = 1 << 16;
+  for (const uint64_t seed : {PairMap::seed(), uint64_t{0}, uint64_t{0x5eed}}) {
+    std::vector<bool> hit(kSlots, false);
+    size_t distinct = 0;
+    for (uint64_t x = 1; x <= kKeys; ++x) {
+      const uint64_t slot = PairMap::mix(x << 45, 0, seed) & (kSlots - 1);
+      distinct += !hit[slot];
+      hit[slot] = true;
+    }
+    // Random keys: kSlots * (1 - e^(-1/2)) = 25,786 slots on average.
+    CHECK(distinct > 24000);
+  }
+  PairMap m;
+  bool inserted = false;
+  for (uint64_t x = 1; x <= kKeys; ++x) {
+    CHECK_EQ(m.findOrInsert(x << 45, x & 1, x, inserted), x);
+    CHECK(inserted);
+  }
+  for (uint64_t x = 1; x <= kKeys; ++x) {
+    const uint64_t* v = m.find(x << 45, x & 1);
+    CHECK(v != nullptr && *v == x);
+    CHECK(m.find(x << 45, (x & 1) ^ 1) == nullptr);
+  }
+  CHECK_EQ(m.size(), size_t{kKeys});
 }
 
 TEST_MAIN()

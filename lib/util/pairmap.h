@@ -1,9 +1,15 @@
 // A hash map from a pair of 64-bit integers to a 64-bit value, for the aggregation loops that
 // look one up per row: open addressing in one array, where std::unordered_map pays an integer
-// division and a pointer chase per lookup.
+// division and a pointer chase per lookup. The keys are often addresses from an input file, so
+// every bit of both reaches the slot, through a seed drawn once per process: a file cannot pick
+// keys that share a slot (a multiply alone leaves the high bits out of a small table's slot,
+// and a perf.data of call chains at multiples of 2^45 took quadratic time).
 #pragma once
 
+#include <chrono>
 #include <cstdint>
+#include <exception>
+#include <random>
 #include <vector>
 
 namespace profpack {
@@ -38,16 +44,35 @@ class PairMap {
     }
   }
   size_t size() const { return size_; }
+  // The hash of (a, b) under `seed`: each bit of both moves about half the bits of the result
+  // (MurmurHash3's finalizer, twice).
+  static uint64_t mix(uint64_t a, uint64_t b, uint64_t seed) { return fmix(fmix(a ^ seed) ^ b); }
+  static uint64_t seed() {
+    static const uint64_t s = [] {
+      try {
+        std::random_device r;
+        return (uint64_t{r()} << 32) ^ r();
+      } catch (const std::exception&) {  // no entropy source: the clock will do
+        return fmix(
+            static_cast<uint64_t>(std::chrono::steady_clock::now().time_since_epoch().count()));
+      }
+    }();
+    return s;
+  }
 
  private:
   struct Slot {
     uint64_t a, b, value;
     bool used;
   };
-  static size_t hash(uint64_t a, uint64_t b) {
-    uint64_t h = (a * 0x9e3779b97f4a7c15ull ^ b) * 0xc2b2ae3d27d4eb4full;
-    return static_cast<size_t>(h ^ h >> 29);
+  static uint64_t fmix(uint64_t h) {
+    h ^= h >> 33;
+    h *= 0xff51afd7ed558ccdull;
+    h ^= h >> 33;
+    h *= 0xc4ceb9fe1a85ec53ull;
+    return h ^ (h >> 33);
   }
+  static size_t hash(uint64_t a, uint64_t b) { return static_cast<size_t>(mix(a, b, seed())); }
   void grow() {
     std::vector<Slot> old(slots_.empty() ? 64 : 2 * slots_.size());
     old.swap(slots_);
