@@ -273,6 +273,15 @@ TEST(kallsyms_long_table_names_every_address) {
       std::shuffle(rows.begin(), rows.end(), rng);
       kept.emplace_back(a, n);
     }
+    // Long runs, which marks within a group cut short: 1,000 aliases with perf's choice at the
+    // 600th, and 1,000 lines not kept after a group.
+    if (g == 500) {
+      rows.clear();
+      for (int i = 0; i < 1000; ++i) rows.push_back({'T', "__" + n + "_" + std::to_string(i)});
+      rows.insert(rows.begin() + 600, {'T', n});
+    }
+    if (g == 1000)
+      for (int i = 0; i < 1000; ++i) rows.push_back({'r', "ro" + n + "_" + std::to_string(i)});
     for (const auto& [type, name] : rows) line(a, type, name, "");
   }
   std::vector<uint64_t> modules;
@@ -282,6 +291,11 @@ TEST(kallsyms_long_table_names_every_address) {
     line(m, 't', "mod" + std::to_string(m & 0xffff), "\t[mod]");
     kept.emplace_back(m, "mod" + std::to_string(m & 0xffff));
     probes.push_back(m + 3);
+  }
+  // Symbols out of order at addresses of the sorted part: a longer name, which perf takes.
+  for (size_t i = 100; i < kept.size() && i < 2000; i += 300) {
+    kept[i].second += "_late_and_longer";
+    line(kept[i].first, 'T', kept[i].second, "");
   }
   std::sort(kept.begin(), kept.end());
   const std::string path = testlib::tempPath("kallsyms.long");
@@ -305,6 +319,14 @@ TEST(kallsyms_long_table_names_every_address) {
   }
   CHECK_EQ(wrong, size_t{0});
   std::remove(path.c_str());
+  // A 32-bit table's 8-digit addresses: "c0100000 T start extra" has a space at 16 too.
+  const std::string small = testlib::tempPath("kallsyms.32");
+  testlib::spit(small, "c0100000 T start extra\nc0100100 T next\nc0100200 T end\n");
+  auto k32 = Kallsyms::load(small, why);
+  CHECK(k32 != nullptr);
+  const std::vector<SymbolFrame>* f = k32 ? k32->lookup(0xc0100010) : nullptr;
+  CHECK(f != nullptr && f->size() == 1 && (*f)[0].function == "start");
+  std::remove(small.c_str());
 }
 
 // A unit's scope index (UnitScopes) finds, at every address of every unit, the same DIEs as

@@ -3,6 +3,7 @@
 #include <sys/utsname.h>
 
 #include <algorithm>
+#include <bit>
 #include <cstring>
 #include <fstream>
 #include <string_view>
@@ -28,15 +29,19 @@ bool isKernelMapping(const std::string& path) { return path.rfind("[kernel.kalls
 
 namespace {
 
-// Address groups between two marks of the sorted part: a lookup parses about half this many.
-constexpr size_t kMarkEvery = 16;
+// A mark at every 16th address group of the sorted part, and at any line 256 lines past the
+// last mark (within a long run of aliases, or of symbols not kept): a lookup parses at most a
+// few hundred lines, however the table was made.
+constexpr size_t kMarkEvery = 16, kMarkLines = 256;
 
 // Eight hex digits (either case) at `p`, first digit highest, as a SWAR word; false where one is
 // not a hex digit. Bytes are tested and converted eight at a time: a byte below 0x80 plus
 // (0x80 - lo) has its top bit set where it is at least lo, with no carry into the next byte.
 bool hex8(const char* p, uint32_t& out) {
   uint64_t x;
-  std::memcpy(&x, p, 8);  // little-endian: the first digit in the lowest byte
+  std::memcpy(&x, p, 8);
+  if constexpr (std::endian::native == std::endian::big) x = __builtin_bswap64(x);
+  // The first digit is in the lowest byte.
   constexpr uint64_t kOnes = 0x0101010101010101, kTops = kOnes * 0x80;
   if (x & kTops) return false;
   const auto atLeast = [](uint64_t w, uint64_t lo) { return (w + kOnes * (0x80 - lo)) & kTops; };
@@ -58,6 +63,13 @@ const auto& better(const auto& a, const auto& b) {
 
 }  // namespace
 
+// The line that starts at `at`.
+std::string_view Kallsyms::lineAt(std::string_view text, size_t at) {
+  std::string_view line;
+  LineCursor(text.substr(at)).next(line);
+  return line;
+}
+
 // "ADDRESS TYPE NAME[\t[MODULE]]", where TYPE is one perf keeps: functions and data
 // (symbol_type__filter). The address and type only, and where the name starts (0: not kept).
 size_t Kallsyms::head(std::string_view line, uint64_t& address, char& type) {
@@ -65,12 +77,12 @@ size_t Kallsyms::head(std::string_view line, uint64_t& address, char& type) {
   // have all 16 digits: read eight at a time (digit by digit, the load's largest cost).
   size_t i = 0;
   uint64_t a = 0;
-  if (line.size() > 16 && line[16] == ' ') {
-    uint32_t high, low;
-    if (!hex8(line.data(), high) || !hex8(line.data() + 8, low)) return 0;
+  uint32_t high, low;
+  if (line.size() > 16 && line[16] == ' ' && hex8(line.data(), high) &&
+      hex8(line.data() + 8, low)) {
     a = uint64_t{high} << 32 | low;
     i = 16;
-  } else {
+  } else {  // a shorter address ("c0100000 T start ..." may have a space at 16 too)
     for (const size_t n = std::min<size_t>(line.size(), 17); i < n; ++i) {
       const unsigned v = hexDigitValue(line[i]);
       if (v >= 16) break;
@@ -117,25 +129,44 @@ std::unique_ptr<Kallsyms> Kallsyms::load(const std::string& path, std::string& w
   const std::string_view text(reinterpret_cast<const char*>(bytes.data()), bytes.size());
   k->sorted_ = text;
   std::vector<Symbol>& rest = k->rest_;
-  bool nonzero = false, inSorted = true, restSorted = true;
-  size_t groups = 0;
+  bool nonzero = false, restSorted = true;
+  size_t groupsSinceMark = 0, linesSinceMark = 0;
   uint64_t last = 0;
+  size_t bestAt = 0;  // the line of perf's choice in the latest group so far
   LineCursor lines(text);
   std::string_view line;
-  Symbol s;
+  Symbol s, best;
+  size_t restAt = text.size();  // where the sorted part ends
   while (lines.next(line)) {
-    if (inSorted) {
-      if (head(line, s.address, s.type) == 0) continue;
-      nonzero |= s.address != 0;
-      if (groups == 0 || s.address > last) {
-        if (groups++ % kMarkEvery == 0) k->marks_.push_back({s.address, lines.lineOffset()});
-        last = s.address;
-        continue;
-      }
-      if (s.address == last) continue;
-      inSorted = false;
-      k->sorted_ = text.substr(0, lines.lineOffset());
+    const size_t at = lines.lineOffset();
+    if (!k->marks_.empty() && ++linesSinceMark > kMarkLines) {
+      k->marks_.push_back({last, at, bestAt});  // within a long run: the group's choice so far
+      groupsSinceMark = linesSinceMark = 0;
     }
+    if (head(line, s.address, s.type) == 0) continue;
+    nonzero |= s.address != 0;
+    if (k->marks_.empty() || s.address > last) {
+      if (k->marks_.empty() || ++groupsSinceMark == kMarkEvery) {
+        k->marks_.push_back({s.address, at, Mark::kNone});
+        groupsSinceMark = linesSinceMark = 0;
+      }
+      last = s.address;
+      bestAt = at;
+      continue;
+    }
+    if (s.address == last) {  // an alias: perf's choice so far, its names parsed (aliases are few)
+      parse(line, s);
+      parse(lineAt(text, bestAt), best);
+      if (&better(best, s) == &s) bestAt = at;
+      continue;
+    }
+    restAt = at;  // out of order: this line and all after it parsed whole
+    break;
+  }
+  k->sorted_ = text.substr(0, restAt);
+  while (!k->marks_.empty() && k->marks_.back().offset >= restAt) k->marks_.pop_back();
+  LineCursor after(text.substr(restAt));
+  while (after.next(line)) {
     if (!parse(line, s)) continue;
     nonzero |= s.address != 0;
     restSorted = restSorted && (rest.empty() || s.address >= rest.back().address);
@@ -169,7 +200,12 @@ void Kallsyms::lookupSorted(uint64_t address, const Symbol*& below, bool& above)
                             [](uint64_t a, const Mark& x) { return a < x.address; });
   above = m != marks_.end();
   if (m == marks_.begin()) return;
-  LineCursor lines(sorted_.substr(std::prev(m)->offset));
+  --m;
+  if (m->best != Mark::kNone) {  // a mark within a group: its choice of the lines before
+    parse(lineAt(sorted_, m->best), best_);
+    below = &best_;
+  }
+  LineCursor lines(sorted_.substr(m->offset));
   std::string_view line;
   Symbol s;
   while (lines.next(line)) {

@@ -34,13 +34,17 @@ class Kallsyms {
     std::string_view name;  // in file_
     char type;
   };
-  // Where the sorted part of the table has a group of symbols at a new address.
+  // Where a lookup in the sorted part of the table starts: a group of symbols at a new address,
+  // or a line within a long run after one (then with the group's choice among the lines before).
   struct Mark {
-    uint64_t address;
-    size_t offset;  // of the group's first kept line, in sorted_
+    static constexpr size_t kNone = ~size_t{0};
+    uint64_t address;  // of the group
+    size_t offset;     // of the line, in sorted_
+    size_t best;       // of the group's choice so far (its kept line), or kNone
   };
   static size_t head(std::string_view line, uint64_t& address, char& type);
   static bool parse(std::string_view line, Symbol& s);
+  static std::string_view lineAt(std::string_view text, size_t at);
   void lookupSorted(uint64_t address, const Symbol*& below, bool& above) const;
 
   std::unique_ptr<InputFile> file_;  // the table as read
