@@ -446,11 +446,15 @@ void ElfBinary::indexUnits(bool hasDebugInfo) {
       Dwarf_Addr start = 0;
       Dwarf_Word length = 0;
       Dwarf_Off die = 0;
-      if (dwarf_getarangeinfo(dwarf_onearange(aranges, i), &start, &length, &die) != 0) continue;
-      if (length > 0) units_.push_back({start, start + length, die});
+      // A unit listed with no length (only) is read as the others: its ranges may be there.
+      if (dwarf_getarangeinfo(dwarf_onearange(aranges, i), &start, &length, &die) != 0 ||
+          length == 0)
+        continue;
+      units_.push_back({start, start + length, die});
       listed.push_back(die);
     }
   std::sort(listed.begin(), listed.end());
+  listed.erase(std::unique(listed.begin(), listed.end()), listed.end());
   Dwarf_Off off = 0, next = 0;
   size_t headerSize = 0;
   int r = 0;
