@@ -16,6 +16,7 @@ from checklib import check, cli, data, finish
 
 SAMPLE, USER_FIRST = 9, 64
 SAMPLE_IP, SAMPLE_TID, SAMPLE_TIME = 1, 2, 4
+OTHER_IDS = 64 | 128 | 512 | (1 << 16)  # ID, CPU, STREAM_ID, IDENTIFIER
 
 
 def records(d, at, end):
@@ -34,6 +35,8 @@ def rewrite(d, buffers, rng):
     sample_type = struct.unpack_from("<Q", d, attrs_at + 24)[0]
     if not sample_type & SAMPLE_TIME or not (struct.unpack_from("<Q", d, attrs_at + 40)[0] >> 18) & 1:
         raise ValueError("records without times")
+    if sample_type & OTHER_IDS:  # they would move the times this reads
+        raise ValueError(f"sample_type {sample_type:#x}: ids or cpu besides tid and time")
     end = data_at + data_size
 
     def time_of(at, typ, size):
