@@ -9,7 +9,6 @@
 #include <unistd.h>
 
 #include <algorithm>
-#include <cctype>
 #include <cerrno>
 #include <cstdlib>
 #include <cstring>
@@ -192,10 +191,9 @@ bool makeDirs(const std::string& dir) {
 // temporary file's suffix: AtomicFile's ".PID-N-HEX.tmp" (or the ".PID-N.tmp" of earlier
 // versions).
 bool cacheName(const std::string& name, bool& temporary) {
+  const auto lowerHex = [](char c) { return (c >= '0' && c <= '9') || (c >= 'a' && c <= 'f'); };
   size_t i = 0;
-  while (i < name.size() && std::isxdigit(static_cast<unsigned char>(name[i])) &&
-         !std::isupper(static_cast<unsigned char>(name[i])))
-    ++i;
+  while (i < name.size() && lowerHex(name[i])) ++i;
   if (i < 2 || name.compare(i, 6, ".debug") != 0) return false;
   i += 6;
   temporary = i < name.size();
@@ -203,10 +201,7 @@ bool cacheName(const std::string& name, bool& temporary) {
   if (name.size() < i + 5 || name[i] != '.' || name.compare(name.size() - 4, 4, ".tmp") != 0)
     return false;
   for (size_t k = i + 1; k < name.size() - 4; ++k)
-    if (!(std::isxdigit(static_cast<unsigned char>(name[k])) &&
-          !std::isupper(static_cast<unsigned char>(name[k]))) &&
-        name[k] != '-')
-      return false;
+    if (!lowerHex(name[k]) && name[k] != '-') return false;
   return true;
 }
 
@@ -351,7 +346,7 @@ int find(Dwfl_Module* mod, void** userdata, const char* modname, GElf_Addr base,
     const std::string id =
         idLen > 1 ? std::string(reinterpret_cast<const char*>(bits), static_cast<size_t>(idLen))
                   : std::string();
-    std::string dir = id.empty() ? std::string() : cacheDir();
+    const std::string dir = id.empty() ? std::string() : cacheDir();
     if (!dir.empty() && ownDirectory(dir)) {
       const std::string path = dir + "/" + hexBytes(id) + ".debug";
       const int fd = openCopy(path, id);

@@ -518,8 +518,6 @@ const std::vector<SymbolFrame>& ElfBinary::lookupEntry(uint64_t address) {
   return entryCache_.emplace(address, resolve(address, true)).first->second;
 }
 
-namespace {}  // namespace
-
 const char* ElfBinary::symbolAt(uint64_t address) {
   return dwarf_ ? impl_->symbolIndex().lookup(address) : impl_->symbolIndex().lookupAsPerf(address);
 }

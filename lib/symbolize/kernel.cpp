@@ -127,7 +127,6 @@ std::unique_ptr<Kallsyms> Kallsyms::load(const std::string& path, std::string& w
   }
   const std::span<const uint8_t> bytes = k->file_->bytes();
   const std::string_view text(reinterpret_cast<const char*>(bytes.data()), bytes.size());
-  k->sorted_ = text;
   std::vector<Symbol>& rest = k->rest_;
   bool nonzero = false, restSorted = true;
   size_t groupsSinceMark = 0, linesSinceMark = 0;

@@ -49,7 +49,7 @@ class Kallsyms {
 
   std::unique_ptr<InputFile> file_;  // the table as read
   // The table's leading lines whose kept symbols ascend (the kernel's own, as it prints them),
-  // parsed at lookup: one mark every kMarkEvery address groups finds the lines to parse.
+  // parsed at lookup from the mark before the address (marks_, ascending by address).
   std::string_view sorted_;
   std::vector<Mark> marks_;
   // The lines after those (modules' symbols come in no order): parsed, sorted by address, one

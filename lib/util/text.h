@@ -45,7 +45,7 @@ class LineCursor {
 inline bool isSpace(char c) { return c == ' ' || c == '\t'; }
 
 // The value of a hex digit (either case), or 16 for any other character.
-constexpr unsigned hexDigitValue(char ch) {
+inline unsigned hexDigitValue(char ch) {
   const unsigned c = static_cast<unsigned char>(ch);
   if (c - '0' < 10) return c - '0';
   if ((c | 0x20) - 'a' < 6) return (c | 0x20) - 'a' + 10;
