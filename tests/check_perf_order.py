@@ -13,22 +13,15 @@ the rounds. Reads perf.data in file mode with sample_id_all, little-endian. Need
 import os, random, struct, subprocess, tempfile
 
 from checklib import check, cli, data, finish
+from perf_repeat import (SAMPLE, SAMPLE_ID, SAMPLE_IDENTIFIER, SAMPLE_IP, SAMPLE_STREAM_ID,
+                         SAMPLE_TID, SAMPLE_TIME, records)
 
-SAMPLE, USER_FIRST = 9, 64
-SAMPLE_IP, SAMPLE_TID, SAMPLE_TIME = 1, 2, 4
-OTHER_IDS = 64 | 128 | 512 | (1 << 16)  # ID, CPU, STREAM_ID, IDENTIFIER
-
-
-def records(d, at, end):
-    while at < end:
-        typ, _, size = struct.unpack_from("<IHH", d, at)
-        if size < 8:
-            raise ValueError(f"record of {size} bytes at {at}")
-        yield at, typ, size
-        at += size
+USER_FIRST, SAMPLE_CPU = 64, 128
+OTHER_IDS = SAMPLE_ID | SAMPLE_CPU | SAMPLE_STREAM_ID | SAMPLE_IDENTIFIER
 
 
-def rewrite(d, buffers, rng):
+def layout(d):
+    """The data section's bounds, and where a sample holds its tid and time (from its start)."""
     attr_size, attrs_at, attrs_size, data_at, data_size = struct.unpack_from("<QQQQQ", d, 16)
     if attrs_size != attr_size:
         raise ValueError("more than one attr")
@@ -37,12 +30,17 @@ def rewrite(d, buffers, rng):
         raise ValueError("records without times")
     if sample_type & OTHER_IDS:  # they would move the times this reads
         raise ValueError(f"sample_type {sample_type:#x}: ids or cpu besides tid and time")
-    end = data_at + data_size
+    tid_at = 8 + 8 * bool(sample_type & SAMPLE_IP)
+    return data_at, data_at + data_size, tid_at, tid_at + 8 * bool(sample_type & SAMPLE_TID)
+
+
+def rewrite(d, buffers, rng):
+    data_at, end, _, time_at = layout(d)
+    data_size = end - data_at
 
     def time_of(at, typ, size):
         if typ == SAMPLE:
-            p = at + 8 + 8 * bool(sample_type & SAMPLE_IP) + 8 * bool(sample_type & SAMPLE_TID)
-            return struct.unpack_from("<Q", d, p)[0]
+            return struct.unpack_from("<Q", d, at + time_at)[0]
         return struct.unpack_from("<Q", d, at + size - 8)[0]  # the sample_id block's last
 
     out, segment, rounds = bytearray(), [], 0
@@ -71,7 +69,7 @@ def rewrite(d, buffers, rng):
         rounds += bool(segment)
         segment.clear()
 
-    for at, typ, size in records(d, data_at, end):
+    for at, typ, _, size in records(d, data_at, end):
         raw = d[at:at + size]
         if typ >= USER_FIRST:
             deal()
@@ -88,11 +86,8 @@ def tie(d):
     """The recording with ties: in each round, every second sample of a thread takes the time
     of the thread's sample before it, so that the order of equal times decides the thread's
     timeline."""
-    attr_size, attrs_at, attrs_size, data_at, data_size = struct.unpack_from("<QQQQQ", d, 16)
-    sample_type = struct.unpack_from("<Q", d, attrs_at + 24)[0]
+    data_at, end, tid_at, time_at = layout(d)
     out = bytearray(d)
-    tid_at = 8 + 8 * bool(sample_type & SAMPLE_IP)
-    time_at = tid_at + 8 * bool(sample_type & SAMPLE_TID)
     segment, ties = [], 0
 
     def close():
@@ -108,7 +103,7 @@ def tie(d):
                 last[tid] = at
         segment.clear()
 
-    for at, typ, size in records(d, data_at, data_at + data_size):
+    for at, typ, _, _ in records(d, data_at, end):
         if typ >= USER_FIRST:
             close()
         elif typ == SAMPLE:
