@@ -263,22 +263,34 @@ class PerfSource : public ModelSource {
     c.rows.resize(threads + 1);
     PairMap rowOf;  // (thread, stack) -> row
     std::vector<uint64_t> all(stacks * events, 0);
-    for (uint64_t i = 0; i < n; ++i) {
-      const uint64_t t = thread.next(), e = event.next(), p = period.next(), s = stack.next();
-      if (s >= stacks || e >= events - 1 || t >= threads)
-        throw Error(Status::malformed, "ppk",
-                    "perf: sample of a stack, event or thread out of range");
-      all[s * events] += 1;
-      all[s * events + 1 + e] += p;
-      std::vector<uint64_t>& rows = c.rows[t];
-      bool fresh;
-      const uint64_t row = rowOf.findOrInsert(t, s, rows.size(), fresh);
-      if (fresh) {
-        rows.push_back(s);
-        rows.resize(rows.size() + events, 0);
+    // The columns are decoded a block at a time: a value at a time, the cursor's call and
+    // its state kept in memory cost most of this loop.
+    constexpr size_t kBlock = 1024;
+    uint64_t ts[kBlock], es[kBlock], ps[kBlock], ss[kBlock];
+    for (uint64_t done = 0; done < n;) {
+      const size_t m = static_cast<size_t>(std::min<uint64_t>(kBlock, n - done));
+      thread.read(ts, m);
+      event.read(es, m);
+      period.read(ps, m);
+      stack.read(ss, m);
+      done += m;
+      for (size_t i = 0; i < m; ++i) {
+        const uint64_t t = ts[i], e = es[i], p = ps[i], s = ss[i];
+        if (s >= stacks || e >= events - 1 || t >= threads)
+          throw Error(Status::malformed, "ppk",
+                      "perf: sample of a stack, event or thread out of range");
+        all[s * events] += 1;
+        all[s * events + 1 + e] += p;
+        std::vector<uint64_t>& rows = c.rows[t];
+        bool fresh;
+        const uint64_t row = rowOf.findOrInsert(t, s, rows.size(), fresh);
+        if (fresh) {
+          rows.push_back(s);
+          rows.resize(rows.size() + events, 0);
+        }
+        rows[row + 1] += 1;
+        rows[row + 2 + e] += p;
       }
-      rows[row + 1] += 1;
-      rows[row + 2 + e] += p;
     }
     for (size_t s = 0; s < stacks; ++s)
       if (all[s * events] != 0) {

@@ -39,6 +39,35 @@ std::vector<Mapping> perfBinariesAhead(std::span<const uint8_t> data) {
   return out;
 }
 
+namespace perf {
+
+void SampleColumns::drain() {
+  uint64_t v[kBlock];
+  auto column = [&](ColumnWriter& out, uint64_t Sample::*field) {
+    for (size_t i = 0; i < waiting_; ++i) v[i] = pending_[i].*field;
+    out.pushMany(v, waiting_);
+  };
+  column(time_, &Sample::time);
+  column(thread_, &Sample::thread);
+  column(event_, &Sample::event);
+  column(period_, &Sample::period);
+  column(stack_, &Sample::stack);
+  column(cpu_, &Sample::cpu);
+  waiting_ = 0;
+}
+
+void SampleColumns::build(ir::PerfData::Builder out) {
+  drain();
+  time_.build(out.initSampleTime());
+  thread_.build(out.initSampleThread());
+  event_.build(out.initSampleEvent());
+  period_.build(out.initSamplePeriod());
+  stack_.build(out.initSampleStack());
+  cpu_.build(out.initSampleCpu());
+}
+
+}  // namespace perf
+
 std::unique_ptr<Profile> readPerfData(std::span<const uint8_t> data) {
   return buildPerfIR(perf::parseRecording(data), ir::Format::PERF, nullptr);
 }
@@ -93,12 +122,7 @@ std::unique_ptr<Profile> buildPerfIR(perf::Recording r, ir::Format format,
   encodeColumn(pd.initFrameKernel(), r.frameKernel, Enc::VARINT_RUNS);
   encodeColumn(pd.initStackLength(), r.stackLength, Enc::VARINT);
   encodeColumn(pd.initStackFrames(), r.stackFrames, Enc::VARINT);
-  r.samples.time.build(pd.initSampleTime());
-  r.samples.thread.build(pd.initSampleThread());
-  r.samples.event.build(pd.initSampleEvent());
-  r.samples.period.build(pd.initSamplePeriod());
-  r.samples.stack.build(pd.initSampleStack());
-  r.samples.cpu.build(pd.initSampleCpu());
+  r.samples.build(pd);
   pd.setLost(r.lost);
   if (names) {
     auto out = pd.initFrameName(static_cast<unsigned>(names->size()));
