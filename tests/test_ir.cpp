@@ -574,4 +574,25 @@ TEST(pair_map_spreads_keys_that_differ_only_in_high_bits) {
   CHECK_EQ(m.size(), size_t{kKeys});
 }
 
+// The 32-bit map keeps 32-bit keys and values whole (no truncation through 64-bit slots'
+// arithmetic) and finds every pair after its table has grown many times.
+TEST(pair_map_32_keeps_full_keys_and_values) {
+  PairMap32 m;
+  bool inserted = false;
+  constexpr uint32_t kKeys = 100000;
+  for (uint32_t x = 0; x < kKeys; ++x) {
+    const uint32_t a = 0xFFFFFFFFu - x, b = x * 2654435761u, v = 0x80000000u | x;
+    CHECK_EQ(m.findOrInsert(a, b, v, inserted), v);
+    CHECK(inserted);
+    CHECK_EQ(m.findOrInsert(a, b, 0, inserted), v);
+    CHECK(!inserted);
+  }
+  CHECK_EQ(m.size(), size_t{kKeys});
+  for (uint32_t x = 0; x < kKeys; ++x) {
+    const uint32_t* v = m.find(0xFFFFFFFFu - x, x * 2654435761u);
+    CHECK(v != nullptr && *v == (0x80000000u | x));
+    CHECK(m.find(0xFFFFFFFFu - x, x * 2654435761u + 1) == nullptr);  // each a has one b
+  }
+}
+
 TEST_MAIN()

@@ -14,11 +14,14 @@
 
 namespace profpack {
 
-class PairMap {
+// Keys and values are `T`: PairMap's are 64-bit; PairMap32 holds 32-bit ones (numbers given
+// out by a reader or a model) in half the memory, 16 bytes a slot instead of 32.
+template <class T>
+class BasicPairMap {
  public:
   // The value of (a, b). If the pair is absent it is inserted with value `fresh` and
   // `inserted` is set. The reference stays valid until the next insertion.
-  uint64_t& findOrInsert(uint64_t a, uint64_t b, uint64_t fresh, bool& inserted) {
+  T& findOrInsert(T a, T b, T fresh, bool& inserted) {
     if (2 * (size_ + 1) > slots_.size()) grow();
     for (size_t i = hash(a, b) & mask_;; i = (i + 1) & mask_) {
       Slot& s = slots_[i];
@@ -35,7 +38,7 @@ class PairMap {
     }
   }
   // The value of (a, b), or null if the pair is absent.
-  const uint64_t* find(uint64_t a, uint64_t b) const {
+  const T* find(T a, T b) const {
     if (slots_.empty()) return nullptr;
     for (size_t i = hash(a, b) & mask_;; i = (i + 1) & mask_) {  // never full: see grow()
       const Slot& s = slots_[i];
@@ -62,7 +65,7 @@ class PairMap {
 
  private:
   struct Slot {
-    uint64_t a, b, value;
+    T a, b, value;
     bool used;
   };
   static uint64_t fmix(uint64_t h) {
@@ -88,5 +91,8 @@ class PairMap {
   std::vector<Slot> slots_;
   size_t size_ = 0, mask_ = 0;
 };
+
+using PairMap = BasicPairMap<uint64_t>;
+using PairMap32 = BasicPairMap<uint32_t>;
 
 }  // namespace profpack
