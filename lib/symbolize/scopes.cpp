@@ -39,7 +39,24 @@ bool findScopes(Dwarf_Die* parent, Dwarf_Addr pc, std::vector<Dwarf_Die>& path, 
   return false;
 }
 
-UnitScopes::UnitScopes(Dwarf_Die* cu, size_t& budget) {
+namespace {
+// Whether a unit's language is C: its structures and unions hold no functions (C++ ones may
+// hold definitions), so the walk need not enter them. Most of libc's units declare hundreds of
+// structures whose members are DIEs of their own.
+bool isC(Dwarf_Die* cu) {
+  switch (dwarf_srclang(cu)) {
+    case DW_LANG_C89:
+    case DW_LANG_C:
+    case DW_LANG_C99:
+    case DW_LANG_C11:
+    case 0x2c:  // DW_LANG_C17 (after DWARF 5; not in elfutils 0.188's dwarf.h)
+      return true;
+    default: return false;
+  }
+}
+}  // namespace
+
+UnitScopes::UnitScopes(Dwarf_Die* cu, size_t& budget) : enterTypes_(!isC(cu)) {
   walk(cu, 0, budget);
   std::sort(ranges_.begin(), ranges_.end(), [](const Range& a, const Range& b) {
     return a.low != b.low ? a.low < b.low : a.scope < b.scope;
@@ -76,11 +93,13 @@ void UnitScopes::walk(Dwarf_Die* parent, int depth, size_t& budget) {
         if (any) scopes_.push_back(child);
         break;
       }
-      case DW_TAG_namespace:
-      case DW_TAG_module:
       case DW_TAG_class_type:
       case DW_TAG_structure_type:
-      case DW_TAG_union_type: walk(&child, depth + 1, budget); break;
+      case DW_TAG_union_type:
+        if (!enterTypes_) break;
+        [[fallthrough]];
+      case DW_TAG_namespace:
+      case DW_TAG_module: walk(&child, depth + 1, budget); break;
       default: break;
     }
   } while (dwarf_siblingof(&child, &child) == 0);

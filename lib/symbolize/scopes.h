@@ -44,6 +44,7 @@ class UnitScopes {
   std::vector<Dwarf_Die> scopes_;
   std::vector<Range> ranges_;        // by low
   std::vector<Dwarf_Addr> maxHigh_;  // per range: the highest high of it and those before it
+  bool enterTypes_;                  // false in C units: their types hold no functions
   bool complete_ = true;
 };
 
