@@ -360,6 +360,9 @@ std::unique_ptr<Profile> readGperftools(std::span<const uint8_t> data, bool defe
     if (deferIR) tree->address.push_back(nodes[n].pc);
   }
   std::vector<TreeNode>().swap(nodes);  // what remains of them is in `tree`
+  // Kept with the profile for as long as it lives: without the slack its doubling left (up to
+  // half of it; 4 MB for a 50 MB profile of 530,000 nodes).
+  body.samples.shrink_to_fit();
   decoded->samples = std::move(body.samples);
   std::unique_ptr<Profile> profile;
   if (deferIR) {
