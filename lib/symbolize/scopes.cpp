@@ -56,7 +56,7 @@ bool isC(Dwarf_Die* cu) {
 }
 }  // namespace
 
-UnitScopes::UnitScopes(Dwarf_Die* cu, size_t& budget) : enterTypes_(!isC(cu)) {
+UnitScopes::UnitScopes(Dwarf_Die* cu, size_t& budget) : cu_(*cu), enterTypes_(!isC(cu)) {
   walk(cu, 0, budget);
   std::sort(ranges_.begin(), ranges_.end(), [](const Range& a, const Range& b) {
     return a.low != b.low ? a.low < b.low : a.scope < b.scope;
@@ -96,7 +96,10 @@ void UnitScopes::walk(Dwarf_Die* parent, int depth, size_t& budget) {
       case DW_TAG_class_type:
       case DW_TAG_structure_type:
       case DW_TAG_union_type:
-        if (!enterTypes_) break;
+        if (!enterTypes_) {
+          skippedTypes_ = true;
+          break;
+        }
         [[fallthrough]];
       case DW_TAG_namespace:
       case DW_TAG_module: walk(&child, depth + 1, budget); break;
@@ -115,7 +118,13 @@ void UnitScopes::find(Dwarf_Addr pc, std::vector<Dwarf_Die>& path, size_t& budge
   uint32_t best = UINT32_MAX;
   while (i-- > 0 && maxHigh_[i] > pc)
     if (ranges_[i].high > pc) best = std::min(best, ranges_[i].scope);
-  if (best == UINT32_MAX) return;
+  if (best == UINT32_MAX) {
+    if (skippedTypes_) {  // only where a lookup misses: rare, and then as before the index
+      Dwarf_Die cu = cu_;
+      findScopes(&cu, pc, path, 0, budget);
+    }
+    return;
+  }
   Dwarf_Die die = scopes_[best];
   if (dwarf_tag(&die) != DW_TAG_lexical_block) path.push_back(die);
   findScopes(&die, pc, path, 1, budget);

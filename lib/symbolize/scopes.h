@@ -23,16 +23,19 @@ bool findScopes(Dwarf_Die* parent, Dwarf_Addr pc, std::vector<Dwarf_Die>& path, 
                 size_t& budget);
 
 // The outermost scopes of one unit (the DIEs findScopes stops at first: subprograms, inlined
-// copies and lexical blocks at the unit's level or in its namespaces and types) by address,
-// made in one walk of the unit. A lookup is then a binary search and a walk of one function's
-// own DIEs, where findScopes from the unit walks every DIE before the function's: a large C++
-// unit has tens of thousands, and a perf recording names thousands of addresses.
+// copies and lexical blocks at the unit's level or in its namespaces and types; in a C unit not
+// in its types, where C has no functions) by address, made in one walk of the unit. A lookup is
+// then a binary search and a walk of one function's own DIEs, where findScopes from the unit walks
+// every DIE before the function's: a large C++ unit has tens of thousands, and a perf recording
+// names thousands of addresses.
 class UnitScopes {
  public:
   // Walks `cu`, charging `budget` per DIE; `complete()` is false where it ran out.
   UnitScopes(Dwarf_Die* cu, size_t& budget);
   bool complete() const { return complete_; }
-  // What findScopes(cu, pc, path, 0, budget) appends.
+  // What findScopes(cu, pc, path, 0, budget) appends. In a C unit whose own scopes miss pc,
+  // that walk itself, types included: a producer that labels other code as C may have put a
+  // function in a type.
   void find(Dwarf_Addr pc, std::vector<Dwarf_Die>& path, size_t& budget) const;
 
  private:
@@ -44,7 +47,9 @@ class UnitScopes {
   std::vector<Dwarf_Die> scopes_;
   std::vector<Range> ranges_;        // by low
   std::vector<Dwarf_Addr> maxHigh_;  // per range: the highest high of it and those before it
-  bool enterTypes_;                  // false in C units: their types hold no functions
+  Dwarf_Die cu_;
+  bool enterTypes_;            // false in C units: their types hold no functions
+  bool skippedTypes_ = false;  // some type was not entered
   bool complete_ = true;
 };
 

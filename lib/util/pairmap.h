@@ -1,7 +1,8 @@
-// A hash map from a pair of 64-bit integers to a 64-bit value, for the aggregation loops that
-// look one up per row: open addressing in one array, where std::unordered_map pays an integer
-// division and a pointer chase per lookup. The keys are often addresses from an input file, so
-// every bit of both reaches the slot, through a seed drawn once per process: a file cannot pick
+// A hash map from a pair of integers to an integer (64-bit: PairMap; 32-bit: PairMap32, whose
+// arguments are converted without a check: callers pass numbers below 2^32), for the aggregation
+// loops that look one up per row: open addressing in one array, where std::unordered_map pays an
+// integer division and a pointer chase per lookup. The keys are often addresses from an input file,
+// so every bit of both reaches the slot, through a seed drawn once per process: a file cannot pick
 // keys that share a slot (a multiply alone leaves the high bits out of a small table's slot,
 // and a perf.data of call chains at multiples of 2^45 took quadratic time).
 #pragma once

@@ -8,7 +8,6 @@
 #include <algorithm>
 #include <future>
 #include <system_error>
-#include <unordered_map>
 
 #include "error.h"
 #include "formats/gperftools/gperftools.h"
@@ -52,7 +51,8 @@ class StackSource : public ModelSource {
     {
       std::vector<AddressSamples> byAddress = tree_->samplesByAddress();
       // Reserved, and the names moved: grown by doubling, the rows were held twice at the model's
-      // peak (3 MB of 10 for a 50 MB profile), and each name once more in `byAddress`.
+      // peak (3 MB of the layer's 10 MB for a 50 MB profile), and each name once more in
+      // `byAddress`.
       out.functions.reserve(byAddress.size());
       out.self.reserve(byAddress.size());  // one event
       out.inclusive.reserve(byAddress.size());
@@ -63,7 +63,6 @@ class StackSource : public ModelSource {
         out.self[f] = a.self;
         out.inclusive[f] = a.inclusive;
         addresses_.push_back({a.address, a.mapping, f, a.self});
-        if (functionOfId_.size() <= a.id) functionOfId_.resize(a.id + 1);
         functionOfId_[a.id] = f;
       }
     }  // byAddress goes before the edges are added

@@ -33,7 +33,7 @@ std::vector<AddressSamples> samplesByAddress(const Profile& profile);
 struct CallEdgeSamples {
   uint64_t caller = 0, callee = 0;      // addresses
   uint32_t callerId = 0, calleeId = 0;  // their numbers (AddressSamples::id)
-  uint64_t samples = 0;             // samples whose chain has this call edge (once per record)
+  uint64_t samples = 0;                 // samples whose chain has this call edge (once per record)
 };
 // Every call edge with samples, in order of first appearance in the tree. Linear in the tree.
 std::vector<CallEdgeSamples> callEdges(const Profile& profile);

@@ -42,10 +42,14 @@ std::vector<Mapping> perfBinariesAhead(std::span<const uint8_t> data) {
 namespace perf {
 
 void SampleColumns::drain() {
-  uint64_t v[kBlock];
+  // Emptied first: should a column's growth fail, a later push() still stays in the buffer
+  // (the recording is thrown away with the error anyway).
+  const size_t n = waiting_;
+  waiting_ = 0;
+  uint64_t v[kBlock] = {};  // zeroed only for GCC, which cannot tell that just v[0, n) is read
   auto column = [&](ColumnWriter& out, uint64_t Sample::*field) {
-    for (size_t i = 0; i < waiting_; ++i) v[i] = pending_[i].*field;
-    out.pushMany(v, waiting_);
+    for (size_t i = 0; i < n; ++i) v[i] = pending_[i].*field;
+    out.pushMany(v, n);
   };
   column(time_, &Sample::time);
   column(thread_, &Sample::thread);
@@ -53,7 +57,6 @@ void SampleColumns::drain() {
   column(period_, &Sample::period);
   column(stack_, &Sample::stack);
   column(cpu_, &Sample::cpu);
-  waiting_ = 0;
 }
 
 void SampleColumns::build(ir::PerfData::Builder out) {

@@ -67,7 +67,7 @@ class SampleColumns {
   static constexpr size_t kBlock = 256;
   ColumnWriter time_{Enc::ZIGZAG_DELTA}, thread_{Enc::VARINT_RUNS}, event_{Enc::VARINT_RUNS},
       period_{Enc::VARINT_RUNS}, stack_{Enc::VARINT}, cpu_{Enc::VARINT_RUNS};
-  Sample pending_[kBlock];
+  Sample pending_[kBlock]{};
   size_t waiting_ = 0;
 };
 
