@@ -144,10 +144,16 @@ void ElfResolver::openAhead(const std::vector<Mapping>& mappings) {
         reason = known->second.why;
         return known->second.binary.get();
       };
+      std::vector<ElfBinary*> taken;
       for (size_t i = 0; i < files.size() && !*stop; ++i)
-        firstFit(
-            files[i], tries[i], byIds[i], profileTime, open,
-            [](const std::string&, const std::string&, bool) {}, nullptr, stop.get());
+        if (ElfBinary* b = firstFit(
+                files[i], tries[i], byIds[i], profileTime, open,
+                [](const std::string&, const std::string&, bool) {}, nullptr, stop.get()))
+          taken.push_back(b);
+      // Their symbol indexes too, which the first lookup in each would otherwise make on the
+      // naming thread (the recording lists only binaries its samples are in).
+      for (ElfBinary* b : taken)
+        if (!*stop) b->indexSymbols();
       return opened;
     });
   } catch (const std::system_error&) {
