@@ -43,13 +43,13 @@ const Dwfl_Callbacks kCallbacksNoDwarf = {
     .debuginfo_path = &gDebuginfoPath,
 };
 
-// A function DIE's name: its linkage name demangled, else its DW_AT_name (both followed
-// through DW_AT_abstract_origin and DW_AT_specification).
-std::string dieName(Dwarf_Die* die) {
+// A function DIE's name: its linkage name demangled (by `demangled`), else its DW_AT_name (both
+// followed through DW_AT_abstract_origin and DW_AT_specification).
+std::string dieName(Dwarf_Die* die, DemangleCache& demangled) {
   Dwarf_Attribute a;
   if (dwarf_attr_integrate(die, DW_AT_linkage_name, &a) ||
       dwarf_attr_integrate(die, DW_AT_MIPS_linkage_name, &a))
-    if (const char* n = dwarf_formstring(&a)) return demangle(n);
+    if (const char* n = dwarf_formstring(&a)) return demangled(n);
   if (dwarf_attr_integrate(die, DW_AT_name, &a))
     if (const char* n = dwarf_formstring(&a)) return n;
   return "";
@@ -265,6 +265,7 @@ struct ElfBinary::Impl {
     if (!symbols) symbols = std::make_unique<SymbolIndex>(module);
     return *symbols;
   }
+  DemangleCache demangled;  // the module's strings live as long as it
   // Per unit (by its DIE's offset), made at the unit's first lookup.
   std::unordered_map<Dwarf_Off, std::unique_ptr<UnitScopes>> units;
   const UnitScopes& scopes(Dwarf_Die* cu, size_t& budget) {
@@ -567,7 +568,7 @@ std::vector<SymbolFrame> ElfBinary::resolve(uint64_t address, bool declarations)
     std::string f = file;
     uint64_t l = line;
     for (size_t i = path.size(); i-- > 0;) {  // innermost first
-      out.push_back({dieName(&path[i]), f, l});
+      out.push_back({dieName(&path[i], impl_->demangled), f, l});
       if (i > 0) callSite(cu, &path[i], f, l);  // the next frame out is at the call
     }
     if (declarations && !path.empty()) {
@@ -583,9 +584,9 @@ std::vector<SymbolFrame> ElfBinary::resolve(uint64_t address, bool declarations)
     const char* name = symbolAt(address);
     if (name && *name) {
       if (out.empty())
-        out.push_back({demangle(name), file, line});
+        out.push_back({impl_->demangled(name), file, line});
       else
-        out.back().function = demangle(name);
+        out.back().function = impl_->demangled(name);
     }
   }
   // A chain whose inner frames have no name keeps them under the outer function's name.
