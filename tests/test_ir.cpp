@@ -15,6 +15,7 @@
 #include "testlib.h"
 #include "util/gzip.h"
 #include "util/pairmap.h"
+#include "util/text.h"
 
 using namespace profpack;
 using Enc = ir::Column::Encoding;
@@ -593,6 +594,23 @@ TEST(pair_map_32_keeps_full_keys_and_values) {
     CHECK(v != nullptr && *v == (0x80000000u | x));
     CHECK(m.find(0xFFFFFFFFu - x, x * 2654435761u + 1) == nullptr);  // each a has one b
   }
+}
+
+// The cache gives what demangle() gives, computes it once per string (the same reference back),
+// and keys by the string's address: two copies of one name are two entries, each right.
+TEST(demangle_cache_matches_demangle_once_per_string) {
+  DemangleCache cache;
+  const char* name = "_ZN3foo3barERKSt6vectorIiSaIiEE";
+  CHECK_EQ(demangle(name), std::string("foo::bar(std::vector<int, std::allocator<int> > const&)"));
+  const std::string& first = cache(name);
+  CHECK_EQ(first, demangle(name));
+  CHECK(&cache(name) == &first);
+  char copy[] = "_ZN3foo3bazEi";
+  CHECK_EQ(cache(copy), std::string("foo::baz(int)"));
+  char other[] = "_ZN3foo3bazEi";
+  CHECK_EQ(cache(other), std::string("foo::baz(int)"));
+  CHECK(&cache(other) != &cache(copy));
+  CHECK_EQ(cache("main"), std::string("main"));  // not a C++ name: unchanged
 }
 
 TEST_MAIN()
