@@ -142,11 +142,23 @@ class ThreadTable {
   void setComm(int32_t tid, std::string comm) {
     comm_[tid] = std::move(comm);
     cache_ = PairMap();
+    lastKnown_ = false;
   }
   void inheritComm(int32_t from, int32_t to) {  // a fork: the child starts with its parent's
     if (auto c = comm_.find(from); c != comm_.end()) setComm(to, c->second);
   }
   uint64_t index(int32_t pid, int32_t tid, Recording& r) {
+    // A CPU's samples often come from one thread in a row.
+    if (lastKnown_ && pid == lastPid_ && tid == lastTid_) return last_;
+    last_ = find(pid, tid, r);
+    lastPid_ = pid;
+    lastTid_ = tid;
+    lastKnown_ = true;
+    return last_;
+  }
+
+ private:
+  uint64_t find(int32_t pid, int32_t tid, Recording& r) {
     bool inserted;
     uint64_t& cached =
         cache_.findOrInsert(static_cast<uint32_t>(pid), static_cast<uint32_t>(tid), 0, inserted);
@@ -157,11 +169,12 @@ class ThreadTable {
     if (fresh) r.threads.push_back(k);
     return cached = th->second;
   }
-
- private:
   std::unordered_map<int32_t, std::string> comm_;  // tid -> comm
   std::map<ThreadKey, uint64_t> index_;
   PairMap cache_;  // (pid, tid) -> thread, while no comm changed
+  bool lastKnown_ = false;  // the latest lookup, while no comm changed
+  int32_t lastPid_ = 0, lastTid_ = 0;
+  uint64_t last_ = 0;
 };
 
 // Parses the whole file; throws Error(malformed) with the offset of what is wrong. Records are
