@@ -73,8 +73,8 @@ class StackSource : public ModelSource {
       out.edges.reserve(found.size());
       out.edgeCosts.reserve(found.size());  // one event
       for (const CallEdgeSamples& e : found)
-        out.edgeCost(out.addEdge(functionOfId_.at(e.callerId), functionOfId_.at(e.calleeId),
-                                 0))[0] += e.samples;
+        out.edgeCost(out.addEdge(functionOfId_.at(e.caller), functionOfId_.at(e.callee), 0))[0] +=
+            e.samples;
     }
     // The stack layer needs nothing of the tree but its chains: a large tree goes before the
     // other layers are built (its figures per node are a large part of the model's memory).

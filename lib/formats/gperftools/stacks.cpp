@@ -205,10 +205,6 @@ StackTree::~StackTree() = default;
 
 size_t StackTree::nodes() const { return impl_->t.d.nodes(); }
 
-std::vector<CallEdgeSamples> callEdges(const Profile& profile) {
-  return StackTree(profile).callEdges();
-}
-
 std::vector<AddressSamples> samplesByAddress(const Profile& profile) {
   return StackTree(profile).samplesByAddress();
 }
@@ -223,9 +219,7 @@ std::vector<CallEdgeSamples> StackTree::callEdges() const {
     if (key[n] != 0 && first[n]) samples[key[n]] += t.subtree[n];
   std::vector<CallEdgeSamples> out;
   for (size_t k = 1; k < pairs.size(); ++k)
-    if (samples[k] > 0)
-      out.push_back({t.addresses[pairs[k].first], t.addresses[pairs[k].second], pairs[k].first,
-                     pairs[k].second, samples[k]});
+    if (samples[k] > 0) out.push_back({pairs[k].first, pairs[k].second, samples[k]});
   return out;
 }
 

@@ -30,13 +30,11 @@ struct AddressSamples {
 // Every address that occurs in a chain; sorted by self, then inclusive (both descending),
 // then address.
 std::vector<AddressSamples> samplesByAddress(const Profile& profile);
+// A call edge, its ends as the numbers of their addresses in one StackTree (AddressSamples::id).
 struct CallEdgeSamples {
-  uint64_t caller = 0, callee = 0;      // addresses
-  uint32_t callerId = 0, calleeId = 0;  // their numbers (AddressSamples::id)
-  uint64_t samples = 0;                 // samples whose chain has this call edge (once per record)
+  uint32_t caller = 0, callee = 0;
+  uint64_t samples = 0;  // samples whose chain has this call edge (once per record)
 };
-// Every call edge with samples, in order of first appearance in the tree. Linear in the tree.
-std::vector<CallEdgeSamples> callEdges(const Profile& profile);
 
 // Every distinct chain that records end with, and their samples summed: `frames` holds the
 // chains one after another, each outermost frame first, as the numbers of their addresses
@@ -55,6 +53,7 @@ class StackTree {
   StackTree(const StackTree&) = delete;
   StackTree& operator=(const StackTree&) = delete;
   std::vector<AddressSamples> samplesByAddress() const;
+  // Every call edge with samples, in order of first appearance in the tree. Linear in the tree.
   std::vector<CallEdgeSamples> callEdges() const;
   ChainSamples chainSamples() const;
   // Nodes of the tree (distinct call-chain suffixes).
