@@ -125,6 +125,9 @@ class PerfSource : public ModelSource {
       k.buildId.assign(reinterpret_cast<const char*>(id.begin()), id.size());
     }
     const size_t events = 1 + pd_.getEvents().size();
+    const std::vector<uint64_t>& self = selfPerFrame(events);
+    out.locations.reserve(out.locations.size() + 2 * byRank_.size());
+    out.self.reserve(out.self.size() + 2 * byRank_.size() * events);
     for (bool site : {false, true})
       for (uint64_t f : byRank_) {
         Location l{site && address_[f] ? address_[f] - 1 : address_[f],
@@ -132,7 +135,11 @@ class PerfSource : public ModelSource {
                    funcOf_[f] == kNone ? -1 : static_cast<int64_t>(funcOf_[f]), 0};
         l.callSite = site;
         out.locations.push_back(l);
-        for (size_t k = 0; k < events; ++k) out.self.push_back(site ? 0 : selfOf(f, k));
+        if (site)
+          out.self.insert(out.self.end(), events, 0);
+        else
+          out.self.insert(out.self.end(), self.begin() + f * events,
+                          self.begin() + (f + 1) * events);
       }
   }
 
@@ -386,16 +393,15 @@ class PerfSource : public ModelSource {
     }
     return gap;
   }
-  // Self figures per frame (the locations layer's), on first use.
-  uint64_t selfOf(uint64_t f, size_t k) {
-    const size_t events = 1 + pd_.getEvents().size();
+  // Self figures per frame and event (the locations layer's), on first use.
+  const std::vector<uint64_t>& selfPerFrame(size_t events) {
     if (selfOf_.empty() && !address_.empty()) {
       selfOf_.assign(address_.size() * events, 0);
       for (size_t s = 0; s + 1 < start_.size(); ++s)
         for (size_t e = 0; e < events; ++e)
           selfOf_[frames_[start_[s]] * events + e] += values_[s * events + e];
     }
-    return selfOf_[f * events + k];
+    return selfOf_;
   }
   ir::PerfData::Reader pd_;
   long thread_;
