@@ -1,6 +1,6 @@
 #!/usr/bin/env bash
 # Benchmark (not a test): cross-format conversions against the reference tools doing the same
-# conversion on the same file in the same run; wall time and peak RSS from /usr/bin/time -v.
+# conversion on the same file in the same run; wall time and peak RSS from bench/lib.sh.
 #   gperftools -> callgrind   profpack convert --to callgrind  vs  go tool pprof -callgrind
 #   gperftools -> pprof       profpack convert --to pprof      vs  go tool pprof -proto
 #   XRay -> trace events      profpack convert --to trace-event

@@ -1,6 +1,6 @@
 #!/usr/bin/env bash
 # Benchmark (not a test): merging N corpus-sized profiles, against the reference tool merging
-# the same files in the same run; wall time and peak RSS from /usr/bin/time -v.
+# the same files in the same run; wall time and peak RSS from bench/lib.sh.
 #   N Cachegrind files (the two real runs of tests/data/merge, alternating): profpack merge
 #     --to cachegrind vs cg_merge
 #   N gperftools profiles (likewise): profpack merge --to gperftools vs go tool pprof -proto

@@ -1,7 +1,7 @@
 #!/usr/bin/env bash
 # Benchmark (not a test): symbolizing a gperftools profile from local binaries, against
 # `go tool pprof -symbolize=local -top` on the same profile in the same run; wall time and
-# peak RSS from /usr/bin/time -v.
+# peak RSS from bench/lib.sh.
 # The profile is made here, so that its binaries are the ones on this machine: the profpack
 # CLI of BUILD_DIR (built with -g: libprofpack.so has DWARF with many inline frames) merging 300
 # Cachegrind files under libprofiler (the kernel holds the timer to 250 Hz).

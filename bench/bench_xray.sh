@@ -1,6 +1,6 @@
 #!/usr/bin/env bash
 # Benchmark (not a test): XRay trace -> .ppk with the profpack CLI, beside llvm-xray-14 convert
-# on the same trace in the same run; wall time and peak RSS from /usr/bin/time -v.
+# on the same trace in the same run; wall time and peak RSS from bench/lib.sh.
 # usage: bench/bench_xray.sh [PROFPACK_CLI] [TRACE]
 # Without TRACE, records the ~60 MB trace with tests/xray/make-traces.sh (ROUNDS=3600, FDR, 64 KiB buffers).
 # Targets: >= 300 MB/s and peak RSS <= 1.2x the input.

@@ -1,18 +1,26 @@
-# Shared by the benchmark scripts (sourced); $tmp must name a scratch directory. Wall times come
-# from the clock in nanoseconds (/usr/bin/time's hundredths are a tenth of a 0.1 s run), peak
-# RSS in KB from /usr/bin/time -v.
+# Shared by the benchmark scripts (sourced); $tmp must name a scratch directory. Wall times and
+# peak RSS come from $build/bench/timeit (bench/timeit.c: the clock in nanoseconds from just
+# before the command's fork to just after its exit, ru_maxrss from wait4); where that is not
+# built, from the clock around /usr/bin/time -v, which adds 3-6 ms of its own to each run.
 
 # run_once WALLS RSS COMMAND...: runs COMMAND once, appends its wall time (ns) to the array
-# named WALLS and raises the variable named RSS to its peak RSS; exits on failure.
+# named WALLS and raises the variable named RSS to its peak RSS (KB); exits on failure.
 run_once() {
   local -n walls_=$1 rss_=$2
   shift 2
-  local t0 t1 r
-  t0=$(date +%s%N)
-  /usr/bin/time -v "$@" 2>"$tmp/time" >/dev/null || { cat "$tmp/time" >&2; exit 1; }
-  t1=$(date +%s%N)
-  walls_+=("$((t1 - t0))")
-  r=$(sed -n 's/.*Maximum resident set size (kbytes): //p' "$tmp/time")
+  local t0 t1 r w
+  if [ -x "${build:-}/bench/timeit" ]; then
+    "$build/bench/timeit" "$tmp/timeit" "$@" 2>"$tmp/time" >/dev/null ||
+      { cat "$tmp/time" >&2; exit 1; }
+    read -r w r <"$tmp/timeit"
+    walls_+=("$w")
+  else
+    t0=$(date +%s%N)
+    /usr/bin/time -v "$@" 2>"$tmp/time" >/dev/null || { cat "$tmp/time" >&2; exit 1; }
+    t1=$(date +%s%N)
+    walls_+=("$((t1 - t0))")
+    r=$(sed -n 's/.*Maximum resident set size (kbytes): //p' "$tmp/time")
+  fi
   if ((r > rss_)); then rss_=$r; fi
 }
 
