@@ -98,7 +98,8 @@ profpack_status profpack_format_describe(profpack_format format, profpack_format
     profpack_format_info full;
     profpack_format_info_init(&full);
     full.flags = (facts.readable ? PROFPACK_FORMAT_READABLE : 0u) |
-                 (facts.writable ? PROFPACK_FORMAT_WRITABLE : 0u);
+                 (facts.writable ? PROFPACK_FORMAT_WRITABLE : 0u) |
+                 (facts.writesLines ? PROFPACK_FORMAT_WRITES_LINES : 0u);
     full.name = profpack_format_name(format);
     full.description = facts.about;
     full.endings = facts.endings;

@@ -48,6 +48,7 @@ profpack::SymbolizeOptions symbolizeOptions(const profpack_read_options& d, int6
   so.binaryPath = binaryPathOf(d.binary_path, d.binary_path_count, "profpack_read_options");
   so.profileTime = fileTime;
   so.symbolTablesOnly = (d.flags & PROFPACK_READ_SYMBOL_TABLES_ONLY) != 0;
+  so.noLines = (d.flags & PROFPACK_READ_NO_LINES) != 0;
   return so;
 }
 

@@ -111,7 +111,7 @@ profpack::ReadOptions readOptions(const profpack_read_options* given) {
       callerOptions(given, profpack_read_options_init,
                     PROFPACK_CAPI_END_OF(profpack_read_options, format), "profpack_read_options");
   require((d.flags & ~(PROFPACK_READ_STRICT | PROFPACK_READ_DEFER_IR | PROFPACK_READ_SYMBOLIZE |
-                       PROFPACK_READ_SYMBOL_TABLES_ONLY)) == 0,
+                       PROFPACK_READ_SYMBOL_TABLES_ONLY | PROFPACK_READ_NO_LINES)) == 0,
           "unknown bits in profpack_read_options.flags");
   require(formatValue(d.format) == PROFPACK_FORMAT_UNKNOWN || knownFormat(d.format),
           "unknown format in profpack_read_options.format");

@@ -122,6 +122,12 @@ TEST(format_describe) {
   CHECK_EQ(info.flags, PROFPACK_FORMAT_READABLE);
   CHECK_EQ(profpack_format_describe(PROFPACK_FORMAT_CALLGRIND, &info), PROFPACK_OK);
   CHECK(std::strcmp(info.file_names, "callgrind.out.*") == 0);
+  CHECK(info.flags & PROFPACK_FORMAT_WRITES_LINES);
+  // Folded stacks and trace events hold names and costs, no file or line.
+  CHECK_EQ(profpack_format_describe(PROFPACK_FORMAT_FOLDED, &info), PROFPACK_OK);
+  CHECK_EQ(info.flags, PROFPACK_FORMAT_READABLE | PROFPACK_FORMAT_WRITABLE);
+  CHECK_EQ(profpack_format_describe(PROFPACK_FORMAT_TRACE_EVENT, &info), PROFPACK_OK);
+  CHECK_EQ(info.flags, PROFPACK_FORMAT_READABLE | PROFPACK_FORMAT_WRITABLE);
   CHECK_EQ(profpack_format_describe(PROFPACK_FORMAT_UNKNOWN, &info),
            PROFPACK_ERROR_INVALID_ARGUMENT);
   CHECK_EQ(profpack_format_describe(PROFPACK_FORMAT_PPK, nullptr), PROFPACK_ERROR_INVALID_ARGUMENT);
@@ -130,7 +136,8 @@ TEST(format_describe) {
   std::memset(&old, 0xAB, sizeof old);
   old.struct_size = offsetof(profpack_format_info, name);
   CHECK_EQ(profpack_format_describe(PROFPACK_FORMAT_PPROF, &old), PROFPACK_OK);
-  CHECK_EQ(old.flags, PROFPACK_FORMAT_READABLE | PROFPACK_FORMAT_WRITABLE);
+  CHECK_EQ(old.flags,
+           PROFPACK_FORMAT_READABLE | PROFPACK_FORMAT_WRITABLE | PROFPACK_FORMAT_WRITES_LINES);
   unsigned char tail[sizeof old - offsetof(profpack_format_info, name)];
   std::memcpy(tail, &old.name, sizeof tail);
   bool untouched = true;
@@ -994,6 +1001,61 @@ TEST(symbol_tables_only_names_without_lines) {
   // Unknown flag bits are still refused.
   ro.flags = PROFPACK_READ_SYMBOLIZE | 0x80000000u;
   CHECK_EQ(profpack_read_file(prof.c_str(), &ro, &p), PROFPACK_ERROR_INVALID_ARGUMENT);
+}
+
+// PROFPACK_READ_NO_LINES: the functions DWARF names, inline frames included, and no source file
+// or line. Folded stacks and trace events written from it are the bytes written without it;
+// from the symbol tables alone the inlined function is missing.
+TEST(no_lines_names_inline_frames_without_lines) {
+  const std::string dir = testlib::data("symbolize");
+  const std::string prof = testlib::data("symbolize/hot-inline.prof");
+  const char* dirs[] = {dir.c_str()};
+  auto read = [&](uint32_t flags) {
+    profpack_read_options ro;
+    profpack_read_options_init(&ro);
+    ro.flags = PROFPACK_READ_SYMBOLIZE | flags;
+    ro.binary_path = dirs;
+    ro.binary_path_count = 1;
+    profpack_profile* p = nullptr;
+    CHECK_EQ(profpack_read_file(prof.c_str(), &ro, &p), PROFPACK_OK);
+    return p;
+  };
+  auto written = [](const profpack_profile* p, profpack_format f) {
+    void* buf = nullptr;
+    size_t size = 0;
+    CHECK_EQ(profpack_write_memory(p, f, nullptr, &buf, &size), PROFPACK_OK);
+    std::string s(static_cast<const char*>(buf), size);
+    profpack_free(buf);
+    return s;
+  };
+  auto hotLines = [](const profpack_profile* p) {
+    profpack_line_cost l[64];
+    size_t count = 0;
+    uint64_t sum = 0;
+    CHECK_EQ(profpack_profile_line_costs(p, "hot.c", 0, l, 64, &count), PROFPACK_OK);
+    for (size_t i = 0; i < count && i < 64; ++i) sum += l[i].cost;
+    return sum;
+  };
+  profpack_profile* full = read(0);
+  profpack_profile* names = read(PROFPACK_READ_NO_LINES);
+  profpack_profile* tables = read(PROFPACK_READ_SYMBOL_TABLES_ONLY);
+  const std::string folded = written(full, PROFPACK_FORMAT_FOLDED);
+  CHECK(folded.find(";work;fold ") != std::string::npos);  // fold is inlined into work
+  CHECK(written(names, PROFPACK_FORMAT_FOLDED) == folded);
+  CHECK(written(tables, PROFPACK_FORMAT_FOLDED) != folded);
+  CHECK(hotLines(full) > 0u);
+  CHECK_EQ(hotLines(names), 0u);
+  size_t n = 0;
+  CHECK_EQ(profpack_profile_functions(names, nullptr, 0, &n), PROFPACK_OK);
+  CHECK(n > 0u);
+  for (size_t i = 0; i < n; ++i) {
+    profpack_function f;
+    CHECK_EQ(profpack_profile_function(names, i, &f), PROFPACK_OK);
+    CHECK_EQ(std::string(f.file), std::string());
+  }
+  profpack_profile_free(tables);
+  profpack_profile_free(names);
+  profpack_profile_free(full);
 }
 
 // profpack_profile_symbolize: names from the binary found through binary_path, kept through a

@@ -23,6 +23,13 @@ int cmdConvert(Invocation& s, const std::vector<std::string>& argv) {
   // knows which that is).
   SymbolizeOnRead naming;
   naming.apply(args, ro);
+  // Nothing but the write is done with the profile: for a format that holds no lines, none
+  // are looked up.
+  profpack_format_info info;
+  profpack_format_info_init(&info);
+  if (profpack_format_describe(fmt, &info) == PROFPACK_OK &&
+      !(info.flags & PROFPACK_FORMAT_WRITES_LINES))
+    ro.flags |= PROFPACK_READ_NO_LINES;
   Profile p;
   if (readInputs(args.positional, &ro, &p.p) != PROFPACK_OK) return failWith(s, in.c_str());
   printWarnings(s, p.p, in);

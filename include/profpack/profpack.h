@@ -145,6 +145,9 @@ PROFPACK_API profpack_format profpack_format_for_path(const char* path);
 #define PROFPACK_FORMAT_READABLE 0x1u
 /** profpack_format_info.flags: profiles are written in this format. */
 #define PROFPACK_FORMAT_WRITABLE 0x2u
+/** profpack_format_info.flags: written, the format holds source files or lines; a profile
+ *  written in a format without this flag is the same read with PROFPACK_READ_NO_LINES. */
+#define PROFPACK_FORMAT_WRITES_LINES 0x4u
 
 /** What a format is (profpack_format_describe()). The strings are static. */
 typedef struct profpack_format_info {
@@ -214,6 +217,15 @@ PROFPACK_API profpack_format profpack_detect_format(const void* data, size_t siz
  * then decompressed whole (libc's takes about 35 ms). Kernel frames are named as without it.
  */
 #define PROFPACK_READ_SYMBOL_TABLES_ONLY 0x8u
+/**
+ * With PROFPACK_READ_SYMBOLIZE: name functions, with their inline frames where the binaries
+ * have DWARF, but look up no source file or line: the profile's functions and locations then
+ * have none. For a profile that is only to be written in a format without lines (those whose
+ * profpack_format_info.flags lack PROFPACK_FORMAT_WRITES_LINES: folded stacks, trace events),
+ * where that output is the same as without it; the line tables are the larger part of what
+ * reading DWARF costs (a sixth of naming a perf recording of a small program from libc's).
+ */
+#define PROFPACK_READ_NO_LINES 0x10u
 
 typedef struct profpack_read_options {
   uint32_t struct_size; /**< sizeof(profpack_read_options), set by the init function */

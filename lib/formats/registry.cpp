@@ -264,10 +264,11 @@ FormatId formatForFileName(std::string_view path) {
 }
 
 namespace {
-// A short description of each format, for help texts.
+// A short description of each format, for help texts, and whether its output holds lines.
 struct About {
   FormatId format;
   const char* text;
+  bool writesNoLines = false;  // written, it holds names and costs, no file or line
 };
 constexpr About kAbout[] = {
     {FormatId::ppk, "profpack's own container (zstd-compressed IR)"},
@@ -276,8 +277,8 @@ constexpr About kAbout[] = {
     {FormatId::gperftools, "gperftools CPU profile"},
     {FormatId::xray, "LLVM XRay trace, FDR or basic mode"},
     {FormatId::dcpi, "DIGITAL Continuous Profiling Infrastructure profile"},
-    {FormatId::folded, "collapsed stacks (flamegraph.pl, inferno, py-spy)"},
-    {FormatId::traceEvent, "Chrome Trace Event JSON (Perfetto, chrome://tracing)"},
+    {FormatId::folded, "collapsed stacks (flamegraph.pl, inferno, py-spy)", true},
+    {FormatId::traceEvent, "Chrome Trace Event JSON (Perfetto, chrome://tracing)", true},
     {FormatId::pprof, "pprof profile.proto, gzip-compressed or bare"},
     {FormatId::cpuprofile, "V8 CPU profile (node --cpu-prof, DevTools)"},
     {FormatId::perf, "Linux perf.data (perf record), file or pipe mode"},
@@ -316,7 +317,7 @@ bool formatFacts(FormatId f, FormatFacts& out) {
   out.endings = names[static_cast<size_t>(f)].first.c_str();
   out.fileNames = names[static_cast<size_t>(f)].second.c_str();
   for (const About& a : kAbout)
-    if (a.format == f) out.about = a.text;
+    if (a.format == f) out.about = a.text, out.writesLines = out.writable && !a.writesNoLines;
   return true;
 }
 

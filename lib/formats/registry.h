@@ -32,6 +32,7 @@ struct FormatFacts {
   const char* endings = "";
   const char* fileNames = "";
   const char* about = "";
+  bool writesLines = false;  // writable, and its writer writes source files or lines
 };
 bool formatFacts(FormatId f, FormatFacts& out);
 // Every format's write parameters (each declared in its format's folder), the .ppk level

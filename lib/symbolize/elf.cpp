@@ -43,32 +43,6 @@ const Dwfl_Callbacks kCallbacksNoDwarf = {
     .debuginfo_path = &gDebuginfoPath,
 };
 
-// A function DIE's name: its linkage name demangled (by `demangled`), else its DW_AT_name (both
-// followed through DW_AT_abstract_origin and DW_AT_specification).
-std::string dieName(Dwarf_Die* die, DemangleCache& demangled) {
-  Dwarf_Attribute a;
-  if (dwarf_attr_integrate(die, DW_AT_linkage_name, &a) ||
-      dwarf_attr_integrate(die, DW_AT_MIPS_linkage_name, &a))
-    if (const char* n = dwarf_formstring(&a)) return demangled(n);
-  if (dwarf_attr_integrate(die, DW_AT_name, &a))
-    if (const char* n = dwarf_formstring(&a)) return n;
-  return "";
-}
-
-// Where an inlined copy was called from: DW_AT_call_file / DW_AT_call_line of its DIE.
-void callSite(Dwarf_Die* cu, Dwarf_Die* inlined, std::string& file, uint64_t& line) {
-  file.clear();
-  line = 0;
-  Dwarf_Attribute a;
-  Dwarf_Word v = 0;
-  if (dwarf_attr(inlined, DW_AT_call_line, &a) && dwarf_formudata(&a, &v) == 0) line = v;
-  if (!dwarf_attr(inlined, DW_AT_call_file, &a) || dwarf_formudata(&a, &v) != 0) return;
-  Dwarf_Files* files = nullptr;
-  size_t n = 0;
-  if (dwarf_getsrcfiles(cu, &files, &n) != 0 || v >= n) return;
-  if (const char* f = dwarf_filesrc(files, v, nullptr, nullptr)) file = f;
-}
-
 }  // namespace
 
 // The symbol table, indexed for lookups that cost the symbols near an address. libdw's
@@ -280,7 +254,8 @@ struct ElfBinary::Impl {
 
 ElfBinary::~ElfBinary() = default;
 
-std::unique_ptr<ElfBinary> ElfBinary::open(const std::string& path, std::string& why, bool dwarf) {
+std::unique_ptr<ElfBinary> ElfBinary::open(const std::string& path, std::string& why, bool dwarf,
+                                           bool lines) {
   struct stat st;
   if (::stat(path.c_str(), &st) != 0) {
     why = std::strerror(errno);
@@ -332,6 +307,7 @@ std::unique_ptr<ElfBinary> ElfBinary::open(const std::string& path, std::string&
     return nullptr;
   }
   b->dwarf_ = dwarf;
+  b->lines_ = lines;
   b->positionDependent_ = eh.e_type == ET_EXEC;
   b->modified_ = int64_t{st.st_mtim.tv_sec} * 1000000000 + st.st_mtim.tv_nsec;
   // A cut file: its section headers or a segment's bytes end past the end of the file.
@@ -540,13 +516,13 @@ std::vector<SymbolFrame> ElfBinary::resolve(uint64_t address, bool declarations)
   Dwarf_Die cuFound;
   Dwarf_Die* cu = dwarf_ ? dwfl_module_addrdie(mod, address, &bias) : nullptr;
   if (dwarf_ && !cu && findUnit(address, cuFound, bias)) cu = &cuFound;
-  if (Dwfl_Line* l = dwarf_ ? dwfl_module_getsrc(mod, address) : nullptr) {
+  if (Dwfl_Line* l = dwarf_ && lines_ ? dwfl_module_getsrc(mod, address) : nullptr) {
     int n = 0;
     if (const char* f = dwfl_lineinfo(l, nullptr, &n, nullptr, nullptr, nullptr)) {
       file = f;
       line = n > 0 ? static_cast<uint64_t>(n) : 0;
     }
-  } else if (cu) {
+  } else if (cu && lines_) {
     if (Dwarf_Line* l = dwarf_getsrc_die(cu, address - bias)) {
       int n = 0;
       const char* f = dwarf_linesrc(l, nullptr, nullptr);
@@ -569,9 +545,9 @@ std::vector<SymbolFrame> ElfBinary::resolve(uint64_t address, bool declarations)
     uint64_t l = line;
     for (size_t i = path.size(); i-- > 0;) {  // innermost first
       out.push_back({dieName(&path[i], impl_->demangled), f, l});
-      if (i > 0) callSite(cu, &path[i], f, l);  // the next frame out is at the call
+      if (i > 0 && lines_) callSite(cu, &path[i], f, l);  // the next frame out is at the call
     }
-    if (declarations && !path.empty()) {
+    if (declarations && lines_ && !path.empty()) {
       // Where the function holding the address is declared: its subprogram DIE.
       int declLine = 0;
       if (const char* declFile = dwarf_decl_file(&path[0]))

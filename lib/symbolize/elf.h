@@ -35,9 +35,10 @@ class ElfBinary {
   // file (a directory, a device, a FIFO: never read or waited on), or not a usable ELF file.
   // `dwarf` false: lookups name from the symbol tables only (no source lines, no inline
   // frames), and the DWARF (often compressed, and decompressed whole when opened) is never
-  // read.
+  // read. `lines` false: no source file or line is looked up (functions and inline frames
+  // still come from the DWARF).
   static std::unique_ptr<ElfBinary> open(const std::string& path, std::string& why,
-                                         bool dwarf = true);
+                                         bool dwarf = true, bool lines = true);
   ~ElfBinary();
   ElfBinary(const ElfBinary&) = delete;
   ElfBinary& operator=(const ElfBinary&) = delete;
@@ -91,6 +92,7 @@ class ElfBinary {
   struct Impl;
   std::unique_ptr<Impl> impl_;
   bool dwarf_ = true;  // open()'s `dwarf`
+  bool lines_ = true;  // open()'s `lines`
   bool positionDependent_ = false;
   int64_t modified_ = 0;
   std::vector<Segment> segments_;

@@ -130,4 +130,30 @@ void UnitScopes::find(Dwarf_Addr pc, std::vector<Dwarf_Die>& path, size_t& budge
   findScopes(&die, pc, path, 1, budget);
 }
 
+// A function DIE's name: its linkage name demangled (by `demangled`), else its DW_AT_name (both
+// followed through DW_AT_abstract_origin and DW_AT_specification).
+std::string dieName(Dwarf_Die* die, DemangleCache& demangled) {
+  Dwarf_Attribute a;
+  if (dwarf_attr_integrate(die, DW_AT_linkage_name, &a) ||
+      dwarf_attr_integrate(die, DW_AT_MIPS_linkage_name, &a))
+    if (const char* n = dwarf_formstring(&a)) return demangled(n);
+  if (dwarf_attr_integrate(die, DW_AT_name, &a))
+    if (const char* n = dwarf_formstring(&a)) return n;
+  return "";
+}
+
+// Where an inlined copy was called from: DW_AT_call_file / DW_AT_call_line of its DIE.
+void callSite(Dwarf_Die* cu, Dwarf_Die* inlined, std::string& file, uint64_t& line) {
+  file.clear();
+  line = 0;
+  Dwarf_Attribute a;
+  Dwarf_Word v = 0;
+  if (dwarf_attr(inlined, DW_AT_call_line, &a) && dwarf_formudata(&a, &v) == 0) line = v;
+  if (!dwarf_attr(inlined, DW_AT_call_file, &a) || dwarf_formudata(&a, &v) != 0) return;
+  Dwarf_Files* files = nullptr;
+  size_t n = 0;
+  if (dwarf_getsrcfiles(cu, &files, &n) != 0 || v >= n) return;
+  if (const char* f = dwarf_filesrc(files, v, nullptr, nullptr)) file = f;
+}
+
 }  // namespace profpack

@@ -5,9 +5,18 @@
 
 #include <cstddef>
 #include <cstdint>
+#include <string>
 #include <vector>
 
+#include "util/text.h"
+
 namespace profpack {
+
+// A function DIE's name: its linkage name demangled (by `demangled`), else its DW_AT_name (both
+// followed through DW_AT_abstract_origin and DW_AT_specification).
+std::string dieName(Dwarf_Die* die, DemangleCache& demangled);
+// Where an inlined copy was called from: DW_AT_call_file / DW_AT_call_line of its DIE.
+void callSite(Dwarf_Die* cu, Dwarf_Die* inlined, std::string& file, uint64_t& line);
 
 // DIEs visited at most per lookup (and per index of a unit): a bound on the work a malformed
 // unit can cause.

@@ -37,6 +37,9 @@ struct SymbolizeOptions {
   // them: no DWARF is read (often compressed, it is decompressed whole when opened), so no
   // source files or lines and no inline frames. The kernel's frames are named as ever.
   bool symbolTablesOnly = false;
+  // Functions and their inline frames from DWARF, but no source file or line looked up (the
+  // line tables are most of the DWARF read): for outputs that hold no lines.
+  bool noLines = false;
   // Naming on read (nameFromBinaries): the profile will be queried or converted, not written
   // as .ppk, so the copy of its IR with the symbol section may wait until the IR is asked for
   // (withSymbolsOf's `later`).
