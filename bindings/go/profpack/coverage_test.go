@@ -586,6 +586,11 @@ func TestReadSymbolize(t *testing.T) {
 	if file, ok := tables["mix"]; !ok || file != "" || !strings.HasSuffix(full["mix"], "/hot.c") {
 		t.Fatalf("symbol tables only: %v; with DWARF: %v", tables, full)
 	}
+	// NoLines: DWARF's functions (fold, inlined, among them) without their source files.
+	noLines := files(&ReadOptions{Symbolize: true, NoLines: true, BinaryPath: []string{dir}})
+	if file, ok := noLines["fold"]; !ok || file != "" || noLines["mix"] != "" {
+		t.Fatalf("no lines: %v", noLines)
+	}
 }
 
 // A V8 CPU profile reads as FormatCpuprofile.
@@ -633,7 +638,8 @@ func TestFormatInfo(t *testing.T) {
 	for _, f := range all {
 		if f.Name != f.Format.String() || f.Description == "" || !f.Readable ||
 			f.Writable == (f.Format == FormatCpuprofile || f.Format == FormatPerf ||
-				f.Format == FormatPerfScript) {
+				f.Format == FormatPerfScript) ||
+			f.WritesLines != (f.Writable && f.Format != FormatFolded && f.Format != FormatTraceEvent) {
 			t.Fatalf("%+v", f)
 		}
 		for _, e := range f.Endings {

@@ -69,6 +69,9 @@ type FormatInfo struct {
 	Description string // a short English description
 	Readable    bool   // profiles are read from it
 	Writable    bool   // profiles are written in it
+	// Written, it holds source files or lines (a profile read with NoLines writes the same
+	// bytes in the formats without it: folded stacks, trace events).
+	WritesLines bool
 	// The endings of file names FormatForPath takes for it (".pb.gz") and the names its
 	// profiler gives files ("callgrind.out.*").
 	Endings, FileNames []string
@@ -88,6 +91,7 @@ func (f Format) Info() (FormatInfo, error) {
 		Description: C.GoString(ci.description),
 		Readable:    ci.flags&C.PROFPACK_FORMAT_READABLE != 0,
 		Writable:    ci.flags&C.PROFPACK_FORMAT_WRITABLE != 0,
+		WritesLines: ci.flags&C.PROFPACK_FORMAT_WRITES_LINES != 0,
 		Endings:     strings.Fields(C.GoString(ci.endings)),
 		FileNames:   strings.Fields(C.GoString(ci.file_names)),
 	}, nil

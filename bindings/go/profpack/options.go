@@ -27,6 +27,10 @@ type ReadOptions struct {
 	// script names them: no DWARF, so no source lines or inline frames, and no debug
 	// information decompressed (PROFPACK_READ_SYMBOL_TABLES_ONLY).
 	SymbolTablesOnly bool
+	// NoLines: with Symbolize, functions and inline frames but no source file or line looked
+	// up, for a profile only written as folded stacks or trace events, whose output is the
+	// same (PROFPACK_READ_NO_LINES).
+	NoLines bool
 	// BinaryPath: with Symbolize, directories to look for binaries in, before those of
 	// PROFPACK_BINARY_PATH (profpack_read_options.binary_path).
 	BinaryPath []string
@@ -43,6 +47,9 @@ func (o *ReadOptions) c() (*C.profpack_read_options, func()) {
 		}
 		if o.SymbolTablesOnly {
 			co.flags |= C.PROFPACK_READ_SYMBOL_TABLES_ONLY
+		}
+		if o.NoLines {
+			co.flags |= C.PROFPACK_READ_NO_LINES
 		}
 		if len(o.BinaryPath) > 0 {
 			co.binary_path, free = cStrings(o.BinaryPath)

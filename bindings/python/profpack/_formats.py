@@ -57,7 +57,8 @@ class Format(enum.IntEnum):
         return FormatInfo(self, _text(info.name), _text(info.description),
                           bool(info.flags & lib.PROFPACK_FORMAT_READABLE),
                           bool(info.flags & lib.PROFPACK_FORMAT_WRITABLE),
-                          tuple(_text(info.endings).split()), tuple(_text(info.file_names).split()))
+                          tuple(_text(info.endings).split()), tuple(_text(info.file_names).split()),
+                          bool(info.flags & lib.PROFPACK_FORMAT_WRITES_LINES))
 
 
 def _coerce_format(f: Union["Format", str, int]) -> int:
@@ -78,6 +79,7 @@ class FormatInfo(NamedTuple):
     writable: bool
     endings: Tuple[str, ...]      # file-name endings, e.g. (".pb.gz", ".pprof", ".pb")
     file_names: Tuple[str, ...]   # names its profiler gives files, e.g. ("callgrind.out.*",)
+    writes_lines: bool = False    # written, it holds source files or lines (see no_lines)
 
 
 def formats() -> List[FormatInfo]:
@@ -92,7 +94,8 @@ def formats() -> List[FormatInfo]:
             f, _text(info.name), _text(info.description),  # type: ignore[arg-type]
             bool(info.flags & lib.PROFPACK_FORMAT_READABLE),
             bool(info.flags & lib.PROFPACK_FORMAT_WRITABLE),
-            tuple(_text(info.endings).split()), tuple(_text(info.file_names).split())))
+            tuple(_text(info.endings).split()), tuple(_text(info.file_names).split()),
+            bool(info.flags & lib.PROFPACK_FORMAT_WRITES_LINES)))
         f += 1
 
 

@@ -36,6 +36,7 @@ class ReadOptions:
     format: Union[Format, str] = Format.UNKNOWN         # read as this format instead of detecting
     output_format: Union[Format, str] = Format.UNKNOWN  # the format it is to be written in
     binary_path: Sequence[PathArg] = ()  # directories to look for binaries in (symbolize)
+    no_lines: bool = False               # PROFPACK_READ_NO_LINES: functions, no file or line
 
     def _c(self) -> Tuple[Any, list]:
         o = ffi.new("profpack_read_options*")
@@ -43,7 +44,8 @@ class ReadOptions:
         o.flags = ((lib.PROFPACK_READ_STRICT if self.strict else 0)
                    | (lib.PROFPACK_READ_DEFER_IR if self.defer_ir else 0)
                    | (lib.PROFPACK_READ_SYMBOLIZE if self.symbolize else 0)
-                   | (lib.PROFPACK_READ_SYMBOL_TABLES_ONLY if self.symbol_tables_only else 0))
+                   | (lib.PROFPACK_READ_SYMBOL_TABLES_ONLY if self.symbol_tables_only else 0)
+                   | (lib.PROFPACK_READ_NO_LINES if self.no_lines else 0))
         if self.max_ppk_size:
             o.max_ppk_size = self.max_ppk_size
         o.format = _coerce_format(self.format)

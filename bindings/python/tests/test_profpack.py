@@ -208,6 +208,19 @@ def test_symbol_tables_only_names_without_source_files():
         assert {f.file for f in p.functions() if f.name in ("leaf", "other")} == {""}
 
 
+def test_no_lines_names_functions_without_source_files():
+    # DWARF's functions, the inlined fold among them, with no file; folded stacks as without it.
+    sym = os.path.join(DATA, "symbolize")
+    def read(**kw):
+        opts = profpack.ReadOptions(symbolize=True, binary_path=[sym], **kw)
+        return profpack.read(os.path.join(sym, "hot-inline.prof"), opts)
+    with read() as full, read(no_lines=True) as names:
+        assert {f.file for f in names.functions() if f.name in ("mix", "fold")} == {""}
+        assert full.write_memory("folded") == names.write_memory("folded")
+    assert [f.name for f in profpack.formats() if f.writable and not f.writes_lines] == \
+        ["folded", "trace-event"]
+
+
 def test_every_c_constant_has_its_enum_member():
     # A format, status, write parameter or capability added to the header without its Python
     # member would make Format(11) & co. raise ValueError on a profile of the new kind.

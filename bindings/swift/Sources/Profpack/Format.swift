@@ -99,6 +99,9 @@ public struct FormatInfo: Sendable, Equatable {
   public let endings: [String]
   /// The names its profiler gives files ("callgrind.out.*").
   public let fileNames: [String]
+  /// Written, it holds source files or lines (a profile read with `noLines` writes the same
+  /// bytes in the formats without it: folded stacks, trace events).
+  public let writesLines: Bool
 
   /// Every format the library knows, in the order of their values.
   public static func all() -> [FormatInfo] {
@@ -119,7 +122,8 @@ extension Format {
       format: self, name: String(cString: i.name), about: String(cString: i.description),
       readable: i.flags & UInt32(PROFPACK_FORMAT_READABLE) != 0,
       writable: i.flags & UInt32(PROFPACK_FORMAT_WRITABLE) != 0, endings: words(i.endings),
-      fileNames: words(i.file_names))
+      fileNames: words(i.file_names),
+      writesLines: i.flags & UInt32(PROFPACK_FORMAT_WRITES_LINES) != 0)
   }
 }
 

@@ -24,10 +24,14 @@ public struct ReadOptions: Sendable {
   /// With `symbolize`: names from the binaries' symbol tables only, as perf script names them:
   /// no DWARF, so no source lines or inline frames (PROFPACK_READ_SYMBOL_TABLES_ONLY).
   public var symbolTablesOnly = false
+  /// With `symbolize`: functions and inline frames but no source file or line looked up, for a
+  /// profile only written as folded stacks or trace events, whose output is the same
+  /// (PROFPACK_READ_NO_LINES).
+  public var noLines = false
   public init(
     strict: Bool = false, maxPPKSize: UInt64? = nil, format: Format = .unknown,
     deferIR: Bool = false, outputFormat: Format = .unknown, symbolize: Bool = false,
-    binaryPath: [String] = [], symbolTablesOnly: Bool = false
+    binaryPath: [String] = [], symbolTablesOnly: Bool = false, noLines: Bool = false
   ) {
     self.strict = strict
     self.maxPPKSize = maxPPKSize
@@ -37,6 +41,7 @@ public struct ReadOptions: Sendable {
     self.symbolize = symbolize
     self.binaryPath = binaryPath
     self.symbolTablesOnly = symbolTablesOnly
+    self.noLines = noLines
   }
   /// Runs `body` with the C options (valid only inside it: they point at C copies of
   /// `binaryPath`).
@@ -47,6 +52,7 @@ public struct ReadOptions: Sendable {
     if deferIR { o.flags |= UInt32(PROFPACK_READ_DEFER_IR) }
     if symbolize { o.flags |= UInt32(PROFPACK_READ_SYMBOLIZE) }
     if symbolTablesOnly { o.flags |= UInt32(PROFPACK_READ_SYMBOL_TABLES_ONLY) }
+    if noLines { o.flags |= UInt32(PROFPACK_READ_NO_LINES) }
     if let maxPPKSize { o.max_ppk_size = maxPPKSize }
     o.format = format.c
     o.output_format = outputFormat.c

@@ -183,6 +183,9 @@ final class ProfpackTests: XCTestCase {
       try mixFile(
         ReadOptions(symbolize: true, binaryPath: [data + "/symbolize"], symbolTablesOnly: true)),
       "")
+    XCTAssertEqual(
+      try mixFile(ReadOptions(symbolize: true, binaryPath: [data + "/symbolize"], noLines: true)),
+      "")
   }
 
   /// Every format is described, and each of its file names maps back to it.
@@ -193,6 +196,7 @@ final class ProfpackTests: XCTestCase {
       XCTAssertEqual(f.name, f.format.description)
       XCTAssertTrue(f.readable && !f.about.isEmpty)
       XCTAssertEqual(f.writable, ![.cpuprofile, .perf, .perfScript].contains(f.format), f.name)
+      XCTAssertEqual(f.writesLines, f.writable && ![.folded, .traceEvent].contains(f.format), f.name)
       for e in f.endings { XCTAssertEqual(Format(path: "dir/x" + e), f.format, e) }
       for n in f.fileNames {
         XCTAssertEqual(Format(path: "dir/" + n.replacingOccurrences(of: "*", with: "1")), f.format)
