@@ -23,6 +23,7 @@
 #include "formats/gperftools/archive_coding.h"
 #include "formats/gperftools/gperftools.h"
 #include "formats/gperftools/stacks.h"
+#include "formats/pprof/pprof.h"
 #include "formats/registry.h"
 #include "ir/column.h"
 #include "model/model.h"
@@ -172,6 +173,35 @@ TEST(a_model_that_gave_its_tree_back_still_makes_its_stacks) {
   CHECK(a.start == b.start);
   CHECK(a.values == b.values);
   CHECK(p->takeDecoded() == nullptr);  // the stack layer took it again
+}
+
+// A model asked for no stack frames (ModelOptions::stackFrames, as the pprof writer asks) holds
+// the same stacks as their locations alone, each frame's function its location's; the pprof
+// written from it is the one written from a full model.
+TEST(a_stack_layer_of_locations_alone_is_the_same_stacks) {
+  Slots s{8, false, {}};
+  s.header();
+  for (uint64_t r = 0; r < 3000; ++r) {
+    s << 1 + r % 5 << 3 + r % 7;
+    for (uint64_t k = 0; k < 3 + r % 7; ++k)
+      s << 0x400000 + ((r * 2654435761u) >> (3 * k) & 0xfff) * 16 + k;
+  }
+  const std::string input = s.trailer().text("").out;
+  auto p = readGperftools(bytes(input));
+  ModelOptions locationsOnly;
+  locationsOnly.stackFrames = false;
+  auto full = buildModel(*p, {});
+  auto lean = buildModel(*p, locationsOnly);
+  const StackLayer &a = full->stacks(), &b = lean->stacks();
+  CHECK(a.stacks() > 100);
+  CHECK(!a.frames.empty() && b.frames.empty());
+  CHECK(a.locations == b.locations);
+  CHECK(a.start == b.start);
+  CHECK(a.values == b.values);
+  const std::vector<Location>& at = lean->locations().locations;
+  for (size_t i = 0; i < b.locations.size(); ++i)
+    CHECK_EQ(static_cast<uint64_t>(at.at(b.locations[i]).function), uint64_t{a.frames[i]});
+  CHECK(writeProfile(*p, FormatId::pprof, {}) == writePprof(*full));
 }
 
 // The model of a profile just read uses the reader's tree (Profile::takeDecoded); a second model

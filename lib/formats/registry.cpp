@@ -104,7 +104,8 @@ constexpr Codec kCodecs[] = {
        putString(out, writePprof(m));
      },
      pprofModel, nullptr, nullptr, FormatId::pprof, pprofMerge, /*holdsSigned=*/true,
-     /*writeModelReadsEdges=*/false},
+     /*writeModelReadsEdges=*/false, /*writeModelReadsStacks=*/true, nullptr, nullptr, nullptr,
+     /*modelReadsPartialIR=*/false, /*writeModelReadsFrames=*/false},
     {FormatId::callgrind, "callgrind", ir::Format::CALLGRIND, FormatId::callgrind, isCallgrind,
      readCallgrind,
      [](const Profile& p, const WriteOptions&, Sink& out) { writeCallgrind(p, out); },
@@ -174,11 +175,17 @@ constexpr std::span<const WriteParam> kWriteParamLists[] = {kPpkWriteParams, kXr
                                                             kGperftoolsWriteParams,
                                                             kFoldedWriteParams, kDcpiWriteParams};
 
+}  // namespace
+
+std::span<const Codec> codecs() { return kCodecs; }
+
 const Codec* codecFor(FormatId f) {
   for (const Codec& c : kCodecs)
     if (c.id == f) return &c;
   return nullptr;
 }
+
+namespace {
 
 // By positions, not addresses: comparing addresses in different arrays is not a constant
 // expression for every compiler setting (g++ -O0 with sanitizers refuses it).
@@ -327,8 +334,6 @@ FormatId formatFromName(std::string_view name) {
   return FormatId::unknown;
 }
 
-namespace {
-// The codec of the format a profile was read from.
 const Codec& codecOf(const Profile& profile) {
   const ir::Format f = profile.format();
   for (const Codec& c : kCodecs)
@@ -337,7 +342,6 @@ const Codec& codecOf(const Profile& profile) {
               "the IR names no format it was read from (format " +
                   std::to_string(static_cast<unsigned>(f)) + ")");
 }
-}  // namespace
 
 FormatId formatOf(const Profile& profile) {
   const ir::Format f = profile.format();
@@ -359,8 +363,11 @@ std::unique_ptr<Model> buildModel(const Profile& profile, const ModelOptions& gi
   ModelOptions options = given;
   if (!options.cache && options.symbols) options.cache = profile.takeModelCache();
   auto own = [&c, &profile, options] {  // names from a symbol section added where there is one
-    auto s = c.model(profile, options);
-    return options.symbols && profile.sourceWrap()
+    const bool wrapped = options.symbols && profile.sourceWrap();
+    ModelOptions inner = options;
+    inner.stackFrames |= wrapped;  // naming reads the inner source's frames
+    auto s = c.model(profile, inner);
+    return wrapped
                ? profile.sourceWrap()(std::move(s), profile, options.cache.get())
                : std::move(s);
   };
@@ -522,6 +529,7 @@ void writeProfile(const Profile& profile, FormatId format, const WriteOptions& o
   };
   ModelOptions o;
   o.callEdges = c->writeModelReadsEdges;
+  o.stackFrames = c->writeModelReadsFrames;
   o.cache = cache;
   c->writeModel(*buildModel(profile, o), perThread, options, out);
 }
@@ -538,62 +546,6 @@ std::vector<uint64_t> functionEntries(const Profile& profile, const std::string&
     throw Error(Status::unsupported, c.name,
                 std::string(c.name) + " functions are not ids that a binary names");
   return c.functionEntries(binary);
-}
-
-FormatId mergedFormat(const Profile& profile) { return codecOf(profile).mergeAs; }
-
-FormatId mixedFormat() { return FormatId::callgrind; }
-
-FormatId differenceFormat(const Profile& base, const Profile& current, uint32_t capabilities) {
-  const Codec& c = codecOf(base);
-  if (&c == &codecOf(current)) {
-    const Codec* kept = codecFor(c.mergeAs);
-    if (kept && kept->holdsSigned) return kept->id;
-  }
-  if (capabilities & kCapStacks)
-    // The first format that holds negative costs, is written with the model's stacks, read
-    // back, and whose own merge keeps a difference's base apart.
-    for (const Codec& k : kCodecs)
-      if (k.holdsSigned && k.writeModel && k.writeModelReadsStacks && k.read && k.merge &&
-          k.merge()->takesBase())
-        return k.id;
-  return mixedFormat();
-}
-
-HeaderPairs differenceHeader(FormatId format, const Model& base, const std::string& baseName,
-                             const Model& current, const std::string& currentName) {
-  const Codec* c = codecFor(format);
-  if (!c || !c->differenceHeader) return {};
-  return c->differenceHeader(base, baseName, current, currentName);
-}
-
-std::unique_ptr<FormatMerge> formatMerge(const Profile& profile) {
-  const Codec& c = codecOf(profile);
-  return c.merge ? c.merge() : nullptr;
-}
-
-std::unique_ptr<FormatMerge> formatMerge(FormatId format) {
-  const Codec* c = codecFor(format);
-  return c && c->merge ? c->merge() : nullptr;
-}
-
-bool keepsStacks(FormatId format) {
-  const Codec* c = codecFor(format);
-  return c && c->writeModel && c->writeModelReadsStacks;
-}
-
-std::unique_ptr<Profile> profileFromModel(const Model& model, FormatId format) {
-  const Codec* c = codecFor(format);
-  if (!c || !c->writeModel || !c->read)
-    throw Error(Status::unsupported, c ? c->name : "", "a profile cannot be kept in this format");
-  StringSink text;
-  const ModelFor noThreads = [](long) -> std::unique_ptr<Model> {
-    throw Error(Status::internal, "", "a model without threads was asked for a thread");
-  };
-  c->writeModel(model, noThreads, {}, text);
-  const std::span<const uint8_t> bytes(reinterpret_cast<const uint8_t*>(text.out.data()),
-                                       text.out.size());
-  return c->read(bytes, {});
 }
 
 }  // namespace profpack

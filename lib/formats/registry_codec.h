@@ -57,6 +57,15 @@ struct Codec {
   // `model` reads only what Profile::partialRoot() holds, so a symbol section added later
   // (withSymbolsOf) need not be built for it (false: its models read root()).
   bool modelReadsPartialIR = false;
+  // `writeModel` reads the stacks' frames, not only their locations (ModelOptions::stackFrames).
+  bool writeModelReadsFrames = true;
 };
+
+// The rows (registry.cpp), for the registry's other files: every format's; the one of `f`
+// (null for FormatId::unknown); the one of the format `profile` was read from (Status::malformed
+// where its IR names none).
+std::span<const Codec> codecs();
+const Codec* codecFor(FormatId f);
+const Codec& codecOf(const Profile& profile);
 
 }  // namespace profpack

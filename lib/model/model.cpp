@@ -167,7 +167,8 @@ const StackLayer& Model::stacks() const {
     std::lock_guard<std::mutex> lock(sourceMutex_);
     source_->stacks(stacks_);
     stacks_.values.resize(stacks_.stacks() * events(), 0);
-    if (stacks_.locations.size() != stacks_.frames.size()) stacks_.locations.clear();
+    if (!stacks_.frames.empty() && stacks_.locations.size() != stacks_.frames.size())
+      stacks_.locations.clear();
     // Rows of stack, thread and values, each in range; else none (a source's defect, not the
     // profile's: the figures above stand without them).
     const size_t row = 2 + events();

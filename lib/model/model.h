@@ -75,6 +75,9 @@ struct ModelOptions {
   // False: whoever reads the model reads no call edges (a writer of pprof or folded stacks),
   // so a source may leave them out and spend the time elsewhere.
   bool callEdges = true;
+  // False: whoever reads the model's stacks reads their frames' locations only (a writer of
+  // pprof), so a source with locations may leave StackLayer::frames empty.
+  bool stackFrames = true;
   // Shared by the models of one task (null: each model computes everything itself).
   std::shared_ptr<ModelCache> cache;
   // Only the samples with, for each (key, pattern), a label `key` whose value the regular
@@ -240,7 +243,10 @@ inline constexpr uint64_t kMaxStackFrames = uint64_t{1} << 26;  // 512 MiB of fr
 struct StackLayer {
   // 32-bit indexes: a layer can hold hundreds of millions of frames, and no model has 2^32
   // functions or locations (each costs far more than 16 GiB would hold).
-  std::vector<uint32_t> frames;  // function indexes, each stack outermost first, concatenated
+  // Function indexes, each stack outermost first, concatenated. Empty where the model was
+  // built with ModelOptions::stackFrames false and its source has locations: then `locations`
+  // holds the stacks alone (each frame's function is its location's).
+  std::vector<uint32_t> frames;
   // Where the source has addresses: per frame, the location it is at (an index into
   // LocationLayer::locations; a caller's frame is at a call-site location). A location with
   // an inline chain of n frames stands for n consecutive frames, its chain, each naming it.

@@ -19,7 +19,8 @@ namespace {
 
 class StackSource : public ModelSource {
  public:
-  StackSource(const Profile& profile, bool callEdges) : profile_(profile), callEdges_(callEdges) {}
+  StackSource(const Profile& profile, bool callEdges, bool frames)
+      : profile_(profile), callEdges_(callEdges), frames_(frames) {}
 
   uint32_t capabilities() const override { return kCapCallArcs | kCapAddresses | kCapStacks; }
 
@@ -120,18 +121,24 @@ class StackSource : public ModelSource {
     for (size_t i = 0; i < addresses_.size(); ++i)
       if (addresses_[i].function < locationOf.size()) locationOf[addresses_[i].function] = i;
     // The chains' address numbers become function indexes where they are (the layer's largest
-    // column is not held twice).
-    out.locations.resize(c.frames.size());
+    // column is not held twice); asked for locations alone, they become locations there.
+    if (frames_) out.locations.resize(c.frames.size());
     for (size_t s = 0; s + 1 < c.start.size(); ++s)
       for (uint64_t i = c.start[s]; i < c.start[s + 1] && i < c.frames.size(); ++i) {
         const uint64_t f = functionOfId_.at(c.frames[i]);
-        c.frames[i] = static_cast<uint32_t>(f);
-        out.locations[i] = static_cast<uint32_t>(locationOf.at(f) +
-                                                 (i + 1 < c.start[s + 1] ? addresses_.size() : 0));
+        const auto l = static_cast<uint32_t>(locationOf.at(f) +
+                                             (i + 1 < c.start[s + 1] ? addresses_.size() : 0));
+        if (frames_) {
+          c.frames[i] = static_cast<uint32_t>(f);
+          out.locations[i] = l;
+        } else {
+          c.frames[i] = l;
+        }
       }
-    out.frames = std::move(c.frames);
+    (frames_ ? out.frames : out.locations) = std::move(c.frames);
     out.start = std::move(c.start);
     out.values = std::move(c.samples);
+    functionOfId_ = {};  // the layers that map address numbers are made
   }
 
   Summary summary() override {
@@ -162,6 +169,7 @@ class StackSource : public ModelSource {
   std::vector<Address> addresses_;  // filled with the function layer, which the model builds first
   std::vector<uint64_t> functionOfId_;  // per address number of tree_: its function
   const bool callEdges_;
+  const bool frames_;  // ModelOptions::stackFrames
   // Decoded by the function layer, kept for the stack layer where its chains are not found yet.
   std::unique_ptr<StackTree> tree_;
   std::future<ChainSamples> chains_;  // found with the function layer where no edges are
@@ -170,7 +178,7 @@ class StackSource : public ModelSource {
 }  // namespace
 
 std::unique_ptr<ModelSource> stackModel(const Profile& profile, const ModelOptions& options) {
-  return std::make_unique<StackSource>(profile, options.callEdges);
+  return std::make_unique<StackSource>(profile, options.callEdges, options.stackFrames);
 }
 
 }  // namespace profpack
