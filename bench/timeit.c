@@ -1,5 +1,8 @@
 // timeit OUT COMMAND...: runs COMMAND and writes "WALL_NS MAXRSS_KB" to the file OUT; exits
-// with the command's status (128 + the signal if a signal ended it).
+// with the command's status (128 + the signal if a signal ended it). Also the tests' peak_rss
+// (tests/meson.build): a child's peak counts from its parent's when it is made, so from this
+// small process it is the command's own, where from a test's Python it would be at least the
+// interpreter's.
 //
 // The benchmarks time a command from just before its fork to just after its exit, and take its
 // peak RSS from wait4. Timing `/usr/bin/time -v` between two runs of `date`, as they did,
@@ -25,7 +28,7 @@ int main(int argc, char** argv) {
     fprintf(stderr, "usage: timeit OUT COMMAND...\n");
     return 2;
   }
-  FILE* out = fopen(argv[1], "w");
+  FILE* out = fopen(argv[1], "we");  // not inherited by the command
   if (!out) {
     perror(argv[1]);
     return 2;

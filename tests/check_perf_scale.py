@@ -38,12 +38,14 @@ def folded(path, tmp):
 
 
 def peak_kb(args):
-    """Peak resident set of one run of the CLI, in KB (tests/peak_rss.c)."""
-    r = subprocess.run([os.environ["PROFPACK_PEAK_RSS"]] + args, stdout=subprocess.DEVNULL,
-                       stderr=subprocess.PIPE, text=True, timeout=300)
-    if r.returncode != 0:
-        raise SystemExit(f"{args}: exit {r.returncode}: {r.stderr}")
-    return int(r.stderr.split()[-1])
+    """Peak resident set of one run of the CLI, in KB (bench/timeit.c: "WALL_NS KB" to a file)."""
+    with tempfile.NamedTemporaryFile("r") as figures:
+        r = subprocess.run([os.environ["PROFPACK_PEAK_RSS"], figures.name] + args,
+                           stdout=subprocess.DEVNULL, stderr=subprocess.PIPE, text=True,
+                           timeout=300)
+        if r.returncode != 0:
+            raise SystemExit(f"{args}: exit {r.returncode}: {r.stderr}")
+        return int(figures.read().split()[1])
 
 
 def main():

@@ -51,6 +51,15 @@ struct Poisoned {
     init(&o);
   }
 };
+// Read options that name addresses from the binaries in `dirs` (one directory), with `flags`.
+profpack_read_options namingFrom(const char* const* dirs, uint32_t flags) {
+  profpack_read_options ro;
+  profpack_read_options_init(&ro);
+  ro.flags = PROFPACK_READ_SYMBOLIZE | flags;
+  ro.binary_path = dirs;
+  ro.binary_path_count = 1;
+  return ro;
+}
 // Whether two profiles write the same .ppk bytes.
 bool samePpk(const profpack_profile* x, const profpack_profile* y) {
   void *a = nullptr, *b = nullptr;
@@ -970,11 +979,7 @@ TEST(symbol_tables_only_names_without_lines) {
     CHECK_EQ(profpack_profile_line_costs(p, "hot.c", 0, l, 64, &count), PROFPACK_OK);
     for (size_t i = 0; i < count && i < 64; ++i) lines += l[i].cost;
   };
-  profpack_read_options ro;
-  profpack_read_options_init(&ro);
-  ro.flags = PROFPACK_READ_SYMBOLIZE | PROFPACK_READ_SYMBOL_TABLES_ONLY;
-  ro.binary_path = dirs;
-  ro.binary_path_count = 1;
+  profpack_read_options ro = namingFrom(dirs, PROFPACK_READ_SYMBOL_TABLES_ONLY);
   profpack_profile* p = nullptr;
   CHECK_EQ(profpack_read_file(prof.c_str(), &ro, &p), PROFPACK_OK);
   uint64_t mix = 0, lines = 0;
@@ -1011,11 +1016,7 @@ TEST(no_lines_names_inline_frames_without_lines) {
   const std::string prof = testlib::data("symbolize/hot-inline.prof");
   const char* dirs[] = {dir.c_str()};
   auto read = [&](uint32_t flags) {
-    profpack_read_options ro;
-    profpack_read_options_init(&ro);
-    ro.flags = PROFPACK_READ_SYMBOLIZE | flags;
-    ro.binary_path = dirs;
-    ro.binary_path_count = 1;
+    const profpack_read_options ro = namingFrom(dirs, flags);
     profpack_profile* p = nullptr;
     CHECK_EQ(profpack_read_file(prof.c_str(), &ro, &p), PROFPACK_OK);
     return p;
