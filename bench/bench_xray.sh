@@ -6,6 +6,7 @@
 # Targets: >= 300 MB/s and peak RSS <= 1.2x the input.
 set -euo pipefail
 cli=${1:-build/tools/profpack}
+build=$(dirname "$(dirname "$cli")")  # bench/lib.sh times runs with $build/bench/timeit
 trace=${2:-}
 tmp=$(mktemp -d); trap 'rm -rf "$tmp"' EXIT
 if [ -z "$trace" ]; then

@@ -15,6 +15,7 @@ run_once() {
     read -r w r <"$tmp/timeit"
     walls_+=("$w")
   else
+    echo "bench/lib.sh: no ${build:-\$build}/bench/timeit: timing with /usr/bin/time" >&2
     t0=$(date +%s%N)
     /usr/bin/time -v "$@" 2>"$tmp/time" >/dev/null || { cat "$tmp/time" >&2; exit 1; }
     t1=$(date +%s%N)

@@ -10,8 +10,10 @@
 // amount for the peer tool, which pulled every ratio of short runs toward 1.
 
 #define _GNU_SOURCE
+#include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
+#include <sys/prctl.h>
 #include <sys/resource.h>
 #include <sys/wait.h>
 #include <time.h>
@@ -33,6 +35,7 @@ int main(int argc, char** argv) {
     perror(argv[1]);
     return 2;
   }
+  const pid_t parent = getpid();
   const long long t0 = nowNs();
   const pid_t pid = fork();
   if (pid < 0) {
@@ -40,6 +43,9 @@ int main(int argc, char** argv) {
     return 2;
   }
   if (pid == 0) {
+    // Killed with this process (a test's timeout kills only it), unless that happened already.
+    prctl(PR_SET_PDEATHSIG, SIGKILL);
+    if (getppid() != parent) _exit(127);
     execvp(argv[2], argv + 2);
     perror(argv[2]);
     _exit(127);

@@ -1021,14 +1021,6 @@ TEST(no_lines_names_inline_frames_without_lines) {
     CHECK_EQ(profpack_read_file(prof.c_str(), &ro, &p), PROFPACK_OK);
     return p;
   };
-  auto written = [](const profpack_profile* p, profpack_format f) {
-    void* buf = nullptr;
-    size_t size = 0;
-    CHECK_EQ(profpack_write_memory(p, f, nullptr, &buf, &size), PROFPACK_OK);
-    std::string s(static_cast<const char*>(buf), size);
-    profpack_free(buf);
-    return s;
-  };
   auto hotLines = [](const profpack_profile* p) {
     profpack_line_cost l[64];
     size_t count = 0;
@@ -1203,6 +1195,33 @@ std::vector<std::string> cliTsv(const std::string& args) {
 
 // One call gives the figures `profpack top` prints, for every event, ranking, thread and a
 // difference's negative costs.
+// `convert` reads without lines only for a format that holds none: to trace events and folded
+// stacks a perf recording comes out as read with lines, to Callgrind it keeps its files.
+TEST(convert_looks_lines_up_only_for_formats_that_hold_them) {
+  const std::string perf = testlib::data("perf");
+  const std::string data = testlib::data("perf/spin.data");
+  const char* dirs[] = {perf.c_str()};
+  const profpack_read_options full = namingFrom(dirs, 0),
+                              names = namingFrom(dirs, PROFPACK_READ_NO_LINES);
+  profpack_profile *a = nullptr, *b = nullptr;
+  CHECK_EQ(profpack_read_file(data.c_str(), &full, &a), PROFPACK_OK);
+  CHECK_EQ(profpack_read_file(data.c_str(), &names, &b), PROFPACK_OK);
+  const std::string trace = written(a, PROFPACK_FORMAT_TRACE_EVENT);
+  CHECK(trace.find("\"leaf\"") != std::string::npos);
+  CHECK(written(b, PROFPACK_FORMAT_TRACE_EVENT) == trace);
+  CHECK(written(b, PROFPACK_FORMAT_FOLDED) == written(a, PROFPACK_FORMAT_FOLDED));
+  CHECK(written(b, PROFPACK_FORMAT_CALLGRIND).find("spin.c") == std::string::npos);
+  CHECK(written(a, PROFPACK_FORMAT_CALLGRIND).find("spin.c") != std::string::npos);
+  const std::string out = testlib::tempPath("no-lines");
+  cli("convert " + data + " --binary-path " + perf + " --to callgrind -o " + out);
+  CHECK(testlib::slurp(out).find("spin.c") != std::string::npos);
+  cli("convert " + data + " --binary-path " + perf + " --to trace-event -o " + out);
+  CHECK(testlib::slurp(out) == trace);
+  std::remove(out.c_str());
+  profpack_profile_free(b);
+  profpack_profile_free(a);
+}
+
 TEST(top_rows_equal_the_cli) {
   profpack_top_options o;
   profpack_top_options_init(&o);

@@ -222,8 +222,8 @@ PROFPACK_API profpack_format profpack_detect_format(const void* data, size_t siz
  * have DWARF, but look up no source file or line: the profile's functions and locations then
  * have none. For a profile that is only to be written in a format without lines (those whose
  * profpack_format_info.flags lack PROFPACK_FORMAT_WRITES_LINES: folded stacks, trace events),
- * where that output is the same as without it; the line tables are the larger part of what
- * reading DWARF costs (a sixth of naming a perf recording of a small program from libc's).
+ * where that output is the same as without it. The line tables are a tenth of what naming a
+ * perf recording of a small program from libc's debug information costs, once that is read.
  */
 #define PROFPACK_READ_NO_LINES 0x10u
 

@@ -3,6 +3,8 @@
 #include <algorithm>
 #include <numeric>
 
+#include "error.h"
+
 namespace profpack {
 
 uint64_t FunctionLayer::addFunction(FunctionRow row) {
@@ -167,6 +169,9 @@ const StackLayer& Model::stacks() const {
     std::lock_guard<std::mutex> lock(sourceMutex_);
     source_->stacks(stacks_);
     stacks_.values.resize(stacks_.stacks() * events(), 0);
+    if (stacks_.frames.empty() && stacks_.start.back() > stacks_.locations.size())
+      throw Error(Status::internal, sourceFormat_,
+                  "a stack layer of locations alone with fewer locations than its stacks hold");
     if (!stacks_.frames.empty() && stacks_.locations.size() != stacks_.frames.size())
       stacks_.locations.clear();
     // Rows of stack, thread and values, each in range; else none (a source's defect, not the
