@@ -169,7 +169,7 @@ const StackLayer& Model::stacks() const {
     std::lock_guard<std::mutex> lock(sourceMutex_);
     source_->stacks(stacks_);
     stacks_.values.resize(stacks_.stacks() * events(), 0);
-    if (stacks_.frames.empty() && stacks_.start.back() > stacks_.locations.size())
+    if (stacks_.locationsOnly() && stacks_.start.back() > stacks_.locations.size())
       throw Error(Status::internal, sourceFormat_,
                   "a stack layer of locations alone with fewer locations than its stacks hold");
     if (!stacks_.frames.empty() && stacks_.locations.size() != stacks_.frames.size())

@@ -259,6 +259,9 @@ struct StackLayer {
   // values. Empty otherwise (and in a model of one thread). pprof output labels samples by it.
   std::vector<uint64_t> threadValues;
   size_t stacks() const { return start.size() - 1; }
+  // Whether the stacks are held as their locations alone (frames left out: ModelOptions::
+  // stackFrames false), which only readers of locations can take.
+  bool locationsOnly() const { return frames.empty() && start.back() > 0; }
 };
 
 // One completed call.

@@ -38,7 +38,8 @@ struct SymbolizeOptions {
   // source files or lines and no inline frames. The kernel's frames are named as ever.
   bool symbolTablesOnly = false;
   // Functions and their inline frames from DWARF, but no source file or line looked up (the
-  // line tables are most of the DWARF read): for outputs that hold no lines.
+  // line tables: a tenth of naming a perf recording of a small program): for outputs that hold
+  // no lines.
   bool noLines = false;
   // Naming on read (nameFromBinaries): the profile will be queried or converted, not written
   // as .ppk, so the copy of its IR with the symbol section may wait until the IR is asked for

@@ -202,7 +202,7 @@ std::vector<SymbolKey> addressesToName(const Model& model) {
     // bytes times every frame of every stack (264 MB for a 50 MB gperftools profile of 1.1 M
     // chains) before the sort below removed the repeats.
     const StackLayer& st = model.stacks();
-    if (st.frames.empty() && st.start.back() > 0)  // a layer for pprof alone (stackFrames)
+    if (st.locationsOnly())
       throw Error(Status::internal, "", "naming needs the model's stack frames");
     std::vector<bool> asCaller(locationOf.size(), false);
     for (size_t s = 0; s < st.stacks(); ++s)

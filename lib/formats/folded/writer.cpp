@@ -33,7 +33,7 @@ void foldedLines(const Model& model, size_t event, Line&& line) {
   if (event >= model.events())
     throw Error(Status::invalidArgument, "folded", "the profile has no cost events");
   const StackLayer& st = model.stacks();
-  if (st.frames.empty() && st.start.back() > 0)  // a layer for pprof alone (stackFrames)
+  if (st.locationsOnly())
     throw Error(Status::internal, "folded", "the model's stacks hold no function frames");
   const size_t ne = model.events();
   const std::vector<std::string> names = foldedNames(model);
@@ -107,7 +107,7 @@ void writeFolded(const Model& model, const ModelFor& perThread, size_t event, Si
     return process;
   };
   const StackLayer& st = model.stacks();
-  if (st.frames.empty() && st.start.back() > 0)  // a layer for pprof alone (stackFrames)
+  if (st.locationsOnly())
     throw Error(Status::internal, "folded", "the model's stacks hold no function frames");
   if (!st.threadValues.empty()) {
     if (event >= model.events())

@@ -308,7 +308,7 @@ class PprofWriter {
     // Where the model says which location each frame is at (its call sites are callers'
     // frames already), a location's inline chain is as many frames of the stack.
     const bool frameLocations = addresses_ && !st.locations.empty() &&
-                                (st.frames.empty() || st.locations.size() == st.frames.size());
+                                (st.locationsOnly() || st.locations.size() == st.frames.size());
     const LocationLayer* at = frameLocations ? &m_.locations() : nullptr;
     std::vector<uint64_t> ids;
     // Where the model splits the stacks' values by thread, one sample per stack and thread.
@@ -342,7 +342,7 @@ class PprofWriter {
         ids.push_back(li + 1);
         continue;
       }
-      if (st.frames.empty())  // a layer of locations alone names only locations of its model
+      if (st.locationsOnly())  // its locations are all the model's
         throw Error(Status::internal, "pprof", "a stack frame at no location of the model");
       const uint64_t id = locationOfFunction_[st.frames[i - 1]];
       ids.push_back(i == st.start[s + 1] ? id : caller(id));
