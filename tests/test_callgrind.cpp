@@ -7,6 +7,7 @@
 #include "container/ppk.h"
 #include "error.h"
 #include "formats/cachegrind/cachegrind.h"
+#include "formats/callgrind/archive_coding.h"
 #include "formats/callgrind/callgrind.h"
 #include "formats/callgrind/costs.h"
 #include "formats/registry.h"
@@ -726,4 +727,78 @@ TEST(truncated_files_warn_and_strict_mode_refuses) {
       bytes(std::string("# callgrind format\nevents: Ir\nfl=a.c\nfn=f\n1 2\n")), strict);
   CHECK(formatOf(*other) == FormatId::callgrind);
   CHECK(other->warnings().empty());
+}
+
+// The archive coding (lib/formats/callgrind/archive_coding.h): the writer's text of every
+// corpus file codes and decodes to itself, with no name numbers and no costs left in the
+// skeleton; a number used before its definition and a text without its last newline are not
+// coded; every cut of a coding, a skeleton past the end and cut-out texts left over are refused
+// as malformed, never read out of bounds.
+TEST(archive_coding_round_trip_and_hostile_codings) {
+  for (const char* f : kCorpus) {
+    const std::string text = writeCallgrind(*read(testlib::slurp(testlib::data(f))));
+    auto coded = callgrindArchiveCode(text);
+    CHECK(coded.has_value());
+    CHECK(callgrindArchiveDecode(*coded) == text);
+    // A number follows "fn=(" in the text, never in the coding ("(below main)" is a name).
+    auto numbered = [](const std::string& s, const std::string& key) {
+      for (size_t at = s.find(key); at != std::string::npos; at = s.find(key, at + 1))
+        if (at + key.size() < s.size() && s[at + key.size()] >= '0' && s[at + key.size()] <= '9')
+          return true;
+      return false;
+    };
+    CHECK(numbered(text, "\nfn=(") && numbered(text, "\ncfn=("));
+    CHECK(!numbered(*coded, "\nfn=(") && !numbered(*coded, "\ncfn=("));
+    CHECK(!callgrindArchiveCode(text.substr(0, text.size() - 1)).has_value());
+  }
+  const std::string small =
+      "events: Ir\nfl=(1) a.c\nfn=(3) main\n1 5\n+1 3\ncfn=(2) f\ncalls=2 10\n* 7\n"
+      "fn=(2)\n10 4\n";
+  auto coded = callgrindArchiveCode(small);
+  CHECK(coded.has_value());
+  // The skeleton: names in place of numbers, cost lines before their blank, calls= without
+  // its count; then the cut-out texts.
+  CHECK_CONTAINS(*coded,
+                 "fl=a.c\nfn=main\n1\n+1\ncfn=f\ncalls= 10\n*\nfn=f\n10\n 5\n 3\n2\n 7\n 4\n");
+  CHECK(callgrindArchiveDecode(*coded) == small);
+  // Numbers other than the names' ranks do not decode to the file: not coded.
+  CHECK(!callgrindArchiveCode("fn=(7) main\n1 5\n").has_value());
+  CHECK(!callgrindArchiveCode("fn=(1)\n1 5\n").has_value());
+  auto refused = [](const std::string& bad, const char* why) {
+    try {
+      callgrindArchiveDecode(bad);
+      CHECK(false);
+    } catch (const Error& e) {
+      CHECK(e.status() == Status::malformed);
+      CHECK_CONTAINS(e.what(), why);
+    }
+  };
+  size_t cuts = 0;
+  for (size_t n = 0; n < coded->size(); ++n) {
+    try {
+      CHECK(callgrindArchiveDecode(coded->substr(0, n)).size() <= small.size());
+    } catch (const Error& e) {
+      CHECK(e.status() == Status::malformed);
+      ++cuts;
+    }
+  }
+  CHECK(cuts > 0);
+  std::string past = *coded;
+  past[1] = '\x7f';
+  refused(past, "past the end of the member");
+  refused(*coded + "9\n", "left after the skeleton's last line");
+  refused(coded->substr(0, coded->size() - 3), "end before the line at offset");
+  refused("\x02" + coded->substr(1), "not a Callgrind archive coding");
+}
+
+// An archive keeps a Callgrind member as its coded text (registry_archive.cpp), which reads
+// back as the same IR message, multi-part files too.
+TEST(archive_keeps_callgrind_members_coded) {
+  for (const char* f : kCorpus) {
+    auto p = read(testlib::slurp(testlib::data(f)));
+    const std::string message = p->flatBytes();
+    auto form = archiveForm(*p, message);
+    CHECK(form.has_value() && form->coded);
+    CHECK(profileFromArchiveForm(FormatId::callgrind, form->bytes, true)->flatBytes() == message);
+  }
 }

@@ -7,6 +7,7 @@
 #include <string>
 
 #include "error.h"
+#include "formats/callgrind/archive_coding.h"
 #include "formats/gperftools/archive_coding.h"
 #include "formats/registry.h"
 #include "profile.h"
@@ -26,6 +27,7 @@ struct ArchiveCoding {
 };
 constexpr ArchiveCoding kCodings[] = {
     {FormatId::gperftools, gperftoolsArchiveCode, gperftoolsArchiveDecode},
+    {FormatId::callgrind, callgrindArchiveCode, callgrindArchiveDecode},
 };
 
 const ArchiveCoding* codingOf(FormatId f) {

@@ -1,0 +1,211 @@
+// The archive coding of a Callgrind profile (archive_coding.h).
+#include "formats/callgrind/archive_coding.h"
+
+#include <algorithm>
+#include <unordered_map>
+#include <vector>
+
+#include "error.h"
+#include "util/bytes.h"
+#include "util/text.h"
+
+namespace profpack {
+
+namespace {
+
+constexpr uint8_t kCodingVersion = 1;
+constexpr size_t kHeaderBytes = 9;  // the version and the skeleton's length
+
+[[noreturn]] void malformed(uint64_t offset, const std::string& what) {
+  throw Error(Status::malformed, "Callgrind archive coding", what, offset);
+}
+
+// The id space of a name line ("fn=..." -> functions), or -1 for any other line; `eq` gets the
+// position of its '='.
+int nameSpace(std::string_view line, size_t& eq) {
+  struct Key {
+    std::string_view key;
+    int space;  // 0 objects, 1 files, 2 functions
+  };
+  static constexpr Key kKeys[] = {{"ob", 0}, {"cob", 0}, {"fl", 1},  {"fi", 1},
+                                  {"fe", 1}, {"cfi", 1}, {"cfl", 1}, {"jfi", 1},
+                                  {"fn", 2}, {"cfn", 2}, {"jfn", 2}};
+  eq = line.find('=');
+  if (eq < 2 || eq > 3) return -1;  // (npos too)
+  const std::string_view key = line.substr(0, eq);
+  for (const Key& k : kKeys)
+    if (k.key == key) return k.space;
+  return -1;
+}
+
+bool isCostLine(std::string_view line) {
+  if (line.empty()) return false;
+  const char c = line[0];
+  return (c >= '0' && c <= '9') || c == '+' || c == '-' || c == '*';
+}
+
+// The length of a calls=, jump= or jcnd= line's key with its '=', else 0.
+size_t countKey(std::string_view line) {
+  for (std::string_view k :
+       {std::string_view("calls="), std::string_view("jump="), std::string_view("jcnd=")})
+    if (line.substr(0, k.size()) == k) return k.size();
+  return 0;
+}
+
+// A name the writer writes out in full, without a number: empty ("none") or with a leading
+// blank, which a compressed definition would lose.
+bool keptAsWritten(std::string_view name) { return name.empty() || isSpace(name[0]); }
+
+// Calls f(line, offset) for each '\n'-terminated line of `text` (which ends in '\n').
+template <class F>
+void eachLine(std::string_view text, F&& f) {
+  for (size_t p = 0; p < text.size();) {
+    const size_t e = text.find('\n', p);
+    f(text.substr(p, e - p), p);
+    p = e + 1;
+  }
+}
+
+}  // namespace
+
+std::optional<std::string> callgrindArchiveCode(std::string_view file) {
+  if (file.empty() || file.back() != '\n') return std::nullopt;
+  std::string skeleton, cut;
+  std::unordered_map<uint64_t, std::string_view> names[3];
+  bool codable = true;
+  eachLine(file, [&](std::string_view line, size_t) {
+    if (!codable) return;
+    size_t eq = 0;
+    if (isCostLine(line)) {
+      const size_t b = std::min(line.find_first_of(" \t"), line.size());
+      skeleton.append(line.substr(0, b));
+      cut.append(line.substr(b));
+      cut += '\n';
+    } else if (const size_t k = countKey(line)) {
+      const size_t b = std::min(line.find_first_of(" \t", k), line.size());
+      skeleton.append(line.substr(0, k));
+      skeleton.append(line.substr(b));
+      cut.append(line.substr(k, b - k));
+      cut += '\n';
+    } else if (const int space = nameSpace(line, eq); space >= 0) {
+      // "(N) name" defines N, "(N)" refers to it; anything else stays as written.
+      const std::string_view v = line.substr(eq + 1);
+      size_t q = 1;
+      while (q < v.size() && v[q] >= '0' && v[q] <= '9' && q < 20) ++q;
+      if (v.size() < 3 || v[0] != '(' || q == 1 || q == v.size() || v[q] != ')') {
+        skeleton.append(line);
+      } else {
+        uint64_t id = 0;
+        for (size_t i = 1; i < q; ++i) id = id * 10 + static_cast<uint64_t>(v[i] - '0');
+        const std::string_view rest = v.substr(q + 1);
+        std::string_view name;
+        if (rest.empty()) {
+          auto it = names[space].find(id);
+          if (it == names[space].end()) {
+            codable = false;  // a number used before its definition
+            return;
+          }
+          name = it->second;
+        } else if (rest[0] == ' ') {
+          name = rest.substr(1);
+          names[space][id] = name;
+        } else {
+          skeleton.append(line);
+          skeleton += '\n';
+          return;
+        }
+        skeleton.append(line.substr(0, eq + 1));
+        skeleton.append(name);
+      }
+    } else {
+      skeleton.append(line);
+    }
+    skeleton += '\n';
+  });
+  if (!codable) return std::nullopt;
+  std::string coded;
+  coded.reserve(kHeaderBytes + skeleton.size() + cut.size());
+  coded += static_cast<char>(kCodingVersion);
+  appendLe64(coded, skeleton.size());
+  coded += skeleton;
+  coded += cut;
+  try {
+    if (callgrindArchiveDecode(coded) != file) return std::nullopt;
+  } catch (const Error&) {
+    return std::nullopt;
+  }
+  return coded;
+}
+
+std::string callgrindArchiveDecode(std::string_view coded) {
+  if (coded.size() < kHeaderBytes || static_cast<uint8_t>(coded[0]) != kCodingVersion)
+    malformed(0, "not a Callgrind archive coding of version 1");
+  const uint64_t s = rd64(reinterpret_cast<const uint8_t*>(coded.data()) + 1);
+  if (s > coded.size() - kHeaderBytes)
+    malformed(1, "a skeleton of " + std::to_string(s) + " bytes, past the end of the member (" +
+                     std::to_string(coded.size()) + " bytes)");
+  const std::string_view skeleton = coded.substr(kHeaderBytes, s);
+  const std::string_view cut = coded.substr(kHeaderBytes + s);
+  if (!skeleton.empty() && skeleton.back() != '\n')
+    malformed(kHeaderBytes + s - 1, "a skeleton whose last line has no newline");
+  // The names, numbered as the writer numbers them: by rank in byte order, from 1.
+  std::vector<std::string_view> names;
+  eachLine(skeleton, [&](std::string_view line, size_t) {
+    size_t eq = 0;
+    if (!isCostLine(line) && !countKey(line) && nameSpace(line, eq) >= 0 &&
+        !keptAsWritten(line.substr(eq + 1)))
+      names.push_back(line.substr(eq + 1));
+  });
+  std::sort(names.begin(), names.end());
+  names.erase(std::unique(names.begin(), names.end()), names.end());
+  std::vector<bool> defined[3];
+  for (auto& d : defined) d.assign(names.size(), false);
+  std::string out;
+  out.reserve(coded.size() + coded.size() / 4);
+  size_t c = 0;  // the next cut-out text
+  auto nextCut = [&](size_t lineAt) {
+    const size_t e = cut.find('\n', c);
+    if (e == std::string_view::npos)
+      malformed(kHeaderBytes + s + c, "the cut-out texts end before the line at offset " +
+                                          std::to_string(kHeaderBytes + lineAt) + " takes one");
+    const std::string_view t = cut.substr(c, e - c);
+    c = e + 1;
+    return t;
+  };
+  eachLine(skeleton, [&](std::string_view line, size_t at) {
+    size_t eq = 0;
+    int space = -1;
+    if (isCostLine(line)) {
+      out.append(line);
+      out.append(nextCut(at));
+    } else if (const size_t k = countKey(line)) {
+      out.append(line.substr(0, k));
+      out.append(nextCut(at));
+      out.append(line.substr(k));
+    } else if ((space = nameSpace(line, eq)) >= 0 && !keptAsWritten(line.substr(eq + 1))) {
+      const std::string_view name = line.substr(eq + 1);
+      const size_t rank =
+          static_cast<size_t>(std::lower_bound(names.begin(), names.end(), name) - names.begin());
+      out.append(line.substr(0, eq + 1));
+      out += '(';
+      appendDecimal(out, rank + 1);
+      out += ')';
+      if (!defined[space][rank]) {
+        defined[space][rank] = true;
+        out += ' ';
+        out.append(name);
+      }
+    } else {
+      // A header or trailer line: the writer starts each part's body with no name defined.
+      if (!line.empty() && line[0] != '#')
+        for (auto& d : defined) std::fill(d.begin(), d.end(), false);
+      out.append(line);
+    }
+    out += '\n';
+  });
+  if (c != cut.size())
+    malformed(kHeaderBytes + s + c, "cut-out texts left after the skeleton's last line");
+  return out;
+}
+
+}  // namespace profpack
