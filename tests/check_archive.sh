@@ -183,20 +183,31 @@ for r in json.load(open(w + "/trend.json")):
 assert named >= 3, named
 PY
 
-# compact: a revision-1 archive becomes revision 3 (members kept as their formats' files)
-# with the same figures; forty one-member appends compact into one segment with one
-# dictionary rebuilt over all of them, as small as the forty added at once.
+# compact: a revision-1 archive becomes the revision this build writes (members kept as their
+# formats' files) with the same figures; forty one-member appends compact into one segment
+# with one dictionary rebuilt over all of them, as small as the forty added at once.
 a=$w/old.ppka; cp "$src/tests/data/compat/ppka-r1/mixed.ppka" "$a"
 rev() { python3 -c "import struct, sys; print(struct.unpack_from('<I', open(sys.argv[1], 'rb').read(), 8)[0])" "$1"; }
+"$pp" archive add "$w/now.ppka" "$src/tests/data/gperftools/workload.64le.prof" --time 1 >/dev/null
+now=$(rev "$w/now.ppka")
 "$pp" archive list --json "$a" >"$w/list1.json"
 for i in 1 2 3 4 5; do "$pp" archive extract "$a" $i -o "$w/old$i.ppk"; done
-"$pp" archive compact "$a" && "$pp" archive verify "$a" >/dev/null && [ "$(rev "$a")" = 3 ] &&
+"$pp" archive compact "$a" && "$pp" archive verify "$a" >/dev/null && [ "$(rev "$a")" = "$now" ] &&
   [ "$(rev "$src/tests/data/compat/ppka-r1/mixed.ppka")" = 1 ] && same=0 &&
   for i in 1 2 3 4 5; do
     "$pp" archive extract "$a" $i -o "$w/new$i.ppk" && "$pp" equal "$w/old$i.ppk" "$w/new$i.ppk" >/dev/null &&
       same=$((same + 1))
-  done && [ $same = 5 ] && ok "compact: revision 1 -> 3, 5 members equal" ||
-  bad "compact of a revision-1 archive (revision $(rev "$a"), $same members equal)"
+  done && [ $same = 5 ] && ok "compact: revision 1 -> $now, 5 members equal" ||
+  bad "compact of a revision-1 archive (revision $(rev "$a"), not $now; $same members equal)"
+# An append to a revision-3 archive keeps revision 3, and with it Callgrind members uncoded
+# (revision 4 brought their coding): the archive still reads in builds of revision 3.
+a=$w/r3.ppka; cp "$src/tests/data/compat/ppka-r3/mixed.ppka" "$a"
+cg=$(ls "$w"/cg/* | head -1)
+"$pp" archive add "$a" "$cg" --time 1 >/dev/null && [ "$(rev "$a")" = 3 ] &&
+  "$pp" archive verify "$a" >/dev/null && "$pp" archive extract "$a" 9 -o "$w/r3-9.ppk" &&
+  "$pp" convert "$cg" -o "$w/r3-cg.ppk" --no-symbolize && "$pp" equal "$w/r3-9.ppk" "$w/r3-cg.ppk" >/dev/null &&
+  ok "an append to a revision-3 archive keeps revision 3 (Callgrind member uncoded, equal)" ||
+  bad "append to a revision-3 archive (revision $(rev "$a"))"
 a=$w/onebyone.ppka; rm -f "$a"
 for f in $(ls "$w"/gperf/* | sort -V); do "$pp" archive add "$a" "$f" --time 1000; done
 before=$(size "$a")
@@ -281,7 +292,10 @@ python3 "$src/tests/hostile_archive.py" "$small" "$w" || bad "hostile_archive.py
 # Members kept in their segment's dictionary (revision 3) under a header that says revision 2.
 python3 -c "import sys; d = bytearray(open(sys.argv[1], 'rb').read()); d[8] = 2
 open(sys.argv[2], 'wb').write(bytes(d))" "$src/tests/data/compat/ppka-r3/mixed.ppka" "$w/indict-r2.ppka"
-for h in h1 h2 h3 coded-slots coded-object coded-records coded-r1 indict-r2; do
+# Coded Callgrind members (revision 4) under a header that says revision 3.
+python3 -c "import sys; d = bytearray(open(sys.argv[1], 'rb').read()); d[8] = 3
+open(sys.argv[2], 'wb').write(bytes(d))" "$src/tests/data/compat/ppka-r4/mixed.ppka" "$w/callgrind-coded-r3.ppka"
+for h in h1 h2 h3 coded-slots coded-object coded-records coded-r1 indict-r2 callgrind-coded-r3; do
   out=$("$pp" archive verify "$w/$h.ppka" 2>&1); rc=$?
   [ $rc = 1 ] && echo "$out" | grep -q "ppka" && ok "hostile $h refused: $out" || bad "hostile $h: exit $rc: $out"
 done

@@ -792,13 +792,24 @@ TEST(archive_coding_round_trip_and_hostile_codings) {
 }
 
 // An archive keeps a Callgrind member as its coded text (registry_archive.cpp), which reads
-// back as the same IR message, multi-part files too.
+// back as the same IR message, multi-part files too; from archive revision 4 on, which
+// brought the coding: an archive of revision 3 keeps the file uncoded, and refuses a coded one.
 TEST(archive_keeps_callgrind_members_coded) {
   for (const char* f : kCorpus) {
     auto p = read(testlib::slurp(testlib::data(f)));
     const std::string message = p->flatBytes();
-    auto form = archiveForm(*p, message);
+    auto form = archiveForm(*p, message, 4);
     CHECK(form.has_value() && form->coded);
-    CHECK(profileFromArchiveForm(FormatId::callgrind, form->bytes, true)->flatBytes() == message);
+    CHECK(profileFromArchiveForm(FormatId::callgrind, form->bytes, true, 4)->flatBytes() ==
+          message);
+    auto plain = archiveForm(*p, message, 3);
+    CHECK(plain.has_value() && !plain->coded && plain->bytes == writeCallgrind(*p));
+    try {
+      profileFromArchiveForm(FormatId::callgrind, form->bytes, true, 3);
+      CHECK(false);
+    } catch (const Error& e) {
+      CHECK(e.status() == Status::malformed);
+      CHECK_CONTAINS(e.what(), "archive revision 3 has not");
+    }
   }
 }

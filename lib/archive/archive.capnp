@@ -31,6 +31,7 @@ struct Member {
   form @8 :UInt8;         # what the frame holds (archive revision 2; revision 1: always 0):
                           # 0 the IR message; 1 the file `format`'s writer writes, whose reading
                           # gives the IR message; 2 that file in `format`'s archive coding
+                          # (gperftools from revision 2, Callgrind from revision 4)
   messageSize @9 :UInt64; # forms 1 and 2: the size of the IR message read back (form 0: rawSize)
   inDictionary @10 :Bool; # archive revision 3: no frame of its own; its rawSize bytes are at
                           # `offset` in its segment's dictionary (decompressed), and size is 0

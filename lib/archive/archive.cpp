@@ -297,7 +297,7 @@ std::unique_ptr<Profile> Archive::read(size_t index) const {
       malformed(m.offset, "member " + std::to_string(m.id) + " of unknown format " + m.format);
     std::string raw = memberBytes(m);
     try {
-      return profileFromArchiveForm(f, raw, m.form == MemberForm::codedFile);
+      return profileFromArchiveForm(f, raw, m.form == MemberForm::codedFile, revision_);
     } catch (const Error& e) {
       if (e.status() != Status::malformed) throw;
       malformed(m.offset, "the " + m.format + " file member " + std::to_string(m.id) +
@@ -370,7 +370,7 @@ MemberForm keepAs(const Profile& profile, const std::string& format, std::string
                   uint32_t revision) {
   // (the format named is the one a frame of another form is read back as)
   if (revision < 2 || formatFromName(format) != formatOf(profile)) return MemberForm::message;
-  std::optional<ArchiveForm> form = archiveForm(profile, raw);
+  std::optional<ArchiveForm> form = archiveForm(profile, raw, revision);
   if (!form) return MemberForm::message;
   raw = std::move(form->bytes);
   return form->coded ? MemberForm::codedFile : MemberForm::file;

@@ -1,7 +1,9 @@
 // The .ppka archive: many profiles in one file, in segments that share a zstd dictionary.
 //
 //   bytes 0-7    magic "\x89PPKA\r\n\x1a"
-//   bytes 8-11   archive revision (u32 little-endian), 2 (1: every member an IR message)
+//   bytes 8-11   archive revision (u32 little-endian), 4 (1: every member an IR message; 2:
+//                members kept as their formats' files, gperftools coded; 3: members kept whole
+//                in their segment's dictionary; 4: Callgrind members coded too)
 //   bytes 12-15  flags (u32), 0
 //   then, appended by each commit: a segment (its dictionary's zstd frame, then each member's
 //   zstd frame, compressed with the dictionary: the member's IR message as .ppk keeps it, or
@@ -25,7 +27,7 @@
 
 namespace profpack {
 
-inline constexpr uint32_t kArchiveRevision = 3;
+inline constexpr uint32_t kArchiveRevision = 4;
 // The oldest revision this build reads; appends to an archive of it keep its revision.
 inline constexpr uint32_t kOldestArchiveRevision = 1;
 

@@ -63,15 +63,18 @@ std::vector<uint64_t> functionEntries(const Profile& profile, const std::string&
 // How an archive (lib/archive/) keeps a member of `profile` whose IR message is `message`:
 // the bytes its format's writer writes, where reading them back gives `message` byte for byte
 // (`coded`: then coded by the format's archive coding); nothing where they would not, or the
-// message is large (it is kept as it is). profileFromArchiveForm reads such bytes back;
-// Status::malformed for bytes that are no such form.
+// message is large (it is kept as it is). A format's coding is used from the archive revision
+// that brought it on (`archiveRevision`: the archive's). profileFromArchiveForm reads such
+// bytes back; Status::malformed for bytes that are no such form, or a coding the archive's
+// revision has not.
 struct ArchiveForm {
   std::string bytes;
   bool coded = false;
 };
-std::optional<ArchiveForm> archiveForm(const Profile& profile, const std::string& message);
+std::optional<ArchiveForm> archiveForm(const Profile& profile, const std::string& message,
+                                       uint32_t archiveRevision);
 std::unique_ptr<Profile> profileFromArchiveForm(FormatId format, const std::string& bytes,
-                                                bool coded);
+                                                bool coded, uint32_t archiveRevision);
 
 // Detects the format from the first bytes (never from a file name).
 FormatId detectFormat(std::span<const uint8_t> data);
