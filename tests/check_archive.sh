@@ -63,11 +63,11 @@ for kind in gperf cg mixed; do
   # 0.50x), and each run says whether it met the aims. Callgrind sets measured 1.03x-1.16x of
   # tar|zstd-19 in this test, and 1.28x for a set made the same way by hand, before their
   # archive coding (lib/formats/callgrind/archive_coding.h; their threads' interleaving moves
-  # their costs); with it 0.747x and 0.750x on two sets (mixed 0.637x and 0.644x).
+  # their costs); with it 0.681x and 0.683x on two sets (mixed 0.605x and 0.603x).
   case $kind in
     gperf) lim_tar=0.55 lim_sum=0.3 ;;
-    cg) lim_tar=0.9 lim_sum=0.25 ;;
-    mixed) lim_tar=0.75 lim_sum=0.25 ;;
+    cg) lim_tar=0.85 lim_sum=0.25 ;;
+    mixed) lim_tar=0.7 lim_sum=0.25 ;;
   esac
   atmost "$a" "$tarz" $lim_tar && ok "$kind archive <= ${lim_tar}x tar c | zstd -19" ||
     bad "$kind archive $a > ${lim_tar}x tar c | zstd -19 ($tarz)"

@@ -757,9 +757,10 @@ TEST(archive_coding_round_trip_and_hostile_codings) {
   auto coded = callgrindArchiveCode(small);
   CHECK(coded.has_value());
   // The skeleton: names in place of numbers, cost lines before their blank, calls= without
-  // its count; then the cut-out texts.
+  // its count; then the cut-out texts, by function block, the blocks sorted by their fn=
+  // lines ("fn=f" before "fn=main").
   CHECK_CONTAINS(*coded,
-                 "fl=a.c\nfn=main\n1\n+1\ncfn=f\ncalls= 10\n*\nfn=f\n10\n 5\n 3\n2\n 7\n 4\n");
+                 "fl=a.c\nfn=main\n1\n+1\ncfn=f\ncalls= 10\n*\nfn=f\n10\n 4\n 5\n 3\n2\n 7\n");
   CHECK(callgrindArchiveDecode(*coded) == small);
   // Numbers other than the names' ranks do not decode to the file: not coded.
   CHECK(!callgrindArchiveCode("fn=(7) main\n1 5\n").has_value());
@@ -786,8 +787,9 @@ TEST(archive_coding_round_trip_and_hostile_codings) {
   std::string past = *coded;
   past[1] = '\x7f';
   refused(past, "past the end of the member");
-  refused(*coded + "9\n", "left after the skeleton's last line");
-  refused(coded->substr(0, coded->size() - 3), "end before the line at offset");
+  refused(*coded + "9\n", "left after the skeleton's 5 lines took theirs");
+  refused(coded->substr(0, coded->size() - 3), "the cut-out texts end after 4 of the 5");
+  refused(coded->substr(0, coded->size() - 1), "a cut-out text without its newline");
   refused("\x02" + coded->substr(1), "not a Callgrind archive coding");
 }
 

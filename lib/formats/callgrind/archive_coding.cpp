@@ -66,11 +66,43 @@ void eachLine(std::string_view text, F&& f) {
   }
 }
 
+// Where each cut-out text goes in the stream of them, by its line's place among the lines
+// that have one. The stream holds them by function block, the blocks sorted by their fn=
+// line's text (then by how many blocks of that text came before; the lines before the first
+// fn= line first): the runs of a program write their functions in different orders, and their
+// costs then meet the other members' in the same order.
+std::vector<size_t> cutPositions(std::string_view skeleton) {
+  std::vector<std::pair<std::string_view, uint32_t>> keys{{std::string_view(), 0}};
+  std::unordered_map<std::string_view, uint32_t> seen;
+  std::vector<uint32_t> cutBlock;
+  eachLine(skeleton, [&](std::string_view line, size_t) {
+    if (isCostLine(line) || countKey(line))
+      cutBlock.push_back(static_cast<uint32_t>(keys.size() - 1));
+    else if (line.substr(0, 3) == "fn=")
+      keys.emplace_back(line, seen[line]++);
+  });
+  std::vector<uint32_t> order(keys.size());
+  for (uint32_t i = 0; i < order.size(); ++i) order[i] = i;
+  std::sort(order.begin(), order.end(), [&](uint32_t a, uint32_t b) { return keys[a] < keys[b]; });
+  std::vector<size_t> start(keys.size(), 0);
+  for (uint32_t b : cutBlock) ++start[b];
+  size_t at = 0;
+  for (uint32_t b : order) {
+    const size_t n = start[b];
+    start[b] = at;
+    at += n;
+  }
+  std::vector<size_t> pos(cutBlock.size());
+  for (size_t i = 0; i < cutBlock.size(); ++i) pos[i] = start[cutBlock[i]]++;
+  return pos;
+}
+
 }  // namespace
 
 std::optional<std::string> callgrindArchiveCode(std::string_view file) {
   if (file.empty() || file.back() != '\n') return std::nullopt;
-  std::string skeleton, cut;
+  std::string skeleton;
+  std::vector<std::string_view> cuts;  // in line order
   std::unordered_map<uint64_t, std::string_view> names[3];
   bool codable = true;
   eachLine(file, [&](std::string_view line, size_t) {
@@ -79,14 +111,12 @@ std::optional<std::string> callgrindArchiveCode(std::string_view file) {
     if (isCostLine(line)) {
       const size_t b = std::min(line.find_first_of(" \t"), line.size());
       skeleton.append(line.substr(0, b));
-      cut.append(line.substr(b));
-      cut += '\n';
+      cuts.push_back(line.substr(b));
     } else if (const size_t k = countKey(line)) {
       const size_t b = std::min(line.find_first_of(" \t", k), line.size());
       skeleton.append(line.substr(0, k));
       skeleton.append(line.substr(b));
-      cut.append(line.substr(k, b - k));
-      cut += '\n';
+      cuts.push_back(line.substr(k, b - k));
     } else if (const int space = nameSpace(line, eq); space >= 0) {
       // "(N) name" defines N, "(N)" refers to it; anything else stays as written.
       const std::string_view v = line.substr(eq + 1);
@@ -123,12 +153,18 @@ std::optional<std::string> callgrindArchiveCode(std::string_view file) {
     skeleton += '\n';
   });
   if (!codable) return std::nullopt;
+  const std::vector<size_t> pos = cutPositions(skeleton);
+  std::vector<std::string_view> stream(cuts.size());
+  for (size_t i = 0; i < cuts.size(); ++i) stream[pos[i]] = cuts[i];
   std::string coded;
-  coded.reserve(kHeaderBytes + skeleton.size() + cut.size());
+  coded.reserve(kHeaderBytes + file.size());
   coded += static_cast<char>(kCodingVersion);
   appendLe64(coded, skeleton.size());
   coded += skeleton;
-  coded += cut;
+  for (std::string_view c : stream) {
+    coded.append(c);
+    coded += '\n';
+  }
   try {
     if (callgrindArchiveDecode(coded) != file) return std::nullopt;
   } catch (const Error&) {
@@ -160,27 +196,36 @@ std::string callgrindArchiveDecode(std::string_view coded) {
   names.erase(std::unique(names.begin(), names.end()), names.end());
   std::vector<bool> defined[3];
   for (auto& d : defined) d.assign(names.size(), false);
-  std::string out;
-  out.reserve(coded.size() + coded.size() / 4);
-  size_t c = 0;  // the next cut-out text
-  auto nextCut = [&](size_t lineAt) {
+  // The cut-out texts, one a line of the skeleton that has one, in the stream's order.
+  const std::vector<size_t> pos = cutPositions(skeleton);
+  std::vector<std::string_view> stream;
+  stream.reserve(pos.size());
+  for (size_t c = 0; c < cut.size();) {
     const size_t e = cut.find('\n', c);
     if (e == std::string_view::npos)
-      malformed(kHeaderBytes + s + c, "the cut-out texts end before the line at offset " +
-                                          std::to_string(kHeaderBytes + lineAt) + " takes one");
-    const std::string_view t = cut.substr(c, e - c);
+      malformed(kHeaderBytes + s + c, "a cut-out text without its newline");
+    if (stream.size() == pos.size())
+      malformed(kHeaderBytes + s + c, "cut-out texts left after the skeleton's " +
+                                          std::to_string(pos.size()) + " lines took theirs");
+    stream.push_back(cut.substr(c, e - c));
     c = e + 1;
-    return t;
-  };
-  eachLine(skeleton, [&](std::string_view line, size_t at) {
+  }
+  if (stream.size() < pos.size())
+    malformed(coded.size(), "the cut-out texts end after " + std::to_string(stream.size()) +
+                                " of the " + std::to_string(pos.size()) +
+                                " the skeleton's lines take");
+  std::string out;
+  out.reserve(coded.size() + coded.size() / 4);
+  size_t next = 0;  // the next line with a cut-out text
+  eachLine(skeleton, [&](std::string_view line, size_t) {
     size_t eq = 0;
     int space = -1;
     if (isCostLine(line)) {
       out.append(line);
-      out.append(nextCut(at));
+      out.append(stream[pos[next++]]);
     } else if (const size_t k = countKey(line)) {
       out.append(line.substr(0, k));
-      out.append(nextCut(at));
+      out.append(stream[pos[next++]]);
       out.append(line.substr(k));
     } else if ((space = nameSpace(line, eq)) >= 0 && !keptAsWritten(line.substr(eq + 1))) {
       const std::string_view name = line.substr(eq + 1);
@@ -203,8 +248,6 @@ std::string callgrindArchiveDecode(std::string_view coded) {
     }
     out += '\n';
   });
-  if (c != cut.size())
-    malformed(kHeaderBytes + s + c, "cut-out texts left after the skeleton's last line");
   return out;
 }
 

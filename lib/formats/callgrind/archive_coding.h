@@ -9,7 +9,10 @@
 // numbers the names again from their sorted set, and defines each anew in every part (after
 // any header or trailer line), as the writer does. The costs, which change from run to run while
 // the lines they sit on do not, go in a stream of their own after the rest of the text: each
-// cost line's text from its first blank on, and the count of each calls=, jump= and jcnd= line.
+// cost line's text from its first blank on, and the count of each calls=, jump= and jcnd= line,
+// by function block, the blocks sorted by their fn= lines: runs write their functions in
+// different orders, and sorted, a function's costs follow the same function's as in the other
+// runs. The decoder finds the same order in the skeleton.
 //
 //   byte 0      coding version, 1
 //   bytes 1-8   length S of the skeleton (u64 little-endian)
@@ -21,7 +24,10 @@
 //                 blank;
 //               - a calls=, jump= or jcnd= line without the text between '=' and its first
 //                 blank
-//   then        the cut-out texts, in the order of their lines, each ending in '\n'
+//   then        the cut-out texts, each ending in '\n': the lines' before the first fn= line,
+//               then each fn= line's block's, the blocks in the byte order of their fn= lines
+//               (as the skeleton writes them), blocks of equal fn= lines in file order; within
+//               a block in the order of their lines
 //
 // Only files that end in a newline and whose coding decodes to them byte for byte are coded.
 #pragma once
