@@ -7,6 +7,7 @@
 
 #include "error.h"
 #include "util/bytes.h"
+#include "util/round_trip.h"
 #include "util/text.h"
 
 namespace profpack {
@@ -165,12 +166,7 @@ std::optional<std::string> callgrindArchiveCode(std::string_view file) {
     coded.append(c);
     coded += '\n';
   }
-  try {
-    if (callgrindArchiveDecode(coded) != file) return std::nullopt;
-  } catch (const Error&) {
-    return std::nullopt;
-  }
-  return coded;
+  return ifDecodesTo(std::move(coded), file, callgrindArchiveDecode);
 }
 
 std::string callgrindArchiveDecode(std::string_view coded) {

@@ -9,6 +9,7 @@
 
 #include "error.h"
 #include "util/bytes.h"
+#include "util/round_trip.h"
 
 namespace profpack {
 
@@ -311,12 +312,7 @@ std::optional<std::string> gperftoolsArchiveCode(std::string_view file) {
   out += stacks;
   out += counts;
   out += *codedMaps;
-  try {
-    if (gperftoolsArchiveDecode(out) != file) return std::nullopt;
-  } catch (const Error&) {
-    return std::nullopt;
-  }
-  return out;
+  return ifDecodesTo(std::move(out), file, gperftoolsArchiveDecode);
 }
 
 std::string gperftoolsArchiveDecode(std::string_view coded) {
