@@ -762,6 +762,17 @@ TEST(archive_coding_round_trip_and_hostile_codings) {
   CHECK_CONTAINS(*coded,
                  "fl=a.c\nfn=main\n1\n+1\ncfn=f\ncalls= 10\n*\nfn=f\n10\n 4\n 5\n 3\n2\n 7\n");
   CHECK(callgrindArchiveDecode(*coded) == small);
+  // Names the writer writes in full (an empty one, one with a leading blank) count in the
+  // ranks, and an empty name in a body starts no new part: such files code too.
+  for (const char* text :
+       {"events: Ir\nfl=(1) a.c\nfn=(2)  spaced\n1 5\nfn= lead\n2 3\n",
+        "events: Ir\nfl=(1) a.c\nfn=(2) main\n1 5\nfl=\nfn=(3) other\n2 3\nfl=(1)\nfn=(2)\n3 4\n",
+        "events: Ir\nfl=(1) a.c\nfn=(2) main\n1 5\ncfn=\ncalls=1 2\n1 1\nfn=(3) x\n2 3\n"
+        "cfn=(2)\ncalls=1 2\n1 1\n"}) {
+    const std::string written = writeCallgrind(*read(text));
+    auto c = callgrindArchiveCode(written);
+    CHECK(c.has_value() && callgrindArchiveDecode(*c) == written);
+  }
   // Numbers other than the names' ranks do not decode to the file: not coded.
   CHECK(!callgrindArchiveCode("fn=(7) main\n1 5\n").has_value());
   CHECK(!callgrindArchiveCode("fn=(1)\n1 5\n").has_value());

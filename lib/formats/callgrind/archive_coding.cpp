@@ -72,7 +72,7 @@ void eachLine(std::string_view text, F&& f) {
 // line's text (then by how many blocks of that text came before; the lines before the first
 // fn= line first): the runs of a program write their functions in different orders, and their
 // costs then meet the other members' in the same order.
-std::vector<size_t> cutPositions(std::string_view skeleton) {
+std::vector<uint32_t> cutPositions(std::string_view skeleton) {
   std::vector<std::pair<std::string_view, uint32_t>> keys{{std::string_view(), 0}};
   std::unordered_map<std::string_view, uint32_t> seen;
   std::vector<uint32_t> cutBlock;
@@ -85,17 +85,16 @@ std::vector<size_t> cutPositions(std::string_view skeleton) {
   std::vector<uint32_t> order(keys.size());
   for (uint32_t i = 0; i < order.size(); ++i) order[i] = i;
   std::sort(order.begin(), order.end(), [&](uint32_t a, uint32_t b) { return keys[a] < keys[b]; });
-  std::vector<size_t> start(keys.size(), 0);
+  std::vector<uint32_t> start(keys.size(), 0);
   for (uint32_t b : cutBlock) ++start[b];
-  size_t at = 0;
+  uint32_t at = 0;
   for (uint32_t b : order) {
-    const size_t n = start[b];
+    const uint32_t n = start[b];
     start[b] = at;
     at += n;
   }
-  std::vector<size_t> pos(cutBlock.size());
-  for (size_t i = 0; i < cutBlock.size(); ++i) pos[i] = start[cutBlock[i]]++;
-  return pos;
+  for (uint32_t& b : cutBlock) b = start[b]++;  // (in place: the positions)
+  return cutBlock;
 }
 
 }  // namespace
@@ -154,7 +153,7 @@ std::optional<std::string> callgrindArchiveCode(std::string_view file) {
     skeleton += '\n';
   });
   if (!codable) return std::nullopt;
-  const std::vector<size_t> pos = cutPositions(skeleton);
+  const std::vector<uint32_t> pos = cutPositions(skeleton);
   std::vector<std::string_view> stream(cuts.size());
   for (size_t i = 0; i < cuts.size(); ++i) stream[pos[i]] = cuts[i];
   std::string coded;
@@ -180,22 +179,29 @@ std::string callgrindArchiveDecode(std::string_view coded) {
   const std::string_view cut = coded.substr(kHeaderBytes + s);
   if (!skeleton.empty() && skeleton.back() != '\n')
     malformed(kHeaderBytes + s - 1, "a skeleton whose last line has no newline");
-  // The names, numbered as the writer numbers them: by rank in byte order, from 1.
+  // (Offsets and line counts below are 32-bit, 4 bytes a line of the coding at most.)
+  if (coded.size() > UINT32_MAX)
+    malformed(0, "a coding of " + std::to_string(coded.size()) + " bytes, 4 GiB or more");
+  // The names, numbered as the writer numbers them: by rank in byte order among every name
+  // the file holds (those it writes in full too), from 1.
   std::vector<std::string_view> names;
   eachLine(skeleton, [&](std::string_view line, size_t) {
     size_t eq = 0;
-    if (!isCostLine(line) && !countKey(line) && nameSpace(line, eq) >= 0 &&
-        !keptAsWritten(line.substr(eq + 1)))
+    if (!isCostLine(line) && !countKey(line) && nameSpace(line, eq) >= 0 && line.size() > eq + 1)
       names.push_back(line.substr(eq + 1));
   });
   std::sort(names.begin(), names.end());
   names.erase(std::unique(names.begin(), names.end()), names.end());
-  std::vector<bool> defined[3];
-  for (auto& d : defined) d.assign(names.size(), false);
-  // The cut-out texts, one a line of the skeleton that has one, in the stream's order.
-  const std::vector<size_t> pos = cutPositions(skeleton);
-  std::vector<std::string_view> stream;
-  stream.reserve(pos.size());
+  // Per id space, the part each name was last defined in (0: none yet): a new part is a
+  // counter's step, not a pass over every name.
+  std::vector<uint32_t> definedIn[3];
+  for (auto& d : definedIn) d.assign(names.size(), 0);
+  uint32_t part = 1;
+  // The cut-out texts, one a line of the skeleton that has one: where each starts in `cut`, in
+  // the stream's order (each ends before the next one's start, with its newline).
+  const std::vector<uint32_t> pos = cutPositions(skeleton);
+  std::vector<uint32_t> stream;
+  stream.reserve(pos.size() + 1);
   for (size_t c = 0; c < cut.size();) {
     const size_t e = cut.find('\n', c);
     if (e == std::string_view::npos)
@@ -203,9 +209,13 @@ std::string callgrindArchiveDecode(std::string_view coded) {
     if (stream.size() == pos.size())
       malformed(kHeaderBytes + s + c, "cut-out texts left after the skeleton's " +
                                           std::to_string(pos.size()) + " lines took theirs");
-    stream.push_back(cut.substr(c, e - c));
+    stream.push_back(static_cast<uint32_t>(c));
     c = e + 1;
   }
+  auto cutText = [&](uint32_t j) {
+    const size_t end = j + 1 < stream.size() ? stream[j + 1] : cut.size();
+    return cut.substr(stream[j], end - 1 - stream[j]);
+  };
   if (stream.size() < pos.size())
     malformed(coded.size(), "the cut-out texts end after " + std::to_string(stream.size()) +
                                 " of the " + std::to_string(pos.size()) +
@@ -218,10 +228,10 @@ std::string callgrindArchiveDecode(std::string_view coded) {
     int space = -1;
     if (isCostLine(line)) {
       out.append(line);
-      out.append(stream[pos[next++]]);
+      out.append(cutText(pos[next++]));
     } else if (const size_t k = countKey(line)) {
       out.append(line.substr(0, k));
-      out.append(stream[pos[next++]]);
+      out.append(cutText(pos[next++]));
       out.append(line.substr(k));
     } else if ((space = nameSpace(line, eq)) >= 0 && !keptAsWritten(line.substr(eq + 1))) {
       const std::string_view name = line.substr(eq + 1);
@@ -231,15 +241,15 @@ std::string callgrindArchiveDecode(std::string_view coded) {
       out += '(';
       appendDecimal(out, rank + 1);
       out += ')';
-      if (!defined[space][rank]) {
-        defined[space][rank] = true;
+      if (definedIn[space][rank] != part) {
+        definedIn[space][rank] = part;
         out += ' ';
         out.append(name);
       }
     } else {
-      // A header or trailer line: the writer starts each part's body with no name defined.
-      if (!line.empty() && line[0] != '#')
-        for (auto& d : defined) std::fill(d.begin(), d.end(), false);
+      // A header or trailer line (not a name line, whatever its name): the writer starts
+      // each part's body with no name defined.
+      if (space < 0 && !line.empty() && line[0] != '#') ++part;
       out.append(line);
     }
     out += '\n';

@@ -2,12 +2,14 @@
 // file as its writer writes it, coded so that profiles of one program taken in different runs
 // share bytes.
 //
-// The writer numbers each name by its rank among the file's names in byte order ("fn=(12)
-// main" defines 12, later lines say "fn=(12)"), so one name more or less in a run moves the
-// numbers of every name after it, and every line that names one differs from the other runs'.
-// The coding writes every name line with the name itself in place of its number; the decoder
-// numbers the names again from their sorted set, and defines each anew in every part (after
-// any header or trailer line), as the writer does. The costs, which change from run to run while
+// The writer numbers each name by its index in the profile's string table, which holds every
+// name the file holds in byte order ("fn=(12) main" defines 12, later lines say "fn=(12)"),
+// so one name more or less in a run moves the numbers of every name after it, and every line
+// that names one differs from the other runs'. The coding writes every name line with the
+// name itself in place of its number; the decoder numbers the names again by their rank among
+// the skeleton's names (those written in full too), and defines each anew in every part (after
+// any header or trailer line: a line that is no name, cost or count line), as the writer
+// does. The costs, which change from run to run while
 // the lines they sit on do not, go in a stream of their own after the rest of the text: each
 // cost line's text from its first blank on, and the count of each calls=, jump= and jcnd= line,
 // by function block, the blocks sorted by their fn= lines: runs write their functions in
