@@ -299,5 +299,21 @@ for h in h1 h2 h3 coded-slots coded-object coded-records coded-r1 indict-r2 call
   out=$("$pp" archive verify "$w/$h.ppka" 2>&1); rc=$?
   [ $rc = 1 ] && echo "$out" | grep -q "ppka" && ok "hostile $h refused: $out" || bad "hostile $h: exit $rc: $out"
 done
+# compact reads every member as the archive's revision does: it refuses what verify refuses,
+# and leaves the file as it was.
+cp "$w/callgrind-coded-r3.ppka" "$w/cc.ppka"
+out=$("$pp" archive compact "$w/cc.ppka" 2>&1); rc=$?
+[ $rc = 1 ] && cmp -s "$w/cc.ppka" "$w/callgrind-coded-r3.ppka" &&
+  ok "compact refuses coded Callgrind members under revision 3: $out" ||
+  bad "compact of callgrind-coded-r3: exit $rc: $out"
+# compact of a revision-3 archive: the revision this build writes (its Callgrind member is
+# then coded), the same figures.
+a=$w/r3c.ppka; cp "$src/tests/data/compat/ppka-r3/mixed.ppka" "$a"
+"$pp" archive extract "$a" 3 -o "$w/r3c-before.ppk"
+"$pp" archive compact "$a" && [ "$(rev "$a")" = "$now" ] && "$pp" archive verify "$a" >/dev/null &&
+  "$pp" archive extract "$a" 3 -o "$w/r3c-after.ppk" &&
+  "$pp" equal "$w/r3c-before.ppk" "$w/r3c-after.ppk" >/dev/null &&
+  ok "compact: revision 3 -> $now, the Callgrind member equal" ||
+  bad "compact of a revision-3 archive"
 echo "$pass passed, $failn failed"
 [ $failn = 0 ]

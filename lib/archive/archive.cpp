@@ -451,13 +451,20 @@ void Archive::compact(int level) {
   std::vector<std::string> raws;
   auto members = members_;
   for (auto& m : members) {
-    raws.push_back(memberBytes(m));
-    // Members of revision 1 (IR messages) move to the form a new add would keep them in.
-    if (m.form == MemberForm::message && m.irRevision == kPpkVersion) {
-      m.form = keepAs(*read(static_cast<size_t>(&m - members.data())), m.format, raws.back(),
-                      kArchiveRevision);
-      m.rawSize = raws.back().size();
+    if (m.irRevision != kPpkVersion) {  // an IR message of an earlier revision: kept as it is
+      raws.push_back(memberBytes(m));
+      continue;
     }
+    // Every other member is read, as the archive's own revision reads it (so a member that
+    // revision cannot hold is refused, not carried into the new one), and kept in the form a
+    // new add would keep it in: an IR message of revision 1 as its format's file, a file of a
+    // format whose coding came with a later revision coded.
+    std::unique_ptr<Profile> p = read(static_cast<size_t>(&m - members.data()));
+    std::string raw = p->flatBytes();
+    m.messageSize = raw.size();
+    m.form = keepAs(*p, m.format, raw, kArchiveRevision);
+    m.rawSize = raw.size();
+    raws.push_back(std::move(raw));
   }
   Built b = buildSegment(raws, {}, level, kArchiveRevision);
   std::string file(reinterpret_cast<const char*>(kMagic), sizeof kMagic);
