@@ -6,6 +6,7 @@
 #include <vector>
 
 #include "error.h"
+#include "formats/callgrind/common.h"
 #include "util/bytes.h"
 #include "util/round_trip.h"
 #include "util/text.h"
@@ -14,23 +15,29 @@ namespace profpack {
 
 namespace {
 
+using callgrind::kFiles;
+using callgrind::kFunctions;
+using callgrind::kObjects;
+
 constexpr uint8_t kCodingVersion = 1;
+constexpr int kSpaces = kFunctions + 1;  // the id spaces (callgrind::IdSpace)
 constexpr size_t kHeaderBytes = 9;  // the version and the skeleton's length
 
 [[noreturn]] void malformed(uint64_t offset, const std::string& what) {
   throw Error(Status::malformed, "Callgrind archive coding", what, offset);
 }
 
-// The id space of a name line ("fn=..." -> functions), or -1 for any other line; `eq` gets the
-// position of its '='.
+// The id space (callgrind::IdSpace) of a name line ("fn=..." -> kFunctions), or -1 for any
+// other line; `eq` gets the position of its '='.
 int nameSpace(std::string_view line, size_t& eq) {
   struct Key {
     std::string_view key;
-    int space;  // 0 objects, 1 files, 2 functions
+    int space;
   };
-  static constexpr Key kKeys[] = {{"ob", 0}, {"cob", 0}, {"fl", 1},  {"fi", 1},
-                                  {"fe", 1}, {"cfi", 1}, {"cfl", 1}, {"jfi", 1},
-                                  {"fn", 2}, {"cfn", 2}, {"jfn", 2}};
+  static constexpr Key kKeys[] = {{"ob", kObjects},    {"cob", kObjects},  {"fl", kFiles},
+                                  {"fi", kFiles},      {"fe", kFiles},     {"cfi", kFiles},
+                                  {"cfl", kFiles},     {"jfi", kFiles},    {"fn", kFunctions},
+                                  {"cfn", kFunctions}, {"jfn", kFunctions}};
   eq = line.find('=');
   if (eq < 2 || eq > 3) return -1;  // (npos too)
   const std::string_view key = line.substr(0, eq);
@@ -103,7 +110,7 @@ std::optional<std::string> callgrindArchiveCode(std::string_view file) {
   if (file.empty() || file.back() != '\n') return std::nullopt;
   std::string skeleton;
   std::vector<std::string_view> cuts;  // in line order
-  std::unordered_map<uint64_t, std::string_view> names[3];
+  std::unordered_map<uint64_t, std::string_view> names[kSpaces];
   bool codable = true;
   eachLine(file, [&](std::string_view line, size_t) {
     if (!codable) return;
@@ -194,7 +201,7 @@ std::string callgrindArchiveDecode(std::string_view coded) {
   names.erase(std::unique(names.begin(), names.end()), names.end());
   // Per id space, the part each name was last defined in (0: none yet): a new part is a
   // counter's step, not a pass over every name.
-  std::vector<uint32_t> definedIn[3];
+  std::vector<uint32_t> definedIn[kSpaces];
   for (auto& d : definedIn) d.assign(names.size(), 0);
   uint32_t part = 1;
   // The cut-out texts, one a line of the skeleton that has one: where each starts in `cut`, in
