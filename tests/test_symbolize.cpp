@@ -11,6 +11,7 @@
 
 #include "formats/registry.h"
 #include "model/model.h"
+#include "symbolize/aranges.h"
 #include "symbolize/binaries.h"
 #include "symbolize/elf.h"
 #include "symbolize/kernel.h"
@@ -392,6 +393,88 @@ std::span<const uint8_t> spanOf(const std::string& s) {
 }
 
 }  // namespace
+
+// The units' ranges read from .debug_aranges's bytes are the ones libdw lists, each with the
+// offset of its unit's DIE.
+TEST(unit_ranges_as_libdw_lists_them) {
+  for (const std::string& f :
+       {testlib::data("symbolize/hot"), testlib::data("symbolize/hot-inline"),
+        testlib::data("perf/threads"), std::string("/proc/self/exe")}) {
+    const int fd = ::open(f.c_str(), O_RDONLY | O_CLOEXEC);
+    CHECK(fd >= 0);
+    Dwarf* dw = dwarf_begin(fd, DWARF_C_READ);
+    CHECK(dw != nullptr);
+    std::vector<UnitRange> ours;
+    CHECK(readUnitRanges(dw, ours));
+    std::vector<std::tuple<uint64_t, uint64_t, uint64_t>> mine, libdw;
+    for (const UnitRange& u : ours) {
+      Dwarf_Off next = 0;
+      size_t headerSize = 0;
+      CHECK_EQ(dwarf_nextcu(dw, u.unit, &next, &headerSize, nullptr, nullptr, nullptr), 0);
+      mine.emplace_back(u.start, u.length, u.unit + headerSize);
+    }
+    Dwarf_Aranges* aranges = nullptr;
+    size_t count = 0;
+    CHECK_EQ(dwarf_getaranges(dw, &aranges, &count), 0);
+    for (size_t i = 0; i < count; ++i) {
+      Dwarf_Addr start = 0;
+      Dwarf_Word length = 0;
+      Dwarf_Off die = 0;
+      CHECK_EQ(dwarf_getarangeinfo(dwarf_onearange(aranges, i), &start, &length, &die), 0);
+      if (length != 0) libdw.emplace_back(start, length, die);
+    }
+    std::sort(mine.begin(), mine.end());
+    std::sort(libdw.begin(), libdw.end());
+    std::fprintf(stderr, "%s: %zu ranges\n", f.c_str(), mine.size());
+    CHECK(!mine.empty());
+    CHECK(mine == libdw);
+    dwarf_end(dw);
+    ::close(fd);
+  }
+}
+
+// Sets of either offset size and address size are read; every cut of them, and each field out
+// of its bounds, is refused (unless the cut falls between sets) and leaves the list as it was.
+TEST(unit_ranges_refuse_malformed_sections) {
+  std::string s;
+  auto put = [&](uint64_t v, size_t n) {
+    for (size_t i = 0; i < n; ++i) s += static_cast<char>((v >> (8 * i)) & 0xff);
+  };
+  // Set 1: 32-bit offsets, 8-byte addresses: 12 bytes of header, 4 of padding, three pairs.
+  put(4 + 2 + 4 + 1 + 1 + 4 + 16 * 3 - 4, 4);
+  put(2, 2), put(0x100, 4), put(8, 1), put(0, 1), put(0, 4);
+  put(0x401000, 8), put(0x20, 8), put(0x402000, 8), put(0, 8), put(0, 8), put(0, 8);
+  const size_t firstEnd = s.size();
+  // Set 2: 64-bit offsets, 4-byte addresses: 4 + 8 + 2 + 8 + 1 + 1 = 24 bytes, then pairs of 8.
+  put(0xffffffff, 4), put(2 + 8 + 1 + 1 + 8 * 2, 8);
+  put(2, 2), put(0x2000, 8), put(4, 1), put(0, 1);
+  put(0x8000, 4), put(0x10, 4), put(0, 4), put(0, 4);
+  const std::span<const uint8_t> all = spanOf(s);
+  std::vector<UnitRange> out{{1, 2, 3}};
+  CHECK(parseUnitRanges(all, out));
+  CHECK_EQ(out.size(), size_t{3});  // the one kept, and a range of each set (not the empty one)
+  CHECK(out[1].start == 0x401000 && out[1].length == 0x20 && out[1].unit == 0x100);
+  CHECK(out[2].start == 0x8000 && out[2].length == 0x10 && out[2].unit == 0x2000);
+  for (size_t cut = 0; cut < s.size(); ++cut) {
+    std::vector<UnitRange> part{{1, 2, 3}};
+    const bool ok = parseUnitRanges(all.first(cut), part);
+    CHECK_EQ(ok, cut == 0 || cut == firstEnd);
+    CHECK_EQ(part.size(), cut == firstEnd ? size_t{2} : size_t{1});
+  }
+  auto refused = [&](size_t at, uint64_t v, size_t n) {
+    std::string bad = s;
+    for (size_t i = 0; i < n; ++i) bad[at + i] = static_cast<char>((v >> (8 * i)) & 0xff);
+    std::vector<UnitRange> part;
+    return !parseUnitRanges(spanOf(bad), part) && part.empty();
+  };
+  CHECK(refused(4, 3, 2));                                   // version 3
+  CHECK(refused(10, 2, 1));                                  // 2-byte addresses
+  CHECK(refused(11, 1, 1));                                  // a segment selector
+  CHECK(refused(0, 0xfffffff0, 4));                          // a reserved length
+  CHECK(refused(0, 0x7fffffff, 4));                          // past the section
+  CHECK(refused(0, 4 + 2 + 4 + 1 + 1 + 4 + 16 * 2 - 4, 4));  // no closing pair in the set
+  CHECK(refused(firstEnd + 4, 0xffff, 8));  // the 64-bit set's length past the section
+}
 
 // perf.data lists the files its samples are in ahead of its records (the build-id table): the
 // paths and build ids, in one order; none for a recording to a pipe, a cut header or another

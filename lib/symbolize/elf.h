@@ -100,6 +100,7 @@ class ElfBinary {
   std::string problem_;
   struct Unit {
     uint64_t start, end, die;  // a range of a unit, and the offset of the unit's DIE
+    uint64_t reach = 0;        // the highest end of the units up to this one
   };
   uint64_t unitBias_ = 0;
   std::vector<Unit> units_;  // ascending by start

@@ -1,0 +1,99 @@
+#include "symbolize/aranges.h"
+
+#include <gelf.h>
+
+#include <cstring>
+#include <string_view>
+
+namespace profpack {
+
+namespace {
+
+// The bytes of section `name` of `elf`; false if there is none, or it is compressed still.
+bool sectionBytes(Elf* elf, std::string_view name, const uint8_t*& data, size_t& size) {
+  size_t strings = 0;
+  if (elf_getshdrstrndx(elf, &strings) != 0) return false;
+  for (Elf_Scn* scn = elf_nextscn(elf, nullptr); scn; scn = elf_nextscn(elf, scn)) {
+    GElf_Shdr shdr;
+    if (!gelf_getshdr(scn, &shdr)) return false;
+    const char* n = elf_strptr(elf, strings, shdr.sh_name);
+    if (!n || name != n) continue;
+    if ((shdr.sh_flags & SHF_COMPRESSED) || shdr.sh_type == SHT_NOBITS) return false;
+    Elf_Data* d = elf_getdata(scn, nullptr);
+    if (!d || (!d->d_buf && d->d_size)) return false;
+    data = static_cast<const uint8_t*>(d->d_buf);
+    size = d->d_size;
+    return true;
+  }
+  return false;
+}
+
+uint64_t readLE(const uint8_t* p, size_t n) {
+  uint64_t v = 0;
+  for (size_t i = n; i-- > 0;) v = (v << 8) | p[i];
+  return v;
+}
+
+}  // namespace
+
+bool readUnitRanges(Dwarf* dw, std::vector<UnitRange>& out) {
+  Elf* elf = dwarf_getelf(dw);
+  GElf_Ehdr eh;
+  if (!elf || !gelf_getehdr(elf, &eh) || eh.e_ident[EI_DATA] != ELFDATA2LSB || eh.e_type == ET_REL)
+    return false;
+  const uint8_t* d = nullptr;
+  size_t size = 0;
+  if (!sectionBytes(elf, ".debug_aranges", d, size)) return false;
+  return parseUnitRanges({d, size}, out);
+}
+
+bool parseUnitRanges(std::span<const uint8_t> section, std::vector<UnitRange>& out) {
+  const uint8_t* d = section.data();
+  const size_t size = section.size();
+  const size_t kept = out.size();
+  auto fail = [&] {
+    out.resize(kept);
+    return false;
+  };
+  size_t at = 0;
+  while (at < size) {
+    // A set: its length (4 bytes, or 0xffffffff and 8), version 2, the unit's offset (4 or 8),
+    // address size, segment selector size (0), then (address, length) pairs from the next
+    // multiple of twice the address size past the set's start, up to a pair of zeros.
+    const size_t set = at;
+    if (size - at < 4) return fail();
+    uint64_t length = readLE(d + at, 4);
+    size_t offsetSize = 4;
+    at += 4;
+    if (length == 0xffffffff) {
+      if (size - at < 8) return fail();
+      length = readLE(d + at, 8);
+      offsetSize = 8;
+      at += 8;
+    } else if (length >= 0xfffffff0) {
+      return fail();
+    }
+    if (length > size - at) return fail();
+    const size_t end = at + length;
+    if (end - at < 2 + offsetSize + 2) return fail();
+    if (readLE(d + at, 2) != 2) return fail();
+    const uint64_t unit = readLE(d + at + 2, offsetSize);
+    const size_t addressSize = d[at + 2 + offsetSize];
+    if ((addressSize != 4 && addressSize != 8) || d[at + 3 + offsetSize] != 0) return fail();
+    at += 4 + offsetSize;
+    const size_t pair = 2 * addressSize;
+    at = set + (at - set + pair - 1) / pair * pair;
+    for (;;) {
+      if (at > end || end - at < pair) return fail();  // no pair of zeros before the set's end
+      const uint64_t start = readLE(d + at, addressSize),
+                     len = readLE(d + at + addressSize, addressSize);
+      at += pair;
+      if (start == 0 && len == 0) break;
+      if (len != 0) out.push_back({start, len, unit});
+    }
+    at = end;
+  }
+  return true;
+}
+
+}  // namespace profpack
