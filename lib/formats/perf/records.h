@@ -3,6 +3,7 @@
 #pragma once
 
 #include <algorithm>
+#include <array>
 #include <cstdint>
 #include <map>
 #include <span>
@@ -142,19 +143,18 @@ class ThreadTable {
   void setComm(int32_t tid, std::string comm) {
     comm_[tid] = std::move(comm);
     cache_ = PairMap();
-    lastKnown_ = false;
+    recent_.fill({});
   }
   void inheritComm(int32_t from, int32_t to) {  // a fork: the child starts with its parent's
     if (auto c = comm_.find(from); c != comm_.end()) setComm(to, c->second);
   }
   uint64_t index(int32_t pid, int32_t tid, Recording& r) {
-    // A CPU's samples often come from one thread in a row.
-    if (lastKnown_ && pid == lastPid_ && tid == lastTid_) return last_;
-    last_ = find(pid, tid, r);
-    lastPid_ = pid;
-    lastTid_ = tid;
-    lastKnown_ = true;
-    return last_;
+    // A CPU's samples come from a few threads in turn (a program's threads on two CPUs: one
+    // sample in eleven from the thread of the one before, with only the latest kept here).
+    Recent& e = recent_[(static_cast<uint32_t>(tid) * 0x9e3779b1u) >> (32 - kRecentBits)];
+    if (e.known && e.pid == pid && e.tid == tid) return e.thread;
+    e = {pid, tid, find(pid, tid, r), true};
+    return e.thread;
   }
 
  private:
@@ -172,9 +172,14 @@ class ThreadTable {
   std::unordered_map<int32_t, std::string> comm_;  // tid -> comm
   std::map<ThreadKey, uint64_t> index_;
   PairMap cache_;  // (pid, tid) -> thread, while no comm changed
-  bool lastKnown_ = false;  // the latest lookup, while no comm changed
-  int32_t lastPid_ = 0, lastTid_ = 0;
-  uint64_t last_ = 0;
+  // The latest lookups, a slot per hash of the tid, while no comm changed.
+  static constexpr unsigned kRecentBits = 6;
+  struct Recent {
+    int32_t pid = 0, tid = 0;
+    uint64_t thread = 0;
+    bool known = false;
+  };
+  std::array<Recent, size_t{1} << kRecentBits> recent_{};
 };
 
 // Parses the whole file; throws Error(malformed) with the offset of what is wrong. Records are
