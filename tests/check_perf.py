@@ -66,11 +66,19 @@ def perf_rows(buildids, f, sort):
     return total, rows
 
 
+def collapsed_frame(sym, dso):
+    """A frame as stackcollapse-perf.pl writes it: its symbol without +offset; perf's
+    "[unknown]" as its dso's file name in brackets ("[cc1plus]"), "[unknown]" without a dso."""
+    sym = re.sub(r"\+0x[0-9a-f]+$", "", sym)
+    if sym != "[unknown]":
+        return sym
+    return "[unknown]" if not dso or dso == "[unknown]" else f"[{dso.rsplit('/', 1)[-1]}]"
+
+
 def stackcollapse(text, mode="comm"):
     """stackcollapse-perf.pl's rules, written here from its description: per sample, the
     command name (with --pid "-PID", with --tid "-PID/TID"; spaces as '_'), then the frames
-    outermost first (a frame's symbol without +offset, '[unknown]' kept), joined by ';', summed
-    over identical lines."""
+    outermost first (collapsed_frame), joined by ';', summed over identical lines."""
     out = collections.Counter()
     for block in text.split("\n\n"):
         lines = [l for l in block.split("\n") if l.strip() and not l.startswith("#")]
@@ -87,8 +95,7 @@ def stackcollapse(text, mode="comm"):
             fm = re.match(r"^\s*[0-9a-f]+ (.*?)(?: \((.*)\))?$", l)
             if not fm:
                 continue  # a srcline or other extra line
-            sym = re.sub(r"\+0x[0-9a-f]+$", "", fm.group(1))
-            frames.append(sym)
+            frames.append(collapsed_frame(fm.group(1), fm.group(2)))
         if frames:
             out[";".join([comm] + frames[::-1])] += 1
     return out
@@ -343,9 +350,13 @@ def compare_table_names(f, tmp):
     ips = [[int(m.group(1), 16) for m in re.finditer(r"^\s*([0-9a-f]+) .*? \(.*\)$", b, re.M)]
            for b in text.split("\n\n") if any(l.strip() and not l.startswith("#")
                                                for l in b.split("\n"))]
-    per = collections.defaultdict(list)
-    for (pid, tid, _, frames), at in zip(samples, ips):
+    comms = [re.match(r"^(.*?)\s+(?:(-?\d+)/)?(-?\d+)\s", b.lstrip("\n")).group(1).strip()
+             for b in text.split("\n\n") if any(l.strip() and not l.startswith("#")
+                                                for l in b.split("\n"))]
+    per, comm_of = collections.defaultdict(list), collections.defaultdict(list)
+    for (pid, tid, _, frames), at, comm in zip(samples, ips, comms):
         per[(pid, tid)].append(list(zip(frames, at)))
+        comm_of[(pid, tid)].append(comm.replace(" ", "_"))
     here, starts = {}, {}  # a library perf named: whether this machine's copy is the recorded one
     for line in run("perf", "buildid-list", "-i", f).splitlines():
         cols = line.split(None, 1)
@@ -364,15 +375,21 @@ def compare_table_names(f, tmp):
             os.path.join(data, "kallsyms.txt"), *extra)
         slices = trace_slices(ppk)
         bad, same, named = [], 0, 0
+        want = collections.Counter()  # the folded lines stackcollapse-perf makes of perf's names
         for k in per:
-            for frames, (_, _, names) in zip(per[k], slices.get(k, [])):
+            for frames, (_, _, names), comm in zip(per[k], slices.get(k, []), comm_of[k]):
                 inner = names[::-1]
                 if len(inner) != len(frames):
                     bad.append((frames, inner))
                     continue
                 same += 1
+                line = []
                 for i, (((sym, dso), ip), ours) in enumerate(zip(frames, inner)):
+                    # Where perf's name is not compared, profpack's (an address: no symbol).
+                    line.append(collapsed_frame("[unknown]" if ours.startswith("0x") else ours,
+                                                dso))
                     if sym == "[unknown]":
+                        line[-1] = collapsed_frame(sym, dso)
                         continue
                     if dso == KERNEL or os.path.basename(dso) in PROGRAMS or here.get(dso):
                         named += 1
@@ -382,7 +399,19 @@ def compare_table_names(f, tmp):
                         # does not return): perf then names the next symbol, at the address.
                         if ours != sym and not (i > 0 and (sym, ip) in starts.get(dso, ())):
                             bad.append((sym, dso, ours))
+                        elif ours == sym:
+                            line[-1] = collapsed_frame(sym, dso)
+                want[";".join([comm] + line[::-1])] += 1
         counts[mode] = (same, named, bad)
+        if mode == "tables":
+            # perf.data to folded stacks: stackcollapse-perf's lines of its perf script text,
+            # frames perf prints as [unknown] ("[dso]") included.
+            got = folded(ppk)
+            unknown = sum(n for l, n in want.items() if "[" in l.split(";", 1)[-1])
+            check(got == want and len(want) >= 2,
+                  f"{name}: --to folded = stackcollapse-perf's lines of its perf script text "
+                  f"({len(got)} lines, {unknown} samples with a frame no symbol names; differ: "
+                  f"{sorted(set(want.items()) ^ set(got.items()))[:2]})")
     same, named, bad = counts["tables"]
     check(not bad and same == len(samples) and named > 0,
           f"{name}: --symbol-tables-only: each of {len(samples)} samples has perf script's frames, "

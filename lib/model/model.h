@@ -91,6 +91,9 @@ struct FunctionRow {
   std::string file;    // source file ("" if unknown)
   std::string object;  // ELF object / mapping ("" if unknown)
   uint64_t line = 0;   // where the function starts in `file`, where known (0 if unknown)
+  // No symbol names it: `name` is its address, or what the source printed in place of a
+  // symbol (perf script's "[unknown]"). Set by sources whose text form marks such frames.
+  bool unnamed = false;
 };
 
 struct CallEdge {

@@ -130,7 +130,7 @@ class SymbolizedSource : public ModelSource {
   std::unique_ptr<ModelSource> releaseAfterStacks(std::unique_ptr<ModelSource> inner,
                                                   const FunctionLayer& in, FunctionLayer& out);
   uint64_t function(Work& w, const std::string& name, const std::string& file,
-                    const std::string& object);
+                    const std::string& object, bool unnamed = false);
   int64_t chainAt(Work& w, uint64_t f, int64_t li, bool ret);
   const Chain& chainOf(Work& w, uint64_t f, bool ret);
   void nameLocations(Work& w);
@@ -175,6 +175,7 @@ void SymbolizedSource::renameIds(FunctionLayer& out) {
     const SymbolTable::Frame& fr = table_.frames[first + count - 1];
     FunctionRow& row = out.functions[static_cast<size_t>(l.function)];
     row.name = table_.names[fr.function];
+    row.unnamed = false;
     row.file = table_.names[fr.file];
     row.line = fr.line;
     const size_t ne = out.events(), f = static_cast<size_t>(l.function);
@@ -228,9 +229,9 @@ std::unique_ptr<ModelSource> SymbolizedSource::releaseAfterStacks(
 }
 
 uint64_t SymbolizedSource::function(Work& w, const std::string& name, const std::string& file,
-                                    const std::string& object) {
+                                    const std::string& object, bool unnamed) {
   auto [it, added] = w.functionIndex.try_emplace({name, object}, w.out.functions.size());
-  if (added) w.out.addFunction({name, file, object});
+  if (added) w.out.addFunction({name, file, object, 0, unnamed});
   return it->second;
 }
 
@@ -246,7 +247,7 @@ int64_t SymbolizedSource::chainAt(Work& w, uint64_t f, int64_t li, bool ret) {
     it = table_.entries.find({l.mapping, l.address + (l.callSite ? 1 : 0), ret});
   }
   if (it == table_.entries.end()) {
-    w.chainFunctions.push_back(function(w, row.name, row.file, row.object));
+    w.chainFunctions.push_back(function(w, row.name, row.file, row.object, row.unnamed));
     w.chainLines.push_back(0);
   } else {
     const auto [first, count] = it->second;

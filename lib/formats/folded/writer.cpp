@@ -12,11 +12,22 @@ namespace profpack {
 
 namespace {
 
-// Function names as the format can hold them, once per function.
+// Function names as the format can hold them, once per function. A function no symbol names
+// is written as stackcollapse-perf.pl writes a frame perf script prints as "[unknown]": its
+// object's file name in brackets ("[cc1plus]"), or "[unknown]" where the object is unknown too.
+// (Its address, which the name holds, made a line of nearly every sample of a stripped program.)
 std::vector<std::string> foldedNames(const Model& model) {
   std::vector<std::string> names(model.functions());
   for (size_t f = 0; f < names.size(); ++f) {
-    names[f] = model.function(f).name;
+    const FunctionRow& row = model.function(f);
+    if (row.unnamed) {
+      const std::string_view object = row.object;
+      const std::string_view file = object.substr(object.rfind('/') + 1);  // npos + 1: all
+      names[f] =
+          object.empty() || object == "[unknown]" ? "[unknown]" : "[" + std::string(file) + "]";
+    } else {
+      names[f] = row.name;
+    }
     for (char& c : names[f])
       if (c == ';' || c == '\n' || c == '\r') c = c == ';' ? ':' : ' ';
   }

@@ -212,27 +212,33 @@ class PerfSource : public ModelSource {
     auto maps = pd_.getMappings();
     auto names = pd_.getFrameName();
     // The object of each mapping once (frames: index + 1; 0 is no mapping).
+    // The kernel's mapping ("[kernel.kallsyms]_text") by the name perf gives it.
     std::vector<std::string> objects{"[unknown]"};
-    for (auto m : maps) objects.emplace_back(m.getPath().cStr());
+    for (auto m : maps) {
+      const std::string_view path = m.getPath().cStr();
+      objects.emplace_back(path.starts_with(kKernelObject) ? std::string_view(kKernelObject)
+                                                           : path);
+    }
     c.funcOf.resize(c.address.size());
     c.functions.reserve(names.size() ? 0 : c.address.size());
     if (names.size() == 0) {  // addresses only (perf.data): a function per frame
       for (size_t f = 0; f < c.address.size(); ++f) {
         c.funcOf[f] = f;
-        c.functions.push_back(
-            {hexString(c.address[f]), "",
-             c.kernel[f] && !c.mapping[f] ? kKernelObject : objects[c.mapping[f]]});
+        c.functions.push_back({hexString(c.address[f]), "",
+                               c.kernel[f] && !c.mapping[f] ? kKernelObject : objects[c.mapping[f]],
+                               0, true});
       }
     } else {  // named frames (perf script text): frames of one (name, object) share one
       std::map<std::pair<std::string, std::string>, uint64_t> named;
       for (size_t f = 0; f < c.address.size(); ++f) {
         const std::string& object =
             c.kernel[f] && !c.mapping[f] ? kKernelObject : objects[c.mapping[f]];
-        std::string name = f < names.size() && names[static_cast<unsigned>(f)].size()
-                               ? std::string(names[static_cast<unsigned>(f)].cStr())
-                               : hexString(c.address[f]);
+        const bool symbol = f < names.size() && names[static_cast<unsigned>(f)].size();
+        std::string name =
+            symbol ? std::string(names[static_cast<unsigned>(f)].cStr()) : hexString(c.address[f]);
+        const bool unnamed = !symbol || name == "[unknown]";  // as perf script prints it
         auto [it, fresh] = named.try_emplace({name, object}, c.functions.size());
-        if (fresh) c.functions.push_back({std::move(name), "", object});
+        if (fresh) c.functions.push_back({std::move(name), "", object, 0, unnamed});
         c.funcOf[f] = it->second;
       }
     }
