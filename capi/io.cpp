@@ -43,8 +43,10 @@ bool namesFromBinaries(const profpack_read_options& d, int format) {
   return (d.flags & PROFPACK_READ_SYMBOLIZE) && !rewrite;
 }
 
-profpack::SymbolizeOptions symbolizeOptions(const profpack_read_options& d, int64_t fileTime) {
+profpack::SymbolizeOptions symbolizeOptions(const profpack_read_options& d, int64_t fileTime,
+                                            profpack::FormatId format) {
   profpack::SymbolizeOptions so;
+  so.namesWithoutParameters = profpack::namesWithoutParameters(format);
   so.binaryPath = binaryPathOf(d.binary_path, d.binary_path_count, "profpack_read_options");
   so.profileTime = fileTime;
   so.symbolTablesOnly = (d.flags & PROFPACK_READ_SYMBOL_TABLES_ONLY) != 0;
@@ -63,14 +65,14 @@ std::unique_ptr<profpack::NamingAhead> namingAhead(std::span<const uint8_t> byte
   profpack::FormatId format = profpack::FormatId::unknown;
   const std::vector<profpack::Mapping> binaries = profpack::binariesAhead(bytes, opts, format);
   if (binaries.empty() || !namesFromBinaries(d, static_cast<int>(format))) return nullptr;
-  return profpack::namingAhead(binaries, symbolizeOptions(d, fileTime));
+  return profpack::namingAhead(binaries, symbolizeOptions(d, fileTime, format));
 }
 
 profpack_profile* wrapRead(std::unique_ptr<profpack::Profile> p, const profpack_read_options* o,
                            int64_t fileTime, profpack::NamingAhead* ahead) {
   const profpack_read_options d = callerReadOptions(o);
   if (namesFromBinaries(d, static_cast<int>(profpack::formatOf(*p)))) {
-    profpack::SymbolizeOptions so = symbolizeOptions(d, fileTime);
+    profpack::SymbolizeOptions so = symbolizeOptions(d, fileTime, profpack::formatOf(*p));
     // Queried or converted, not written as .ppk: the section may wait as the IR's rest does.
     so.deferSection = profpack::readDefersIR(readOptions(o), profpack::formatOf(*p));
     p = profpack::nameFromBinaries(std::move(p), so, ahead);

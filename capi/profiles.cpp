@@ -228,6 +228,8 @@ profpack_status profpack_profile_symbolize(const profpack_profile* profile,
     if (o.kallsyms) so.kallsyms = o.kallsyms;
     so.symbolTablesOnly = o.symbol_tables_only != 0;
     so.profileTime = profile->fileTime;
+    so.namesWithoutParameters =
+        profpack::namesWithoutParameters(profpack::formatOf(*profile->profile));
     *out = wrap(profpack::symbolizeProfile(*profile->profile, so));
   });
 }

@@ -580,6 +580,45 @@ def compare_buildid_cache(tmp):
           f"threads.data: names from perf's build-id cache = from the binary ({cached[:3]}...)")
 
 
+def compare_cxx(tmp, buildids):
+    """A C++ program (cxx.cpp, built here), named from its symbol table: perf names its
+    functions without parameters or return type ("(anonymous namespace)::spin",
+    "twice<double>", "Cost::operator<"), and so must `top` (self samples per function, as perf
+    report counts them) and the folded stacks (stackcollapse-perf's lines of the perf script
+    text, for the samples under main: perf names the process's first frames by return
+    addresses that end a function, profpack by the call before them)."""
+    if not shutil.which("g++"):
+        print("note: g++ not installed: the C++ recording is not made")
+        return
+    exe = os.path.join(tmp, "cxx")
+    run("g++", "-O1", "-g", "-fno-omit-frame-pointer", "-o", exe, os.path.join(data, "cxx.cpp"))
+    f = os.path.join(tmp, "cxx.data")
+    run("perf", "--buildid-dir", buildids, "record", "-q", "-e", "cpu-clock", "-g", "-o", f, exe)
+    PROGRAMS.add("cxx")
+    ours = collections.Counter()
+    for line in run(cli, "top", f, "--symbol-tables-only", "--tsv", "-n", "100000000").splitlines():
+        self_, _, _, _, func, obj = line.split("\t")
+        if os.path.basename(obj) == "cxx" and int(self_):
+            ours[func] += int(self_)
+    _, rows = perf_rows(buildids, f, "dso,sym")
+    theirs = collections.Counter()
+    for n, row in rows:
+        m = re.match(r"cxx\s+\[\.\] (.*)$", row)
+        if m:
+            theirs[m.group(1)] += n
+    check(ours == theirs and "(anonymous namespace)::spin" in ours and "twice<double>" in ours,
+          f"cxx: self samples per function named as perf report names them: {dict(ours)} vs "
+          f"perf {dict(theirs)}")
+    txt = os.path.join(tmp, "cxx.txt")
+    with open(txt, "w") as out:
+        out.write(run("perf", "--buildid-dir", buildids, "script", "-i", f))
+    want = {l: n for l, n in stackcollapse(open(txt).read()).items() if ";main;" in l}
+    got = {l: n for l, n in folded(f, "--symbol-tables-only").items() if ";main;" in l}
+    check(want == got and any("Cost::operator<" in l for l in got),
+          f"cxx: --to folded under main = stackcollapse-perf's lines of its perf script text "
+          f"({len(got)} lines; differ: {sorted(set(want.items()) ^ set(got.items()))[:2]})")
+
+
 def main():
     if not shutil.which("perf"):
         print("perf not installed (linux-perf provides it)")
@@ -599,6 +638,7 @@ def main():
                 print("skip: perf record failed (perf_event_open denied?): " + r.stderr.strip())
                 return 77
             files = [out]
+            compare_cxx(tmp, buildids)
         for f in files:
             compare(f, tmp, buildids)
             if "--record" not in sys.argv:

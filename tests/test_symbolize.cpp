@@ -589,4 +589,40 @@ TEST(names_found_on_read_build_their_section_when_asked) {
   CHECK(writeProfile(*now, FormatId::folded, {}) == folded);
 }
 
+// C++ names without their parameters, as `c++filt -p` prints them (and perf): every row of the
+// committed table, each name demangled here first.
+TEST(names_without_parameters_as_cxxfilt_p) {
+  const std::string table =
+      testlib::slurp(testlib::data("symbolize/demangled-without-parameters.tsv"));
+  size_t rows = 0, specials = 0;
+  std::vector<std::string> wrong;
+  for (size_t at = 0; at < table.size();) {
+    size_t end = table.find('\n', at);
+    if (end == std::string::npos) end = table.size();
+    const std::string line = table.substr(at, end - at);
+    at = end + 1;
+    if (line.empty() || line[0] == '#') continue;
+    const size_t tab = line.find('\t');
+    CHECK(tab != std::string::npos);
+    const std::string mangled = line.substr(0, tab), want = line.substr(tab + 1);
+    const std::string full = demangle(mangled.c_str());
+    const std::string got = withoutParameters(full);
+    ++rows;
+    specials += got == full && full.find('(') != std::string::npos;
+    if (got != want) wrong.push_back(mangled + ": " + got + " | " + want);
+  }
+  std::fprintf(stderr, "%zu names, %zu kept whole; %zu differ%s%s\n", rows, specials, wrong.size(),
+               wrong.empty() ? "" : ", first: ", wrong.empty() ? "" : wrong[0].c_str());
+  CHECK(rows > 1900 && specials > 100 && wrong.empty());
+  // What a DemangleCache without parameters gives, and the same names with them.
+  DemangleCache shortNames(false), full(true);
+  const char* sym = "_ZNKSt6vectorIiSaIiEE4sizeEv";
+  CHECK_EQ(shortNames(sym), std::string("std::vector<int, std::allocator<int> >::size"));
+  CHECK_EQ(full(sym), std::string("std::vector<int, std::allocator<int> >::size() const"));
+  CHECK_EQ(shortNames("main"), std::string("main"));  // C names as they are
+  CHECK_EQ(withoutParameters("(anonymous)"),
+           std::string("(anonymous)"));  // V8's: no name before it
+  CHECK_EQ(withoutParameters("net/http.(*Client).Do"), std::string("net/http.(*Client).Do"));
+}
+
 TEST_MAIN()

@@ -343,6 +343,13 @@ const Codec& codecOf(const Profile& profile) {
                   std::to_string(static_cast<unsigned>(f)) + ")");
 }
 
+bool namesWithoutParameters(FormatId format) {
+  // perf report and perf script print a C++ function without its parameters or return type
+  // ("walk_tree_1", not "walk_tree_1(tree_node**, ...)"): a recording's `top`, folded stacks
+  // and the rest name it as perf does, and its perf script text names it the same.
+  return format == FormatId::perf;
+}
+
 FormatId formatOf(const Profile& profile) {
   const ir::Format f = profile.format();
   for (const Codec& c : kCodecs)

@@ -131,5 +131,8 @@ std::unique_ptr<Profile> profileFromModel(const Model& model, FormatId format);
 // Whether profileFromModel(model, format) reads the model's stacks (a merge kept in a format
 // that holds none need not sum them).
 bool keepsStacks(FormatId format);
+// Whether a profile of `format` has its C++ functions named without their parameters when it is
+// symbolized (SymbolizeOptions::namesWithoutParameters), as the format's own tools print them.
+bool namesWithoutParameters(FormatId format);
 
 }  // namespace profpack

@@ -125,19 +125,20 @@ void ElfResolver::openAhead(const std::vector<Mapping>& mappings) {
     byIds.push_back(byId);
   }
   const int64_t profileTime = options_.profileTime;
-  const bool dwarf = !options_.symbolTablesOnly, lines = !options_.noLines;
+  const bool dwarf = !options_.symbolTablesOnly, lines = !options_.noLines,
+             parameters = !options_.namesWithoutParameters;
   stopAhead_ = std::make_shared<std::atomic<bool>>(false);
   try {
     ahead_ = std::async(std::launch::async, [files = std::move(files), tries = std::move(tries),
                                              byIds = std::move(byIds), profileTime, dwarf, lines,
-                                             stop = stopAhead_] {
+                                             parameters, stop = stopAhead_] {
       std::vector<std::pair<std::string, Entry>> opened;
       auto open = [&](const std::string& c, std::string& reason) {
         auto known =
             std::find_if(opened.begin(), opened.end(), [&](const auto& o) { return o.first == c; });
         if (known == opened.end()) {
           std::string why;
-          auto b = ElfBinary::open(c, why, dwarf, lines);
+          auto b = ElfBinary::open(c, why, dwarf, lines, parameters);
           opened.emplace_back(c, Entry{std::move(b), std::move(why)});
           known = opened.end() - 1;
         }
@@ -174,7 +175,8 @@ ElfBinary* ElfResolver::get(const std::string& path, std::string& why) {
   auto it = open_.find(path);
   if (it == open_.end()) {
     std::string reason;
-    auto b = ElfBinary::open(path, reason, !options_.symbolTablesOnly, !options_.noLines);
+    auto b = ElfBinary::open(path, reason, !options_.symbolTablesOnly, !options_.noLines,
+                             !options_.namesWithoutParameters);
     it = open_.emplace(path, Entry{std::move(b), std::move(reason)}).first;
   }
   why = it->second.why;

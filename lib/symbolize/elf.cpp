@@ -256,7 +256,7 @@ struct ElfBinary::Impl {
 ElfBinary::~ElfBinary() = default;
 
 std::unique_ptr<ElfBinary> ElfBinary::open(const std::string& path, std::string& why, bool dwarf,
-                                           bool lines) {
+                                           bool lines, bool parameters) {
   struct stat st;
   if (::stat(path.c_str(), &st) != 0) {
     why = std::strerror(errno);
@@ -284,6 +284,7 @@ std::unique_ptr<ElfBinary> ElfBinary::open(const std::string& path, std::string&
   std::unique_ptr<ElfBinary> b(new ElfBinary());
   b->impl_ = std::make_unique<Impl>();
   Impl& im = *b->impl_;
+  im.demangled = DemangleCache(parameters);
   im.dwfl = dwfl_begin(dwarf ? &kCallbacks : &kCallbacksNoDwarf);
   if (!im.dwfl) {
     ::close(fd);
@@ -309,6 +310,7 @@ std::unique_ptr<ElfBinary> ElfBinary::open(const std::string& path, std::string&
   }
   b->dwarf_ = dwarf;
   b->lines_ = lines;
+  b->parameters_ = parameters;
   b->positionDependent_ = eh.e_type == ET_EXEC;
   b->modified_ = int64_t{st.st_mtim.tv_sec} * 1000000000 + st.st_mtim.tv_nsec;
   // A cut file: its section headers or a segment's bytes end past the end of the file.
@@ -569,7 +571,14 @@ std::vector<SymbolFrame> ElfBinary::resolve(uint64_t address, bool declarations)
       out.back().line = dwarf_decl_line(&path[0], &declLine) == 0 && declLine > 0 ? declLine : 0;
     }
   }
-  // No DWARF scope (or an unnamed one): the symbol table's name.
+  // No DWARF scope (or an unnamed one): the symbol table's name. Named as perf names (without
+  // parameters), the function itself (not a function inlined into it) is always named by its
+  // symbol, as perf chooses it: DWARF names a C++ function of an anonymous namespace, or a
+  // lambda, without its scopes ("anon" for perf's "(anonymous namespace)::anon").
+  if (!parameters_ && !out.empty()) {
+    const char* name = impl_->symbolIndex().lookupAsPerf(address);
+    if (name && *name) out.back().function = impl_->demangled(name);
+  }
   if (out.empty() || out.back().function.empty()) {
     const char* name = symbolAt(address);
     if (name && *name) {

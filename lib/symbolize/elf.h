@@ -36,9 +36,11 @@ class ElfBinary {
   // `dwarf` false: lookups name from the symbol tables only (no source lines, no inline
   // frames), and the DWARF (often compressed, and decompressed whole when opened) is never
   // read. `lines` false: no source file or line is looked up (functions and inline frames
-  // still come from the DWARF).
+  // still come from the DWARF). `parameters` false: C++ functions are named without their
+  // parameters (withoutParameters(), as perf names them).
   static std::unique_ptr<ElfBinary> open(const std::string& path, std::string& why,
-                                         bool dwarf = true, bool lines = true);
+                                         bool dwarf = true, bool lines = true,
+                                         bool parameters = true);
   ~ElfBinary();
   ElfBinary(const ElfBinary&) = delete;
   ElfBinary& operator=(const ElfBinary&) = delete;
@@ -93,6 +95,7 @@ class ElfBinary {
   std::unique_ptr<Impl> impl_;
   bool dwarf_ = true;  // open()'s `dwarf`
   bool lines_ = true;  // open()'s `lines`
+  bool parameters_ = true;  // open()'s `parameters`
   bool positionDependent_ = false;
   int64_t modified_ = 0;
   std::vector<Segment> segments_;

@@ -41,6 +41,10 @@ struct SymbolizeOptions {
   // line tables: a tenth of naming a perf recording of a small program): for outputs that hold
   // no lines.
   bool noLines = false;
+  // C++ functions named without their parameters and return type, as perf names them
+  // (withoutParameters(): "ns::f<int>" for "void ns::f<int>(int) const"). The registry's rule
+  // for a format (namesWithoutParameters() in formats/registry.h): perf's recordings.
+  bool namesWithoutParameters = false;
   // Naming on read (nameFromBinaries): the profile will be queried or converted, not written
   // as .ppk, so the copy of its IR with the symbol section may wait until the IR is asked for
   // (withSymbolsOf's `later`).

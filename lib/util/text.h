@@ -98,19 +98,33 @@ std::string hexBytes(std::string_view bytes);  // two lowercase hex digits per b
 // A C++ symbol name demangled (as c++filt prints it); any other name unchanged.
 std::string demangle(const char* name);
 
+// A demangled C++ function's name without its return type, parameters, qualifiers and clone
+// suffixes, as a demangler asked for no parameters prints it (`c++filt -p`, and perf):
+// "void ns::f<int>(int) const [clone .cold]" is "ns::f<int>". Special names (thunks,
+// "transaction clone for", vtables, guard variables) and names that are not a function's
+// (no parameter list) are kept whole, as that demangler keeps them.
+std::string withoutParameters(std::string_view demangled);
+
 // demangle() once per string, by its address: for names in a file's mapped symbol table or
 // DWARF, which outlive the cache. Demangling a C++ name takes thousands of instructions, and a
 // function's addresses are looked up one by one (7,722 calls were 29 M of 468 M instructions
 // naming a g++ compile from symbol tables).
 class DemangleCache {
  public:
+  // `parameters` false: C++ functions named withoutParameters().
+  explicit DemangleCache(bool parameters = true) : parameters_(parameters) {}
   const std::string& operator()(const char* name) {
     auto [it, fresh] = names_.try_emplace(name);
-    if (fresh) it->second = demangle(name);
+    if (fresh) {
+      it->second = demangle(name);
+      if (!parameters_ && name[0] == '_' && name[1] == 'Z')
+        it->second = withoutParameters(it->second);
+    }
     return it->second;
   }
 
  private:
+  bool parameters_;
   std::unordered_map<const char*, std::string> names_;
 };
 
