@@ -140,9 +140,12 @@ class SymbolizedSource : public ModelSource {
   void functionsFromStacks(FunctionLayer& out);
   void countFiles();
 
-  // Per inner function, the chain its stack frames took (as the innermost frame, as a caller):
-  // what the timeline's spans of it become.
-  std::vector<std::vector<uint64_t>> spanChains_[2];
+  // Per inner function, the chain its stack frames took (as the innermost frame, as a caller;
+  // -1: none): what the timeline's spans of it become. The chains are Work's, kept where the
+  // inner source has a timeline (a vector per function was 60,000 allocations on a g++ compile).
+  std::vector<int64_t> spanChain_[2];
+  std::vector<Chain> chains_;
+  std::vector<uint64_t> chainFunctions_;
 
   std::unique_ptr<ModelSource> inner_;
   std::shared_ptr<const SymbolTable> tablePtr_;
@@ -222,6 +225,10 @@ std::unique_ptr<ModelSource> SymbolizedSource::releaseAfterStacks(
   if (w.stacks) {
     expandStacks(w);
     functionsFromStacks(out);
+    if (w.innerCaps & kCapTimeline) {
+      chains_ = std::move(w.chains);
+      chainFunctions_ = std::move(w.chainFunctions);
+    }
   }
   functionCount_ = out.functions.size();
   countFiles();
@@ -390,7 +397,7 @@ void SymbolizedSource::expandStacks(Work& w) {
   stacks_.values.reserve(is.stacks() * ne_);
   std::vector<uint64_t> frames, at;
   const bool timeline = (w.innerCaps & kCapTimeline) != 0;
-  for (auto& c : spanChains_) c.assign(timeline ? w.in.functions.size() : 0, {});
+  for (auto& c : spanChain_) c.assign(timeline ? w.in.functions.size() : 0, -1);
   std::vector<uint64_t> outOf(is.stacks());  // per inner stack: the stack it became
   for (size_t s = 0; s < is.stacks(); ++s) {
     frames.clear();
@@ -406,8 +413,7 @@ void SymbolizedSource::expandStacks(Work& w) {
                            : chainOf(w, f, k + 1 < e);
       const std::span<const uint64_t> chain = w.functions(c);
       frames.insert(frames.end(), chain.begin(), chain.end());
-      if (timeline && spanChains_[k + 1 < e][f].empty())
-        spanChains_[k + 1 < e][f].assign(chain.begin(), chain.end());
+      if (timeline && spanChain_[k + 1 < e][f] < 0) spanChain_[k + 1 < e][f] = &c - w.chains.data();
       if (frameLocations) at.insert(at.end(), chain.size(), li);
     }
     const uint64_t made = stacks_.stacks();
@@ -480,13 +486,15 @@ void SymbolizedSource::spans(SpanSink& sink) {
     SpanSink& out;
     std::unordered_map<uint32_t, std::vector<Span>> open;  // per thread, a tree's spans so far
     std::vector<uint64_t> base, length;                    // per depth
-    std::vector<const std::vector<uint64_t>*> chain;       // per span of the tree
+    std::vector<std::span<const uint64_t>> chain;          // per span of the tree
     Expand(SymbolizedSource& o, SpanSink& sink) : s(o), out(sink) {}
-    const std::vector<uint64_t>* chainOf(uint64_t f, bool caller) const {
+    std::span<const uint64_t> chainOf(uint64_t f, bool caller) const {  // empty: none
       for (bool ret : {caller, !caller})
-        if (f < s.spanChains_[ret].size() && !s.spanChains_[ret][f].empty())
-          return &s.spanChains_[ret][f];
-      return nullptr;
+        if (f < s.spanChain_[ret].size() && s.spanChain_[ret][f] >= 0) {
+          const Chain& c = s.chains_[static_cast<size_t>(s.spanChain_[ret][f])];
+          return {s.chainFunctions_.data() + c.start, c.count};
+        }
+      return {};
     }
     void span(const Span& sp) override {
       std::vector<Span>& tree = open[sp.thread];
@@ -494,7 +502,7 @@ void SymbolizedSource::spans(SpanSink& sink) {
       if (sp.depth == 0) flush(tree);
     }
     void flush(std::vector<Span>& tree) {
-      chain.assign(tree.size(), nullptr);
+      chain.assign(tree.size(), {});
       for (size_t i = 0; i < tree.size(); ++i)  // a span without callees: its own address
         chain[i] = chainOf(tree[i].function, i > 0 && tree[i - 1].depth > tree[i].depth);
       std::vector<uint64_t> depth(tree.size());
@@ -502,15 +510,15 @@ void SymbolizedSource::spans(SpanSink& sink) {
         const uint32_t d = tree[i].depth;
         if (base.size() <= d) base.resize(d + 1), length.resize(d + 1);
         base[d] = d == 0 ? 0 : base[d - 1] + length[d - 1];
-        length[d] = chain[i] ? chain[i]->size() : 1;
+        length[d] = chain[i].empty() ? 1 : chain[i].size();
         depth[i] = base[d];
       }
       for (size_t i = 0; i < tree.size(); ++i) {
         Span sp = tree[i];
-        if (!chain[i]) {
+        if (chain[i].empty()) {
           throw Error(Status::internal, kFmt, "a span of a function no stack holds");
         }
-        const std::vector<uint64_t>& c = *chain[i];
+        const std::span<const uint64_t> c = chain[i];
         for (size_t k = c.size(); k-- > 0;) {
           sp.function = c[k];
           sp.depth = static_cast<uint32_t>(depth[i] + k);
