@@ -474,6 +474,15 @@ TEST(unit_ranges_refuse_malformed_sections) {
   CHECK(refused(0, 0x7fffffff, 4));                          // past the section
   CHECK(refused(0, 4 + 2 + 4 + 1 + 1 + 4 + 16 * 2 - 4, 4));  // no closing pair in the set
   CHECK(refused(firstEnd + 4, 0xffff, 8));  // the 64-bit set's length past the section
+  // A pair of zeros before the set's end is passed over (some producers write one there).
+  s.clear();
+  put(4 + 2 + 4 + 1 + 1 + 4 + 16 * 4 - 4, 4);
+  put(2, 2), put(0x100, 4), put(8, 1), put(0, 1), put(0, 4);
+  put(0x1000, 8), put(0x10, 8), put(0, 8), put(0, 8), put(0x2000, 8), put(0x20, 8), put(0, 8),
+      put(0, 8);
+  std::vector<UnitRange> both;
+  CHECK(parseUnitRanges(spanOf(s), both));
+  CHECK(both.size() == 2 && both[1].start == 0x2000 && both[1].length == 0x20);
 }
 
 // perf.data lists the files its samples are in ahead of its records (the build-id table): the

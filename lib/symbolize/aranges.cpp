@@ -83,12 +83,17 @@ bool parseUnitRanges(std::span<const uint8_t> section, std::vector<UnitRange>& o
     at += 4 + offsetSize;
     const size_t pair = 2 * addressSize;
     at = set + (at - set + pair - 1) / pair * pair;
+    // A pair of zeros ends the set where the set ends there; one before that (a producer's bug
+    // seen in real files) is passed over, as libdw passes over it.
     for (;;) {
-      if (at > end || end - at < pair) return fail();  // no pair of zeros before the set's end
+      if (at > end || end - at < pair) return fail();  // no pair of zeros at the set's end
       const uint64_t start = readLE(d + at, addressSize),
                      len = readLE(d + at + addressSize, addressSize);
       at += pair;
-      if (start == 0 && len == 0) break;
+      if (start == 0 && len == 0) {
+        if (at >= end) break;
+        continue;
+      }
       if (len != 0) out.push_back({start, len, unit});
     }
     at = end;

@@ -15,9 +15,8 @@ struct UnitRange {
 };
 
 // Appends the ranges of `dw`'s .debug_aranges, skipping empty ones, and returns true; false
-// (with `out` as it was) where the section is not one this reads: none, compressed, of another
-// byte order than this machine's, of a relocatable file, or malformed. The caller then asks
-// libdw.
+// (with `out` as it was) where the section is not one this reads: none, compressed, of a
+// big-endian file, of a relocatable file, or malformed. The caller then asks libdw.
 //
 // Why not dwarf_getaranges: libdw (0.188) reads each listed unit's header into a unit object of
 // its own, with its tables, to give the offset of the unit's DIE: libc's 2,083 ranges took
