@@ -580,7 +580,7 @@ std::vector<SymbolFrame> ElfBinary::resolve(uint64_t address, bool declarations)
     if (name && *name) out.back().function = impl_->demangled(name);
   }
   if (out.empty() || out.back().function.empty()) {
-    const char* name = symbolAt(address);
+    const char* name = parameters_ ? symbolAt(address) : impl_->symbolIndex().lookupAsPerf(address);
     if (name && *name) {
       if (out.empty())
         out.push_back({impl_->demangled(name), file, line});

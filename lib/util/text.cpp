@@ -123,13 +123,34 @@ std::string demangle(const char* name) {
   return s;
 }
 
+namespace {
+
+// The '(' that the ')' at `close` closes (npos: none).
+size_t openingParen(std::string_view s, size_t close) {
+  size_t depth = 0;
+  for (size_t i = close + 1; i-- > 0;) {
+    if (s[i] == ')') ++depth;
+    if (s[i] == '(' && --depth == 0) return i;
+  }
+  return std::string_view::npos;
+}
+
+bool isWord(std::string_view t, size_t at, std::string_view w) {
+  if (t.substr(at, w.size()) != w) return false;
+  const size_t e = at + w.size();
+  return e == t.size() || !(std::isalnum(static_cast<unsigned char>(t[e])) || t[e] == '_');
+}
+
+}  // namespace
+
 std::string withoutParameters(std::string_view s) {
-  // Written for GCC's demangler's output (__cxa_demangle), checked against `c++filt -p` on
+  // Written for GCC's demangler's output (__cxa_demangle), checked against `c++filt -p -i` on
   // 40,000 symbols (tests/data/symbolize/demangled-without-parameters.tsv).
   constexpr std::string_view kSpecial[] = {"virtual thunk to ",
                                            "non-virtual thunk to ",
                                            "covariant return thunk to ",
                                            "transaction clone for ",
+                                           "non-transaction clone for ",
                                            "construction vtable for ",
                                            "vtable for ",
                                            "typeinfo for ",
@@ -142,43 +163,61 @@ std::string withoutParameters(std::string_view s) {
                                            "hidden alias for "};
   for (std::string_view p : kSpecial)
     if (s.starts_with(p)) return std::string(s);
+  const std::string_view whole = s;
   constexpr std::string_view kClone = " [clone ";
   while (s.ends_with(']') && s.rfind(kClone) != std::string_view::npos)
     s = s.substr(0, s.rfind(kClone));
-  const auto word = [](std::string_view t, size_t at, std::string_view w) {
-    if (t.substr(at, w.size()) != w) return false;
-    const size_t e = at + w.size();
-    return e == t.size() || !(std::isalnum(static_cast<unsigned char>(t[e])) || t[e] == '_');
-  };
+  // A function returning a reference or pointer to an array: "int (&f()) [3]".
+  while (s.ends_with(']') && s.rfind(" [") != std::string_view::npos)
+    s = s.substr(0, s.rfind(" ["));
   // The parameter list: the last ')' (only qualifiers after it) and the '(' it closes.
   const size_t end = s.rfind(')');
-  if (end == std::string_view::npos) return std::string(s);
+  if (end == std::string_view::npos) return std::string(whole);
   for (size_t i = end + 1; i < s.size();) {  // " const", " volatile", " noexcept", " &", " &&"
     const size_t next = std::min(s.find(' ', i + 1), s.size());
     const std::string_view token = s.substr(i, next - i);
     if (token != " const" && token != " volatile" && token != " noexcept" && token != " &" &&
         token != " &&")
-      return std::string(s);  // not a function's parameter list
+      return std::string(whole);  // not a function's parameter list
     i = next;
   }
-  size_t open = end, depth = 0;
-  for (;; --open) {
-    if (s[open] == ')') ++depth;
-    if (s[open] == '(' && --depth == 0) break;
-    if (open == 0) return std::string(s);
-  }
-  if (open == 0) return std::string(s);
-  const std::string_view name = s.substr(0, open);
-  // The return type: up to the last space outside <> () [] {}, an operator's name read whole
-  // (its '<' or '>' opens or closes nothing), a space before a qualifier not counted.
+  // A declarator in parentheses, "(*f<int>(int))" or "(&A::f())", is a function returning a
+  // pointer to a function or a reference to an array: the function is the declarator's.
+  const auto declarator = [](std::string_view t, size_t close, std::string_view& inner) {
+    const size_t o = openingParen(t, close);
+    if (o == std::string_view::npos || (o > 0 && t[o - 1] != ' ')) return false;
+    std::string_view d = t.substr(o + 1, close - o - 1);
+    const size_t member = d.find("::*");
+    if (!d.empty() && (d[0] == '*' || d[0] == '&')) {
+      d.remove_prefix(std::min(d.find_first_not_of("*&"), d.size()));
+    } else if (member != std::string_view::npos && member < d.find_first_of("(<")) {
+      d.remove_prefix(member + 3);  // "A::*f(int)": a pointer to a member of A
+    } else {
+      return false;
+    }
+    for (std::string_view q : {" ", "const ", "volatile "})
+      while (d.starts_with(q)) d.remove_prefix(q.size());
+    inner = d;
+    return true;
+  };
+  std::string_view inner;
+  if (declarator(s, end, inner)) return withoutParameters(inner);  // "int (&f()) [3]"
+  const size_t open = openingParen(s, end);
+  if (open == std::string_view::npos || open == 0) return std::string(whole);
+  std::string_view name = s.substr(0, open);
+  if (name.ends_with(')') && declarator(name, name.size() - 1, inner))
+    return withoutParameters(inner);  // "int (*f<int>(int))(int)"
+  // The return type: up to the last space outside () [] {} and, outside those, <>; an
+  // operator's name read whole (its '<' or '>' opens or closes nothing); a space before a
+  // qualifier not counted.
   constexpr std::string_view kOperators[] = {
       "()", "[]", "->*", "<<=", ">>=", "<=>", "->", "<<", ">>", "<=", ">=", "==", "!=",
       "&&", "||", "++",  "--",  "+=",  "-=",  "*=", "/=", "%=", "&=", "|=", "^=", "<",
       ">",  "=",  "!",   "~",   "+",   "-",   "*",  "/",  "%",  "&",  "|",  "^",  ","};
   size_t cut = std::string_view::npos;
-  long level = 0;
+  long parens = 0, angles = 0;
   for (size_t j = 0; j < name.size();) {
-    if (level == 0 && word(name, j, "operator") &&
+    if (parens == 0 && angles == 0 && isWord(name, j, "operator") &&
         (j == 0 || name[j - 1] == ':' || name[j - 1] == ' ')) {
       j += 8;
       const std::string_view* op = nullptr;
@@ -193,12 +232,16 @@ std::string withoutParameters(std::string_view s) {
       continue;
     }
     const char c = name[j];
-    if (c == '<' || c == '(' || c == '[' || c == '{') {
-      ++level;
-    } else if (c == '>' || c == ')' || c == ']' || c == '}') {
-      --level;
-    } else if (c == ' ' && level == 0 && !word(name, j + 1, "const") &&
-               !word(name, j + 1, "volatile") && name.substr(j + 1, 1) != "&") {
+    if (c == '(' || c == '[' || c == '{') {
+      ++parens;
+    } else if (c == ')' || c == ']' || c == '}') {
+      --parens;
+    } else if (parens == 0 && c == '<') {
+      ++angles;
+    } else if (parens == 0 && c == '>') {
+      --angles;
+    } else if (c == ' ' && parens == 0 && angles == 0 && !isWord(name, j + 1, "const") &&
+               !isWord(name, j + 1, "volatile") && name.substr(j + 1, 1) != "&") {
       cut = j;
     }
     ++j;
