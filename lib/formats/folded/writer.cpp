@@ -91,8 +91,24 @@ void emit(std::string& text, const std::string& stack, uint64_t v, Sink& out) {
 
 void writeFolded(const Model& model, size_t event, Sink& out) {
   std::string text;
-  foldedLines(model, event,
-              [&](const std::string& stack, uint64_t v) { emit(text, stack, v, out); });
+  bool unnamed = false;
+  for (size_t f = 0; f < model.functions() && !unnamed; ++f) unnamed = model.function(f).unnamed;
+  if (!unnamed) {
+    foldedLines(model, event,
+                [&](const std::string& stack, uint64_t v) { emit(text, stack, v, out); });
+    out.write(text);
+    return;
+  }
+  // Stacks of functions no symbol names (a function per address) that are then one line are
+  // summed, in the order of their first stack.
+  std::vector<std::pair<std::string, uint64_t>> lines;
+  std::unordered_map<std::string, size_t> lineOf;
+  foldedLines(model, event, [&](const std::string& stack, uint64_t v) {
+    auto [it, added] = lineOf.try_emplace(stack, lines.size());
+    if (added) lines.emplace_back(stack, 0);
+    lines[it->second].second += v;
+  });
+  for (const auto& [stack, v] : lines) emit(text, stack, v, out);
   out.write(text);
 }
 
