@@ -7,6 +7,7 @@ time each copy, as the same processes run again or (--new-processes) as new ones
 - The folded stacks of K copies are those of one copy with K times the counts, in both shapes
   (the reader applies records a round at a time, and a mapping made again as it was is one
   mapping).
+- Kept as .ppk (300 copies: its function layer is kept beside the IR), the same stacks.
 - Peak memory: from 100 to 800 copies of the same processes (the same distinct stacks, eight
   times the samples, 46 MB more input), `convert --to folded` may grow by at most a quarter of the
   input's growth (the sample timeline the IR keeps is about 8 bytes a sample; the input's
@@ -52,6 +53,17 @@ def main():
     with tempfile.TemporaryDirectory() as tmp:
         one = folded(src, tmp)
         check(len(one) > 10, f"procs.data folds to {len(one)} stacks")
+        # Kept as .ppk (an IR of 1 MiB and more, as 300 copies make, keeps its function layer
+        # beside it, which the folded writer then reads): the same stacks, with the frames no
+        # symbol names written as the others are.
+        copies, ppk = os.path.join(tmp, "300.data"), os.path.join(tmp, "300.ppk")
+        subprocess.run([sys.executable, repeat, src, copies, "300"], check=True, timeout=300)
+        subprocess.run([cli, "convert", copies, "--no-symbolize", "-o", ppk], check=True,
+                       timeout=300)
+        kept = folded(ppk, tmp)
+        check(kept == Counter({s: 300 * n for s, n in one.items()}) and
+              any("[ld-linux" in s for s in kept),
+              f"300 copies kept as .ppk fold to 300 x one copy's {len(one)} stacks")
         files = {}
         counts = (3,) if "--no-memory" in sys.argv else (3, SMALL, BIG)
         for new in (False, True):

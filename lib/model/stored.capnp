@@ -57,6 +57,10 @@ struct Model {
   irFormat @24 :Ir.Format;
   signedCosts @25 :Bool;
   hasSymbols @26 :Bool;
+
+  # One per function, 1 where no symbol names it (FunctionRow::unnamed), or none where every
+  # function is named (layer 3).
+  functionUnnamed @27 :Ir.Column;
 }
 
 struct Summary {

@@ -4,6 +4,7 @@
 #include <capnp/serialize.h>
 #include <profpack/profpack.h>
 
+#include <algorithm>
 #include <string_view>
 #include <unordered_map>
 #include <utility>
@@ -44,7 +45,7 @@ void put(List list, const std::vector<T>& v) {
 // The per-function columns, decoded and checked against each other and the string table.
 // Status::malformed on a defect (ColumnCursor's, or one of these).
 struct Columns {
-  std::vector<uint64_t> name, file, object, line, self, inclusive, calls;
+  std::vector<uint64_t> name, file, object, line, self, inclusive, calls, unnamed;
 };
 Columns decodeColumns(stored::Model::Reader m) {
   const size_t strings = m.getStrings().size(), ne = m.getEventNames().size();
@@ -82,6 +83,8 @@ Columns decodeColumns(stored::Model::Reader m) {
   c.file = indexes(m.getFunctionFile(), nf, "functionFile");
   c.object = indexes(m.getFunctionObject(), nf, "functionObject");
   c.line = decode(m.getFunctionLine(), nf, "functionLine");
+  c.unnamed = decode(m.getFunctionUnnamed(), m.getFunctionUnnamed().getCount() == 0 ? 0 : nf,
+                     "functionUnnamed");
   uint64_t cells = 0;  // nf * ne, checked: both come from the message
   if (__builtin_mul_overflow(nf, uint64_t{ne}, &cells)) bad("more cost cells than can be held");
   c.self = decode(m.getSelf(), cells, "self");
@@ -117,7 +120,8 @@ void decodeLayer(stored::Model::Reader m, FunctionLayer& out) {
   Columns c = decodeColumns(m);
   out.functions.reserve(c.name.size());
   for (size_t i = 0; i < c.name.size(); ++i)
-    out.functions.push_back({str(c.name[i]), str(c.file[i]), str(c.object[i]), c.line[i]});
+    out.functions.push_back({str(c.name[i]), str(c.file[i]), str(c.object[i]), c.line[i],
+                             i < c.unnamed.size() && c.unnamed[i] != 0});
   out.self = std::move(c.self);
   out.inclusive = std::move(c.inclusive);
   out.calls = std::move(c.calls);
@@ -265,6 +269,10 @@ std::string encodeStoredModel(const Model& model, const Profile& profile) {
   column(m.initFunctionObject(), nf, Encoding::ZIGZAG_DELTA,
          [&](size_t i) { return intern(f.functions[i].object); });
   column(m.initFunctionLine(), nf, Encoding::VARINT, [&](size_t i) { return f.functions[i].line; });
+  if (std::any_of(f.functions.begin(), f.functions.end(),
+                  [](const FunctionRow& r) { return r.unnamed; }))
+    column(m.initFunctionUnnamed(), nf, Encoding::VARINT,
+           [&](size_t i) { return uint64_t{f.functions[i].unnamed}; });
   auto plain = [&](ir::Column::Builder out, const std::vector<uint64_t>& v, size_t n) {
     column(out, n, Encoding::VARINT, [&](size_t i) { return i < v.size() ? v[i] : 0; });
   };
