@@ -30,6 +30,23 @@ std::unique_ptr<ElfBinary> openOk(const std::string& name) {
   return b;
 }
 
+// A file's DWARF through libdw, closed at the end of the scope.
+struct DwarfFile {
+  explicit DwarfFile(const std::string& path) : fd(::open(path.c_str(), O_RDONLY | O_CLOEXEC)) {
+    CHECK(fd >= 0);
+    dw = dwarf_begin(fd, DWARF_C_READ);
+    CHECK(dw != nullptr);
+  }
+  ~DwarfFile() {
+    if (dw) dwarf_end(dw);
+    if (fd >= 0) ::close(fd);
+  }
+  DwarfFile(const DwarfFile&) = delete;
+  DwarfFile& operator=(const DwarfFile&) = delete;
+  int fd;
+  Dwarf* dw = nullptr;
+};
+
 Mapping hotMapping() {
   Mapping m;
   m.start = 0x55dc6e079000;
@@ -337,10 +354,8 @@ TEST(unit_scopes_as_a_walk_of_the_unit) {
   for (const std::string& f :
        {testlib::data("symbolize/hot"), testlib::data("symbolize/hot-inline"),
         testlib::data("xray/st-g.bin"), std::string("/proc/self/exe")}) {
-    const int fd = ::open(f.c_str(), O_RDONLY | O_CLOEXEC);
-    CHECK(fd >= 0);
-    Dwarf* dw = dwarf_begin(fd, DWARF_C_READ);
-    CHECK(dw != nullptr);
+    const DwarfFile file(f);
+    Dwarf* dw = file.dw;
     size_t addresses = 0, found = 0, units = 0;
     Dwarf_Off off = 0, next = 0;
     size_t headerSize = 0;
@@ -381,8 +396,6 @@ TEST(unit_scopes_as_a_walk_of_the_unit) {
     std::fprintf(stderr, "%s: %zu units, %zu addresses, %zu in a function\n", f.c_str(), units,
                  addresses, found);
     CHECK(units > 0 && found > 100);
-    dwarf_end(dw);
-    ::close(fd);
   }
 }
 
@@ -400,10 +413,8 @@ TEST(unit_ranges_as_libdw_lists_them) {
   for (const std::string& f :
        {testlib::data("symbolize/hot"), testlib::data("symbolize/hot-inline"),
         testlib::data("perf/threads"), std::string("/proc/self/exe")}) {
-    const int fd = ::open(f.c_str(), O_RDONLY | O_CLOEXEC);
-    CHECK(fd >= 0);
-    Dwarf* dw = dwarf_begin(fd, DWARF_C_READ);
-    CHECK(dw != nullptr);
+    const DwarfFile file(f);
+    Dwarf* dw = file.dw;
     std::vector<UnitRange> ours;
     CHECK(readUnitRanges(dw, ours));
     std::vector<std::tuple<uint64_t, uint64_t, uint64_t>> mine, libdw;
@@ -428,8 +439,6 @@ TEST(unit_ranges_as_libdw_lists_them) {
     std::fprintf(stderr, "%s: %zu ranges\n", f.c_str(), mine.size());
     CHECK(!mine.empty());
     CHECK(mine == libdw);
-    dwarf_end(dw);
-    ::close(fd);
   }
 }
 
