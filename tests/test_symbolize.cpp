@@ -641,6 +641,16 @@ TEST(names_without_parameters_as_cxxfilt_p) {
   CHECK_EQ(withoutParameters("(anonymous)"),
            std::string("(anonymous)"));  // V8's: no name before it
   CHECK_EQ(withoutParameters("net/http.(*Client).Do"), std::string("net/http.(*Client).Do"));
+  // A crafted name nesting 10,000 declarators: no recursion, 64 unwrapped at most.
+  std::string deep = "int ";
+  for (int i = 0; i < 10000; ++i) deep += "(*";
+  deep += "f()";
+  for (int i = 0; i < 10000; ++i) deep += ")(int)";
+  const std::string cut = withoutParameters(deep);
+  CHECK(!cut.empty() && cut.size() < deep.size());
+  CHECK_EQ(withoutParameters("int (*(*f<int>(int))(char))(long)"), std::string("f<int>"));
+  DemangleCache undemangled(false);  // a name the demangler refuses is kept as it is
+  CHECK_EQ(undemangled("_Z x (*f())"), std::string("_Z x (*f())"));
 }
 
 TEST_MAIN()

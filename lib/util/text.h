@@ -117,8 +117,7 @@ class DemangleCache {
     auto [it, fresh] = names_.try_emplace(name);
     if (fresh) {
       it->second = demangle(name);
-      if (!parameters_ && name[0] == '_' && name[1] == 'Z')
-        it->second = withoutParameters(it->second);
+      if (!parameters_ && it->second != name) it->second = withoutParameters(it->second);
     }
     return it->second;
   }
