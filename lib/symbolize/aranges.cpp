@@ -91,7 +91,7 @@ bool parseUnitRanges(std::span<const uint8_t> section, std::vector<UnitRange>& o
                      len = readLE(d + at + addressSize, addressSize);
       at += pair;
       if (start == 0 && len == 0) {
-        if (at >= end) break;
+        if (at >= end || end - at < pair) break;  // the set's end (or padding short of a pair)
         continue;
       }
       if (len != 0) out.push_back({start, len, unit});
