@@ -2,6 +2,8 @@
 #include <map>
 #include <string_view>
 #include <unordered_map>
+#include <unordered_set>
+#include <utility>
 #include <vector>
 
 #include "error.h"
@@ -37,7 +39,8 @@ std::vector<std::string> foldedNames(const Model& model) {
 // The model's stacks with a nonzero cost of `event`, each as its line's text and cost (names
 // joined by ';'), to `line`.
 template <typename Line>
-void foldedLines(const Model& model, size_t event, Line&& line) {
+void foldedLines(const Model& model, const std::vector<std::string>& names, size_t event,
+                 Line&& line) {
   if (!model.has(kCapStacks))
     throw Error(Status::unsupported, "folded",
                 model.sourceFormat() + " holds no call stacks, so there is nothing to fold");
@@ -47,7 +50,6 @@ void foldedLines(const Model& model, size_t event, Line&& line) {
   if (st.locationsOnly())
     throw Error(Status::internal, "folded", "the model's stacks hold no function frames");
   const size_t ne = model.events();
-  const std::vector<std::string> names = foldedNames(model);
   // Stacks told apart by their frames' locations (the lines of one function) are one stack of
   // functions here: their costs are summed into the first.
   std::vector<uint64_t> value(st.stacks());
@@ -78,6 +80,11 @@ void foldedLines(const Model& model, size_t event, Line&& line) {
   }
 }
 
+template <typename Line>
+void foldedLines(const Model& model, size_t event, Line&& line) {
+  foldedLines(model, foldedNames(model), event, std::forward<Line>(line));
+}
+
 // One line, `stack COUNT`, to `text` (handed to `out` when full).
 void emit(std::string& text, const std::string& stack, uint64_t v, Sink& out) {
   text += stack;
@@ -91,19 +98,19 @@ void emit(std::string& text, const std::string& stack, uint64_t v, Sink& out) {
 
 void writeFolded(const Model& model, size_t event, Sink& out) {
   std::string text;
-  bool unnamed = false;
-  for (size_t f = 0; f < model.functions() && !unnamed; ++f) unnamed = model.function(f).unnamed;
-  if (!unnamed) {
-    foldedLines(model, event,
+  const std::vector<std::string> names = foldedNames(model);
+  std::unordered_set<std::string_view> distinct(names.begin(), names.end());
+  if (distinct.size() == names.size()) {  // each name one function's: each stack one line
+    foldedLines(model, names, event,
                 [&](const std::string& stack, uint64_t v) { emit(text, stack, v, out); });
     out.write(text);
     return;
   }
-  // Stacks of functions no symbol names (a function per address) that are then one line are
-  // summed, in the order of their first stack.
+  // Functions written alike (frames no symbol names, by their object; one name in two objects)
+  // make stacks that are then one line: summed, in the order of their first stack.
   std::vector<std::pair<std::string, uint64_t>> lines;
   std::unordered_map<std::string, size_t> lineOf;
-  foldedLines(model, event, [&](const std::string& stack, uint64_t v) {
+  foldedLines(model, names, event, [&](const std::string& stack, uint64_t v) {
     auto [it, added] = lineOf.try_emplace(stack, lines.size());
     if (added) lines.emplace_back(stack, 0);
     lines[it->second].second += v;
