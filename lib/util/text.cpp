@@ -141,11 +141,108 @@ bool isWord(std::string_view t, size_t at, std::string_view w) {
   return e == t.size() || !(std::isalnum(static_cast<unsigned char>(t[e])) || t[e] == '_');
 }
 
+// A declarator in parentheses, "(*f<int>(int))" or "(&A::f())", is a function returning a
+// pointer to a function or a reference to an array: `inner` is the declarator's function. False
+// where the parenthesis closed at `close` is not one.
+bool declarator(std::string_view t, size_t close, std::string_view& inner) {
+  const size_t o = openingParen(t, close);
+  if (o == std::string_view::npos || (o > 0 && t[o - 1] != ' ')) return false;
+  std::string_view d = t.substr(o + 1, close - o - 1);
+  size_t member = std::string_view::npos;  // "A<int>::*f(int)": a pointer to a member of A
+  long depth = 0;
+  for (size_t k = 0; k < d.size() && member == std::string_view::npos; ++k) {
+    if (d[k] == '<' || (d[k] == '(' && depth > 0)) {
+      ++depth;
+    } else if (d[k] == '>' || d[k] == ')') {
+      --depth;
+    } else if (d[k] == '(') {
+      break;  // the function's own parameters
+    } else if (depth == 0 && d.substr(k, 3) == "::*") {
+      member = k;
+    }
+  }
+  if (!d.empty() && (d[0] == '*' || d[0] == '&')) {
+    d.remove_prefix(std::min(d.find_first_not_of("*&"), d.size()));
+  } else if (member != std::string_view::npos) {
+    d.remove_prefix(member + 3);
+  } else {
+    return false;
+  }
+  // The pointer's qualifiers, which GCC prints with no space before the name ("* constf").
+  for (;;) {
+    if (d.starts_with(" const")) {
+      d.remove_prefix(6);
+    } else if (d.starts_with(" volatile")) {
+      d.remove_prefix(9);
+    } else if (d.starts_with(" ")) {
+      d.remove_prefix(1);
+    } else {
+      break;
+    }
+    d.remove_prefix(std::min(d.find_first_not_of("*&"), d.size()));
+  }
+  inner = d;
+  return true;
+}
+
+// A function's name without its return type: from the last space outside () [] {} and,
+// outside those, <>; an operator's name read whole (its '<' or '>' opens or closes nothing), as
+// is a comparison between parenthesized operands in a template argument ("(0)<(1)"); a space
+// before a qualifier not counted.
+std::string_view withoutReturnType(std::string_view name) {
+  constexpr std::string_view kOperators[] = {
+      "()", "[]", "->*", "<<=", ">>=", "<=>", "->", "<<", ">>", "<=", ">=", "==", "!=",
+      "&&", "||", "++",  "--",  "+=",  "-=",  "*=", "/=", "%=", "&=", "|=", "^=", "<",
+      ">",  "=",  "!",   "~",   "+",   "-",   "*",  "/",  "%",  "&",  "|",  "^",  ","};
+  size_t cut = std::string_view::npos;
+  long parens = 0, angles = 0;
+  for (size_t j = 0; j < name.size();) {
+    if ((name[j] == '<' || name[j] == '>') && j > 0 && name[j - 1] == ')') {
+      size_t k = j;
+      while (k < name.size() && (name[k] == '<' || name[k] == '>' || name[k] == '=')) ++k;
+      if (k < name.size() && name[k] == '(') {
+        j = k;
+        continue;
+      }
+    }
+    if (isWord(name, j, "operator") && (j == 0 || name[j - 1] == ':' || name[j - 1] == ' ' ||
+                                        name[j - 1] == '<' || name[j - 1] == ',')) {
+      j += 8;
+      const std::string_view* op = nullptr;
+      for (const std::string_view& o : kOperators)
+        if (name.substr(j, o.size()) == o) {
+          op = &o;
+          break;
+        }
+      if (!op && (parens != 0 || angles != 0)) continue;
+      if (!op) break;  // new, delete, a conversion ("operator int"): the rest is the name
+      j += op->size();
+      if (name.substr(j, 2) == " <") ++j;  // "operator<< <T>"
+      continue;
+    }
+    const char c = name[j];
+    if (c == '(' || c == '[' || c == '{') {
+      ++parens;
+    } else if (c == ')' || c == ']' || c == '}') {
+      --parens;
+    } else if (parens == 0 && c == '<') {
+      ++angles;
+    } else if (parens == 0 && c == '>') {
+      --angles;
+    } else if (c == ' ' && parens == 0 && angles == 0 && !isWord(name, j + 1, "const") &&
+               !isWord(name, j + 1, "volatile") && name.substr(j + 1, 1) != "&") {
+      cut = j;
+    }
+    ++j;
+  }
+  return cut == std::string_view::npos ? name : name.substr(cut + 1);
+}
+
 }  // namespace
 
 std::string withoutParameters(std::string_view s) {
-  // Written for GCC's demangler's output (__cxa_demangle), checked against `c++filt -p -i` on
-  // 40,000 symbols (tests/data/symbolize/demangled-without-parameters.tsv).
+  // Written for GCC's demangler's output (__cxa_demangle), checked against `c++filt -p -i`
+  // (tests/data/symbolize/demangled-without-parameters.tsv).
   constexpr std::string_view kSpecial[] = {"virtual thunk to ",
                                            "non-virtual thunk to ",
                                            "covariant return thunk to ",
@@ -163,53 +260,6 @@ std::string withoutParameters(std::string_view s) {
                                            "hidden alias for "};
   for (std::string_view p : kSpecial)
     if (s.starts_with(p)) return std::string(s);
-  // A declarator in parentheses, "(*f<int>(int))" or "(&A::f())", is a function returning a
-  // pointer to a function or a reference to an array: the function is the declarator's. False
-  // where the parenthesis closed at `close` is not one.
-  const auto declarator = [](std::string_view t, size_t close, std::string_view& inner) {
-    const size_t o = openingParen(t, close);
-    if (o == std::string_view::npos || (o > 0 && t[o - 1] != ' ')) return false;
-    std::string_view d = t.substr(o + 1, close - o - 1);
-    size_t member = std::string_view::npos;  // "A<int>::*f(int)": a pointer to a member of A
-    long depth = 0;
-    for (size_t k = 0; k < d.size() && member == std::string_view::npos; ++k) {
-      if (d[k] == '<' || (d[k] == '(' && depth > 0)) {
-        ++depth;
-      } else if (d[k] == '>' || d[k] == ')') {
-        --depth;
-      } else if (d[k] == '(') {
-        break;  // the function's own parameters
-      } else if (depth == 0 && d.substr(k, 3) == "::*") {
-        member = k;
-      }
-    }
-    if (!d.empty() && (d[0] == '*' || d[0] == '&')) {
-      d.remove_prefix(std::min(d.find_first_not_of("*&"), d.size()));
-    } else if (member != std::string_view::npos) {
-      d.remove_prefix(member + 3);
-    } else {
-      return false;
-    }
-    // The pointer's qualifiers, which GCC prints with no space before the name ("* constf").
-    for (;;) {
-      if (d.starts_with(" const")) {
-        d.remove_prefix(6);
-      } else if (d.starts_with(" volatile")) {
-        d.remove_prefix(9);
-      } else if (d.starts_with(" ")) {
-        d.remove_prefix(1);
-      } else {
-        break;
-      }
-      d.remove_prefix(std::min(d.find_first_not_of("*&"), d.size()));
-    }
-    inner = d;
-    return true;
-  };
-  constexpr std::string_view kOperators[] = {
-      "()", "[]", "->*", "<<=", ">>=", "<=>", "->", "<<", ">>", "<=", ">=", "==", "!=",
-      "&&", "||", "++",  "--",  "+=",  "-=",  "*=", "/=", "%=", "&=", "|=", "^=", "<",
-      ">",  "=",  "!",   "~",   "+",   "-",   "*",  "/",  "%",  "&",  "|",  "^",  ","};
   // A pass per declarator unwrapped, at most 64 (real code nests two or three; a crafted name
   // may nest thousands, each pass a scan of the name): past those, the name as it is then.
   for (int pass = 0;; ++pass) {
@@ -244,52 +294,7 @@ std::string withoutParameters(std::string_view s) {
       s = inner;  // "int (*f<int>(int))(int)"
       continue;
     }
-    // The return type: up to the last space outside () [] {} and, outside those, <>; an
-    // operator's name read whole (its '<' or '>' opens or closes nothing), as is a comparison
-    // between parenthesized operands in a template argument ("(0)<(1)"); a space before a
-    // qualifier not counted.
-    size_t cut = std::string_view::npos;
-    long parens = 0, angles = 0;
-    for (size_t j = 0; j < name.size();) {
-      if ((name[j] == '<' || name[j] == '>') && j > 0 && name[j - 1] == ')') {
-        size_t k = j;
-        while (k < name.size() && (name[k] == '<' || name[k] == '>' || name[k] == '=')) ++k;
-        if (k < name.size() && name[k] == '(') {
-          j = k;
-          continue;
-        }
-      }
-      if (isWord(name, j, "operator") && (j == 0 || name[j - 1] == ':' || name[j - 1] == ' ' ||
-                                          name[j - 1] == '<' || name[j - 1] == ',')) {
-        j += 8;
-        const std::string_view* op = nullptr;
-        for (const std::string_view& o : kOperators)
-          if (name.substr(j, o.size()) == o) {
-            op = &o;
-            break;
-          }
-        if (!op && (parens != 0 || angles != 0)) continue;
-        if (!op) break;  // new, delete, a conversion ("operator int"): the rest is the name
-        j += op->size();
-        if (name.substr(j, 2) == " <") ++j;  // "operator<< <T>"
-        continue;
-      }
-      const char c = name[j];
-      if (c == '(' || c == '[' || c == '{') {
-        ++parens;
-      } else if (c == ')' || c == ']' || c == '}') {
-        --parens;
-      } else if (parens == 0 && c == '<') {
-        ++angles;
-      } else if (parens == 0 && c == '>') {
-        --angles;
-      } else if (c == ' ' && parens == 0 && angles == 0 && !isWord(name, j + 1, "const") &&
-                 !isWord(name, j + 1, "volatile") && name.substr(j + 1, 1) != "&") {
-        cut = j;
-      }
-      ++j;
-    }
-    return std::string(cut == std::string_view::npos ? name : name.substr(cut + 1));
+    return std::string(withoutReturnType(name));
   }
 }
 
