@@ -408,7 +408,9 @@ std::span<const uint8_t> spanOf(const std::string& s) {
 }  // namespace
 
 // The units' ranges read from .debug_aranges's bytes are the ones libdw lists, each with the
-// offset of its unit's DIE.
+// offset of its unit's DIE: in three programs GCC built, and in this test's own (GCC writes the
+// section; clang, which builds it under the sanitizers, does not: then none is read, and libdw
+// lists none either).
 TEST(unit_ranges_as_libdw_lists_them) {
   for (const std::string& f :
        {testlib::data("symbolize/hot"), testlib::data("symbolize/hot-inline"),
@@ -416,7 +418,8 @@ TEST(unit_ranges_as_libdw_lists_them) {
     const DwarfFile file(f);
     Dwarf* dw = file.dw;
     std::vector<UnitRange> ours;
-    CHECK(readUnitRanges(dw, ours));
+    const bool read = readUnitRanges(dw, ours);
+    CHECK(read || f == "/proc/self/exe");
     std::vector<std::tuple<uint64_t, uint64_t, uint64_t>> mine, libdw;
     for (const UnitRange& u : ours) {
       Dwarf_Off next = 0;
@@ -436,9 +439,8 @@ TEST(unit_ranges_as_libdw_lists_them) {
     }
     std::sort(mine.begin(), mine.end());
     std::sort(libdw.begin(), libdw.end());
-    std::fprintf(stderr, "%s: %zu ranges\n", f.c_str(), mine.size());
-    CHECK(!mine.empty());
-    CHECK(mine == libdw);
+    std::fprintf(stderr, "%s: %zu ranges\n", f.c_str(), read ? mine.size() : libdw.size());
+    CHECK(read ? !mine.empty() && mine == libdw : libdw.empty());
   }
 }
 
