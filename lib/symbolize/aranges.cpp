@@ -2,8 +2,10 @@
 
 #include <gelf.h>
 
-#include <cstring>
 #include <string_view>
+
+#include "symbolize/elf.h"
+#include "util/bytes.h"
 
 namespace profpack {
 
@@ -11,28 +13,19 @@ namespace {
 
 // The bytes of section `name` of `elf`; false if there is none, or it is compressed still.
 bool sectionBytes(Elf* elf, std::string_view name, const uint8_t*& data, size_t& size) {
-  size_t strings = 0;
-  if (elf_getshdrstrndx(elf, &strings) != 0) return false;
-  for (Elf_Scn* scn = elf_nextscn(elf, nullptr); scn; scn = elf_nextscn(elf, scn)) {
-    GElf_Shdr shdr;
-    if (!gelf_getshdr(scn, &shdr)) return false;
-    const char* n = elf_strptr(elf, strings, shdr.sh_name);
-    if (!n || name != n) continue;
-    if ((shdr.sh_flags & SHF_COMPRESSED) || shdr.sh_type == SHT_NOBITS) return false;
-    Elf_Data* d = elf_getdata(scn, nullptr);
-    if (!d || (!d->d_buf && d->d_size)) return false;
-    data = static_cast<const uint8_t*>(d->d_buf);
-    size = d->d_size;
-    return true;
-  }
-  return false;
+  Elf_Scn* scn = sectionNamed(elf, name);
+  GElf_Shdr shdr;
+  if (!scn || !gelf_getshdr(scn, &shdr)) return false;
+  if ((shdr.sh_flags & SHF_COMPRESSED) || shdr.sh_type == SHT_NOBITS) return false;
+  Elf_Data* d = elf_getdata(scn, nullptr);
+  if (!d || (!d->d_buf && d->d_size)) return false;
+  data = static_cast<const uint8_t*>(d->d_buf);
+  size = d->d_size;
+  return true;
 }
 
-uint64_t readLE(const uint8_t* p, size_t n) {
-  uint64_t v = 0;
-  for (size_t i = n; i-- > 0;) v = (v << 8) | p[i];
-  return v;
-}
+// A little-endian field of `n` bytes (2, 4 or 8).
+uint64_t field(const uint8_t* p, size_t n) { return n == 2 ? rd16(p) : n == 4 ? rd32(p) : rd64(p); }
 
 }  // namespace
 
@@ -62,12 +55,12 @@ bool parseUnitRanges(std::span<const uint8_t> section, std::vector<UnitRange>& o
     // multiple of twice the address size past the set's start, up to a pair of zeros.
     const size_t set = at;
     if (size - at < 4) return fail();
-    uint64_t length = readLE(d + at, 4);
+    uint64_t length = field(d + at, 4);
     size_t offsetSize = 4;
     at += 4;
     if (length == 0xffffffff) {
       if (size - at < 8) return fail();
-      length = readLE(d + at, 8);
+      length = field(d + at, 8);
       offsetSize = 8;
       at += 8;
     } else if (length >= 0xfffffff0) {
@@ -76,8 +69,8 @@ bool parseUnitRanges(std::span<const uint8_t> section, std::vector<UnitRange>& o
     if (length > size - at) return fail();
     const size_t end = at + length;
     if (end - at < 2 + offsetSize + 2) return fail();
-    if (readLE(d + at, 2) != 2) return fail();
-    const uint64_t unit = readLE(d + at + 2, offsetSize);
+    if (field(d + at, 2) != 2) return fail();
+    const uint64_t unit = field(d + at + 2, offsetSize);
     const size_t addressSize = d[at + 2 + offsetSize];
     if ((addressSize != 4 && addressSize != 8) || d[at + 3 + offsetSize] != 0) return fail();
     at += 4 + offsetSize;
@@ -87,8 +80,8 @@ bool parseUnitRanges(std::span<const uint8_t> section, std::vector<UnitRange>& o
     // seen in real files) is passed over, as libdw passes over it.
     for (;;) {
       if (at > end || end - at < pair) return fail();  // no pair of zeros at the set's end
-      const uint64_t start = readLE(d + at, addressSize),
-                     len = readLE(d + at + addressSize, addressSize);
+      const uint64_t start = field(d + at, addressSize),
+                     len = field(d + at + addressSize, addressSize);
       at += pair;
       if (start == 0 && len == 0) {
         if (at >= end || end - at < pair) break;  // the set's end (or padding short of a pair)

@@ -255,6 +255,17 @@ struct ElfBinary::Impl {
 
 ElfBinary::~ElfBinary() = default;
 
+Elf_Scn* sectionNamed(Elf* elf, std::string_view name) {
+  size_t strings = 0;
+  if (elf_getshdrstrndx(elf, &strings) != 0) return nullptr;
+  for (Elf_Scn* scn = elf_nextscn(elf, nullptr); scn; scn = elf_nextscn(elf, scn)) {
+    GElf_Shdr sh;
+    const char* n = gelf_getshdr(scn, &sh) ? elf_strptr(elf, strings, sh.sh_name) : nullptr;
+    if (n && name == n) return scn;
+  }
+  return nullptr;
+}
+
 std::unique_ptr<ElfBinary> ElfBinary::open(const std::string& path, std::string& why, bool dwarf,
                                            bool lines, bool parameters) {
   struct stat st;
@@ -344,17 +355,7 @@ std::unique_ptr<ElfBinary> ElfBinary::open(const std::string& path, std::string&
     return nullptr;
   }
   // Whether the file (or its separate debug file, which libdwfl finds) should have DWARF.
-  bool hasDebugInfo = false;
-  size_t shstrndx = 0;
-  if (dwarf && elf_getshdrstrndx(elf, &shstrndx) == 0)
-    for (Elf_Scn* scn = elf_nextscn(elf, nullptr); scn && !hasDebugInfo;
-         scn = elf_nextscn(elf, scn)) {
-      GElf_Shdr sh;
-      const char* name = gelf_getshdr(scn, &sh) ? elf_strptr(elf, shstrndx, sh.sh_name) : nullptr;
-      hasDebugInfo = name && (std::strcmp(name, ".debug_info") == 0 ||
-                              std::strcmp(name, ".gnu_debuglink") == 0);
-    }
-  if (dwarf) b->indexUnits(hasDebugInfo);
+  if (dwarf) b->indexUnits(sectionNamed(elf, ".debug_info") || sectionNamed(elf, ".gnu_debuglink"));
   const unsigned char* bits = nullptr;
   GElf_Addr idAddr = 0;
   int idLen = dwfl_module_build_id(im.module, &bits, &idAddr);

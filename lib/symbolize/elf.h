@@ -29,6 +29,10 @@ struct SymbolFrame {
 int perfNameOrder(bool weakA, bool globalA, std::string_view a, bool weakB, bool globalB,
                   std::string_view b);
 
+// The section of `elf` named `name`; null where there is none, or the section names cannot be
+// read.
+Elf_Scn* sectionNamed(Elf* elf, std::string_view name);
+
 class ElfBinary {
  public:
   // Opens `path` as an ELF file. Returns null with `why` set if it is missing, not a regular
