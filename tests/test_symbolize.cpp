@@ -197,31 +197,30 @@ TEST(symbol_tables_only_name_aliases_as_perf) {
 }
 
 // A kallsyms table names an address by the symbol at or below it, choosing among symbols at one
-// address as perf does, whether the table comes sorted (as the kernel prints it) or not.
+// address as perf does (the last the table lists: kernel.cpp), whether the table comes sorted
+// (as the kernel prints it) or not. perf 6.1's `report --kallsyms` took the last of each group
+// of these when it was the one a recording's samples fell in.
 TEST(kallsyms_names_as_perf_in_any_order) {
-  // Address, type, name; each group of one address lists the one perf takes first.
-  const std::vector<std::string> rows = {"ffffffff81000000 T _stext",
-                                         "ffffffff81000000 t _stext_alias",  // global over local
-                                         "ffffffff81000010 T do_work",
-                                         "ffffffff81000010 W do_work_weak",  // non-weak over weak
-                                         "ffffffff81000020 T run",
-                                         "ffffffff81000020 T __run",  // fewer underscores
-                                         "ffffffff81000030 T long_name",
-                                         "ffffffff81000030 T short",  // the longer name
-                                         "ffffffff81000040 T first",
-                                         "ffffffff81000040 T secon",  // a tie: the first listed
-                                         "ffffffff81000050 r skipped_ro",
-                                         "ffffffff81000060 t last_fn",
-                                         "ffffffff81000070 T __",
-                                         "ffffffff81000070 T ___",  // underscores only: fewer
-                                         "ffffffffc0000000 t mod_fn\t[mod]",
-                                         "ffffffffc0000100 T mod_end\t[mod]"};
-  const std::vector<std::pair<uint64_t, std::string>> want = {
-      {0xffffffff81000000, "_stext"},    {0xffffffff81000005, "_stext"},
-      {0xffffffff81000010, "do_work"},   {0xffffffff81000027, "run"},
-      {0xffffffff81000030, "long_name"}, {0xffffffff81000041, "first"},
-      {0xffffffff81000055, "first"},  // 'r' (read-only data) is not kept
-      {0xffffffff81000061, "last_fn"},   {0xffffffff81000071, "__"},
+  // Address, type, name; perf takes the last of each group, whatever its type or name.
+  const std::vector<std::string> rows = {
+      "ffffffff81000000 T _stext",
+      "ffffffff81000000 t _stext_alias",  // a local one
+      "ffffffff81000010 T do_work",
+      "ffffffff81000010 W do_work_weak",  // a weak one
+      "ffffffff81000020 T run",
+      "ffffffff81000020 T __run",  // more underscores
+      "ffffffff81000030 T long_name",
+      "ffffffff81000030 T short",  // a shorter name
+      "ffffffff81000040 T first",         "ffffffff81000040 T secon",
+      "ffffffff81000050 r skipped_ro",    "ffffffff81000060 t last_fn",
+      "ffffffff81000070 T ___",           "ffffffff81000070 T __",
+      "ffffffffc0000000 t mod_fn\t[mod]", "ffffffffc0000100 T mod_end\t[mod]"};
+  std::vector<std::pair<uint64_t, std::string>> want = {
+      {0xffffffff81000000, "_stext_alias"}, {0xffffffff81000005, "_stext_alias"},
+      {0xffffffff81000010, "do_work_weak"}, {0xffffffff81000027, "__run"},
+      {0xffffffff81000030, "short"},        {0xffffffff81000041, "secon"},
+      {0xffffffff81000055, "secon"},  // 'r' (read-only data) is not kept
+      {0xffffffff81000061, "last_fn"},      {0xffffffff81000071, "__"},
       {0xffffffffc0000004, "mod_fn"}};
   auto check = [&](const std::vector<std::string>& order, const char* what) {
     const std::string path = testlib::tempPath(std::string("kallsyms.") + what);
@@ -246,19 +245,21 @@ TEST(kallsyms_names_as_perf_in_any_order) {
     std::remove(path.c_str());
   };
   check(rows, "sorted");
-  // A row out of order at the end joins the first group (chosen from as it came), and loses.
-  const std::string late = "ffffffff81000000 t _stext_late";
-  std::vector<std::string> withLate = rows;
-  withLate.push_back(late);
-  check(withLate, "late");
-  // Out of order: the groups reversed, each group's own order kept (the tie rule's "first").
+  // Out of order: the groups reversed, each group's own order kept.
   std::vector<std::string> shuffled;
   for (size_t i = rows.size(); i >= 2; i -= 2) {
     shuffled.push_back(rows[i - 2]);
     shuffled.push_back(rows[i - 1]);
   }
-  shuffled.push_back(late);
   check(shuffled, "reversed");
+  // A row out of order at the end joins the first group, last: it is perf's choice there.
+  const std::string late = "ffffffff81000000 t _stext_late";
+  std::vector<std::string> withLate = rows;
+  withLate.push_back(late);
+  shuffled.push_back(late);
+  want[0].second = want[1].second = "_stext_late";
+  check(withLate, "late");
+  check(shuffled, "reversed-late");
 }
 
 // A table as the kernel prints it, long enough that a lookup starts from one of the sorted part's
@@ -280,8 +281,8 @@ TEST(kallsyms_long_table_names_every_address) {
     probes.push_back(a);
     probes.push_back(a + 1);
     const std::string n = "fn" + std::to_string(g);
-    // In each group, losers around the one perf takes: local, weak, more underscores; now and
-    // then a group of read-only data only (not kept: its addresses fall to the group before).
+    // In each group, symbols of every kind in any order, perf's choice the last kept one; now
+    // and then a group of read-only data only (not kept: its addresses fall to the group before).
     std::vector<std::pair<char, std::string>> rows;
     if (rng() % 8 == 0) {
       rows = {{'r', "ro" + std::to_string(g)}, {'R', "ro_" + std::to_string(g)}};
@@ -289,17 +290,21 @@ TEST(kallsyms_long_table_names_every_address) {
       rows = {{'T', n}, {'t', n + "_local"}, {'W', n + "_weak"}, {'T', "__" + n}, {'r', "ro" + n}};
       rows.resize(1 + rng() % rows.size());
       std::shuffle(rows.begin(), rows.end(), rng);
-      kept.emplace_back(a, n);
+      if (rows.size() == 1 && rows[0].first == 'r') rows[0] = {'T', n};
     }
-    // Long runs, which marks within a group cut short: 1,000 aliases with perf's choice at the
-    // 600th, and 1,000 lines not kept after a group.
+    // Long runs, which marks within a group cut short: 1,000 aliases, perf's choice the last,
+    // four marks on; and 1,000 lines not kept after a group.
     if (g == 500) {
       rows.clear();
       for (int i = 0; i < 1000; ++i) rows.push_back({'T', "__" + n + "_" + std::to_string(i)});
-      rows.insert(rows.begin() + 600, {'T', n});
     }
     if (g == 1000)
       for (int i = 0; i < 1000; ++i) rows.push_back({'r', "ro" + n + "_" + std::to_string(i)});
+    for (auto r = rows.rbegin(); r != rows.rend(); ++r)
+      if (r->first != 'r' && r->first != 'R') {
+        kept.emplace_back(a, r->second);
+        break;
+      }
     for (const auto& [type, name] : rows) line(a, type, name, "");
   }
   std::vector<uint64_t> modules;
@@ -310,7 +315,7 @@ TEST(kallsyms_long_table_names_every_address) {
     kept.emplace_back(m, "mod" + std::to_string(m & 0xffff));
     probes.push_back(m + 3);
   }
-  // Symbols out of order at addresses of the sorted part: a longer name, which perf takes.
+  // Symbols out of order at addresses of the sorted part: later in the table, perf takes them.
   for (size_t i = 100; i < kept.size() && i < 2000; i += 300) {
     kept[i].second += "_late_and_longer";
     line(kept[i].first, 'T', kept[i].second, "");

@@ -13,21 +13,17 @@
 
 namespace profpack {
 
-namespace {
-
-// perf's choice among symbols at one address (tools/perf/util/symbol.c, choose_best_symbol):
-// a weak one ('W') loses to any other, a global (upper-case type) beats a local one, fewer
-// leading underscores win, then the longer name; on a tie, the first in the table.
-bool betterThan(char typeA, std::string_view a, char typeB, std::string_view b) {
-  const auto global = [](char t) { return t >= 'A' && t <= 'Z'; };
-  return perfNameOrder(typeA == 'W', global(typeA), a, typeB == 'W', global(typeB), b) < 0;
-}
-
-}  // namespace
-
 bool isKernelMapping(const std::string& path) { return path.rfind("[kernel.kallsyms]", 0) == 0; }
 
 namespace {
+
+// perf's choice among the symbols of one address is the last the table lists, whatever their
+// types and names. It gives a kallsyms symbol no size: each ends where the next begins
+// (tools/perf/util/symbol.c, symbols__fixup_end), so of a group of one address all but the last
+// have length 0, and choose_best_symbol prefers a symbol with a length before its other rules
+// (weak, global, underscores). Checked with perf 6.1's `report --kallsyms` on tables with the
+// group's lines in other orders, a local or a weak symbol last: it took the last each time.
+// Equal addresses stay in table order in its tree: a later line out of order wins too.
 
 // A mark at every 16th address group of the sorted part, and at any line 256 lines past the
 // last mark (within a long run of aliases, or of symbols not kept): a lookup parses at most a
@@ -54,11 +50,6 @@ bool hex8(const char* p, uint32_t& out) {
   v = ((v << 8) | (v >> 16)) & 0x0000ffff0000ffff;      // pairs of bytes
   out = static_cast<uint32_t>((v << 16) | (v >> 32));
   return true;
-}
-
-// The better of two symbols at one address; `a` came first in the table (it wins a tie).
-const auto& better(const auto& a, const auto& b) {
-  return betterThan(b.type, b.name, a.type, a.name) ? b : a;
 }
 
 }  // namespace
@@ -131,10 +122,10 @@ std::unique_ptr<Kallsyms> Kallsyms::load(const std::string& path, std::string& w
   bool nonzero = false, restSorted = true;
   size_t groupsSinceMark = 0, linesSinceMark = 0;
   uint64_t last = 0;
-  size_t bestAt = 0;  // the line of perf's choice in the latest group so far
+  size_t bestAt = 0;  // the latest group's last line so far: perf's choice
   LineCursor lines(text);
   std::string_view line;
-  Symbol s, best;
+  Symbol s;
   size_t restAt = text.size();  // where the sorted part ends
   while (lines.next(line)) {
     const size_t at = lines.lineOffset();
@@ -153,10 +144,8 @@ std::unique_ptr<Kallsyms> Kallsyms::load(const std::string& path, std::string& w
       bestAt = at;
       continue;
     }
-    if (s.address == last) {  // an alias: perf's choice so far, its names parsed (aliases are few)
-      parse(line, s);
-      parse(lineAt(text, bestAt), best);
-      if (&better(best, s) == &s) bestAt = at;
+    if (s.address == last) {  // an alias, which perf takes over those before it
+      bestAt = at;
       continue;
     }
     restAt = at;  // out of order: this line and all after it parsed whole
@@ -175,14 +164,14 @@ std::unique_ptr<Kallsyms> Kallsyms::load(const std::string& path, std::string& w
     why = path + ": no symbol addresses (all zero: kernel.kptr_restrict hides them?)";
     return nullptr;
   }
-  // One symbol per address, the first of equals first (the tie rule's "first in the table").
+  // One symbol per address, perf's: the last of equals in table order.
   if (!restSorted)
     std::stable_sort(rest.begin(), rest.end(),
                      [](const Symbol& x, const Symbol& y) { return x.address < y.address; });
   size_t kept = 0;
   for (size_t i = 0; i < rest.size(); ++i) {
     if (kept > 0 && rest[kept - 1].address == rest[i].address)
-      rest[kept - 1] = better(rest[kept - 1], rest[i]);
+      rest[kept - 1] = rest[i];
     else
       rest[kept++] = rest[i];
   }
@@ -213,7 +202,7 @@ void Kallsyms::lookupSorted(uint64_t address, const Symbol*& below, bool& above)
       above = true;
       break;
     }
-    best_ = below && below->address == s.address ? better(*below, s) : s;
+    best_ = s;  // of equal addresses, the last
     below = &best_;
   }
 }
@@ -227,10 +216,7 @@ const std::vector<SymbolFrame>* Kallsyms::lookup(uint64_t address) const {
   above = above || it != rest_.end();
   if (it != rest_.begin()) {
     const Symbol& r = *std::prev(it);
-    if (!below || r.address > below->address)
-      below = &r;
-    else if (r.address == below->address)
-      below = &better(*below, r);
+    if (!below || r.address >= below->address) below = &r;  // the rest comes later in the table
   }
   // Past the last symbol the table says nothing: its end is unknown, and in a cut table the
   // address may belong to a symbol that was cut off (a whole /proc/kallsyms ends with module
