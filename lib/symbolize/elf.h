@@ -87,6 +87,7 @@ class ElfBinary {
  private:
   ElfBinary() = default;
   std::vector<SymbolFrame> resolve(uint64_t address, bool declarations);
+  std::string perfName(uint64_t address);
   // The compilation unit whose address ranges hold `address`, from an index of every unit's
   // ranges (for binaries without .debug_aranges). False if none.
   bool findUnit(uint64_t address, Dwarf_Die& cu, uint64_t& bias);
