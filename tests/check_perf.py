@@ -643,6 +643,32 @@ def compare_cxx(tmp, buildids):
           f"({len(got)} lines; differ: {sorted(set(want.items()) ^ set(got.items()))[:2]})")
 
 
+def compare_dwarf_callgraph(tmp, buildids):
+    """A recording made with --call-graph dwarf (user stacks copied, for perf to unwind): its
+    self samples per function of the program equal perf report's (the kernel's callchains give
+    each sample's own address), and profpack says once that it does not unwind the copies."""
+    f = os.path.join(tmp, "dwarf.data")
+    run("perf", "--buildid-dir", buildids, "record", "-q", "-e", "cpu-clock", "--call-graph",
+        "dwarf,4096", "-o", f, os.path.join(data, "threads"))
+    r = subprocess.run([cli, "top", f, "--symbol-tables-only", "--tsv", "-n", "100000000"],
+                       check=True, capture_output=True, text=True)
+    ours = collections.Counter()
+    for line in r.stdout.splitlines():
+        self_, _, _, _, func, obj = line.split("\t")
+        if os.path.basename(obj) == "threads" and int(self_):
+            ours[func] += int(self_)
+    _, rows = perf_rows(buildids, f, "dso,sym")
+    theirs = collections.Counter()
+    for n, row in rows:
+        m = re.match(r"threads\s+\[\.\] (.*)$", row)
+        if m:
+            theirs[m.group(1)] += n
+    warned = r.stderr.count("--call-graph dwarf")
+    check(ours == theirs and len(ours) >= 2 and warned == 1,
+          f"--call-graph dwarf: self samples per function = perf report ({dict(ours)} vs "
+          f"{dict(theirs)}), and one warning that user stacks are not unwound ({warned})")
+
+
 def main():
     if not shutil.which("perf"):
         print("perf not installed (linux-perf provides it)")
@@ -663,6 +689,7 @@ def main():
                 return 77
             files = [out]
             compare_cxx(tmp, buildids)
+            compare_dwarf_callgraph(tmp, buildids)
         for f in files:
             compare(f, tmp, buildids)
             if "--record" not in sys.argv:
