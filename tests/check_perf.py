@@ -643,6 +643,43 @@ def compare_cxx(tmp, buildids):
           f"({len(got)} lines; differ: {sorted(set(want.items()) ^ set(got.items()))[:2]})")
 
 
+SCRIPT_VARIANTS = ["-tid", "-time", "-event", "-period", "+pid", "-comm", "-tid,-time",
+                   "-time,-event", "-tid,-time,-event", "-comm,-time",
+                   "comm,tid,ip,sym,dso", "comm,ip,sym,dso", "+srcline"]
+
+
+def compare_script_variants(f, tmp, buildids):
+    """perf script text with fields left out or added (-F): each gives the default text's self
+    samples per function, its summed period where the period is printed, its threads where
+    the tid is (else one per comm), and its events where the event is."""
+    name = os.path.basename(f)
+    txt = os.path.join(tmp, name + ".variant.txt")
+
+    def read(*fields):
+        with open(txt, "w") as out:
+            out.write(run("perf", "--buildid-dir", buildids, "script", *symfs(f), "-i", f, *fields))
+        info = json.loads(run(cli, "info", txt, "--json"))
+        top = run(cli, "top", txt, "--tsv", "-n", "100000000")
+        # Thread ids: the pid is the tid's unless -F prints the pid (+pid: the real one).
+        threads = sorted(t["thread_id"] for t in info["threads"])
+        return {e["name"]: e["total"] for e in info["events"]}, threads, top
+
+    events, threads, top = read()
+    for v in SCRIPT_VARIANTS:
+        ev, th, tp = read("-F", v)
+        fields = set(v.replace("+", "").split(",")) if not v.startswith(("-", "+")) else None
+        def has(field):
+            return ("-" + field) not in v.split(",") if fields is None else field in fields
+        want_ev = dict(events) if has("event") else {"samples": events["samples"],
+                                                     "cpu-clock": sum(events.values()) - events["samples"]}
+        if not has("period"):
+            want_ev = {k: (events["samples"] if k != "samples" else n) for k, n in want_ev.items()}
+        want_th = threads if has("tid") else [0xffffffff]  # perf's unknown (-1)
+        check(tp == top and ev == want_ev and th == want_th,
+              f"{name}: perf script -F {v}: top, events and threads as the default text's "
+              f"(events {ev} vs {want_ev}; {len(th)} threads vs {len(want_th)})")
+
+
 def compare_dwarf_callgraph(tmp, buildids):
     """A recording made with --call-graph dwarf (user stacks copied, for perf to unwind): its
     self samples per function of the program equal perf report's (the kernel's callchains give
@@ -697,6 +734,8 @@ def main():
                 compare_table_names(f, tmp)
                 compare_running_kernel(f, tmp)
                 compare_children(f, tmp, buildids)
+                if os.path.basename(f) == "threads.data":
+                    compare_script_variants(f, tmp, buildids)
         if "--record" not in sys.argv:
             compare_buildid_cache(tmp)
             compare_cut_kallsyms(tmp)

@@ -76,7 +76,55 @@ bool parseFrame(std::string_view line, uint64_t& addr, std::string& sym, std::st
   return true;
 }
 
-// A sample line: comm (may hold spaces), then [pid/]tid, then [cpu], time:, period, event:.
+// Whether a word of a sample line is a [pid/]tid as perf prints it ("27241", "-1/-1").
+bool isIdWord(std::string_view w) {
+  const size_t slash = w.find('/');
+  const std::string_view a = w.substr(0, slash);
+  return !a.empty() && a.find_first_not_of("0123456789-") == std::string_view::npos &&
+         (slash == std::string_view::npos ||
+          w.substr(slash + 1).find_first_not_of("0123456789-") == std::string_view::npos);
+}
+
+bool isTimeWord(std::string_view x) {
+  return x.size() > 1 && x.back() == ':' && x.find('.') != x.npos &&
+         x.find_first_not_of("0123456789.:") == x.npos;
+}
+
+bool isCpuWord(std::string_view x) { return x.size() > 2 && x.front() == '[' && x.back() == ']'; }
+
+// Which word of a sample line is its [pid/]tid (words.size(): none, -F without tid). Fields
+// follow the comm (which may hold spaces and digits) in perf's order: [pid/]tid, [cpu], time:,
+// period, event:. Where the cpu or the time is printed, the id is the word just before it, if
+// it is one. Else two id-like words before the event are the id and the period; one alone is
+// the period where perf padded it to its field of ten (as "%10" prints a period), else the id.
+size_t idWordOf(std::string_view line, const std::vector<std::string_view>& words) {
+  size_t anchor = words.size(), event = words.size();
+  for (size_t i = 0; i < words.size(); ++i) {
+    if (isCpuWord(words[i]) || isTimeWord(words[i])) {
+      anchor = i;
+      break;
+    }
+    if (words[i].back() == ':') {
+      event = i;
+      break;
+    }
+  }
+  if (anchor < words.size())
+    return anchor > 0 && isIdWord(words[anchor - 1]) ? anchor - 1 : words.size();
+  size_t first = event;
+  while (first > 0 && isIdWord(words[first - 1])) --first;
+  if (first == event) return words.size();
+  if (event - first >= 2 || words[first].find('/') != std::string_view::npos) return first;
+  // One number: the period if padded to ten columns.
+  const size_t at = static_cast<size_t>(words[first].data() - line.data());
+  size_t pad = 0;
+  while (pad < at && line[at - pad - 1] == ' ') ++pad;
+  return pad >= 2 && pad + words[first].size() >= 10 ? words.size() : first;
+}
+
+// A sample line: comm (may hold spaces), then [pid/]tid, then [cpu], time:, period, event:,
+// each but the comm where -F prints it. Without a tid the thread is perf's unknown one (-1),
+// one per comm.
 perf::ThreadKey parseSampleLine(std::string_view line, uint64_t at, uint64_t lineNo,
                                 perf::Sample& cur, std::string& event) {
   std::vector<std::string_view> words;
@@ -87,36 +135,41 @@ perf::ThreadKey parseSampleLine(std::string_view line, uint64_t at, uint64_t lin
     if (j > i) words.push_back(line.substr(i, j - i));
     i = j;
   }
-  size_t idw = words.size();
-  for (size_t i = 1; i < words.size(); ++i) {
-    const std::string_view w = words[i];
+  if (words.empty())
+    throw Error(Status::malformed, kScript, "an empty sample line", at, lineNo + 1);
+  const size_t idw = idWordOf(line, words);
+  perf::ThreadKey k{-1, -1, ""};
+  size_t fields = idw;  // where the fields after the comm start
+  if (idw < words.size()) {
+    const std::string_view w = words[idw];
     const size_t slash = w.find('/');
-    const std::string_view a = w.substr(0, slash);
-    if (!a.empty() && a.find_first_not_of("0123456789-") == std::string_view::npos &&
-        (slash == std::string_view::npos ||
-         w.substr(slash + 1).find_first_not_of("0123456789-") == std::string_view::npos)) {
-      idw = i;
-      break;
-    }
+    k.tid = id(slash == w.npos ? w : w.substr(slash + 1), at, lineNo);
+    k.pid = slash == w.npos ? k.tid : id(w.substr(0, slash), at, lineNo);
+    fields = idw + 1;
+  } else {
+    // No id: the comm runs to the first field (cpu, time, a period or the event).
+    fields = 0;
+    while (fields < words.size() && !isCpuWord(words[fields]) && !isTimeWord(words[fields]) &&
+           words[fields].back() != ':' &&
+           words[fields].find_first_not_of("0123456789") != std::string_view::npos)
+      ++fields;
+    if (fields == 0) fields = 1;  // a comm of digits only, before nothing else
   }
-  if (idw >= words.size())
-    throw Error(Status::malformed, kScript, "sample line without a pid or tid", at, lineNo + 1);
-  const char* b = words[0].data();
-  perf::ThreadKey k{0, 0, std::string(trim(std::string_view(b, words[idw].data() - b)))};
-  const std::string_view w = words[idw];
-  const size_t slash = w.find('/');
-  k.tid = id(slash == w.npos ? w : w.substr(slash + 1), at, lineNo);
-  k.pid = slash == w.npos ? k.tid : id(w.substr(0, slash), at, lineNo);
+  const size_t commWords = idw < words.size() ? idw : fields;
+  if (commWords > 0) {
+    const char* b = words[0].data();
+    const std::string_view last = words[commWords - 1];
+    k.comm = std::string(b, last.data() + last.size() - b);
+  }
   cur = {};
   cur.period = 1;
   event = "cpu-clock";
   bool sawTime = false;
-  for (size_t i = idw + 1; i < words.size(); ++i) {
+  for (size_t i = fields; i < words.size(); ++i) {
     std::string_view x = words[i];
-    if (x.front() == '[' && x.back() == ']') {
+    if (isCpuWord(x)) {
       cur.cpu = number(x.substr(1, x.size() - 2), 10, at, lineNo);
-    } else if (x.back() == ':' && !sawTime && x.find('.') != x.npos &&
-               x.find_first_not_of("0123456789.:") == x.npos) {
+    } else if (!sawTime && isTimeWord(x)) {
       sawTime = true;
       const size_t dot = x.find('.');
       const std::string nanos =
@@ -138,15 +191,23 @@ perf::ThreadKey parseSampleLine(std::string_view line, uint64_t at, uint64_t lin
 bool isPerfScript(std::span<const uint8_t> data) {
   std::string_view t(reinterpret_cast<const char*>(data.data()),
                      std::min<size_t>(data.size(), 4096));
+  // perf script --header's lines, and blank ones, before the first sample.
+  while (!t.empty() && (t.front() == '#' || t.front() == '\n')) {
+    const size_t end = t.find('\n');
+    if (end == std::string_view::npos) return false;
+    t.remove_prefix(end + 1);
+  }
+  if (t.empty()) return false;
   const size_t nl = t.find('\n');
   if (nl == std::string_view::npos || nl + 1 >= t.size() || t[nl + 1] != '\t') return false;
   const size_t nl2 = t.find('\n', nl + 1);
   uint64_t a;
   std::string s, d;
-  return t.front() != '\t' && t.front() != '#' &&
+  // A sample line (not tab-indented: without a comm, perf pads the tid), then a frame:
+  // "<tab> address symbol (dso)".
+  return t.front() != '\t' &&
          parseFrame(t.substr(nl + 1, nl2 == std::string_view::npos ? t.npos : nl2 - nl - 1), a, s,
-                    d) &&
-         t.substr(0, nl).find(':') != std::string_view::npos;
+                    d);
 }
 
 std::unique_ptr<Profile> readPerfScript(std::span<const uint8_t> data) {
@@ -181,7 +242,10 @@ std::unique_ptr<Profile> readPerfScript(std::span<const uint8_t> data) {
       finish();
       continue;
     }
-    if (line.front() == '\t' || line.front() == ' ') {
+    // Frames are tab-indented, +srcline's lines space-indented; a sample line starts with a
+    // space where -F leaves the comm out (perf pads the tid), after the blank line that ends
+    // the sample before it.
+    if (line.front() == '\t' || (line.front() == ' ' && open)) {
       uint64_t addr;
       std::string sym, dso;
       if (open && !chain.empty() && line.front() == ' ' && !parseFrame(line, addr, sym, dso))
