@@ -33,7 +33,6 @@ enum : uint64_t {
   kSampleCpu = 1 << 7,
   kSamplePeriod = 1 << 8,
   kSampleStreamId = 1 << 9,
-  kSampleStackUser = 1 << 13,
   kSampleIdentifier = 1 << 16,
 };
 enum : uint32_t {
@@ -236,16 +235,6 @@ void Reader::addAttr(Attr a, uint64_t idsAt, uint64_t idsCount) {
   if (r_.attrs.size() >= 4096) bad(idsAt, "more than 4096 events");
   for (uint64_t i = 0; i < idsCount; ++i) attrOfId_[b_.u64(idsAt + 8 * i)] = r_.attrs.size();
   a.name = eventName(a);
-  // perf record --call-graph dwarf: the kernel's callchain of a user-mode sample holds its
-  // address only, and the caller frames are in a copy of the user stack, to be unwound with
-  // the registers also copied. That unwinding is not done here: said once per event.
-  if ((a.sampleType & kSampleStackUser) && (a.sampleType & kSampleCallchain))
-    r_.warnings.push_back("perf: event " + a.name +
-                          " was recorded with --call-graph dwarf: its stacks are the kernel's "
-                          "callchains, whose user-mode part is the sampled address only (the "
-                          "callers are in the copies of the user stack, which profpack does "
-                          "not unwind); record with -g (frame pointers) or --call-graph lbr for "
-                          "whole stacks");
   r_.attrs.push_back(std::move(a));
 }
 
