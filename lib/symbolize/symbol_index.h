@@ -8,6 +8,7 @@
 #include <algorithm>
 #include <cstdint>
 #include <string>
+#include <unordered_map>
 #include <utility>
 #include <vector>
 
@@ -94,7 +95,12 @@ class SymbolIndex {
     auto e = std::upper_bound(plt_.begin(), plt_.end(), address,
                               [](uint64_t a, const PltEntry& x) { return a < x.addr; });
     if (e != plt_.begin() && address - std::prev(e)->addr < std::prev(e)->size) {
-      if (!plt) return pltNames_[static_cast<size_t>(std::prev(e) - plt_.begin())].c_str();
+      if (!plt) {  // made at the first ask: a hostile file's entries may all name one long name
+        const size_t i = static_cast<size_t>(std::prev(e) - plt_.begin());
+        auto [it, fresh] = pltNames_.try_emplace(i);
+        if (fresh) it->second = std::string(plt_[i].name) + "@plt";
+        return it->second.c_str();
+      }
       *plt = true;
       return std::prev(e)->name;
     }
@@ -198,7 +204,6 @@ class SymbolIndex {
   // perf's symbols for the entries of the procedure linkage table (plt.h), with their names.
   void readPlt(Elf* elf, uint64_t bias) {
     plt_ = pltEntries(elf, bias, [this](uint64_t a) { return startingAt(a); });
-    for (const PltEntry& e : plt_) pltNames_.push_back(std::string(e.name) + "@plt");
   }
   // The name perf takes among the symbols starting at `address`, or null.
   const char* startingAt(uint64_t address) const {
@@ -212,7 +217,7 @@ class SymbolIndex {
   }
 
   std::vector<PltEntry> plt_;          // by address
-  std::vector<std::string> pltNames_;  // per entry: its name with "@plt"
+  mutable std::unordered_map<size_t, std::string> pltNames_;  // entry -> its name with "@plt"
   std::vector<Sym> syms_;
   std::vector<uint64_t> maxEnd_;        // per position: the highest end of a symbol up to it
   std::vector<uint64_t> maxEndGlobal_;  // the same over global and weak symbols
