@@ -11,6 +11,7 @@
 
 #include "error.h"
 #include "formats/perf/perf.h"
+#include "formats/perf/records.h"
 #include "ir/column.h"
 #include "util/pairmap.h"
 #include "util/text.h"
@@ -19,7 +20,7 @@ namespace profpack {
 
 namespace {
 
-constexpr uint64_t kSampleTime = 1 << 2;  // perf_event_attr.sample_type: PERF_SAMPLE_TIME
+using perf::kSampleTime;
 
 const std::string kKernelObject = "[kernel.kallsyms]";
 

@@ -98,7 +98,7 @@ std::unique_ptr<Profile> buildPerfIR(perf::Recording r, ir::Format format,
     e.setFreq(a.freq);
     // --call-graph dwarf (PERF_SAMPLE_STACK_USER with a callchain): the user callers are in
     // copies of the stack, for perf to unwind with the registers copied too; not done here.
-    if ((a.sampleType & (uint64_t{1} << 13)) && (a.sampleType & (uint64_t{1} << 5)))
+    if ((a.sampleType & perf::kSampleStackUser) && (a.sampleType & perf::kSampleCallchain))
       r.warnings.push_back("perf: event " + a.name +
                            " was recorded with --call-graph dwarf: its user stacks are the "
                            "sampled addresses only (the callers are in copies of the stack, "

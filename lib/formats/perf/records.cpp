@@ -22,19 +22,6 @@ namespace profpack::perf {
 
 namespace {
 
-enum : uint64_t {
-  kSampleIp = 1 << 0,
-  kSampleTid = 1 << 1,
-  kSampleTime = 1 << 2,
-  kSampleAddr = 1 << 3,
-  kSampleRead = 1 << 4,
-  kSampleCallchain = 1 << 5,
-  kSampleId = 1 << 6,
-  kSampleCpu = 1 << 7,
-  kSamplePeriod = 1 << 8,
-  kSampleStreamId = 1 << 9,
-  kSampleIdentifier = 1 << 16,
-};
 enum : uint32_t {
   kMmap = 1,
   kLost = 2,

@@ -35,6 +35,22 @@ struct MappingRec {
   uint32_t index = 0;  // in the kept list, once used
 };
 
+// perf_event_attr sample_type bits (PERF_SAMPLE_*) the readers look at.
+enum : uint64_t {
+  kSampleIp = 1 << 0,
+  kSampleTid = 1 << 1,
+  kSampleTime = 1 << 2,
+  kSampleAddr = 1 << 3,
+  kSampleRead = 1 << 4,
+  kSampleCallchain = 1 << 5,
+  kSampleId = 1 << 6,
+  kSampleCpu = 1 << 7,
+  kSamplePeriod = 1 << 8,
+  kSampleStreamId = 1 << 9,
+  kSampleStackUser = 1 << 13,  // --call-graph dwarf: a copy of the user stack
+  kSampleIdentifier = 1 << 16,
+};
+
 struct ThreadKey {
   int32_t pid, tid;
   std::string comm;
