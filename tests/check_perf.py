@@ -680,6 +680,37 @@ def compare_script_variants(f, tmp, buildids):
               f"(events {ev} vs {want_ev}; {len(th)} threads vs {len(want_th)})")
 
 
+# Sample lines perf script prints, comms with spaces, digits, colons and brackets among them:
+# (line, pid, tid, event, summed period). perf's unknown thread (-1) is 4294967295 in profpack.
+SCRIPT_LINES = [
+    ("[pango] fontcon   4242/4243  [001] 12345.678901:     250000 cpu-clock:", 4242, 4243,
+     "cpu-clock", 250000),
+    ("foo: 12345 12345.678901:     250000 cycles:", 12345, 12345, "cycles", 250000),
+    ("Worker 3   12345 cycles:ppp:", 12345, 12345, "cycles:ppp", 1),
+    ("Worker 3 12345.678901:     250000 sched:sched_switch:", -1, -1, "sched:sched_switch",
+     250000),
+    ("perf 12345678901 cycles:", -1, -1, "cycles", 12345678901),
+    ("    8167     250000 cpu-clock:u:", 8167, 8167, "cpu-clock:u", 250000),
+    ("12345.678901:     250000 cycles:", -1, -1, "cycles", 250000),
+    ("swapper     0 [000] 12345.678901:     250000 cpu-clock:", 0, 0, "cpu-clock", 250000),
+]
+
+
+def compare_script_lines(tmp):
+    """Each sample line of SCRIPT_LINES, with one frame, read as its pid, tid, event and
+    period."""
+    txt = os.path.join(tmp, "lines.txt")
+    frame = "\t          1462a handle_amd+0xa (/usr/lib/x86_64-linux-gnu/ld-linux-x86-64.so.2)\n"
+    for line, pid, tid, event, period in SCRIPT_LINES:
+        with open(txt, "w") as out:
+            out.write(line + "\n" + frame + "\n")
+        info = json.loads(run(cli, "info", txt, "--json"))
+        got = ([(t["pid"], t["thread_id"]) for t in info["threads"]],
+               {e["name"]: e["total"] for e in info["events"]})
+        want = ([(pid & 0xffffffff, tid & 0xffffffff)], {"samples": 1, event: period})
+        check(got == want, f"perf script line {line!r}: {got} (want {want})")
+
+
 def compare_dwarf_callgraph(tmp, buildids):
     """A recording made with --call-graph dwarf (user stacks copied, for perf to unwind): its
     self samples per function of the program equal perf report's (the kernel's callchains give
@@ -737,6 +768,7 @@ def main():
                 if os.path.basename(f) == "threads.data":
                     compare_script_variants(f, tmp, buildids)
         if "--record" not in sys.argv:
+            compare_script_lines(tmp)
             compare_buildid_cache(tmp)
             compare_cut_kallsyms(tmp)
     print(f"{passed} passed, {failed} failed")

@@ -76,13 +76,10 @@ bool parseFrame(std::string_view line, uint64_t& addr, std::string& sym, std::st
   return true;
 }
 
-// Whether a word of a sample line is a [pid/]tid as perf prints it ("27241", "-1/-1").
-bool isIdWord(std::string_view w) {
-  const size_t slash = w.find('/');
-  const std::string_view a = w.substr(0, slash);
-  return !a.empty() && a.find_first_not_of("0123456789-") == std::string_view::npos &&
-         (slash == std::string_view::npos ||
-          w.substr(slash + 1).find_first_not_of("0123456789-") == std::string_view::npos);
+// Whether `w` is -?digits.
+bool isInteger(std::string_view w) {
+  if (!w.empty() && w.front() == '-') w.remove_prefix(1);
+  return !w.empty() && w.find_first_not_of("0123456789") == std::string_view::npos;
 }
 
 bool isTimeWord(std::string_view x) {
@@ -90,36 +87,53 @@ bool isTimeWord(std::string_view x) {
          x.find_first_not_of("0123456789.:") == x.npos;
 }
 
-bool isCpuWord(std::string_view x) { return x.size() > 2 && x.front() == '[' && x.back() == ']'; }
+bool isCpuWord(std::string_view x) {
+  return x.size() > 2 && x.front() == '[' && x.back() == ']' &&
+         isInteger(x.substr(1, x.size() - 2)) && x[1] != '-';
+}
 
-// Which word of a sample line is its [pid/]tid (words.size(): none, -F without tid). Fields
-// follow the comm (which may hold spaces and digits) in perf's order: [pid/]tid, [cpu], time:,
-// period, event:. Where the cpu or the time is printed, the id is the word just before it, if
-// it is one. Else two id-like words before the event are the id and the period; one alone is
-// the period where perf padded it to its field of ten (as "%10" prints a period), else the id.
-size_t idWordOf(std::string_view line, const std::vector<std::string_view>& words) {
-  size_t anchor = words.size(), event = words.size();
-  for (size_t i = 0; i < words.size(); ++i) {
-    if (isCpuWord(words[i]) || isTimeWord(words[i])) {
-      anchor = i;
-      break;
+// A word of a sample line, and the columns perf's format gave it: its padding (the spaces
+// before it but the one that separates it from the word before) and its characters.
+struct Word {
+  std::string_view text;
+  size_t width;
+};
+
+// perf prints a [pid/]tid as "%5d" (later perf "%7d"), or "pid/tid"; a period as "%10".
+bool isIdWord(const Word& w) {
+  const size_t slash = w.text.find('/');
+  if (slash != std::string_view::npos)
+    return isInteger(w.text.substr(0, slash)) && isInteger(w.text.substr(slash + 1));
+  return isInteger(w.text) && w.width >= 5;
+}
+bool isPeriodWord(const Word& w) {
+  return w.width >= 10 && w.text.find_first_not_of("0123456789") == std::string_view::npos;
+}
+bool isEventWord(const Word& w) { return w.text.back() == ':' && !isTimeWord(w.text); }
+
+// Where a sample line's fields begin and which word is its [pid/]tid (none: words.size(), as
+// with -F -tid). The comm before them may hold spaces, digits and colons; the fields follow in
+// perf's order, each where -F prints it: [pid/]tid, [cpu], time:, period, event:. Where the
+// cpu or the time is printed, the tid is the word just before it, if it is one; else the
+// words before the event (or the line's end) are read backwards: a period (ten columns), then
+// a tid (at least five).
+size_t fieldsOf(const std::vector<Word>& words, size_t& idw) {
+  idw = words.size();
+  for (size_t i = 0; i < words.size(); ++i)
+    if (isCpuWord(words[i].text) || isTimeWord(words[i].text)) {
+      if (i > 0 && isIdWord(words[i - 1])) return idw = i - 1;
+      return i;
     }
-    if (words[i].back() == ':') {
+  size_t event = words.size();
+  for (size_t i = words.size(); i-- > 0;)
+    if (isEventWord(words[i])) {
       event = i;
       break;
     }
-  }
-  if (anchor < words.size())
-    return anchor > 0 && isIdWord(words[anchor - 1]) ? anchor - 1 : words.size();
-  size_t first = event;
-  while (first > 0 && isIdWord(words[first - 1])) --first;
-  if (first == event) return words.size();
-  if (event - first >= 2 || words[first].find('/') != std::string_view::npos) return first;
-  // One number: the period if padded to ten columns.
-  const size_t at = static_cast<size_t>(words[first].data() - line.data());
-  size_t pad = 0;
-  while (pad < at && line[at - pad - 1] == ' ') ++pad;
-  return pad >= 2 && pad + words[first].size() >= 10 ? words.size() : first;
+  size_t k = event;
+  if (k > 0 && isPeriodWord(words[k - 1])) --k;
+  if (k > 0 && isIdWord(words[k - 1])) return idw = k - 1;
+  return k;
 }
 
 // A sample line: comm (may hold spaces), then [pid/]tid, then [cpu], time:, period, event:,
@@ -127,46 +141,40 @@ size_t idWordOf(std::string_view line, const std::vector<std::string_view>& word
 // one per comm.
 perf::ThreadKey parseSampleLine(std::string_view line, uint64_t at, uint64_t lineNo,
                                 perf::Sample& cur, std::string& event) {
-  std::vector<std::string_view> words;
+  std::vector<Word> words;
   for (size_t i = 0; i < line.size();) {
+    const size_t from = i;
     while (i < line.size() && line[i] == ' ') ++i;
     size_t j = line.find(' ', i);
     if (j == std::string_view::npos) j = line.size();
-    if (j > i) words.push_back(line.substr(i, j - i));
+    const size_t pad = i - from - (from > 0 && i > from ? 1 : 0);
+    if (j > i) words.push_back({line.substr(i, j - i), pad + (j - i)});
     i = j;
   }
   if (words.empty())
     throw Error(Status::malformed, kScript, "an empty sample line", at, lineNo + 1);
-  const size_t idw = idWordOf(line, words);
+  size_t idw;
+  const size_t start = fieldsOf(words, idw);
   perf::ThreadKey k{-1, -1, ""};
-  size_t fields = idw;  // where the fields after the comm start
+  if (start > 0) {
+    const char* b = words[0].text.data();
+    const std::string_view last = words[start - 1].text;
+    k.comm = std::string(b, last.data() + last.size() - b);
+  }
+  size_t fields = start;
   if (idw < words.size()) {
-    const std::string_view w = words[idw];
+    const std::string_view w = words[idw].text;
     const size_t slash = w.find('/');
     k.tid = id(slash == w.npos ? w : w.substr(slash + 1), at, lineNo);
     k.pid = slash == w.npos ? k.tid : id(w.substr(0, slash), at, lineNo);
     fields = idw + 1;
-  } else {
-    // No id: the comm runs to the first field (cpu, time, a period or the event).
-    fields = 0;
-    while (fields < words.size() && !isCpuWord(words[fields]) && !isTimeWord(words[fields]) &&
-           words[fields].back() != ':' &&
-           words[fields].find_first_not_of("0123456789") != std::string_view::npos)
-      ++fields;
-    if (fields == 0) fields = 1;  // a comm of digits only, before nothing else
-  }
-  const size_t commWords = idw < words.size() ? idw : fields;
-  if (commWords > 0) {
-    const char* b = words[0].data();
-    const std::string_view last = words[commWords - 1];
-    k.comm = std::string(b, last.data() + last.size() - b);
   }
   cur = {};
   cur.period = 1;
   event = "cpu-clock";
   bool sawTime = false;
   for (size_t i = fields; i < words.size(); ++i) {
-    std::string_view x = words[i];
+    std::string_view x = words[i].text;
     if (isCpuWord(x)) {
       cur.cpu = number(x.substr(1, x.size() - 2), 10, at, lineNo);
     } else if (!sawTime && isTimeWord(x)) {
@@ -178,8 +186,8 @@ perf::ThreadKey parseSampleLine(std::string_view line, uint64_t at, uint64_t lin
                  number(nanos, 10, at, lineNo);
     } else if (x.find_first_not_of("0123456789") == x.npos) {
       cur.period = number(x, 10, at, lineNo);
-    } else if (x.back() == ':') {
-      event = std::string(x.substr(0, x.find(':')));
+    } else if (x.back() == ':') {  // the whole name: "sched:sched_switch", "cycles:ppp"
+      event = std::string(x.substr(0, x.size() - 1));
       break;
     }
   }
@@ -189,14 +197,15 @@ perf::ThreadKey parseSampleLine(std::string_view line, uint64_t at, uint64_t lin
 }  // namespace
 
 bool isPerfScript(std::span<const uint8_t> data) {
-  std::string_view t(reinterpret_cast<const char*>(data.data()),
-                     std::min<size_t>(data.size(), 4096));
-  // perf script --header's lines, and blank ones, before the first sample.
+  std::string_view t(reinterpret_cast<const char*>(data.data()), data.size());
+  // perf script --header's lines (as many as the machine has CPUs and events), and blank
+  // ones, before the first sample; then a look at 4 KiB.
   while (!t.empty() && (t.front() == '#' || t.front() == '\n')) {
     const size_t end = t.find('\n');
     if (end == std::string_view::npos) return false;
     t.remove_prefix(end + 1);
   }
+  t = t.substr(0, 4096);
   if (t.empty()) return false;
   const size_t nl = t.find('\n');
   if (nl == std::string_view::npos || nl + 1 >= t.size() || t[nl + 1] != '\t') return false;
@@ -284,7 +293,7 @@ std::unique_ptr<Profile> readPerfScript(std::span<const uint8_t> data) {
       r.attrs.push_back(a);
     }
     cur.event = e->second;
-    if (cur.time != 0) r.attrs[cur.event].sampleType |= 1u << 2;  // PERF_SAMPLE_TIME: a timeline
+    if (cur.time != 0) r.attrs[cur.event].sampleType |= perf::kSampleTime;  // a timeline
     auto [t, newThread] = threads.try_emplace(k, r.threads.size());
     if (newThread) r.threads.push_back(k);
     cur.thread = t->second;
