@@ -580,6 +580,27 @@ def compare_buildid_cache(tmp):
           f"threads.data: names from perf's build-id cache = from the binary ({cached[:3]}...)")
 
 
+def self_of(top_tsv, program):
+    """Self samples per function of one program's DSO, from `top --tsv`."""
+    out = collections.Counter()
+    for line in top_tsv.splitlines():
+        self_, _, _, _, func, obj = line.split("\t")
+        if os.path.basename(obj) == program and int(self_):
+            out[func] += int(self_)
+    return out
+
+
+def perf_self_of(buildids, f, program):
+    """The same from `perf report --no-children -n --sort dso,sym`."""
+    _, rows = perf_rows(buildids, f, "dso,sym")
+    out = collections.Counter()
+    for n, row in rows:
+        m = re.match(re.escape(program) + r"\s+\[\.\] (.*)$", row)
+        if m:
+            out[m.group(1)] += n
+    return out
+
+
 def plt_as_one(counts):
     """Self samples per function with those of the PLT ("x@plt", or perf 6.1's "_init") as one
     "@plt" row."""
@@ -613,18 +634,9 @@ def compare_cxx(tmp, buildids):
     f = os.path.join(tmp, "cxx.data")
     run("perf", "--buildid-dir", buildids, "record", "-q", "-e", "cpu-clock", "-g", "-o", f, exe)
     PROGRAMS.add("cxx")
-    ours = collections.Counter()
-    for line in run(cli, "top", f, "--symbol-tables-only", "--tsv", "-n", "100000000").splitlines():
-        self_, _, _, _, func, obj = line.split("\t")
-        if os.path.basename(obj) == "cxx" and int(self_):
-            ours[func] += int(self_)
+    ours = self_of(run(cli, "top", f, "--symbol-tables-only", "--tsv", "-n", "100000000"), "cxx")
     named_plt = collections.Counter({k: v for k, v in ours.items() if k.endswith("@plt")})
-    _, rows = perf_rows(buildids, f, "dso,sym")
-    theirs = collections.Counter()
-    for n, row in rows:
-        m = re.match(r"cxx\s+\[\.\] (.*)$", row)
-        if m:
-            theirs[m.group(1)] += n
+    theirs = perf_self_of(buildids, f, "cxx")
     # perf 6.1 names the program's PLT entries "_init": its _init has no size, perf stretches it
     # to the next symbol, over .plt, before adding the entries' own symbols (later perf cuts
     # it at .plt, as profpack does not need to). _init itself runs once, at start.
@@ -720,17 +732,7 @@ def compare_dwarf_callgraph(tmp, buildids):
         "dwarf,4096", "-o", f, os.path.join(data, "threads"))
     r = subprocess.run([cli, "top", f, "--symbol-tables-only", "--tsv", "-n", "100000000"],
                        check=True, capture_output=True, text=True)
-    ours = collections.Counter()
-    for line in r.stdout.splitlines():
-        self_, _, _, _, func, obj = line.split("\t")
-        if os.path.basename(obj) == "threads" and int(self_):
-            ours[func] += int(self_)
-    _, rows = perf_rows(buildids, f, "dso,sym")
-    theirs = collections.Counter()
-    for n, row in rows:
-        m = re.match(r"threads\s+\[\.\] (.*)$", row)
-        if m:
-            theirs[m.group(1)] += n
+    ours, theirs = self_of(r.stdout, "threads"), perf_self_of(buildids, f, "threads")
     warned = r.stderr.count("--call-graph dwarf")
     check(ours == theirs and len(ours) >= 2 and warned == 1,
           f"--call-graph dwarf: self samples per function = perf report ({dict(ours)} vs "
