@@ -78,7 +78,10 @@ def collapsed_frame(sym, dso):
 def stackcollapse(text, mode="comm"):
     """stackcollapse-perf.pl's rules, written here from its description: per sample, the
     command name (with --pid "-PID", with --tid "-PID/TID"; spaces as '_'), then the frames
-    outermost first (collapsed_frame), joined by ';', summed over identical lines."""
+    outermost first (collapsed_frame), joined by ';', summed over identical lines. Its
+    tidying of names is left out, as profpack leaves it out (docs/formats.md): it cuts a name
+    at its first '(' (lambdas, operator(), function-pointer types), drops quotes, and skips
+    frames whose name starts with '(' ("(anonymous namespace)::f")."""
     out = collections.Counter()
     for block in text.split("\n\n"):
         lines = [l for l in block.split("\n") if l.strip() and not l.startswith("#")]
@@ -92,7 +95,10 @@ def stackcollapse(text, mode="comm"):
         comm = comm.replace(" ", "_")
         frames = []
         for l in lines[1:]:
-            fm = re.match(r"^\s*[0-9a-f]+ (.*?)(?: \((.*)\))?$", l)
+            # As stackcollapse-perf.pl reads a frame: the dso is the last " (...)" without
+            # spaces, so a C++ name holding "bool (*)(int)" keeps it.
+            fm = re.match(r"^\s*[0-9a-f]+ (.+) \((\S*)\)$", l) or \
+                re.match(r"^\s*[0-9a-f]+ (.*)()$", l)
             if not fm:
                 continue  # a srcline or other extra line
             frames.append(collapsed_frame(fm.group(1), fm.group(2)))
