@@ -360,7 +360,10 @@ std::string ElfBinary::perfName(uint64_t address) {
   bool plt = false;
   const char* name = impl_->symbolIndex().lookupAsPerf(address, &plt);
   if (!name || !*name) return "";
-  return plt ? impl_->demangled(name) + "@plt" : std::string(impl_->demangled(name));
+  if (!plt) return impl_->demangled(name);
+  // At most perf's 1,024 characters: one copy per address looked up is kept.
+  std::string n = impl_->demangled(name).substr(0, kMaxPltName);
+  return n + "@plt";
 }
 
 std::vector<SymbolFrame> ElfBinary::resolve(uint64_t address, bool declarations) {

@@ -4,11 +4,16 @@
 
 #include <gelf.h>
 
+#include <cstddef>
 #include <cstdint>
 #include <functional>
 #include <vector>
 
 namespace profpack {
+
+// The longest function name a PLT entry's name keeps (perf formats them into 1,024 bytes): a
+// hostile file's entries may all name one very long symbol.
+constexpr size_t kMaxPltName = 1024;
 
 struct PltEntry {
   uint64_t addr, size;

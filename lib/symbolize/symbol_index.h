@@ -7,6 +7,7 @@
 
 #include <algorithm>
 #include <cstdint>
+#include <cstring>
 #include <string>
 #include <unordered_map>
 #include <utility>
@@ -98,7 +99,8 @@ class SymbolIndex {
       if (!plt) {  // made at the first ask: a hostile file's entries may all name one long name
         const size_t i = static_cast<size_t>(std::prev(e) - plt_.begin());
         auto [it, fresh] = pltNames_.try_emplace(i);
-        if (fresh) it->second = std::string(plt_[i].name) + "@plt";
+        if (fresh)
+          it->second = std::string(plt_[i].name, strnlen(plt_[i].name, kMaxPltName)) + "@plt";
         return it->second.c_str();
       }
       *plt = true;
