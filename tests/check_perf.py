@@ -711,6 +711,16 @@ SCRIPT_LINES = [
     ("    8167     250000 cpu-clock:u:", 8167, 8167, "cpu-clock:u", 250000),
     ("12345.678901:     250000 cycles:", -1, -1, "cycles", 250000),
     ("swapper     0 [000] 12345.678901:     250000 cpu-clock:", 0, 0, "cpu-clock", 250000),
+    # A tracepoint's own text after the event, without the time (-F -time).
+    ("perf  1234 syscalls:sys_enter_openat: dfd: 0xffffff9c, filename: 0x7ffd1234, mode: 0x0",
+     1234, 1234, "syscalls:sys_enter_openat", 1),
+    ("kworker/u16:2  1234 block:block_rq_complete: 259,0 W () 1234 + 8 [0]", 1234, 1234,
+     "block:block_rq_complete", 1),
+    # Between the tid and the time: -F +misc, +tod, and -L's cpu.
+    ("perf  1234 U       100.123456:       1000 cycles:", 1234, 1234, "cycles", 1000),
+    ("perf  1234 2024-01-02 10:11:12.123456   100.123456:       1000 cycles:", 1234, 1234,
+     "cycles", 1000),
+    ("    perf  1234   3   100.123456:       1000 cycles:", 1234, 1234, "cycles", 1000),
 ]
 
 

@@ -111,24 +111,50 @@ bool isPeriodWord(const Word& w) {
 }
 bool isEventWord(const Word& w) { return w.text.back() == ':' && !isTimeWord(w.text); }
 
+// Words perf may print between the tid and the cpu or time: -F +misc's letters ("U", "K"),
+// +tod's date and time or "disabled", and -L's bare cpu (narrower than a tid).
+bool isBetweenWord(const Word& w) {
+  const std::string_view x = w.text;
+  if (x.find_first_not_of("KUHGgMESp") == std::string_view::npos) return true;
+  if (x == "disabled") return true;
+  if (x.find_first_not_of("0123456789-:.") == std::string_view::npos &&
+      (x.find('-') != std::string_view::npos || x.find(':') != std::string_view::npos))
+    return x.back() != ':';  // a date or a time of day (the sample's time ends in ':')
+  return isInteger(x) && w.width < 5;
+}
+
+// The word that names the sample's event: the first (after the comm's first word) ending in
+// ':' but the time, preferring one right after a field (a tid, cpu, time or period), before
+// which the fields stand; a tracepoint's own text after it ("dfd: 0x1,") is not read.
+size_t eventOf(const std::vector<Word>& words) {
+  size_t first = words.size();
+  for (size_t i = 1; i < words.size(); ++i) {
+    if (!isEventWord(words[i])) continue;
+    const Word& before = words[i - 1];
+    if (isIdWord(before) || isPeriodWord(before) || isTimeWord(before.text) ||
+        isCpuWord(before.text))
+      return i;
+    if (first == words.size()) first = i;
+  }
+  return first;
+}
+
 // Where a sample line's fields begin and which word is its [pid/]tid (none: words.size(), as
 // with -F -tid). The comm before them may hold spaces, digits and colons; the fields follow in
 // perf's order, each where -F prints it: [pid/]tid, [cpu], time:, period, event:. Where the
-// cpu or the time is printed, the tid is the word just before it, if it is one; else the
-// words before the event (or the line's end) are read backwards: a period (ten columns), then
-// a tid (at least five).
+// cpu or the time is printed, the tid is the word just before it (past misc, tod or -L's cpu),
+// if it is one; else the words before the event (or the line's end) are read backwards: a
+// period (ten columns), then a tid (at least five).
 size_t fieldsOf(const std::vector<Word>& words, size_t& idw) {
   idw = words.size();
-  for (size_t i = 0; i < words.size(); ++i)
+  const size_t event = eventOf(words);
+  for (size_t i = 0; i < event; ++i)
     if (isCpuWord(words[i].text) || isTimeWord(words[i].text)) {
+      size_t j = i;
+      while (j > 1 && isBetweenWord(words[j - 1])) --j;
+      if (j > 0 && isIdWord(words[j - 1])) return idw = j - 1;
       if (i > 0 && isIdWord(words[i - 1])) return idw = i - 1;
       return i;
-    }
-  size_t event = words.size();
-  for (size_t i = words.size(); i-- > 0;)
-    if (isEventWord(words[i])) {
-      event = i;
-      break;
     }
   size_t k = event;
   if (k > 0 && isPeriodWord(words[k - 1])) --k;
