@@ -7,6 +7,8 @@ tests/data/perf/threads is made and checked the same way (exit 77 where perf_eve
 denied); without it the committed recordings are checked."""
 import collections, decimal, gzip, json, os, re, shutil, struct, subprocess, sys, tempfile
 
+import protowire
+
 cli = os.environ["PROFPACK_CLI"]
 data = os.path.join(os.environ["PROFPACK_TEST_DATA"], "perf")
 PROGRAMS = {"spin", "threads"}  # the committed binaries, built with frame pointers and -g
@@ -113,6 +115,17 @@ def folded(path, *extra):
         stack, _, n = l.rpartition(" ")
         counts[stack] += int(n)
     return counts
+
+
+def pprof_labels(pb):
+    """The keys of every sample label of a .pb.gz (profile.proto: sample 2, its labels 3, a
+    label's key 1 into the string table 6), decoded by tests/protowire.py."""
+    msg = gzip.decompress(open(pb, "rb").read())
+    top = list(protowire.fields(msg))
+    strings = [v.decode() for f, _, v in top if f == 6]
+    return {strings[k] for f, _, sample in top if f == 2
+            for g, _, label in protowire.fields(sample) if g == 3
+            for h, _, k in protowire.fields(label) if h == 1}
 
 
 def compare_pprof(f, ppk, tmp, ours):
@@ -692,14 +705,14 @@ def compare_script_variants(f, tmp, buildids):
                                                      "cpu-clock": sum(events.values()) - events["samples"]}
         if not has("period"):
             want_ev = {k: (events["samples"] if k != "samples" else n) for k, n in want_ev.items()}
-        want_th = threads if has("tid") else [0xffffffff]  # perf's unknown (-1)
+        want_th = threads if has("tid") else [-1]  # perf's unknown thread, shown as perf does
         check(tp == top and ev == want_ev and th == want_th,
               f"{name}: perf script -F {v}: top, events and threads as the default text's "
               f"(events {ev} vs {want_ev}; {len(th)} threads vs {len(want_th)})")
 
 
 # Sample lines perf script prints, comms with spaces, digits, colons and brackets among them:
-# (line, pid, tid, event, summed period). perf's unknown thread (-1) is 4294967295 in profpack.
+# (line, pid, tid, event, summed period). perf's unknown thread is -1, as perf prints it.
 SCRIPT_LINES = [
     ("[pango] fontcon   4242/4243  [001] 12345.678901:     250000 cpu-clock:", 4242, 4243,
      "cpu-clock", 250000),
@@ -735,8 +748,20 @@ def compare_script_lines(tmp):
         info = json.loads(run(cli, "info", txt, "--json"))
         got = ([(t["pid"], t["thread_id"]) for t in info["threads"]],
                {e["name"]: e["total"] for e in info["events"]})
-        want = ([(pid & 0xffffffff, tid & 0xffffffff)], {"samples": 1, event: period})
+        want = ([(pid, tid)], {"samples": 1, event: period})
         check(got == want, f"perf script line {line!r}: {got} (want {want})")
+        if pid != -1:
+            continue
+        # An unknown thread: -1 where ids are printed, no pid or tid label in pprof (a number
+        # there would be taken for a process).
+        folded = run(cli, "convert", txt, "--to", "folded", "--folded-process", "tid", "-o", "-")
+        pb = os.path.join(tmp, "lines.pb.gz")
+        run(cli, "convert", txt, "--to", "pprof", "-o", pb)
+        labels = pprof_labels(pb)
+        process = folded.split(";")[0] if ";" in folded else ""  # none without a comm
+        check((not process or process.endswith("--1/-1")) and not {"pid", "tid"} & set(labels),
+              f"perf script line {line!r}: unknown thread as -1 in folded ({folded.strip()!r}), "
+              f"no pid/tid labels in pprof ({sorted(labels)})")
 
 
 def compare_dwarf_callgraph(tmp, buildids):

@@ -8,6 +8,11 @@ namespace cli {
 
 namespace {
 
+// A pid or thread id as perf prints it: an unknown one is -1.
+long long shownId(uint32_t id) {
+  return id == PROFPACK_UNKNOWN_ID ? -1 : static_cast<long long>(id);
+}
+
 int jsonInfo(Invocation& s, profpack_profile* p, const profpack_info& info,
              const std::string& file) {
   const Costs costs(p, info.signed_costs);
@@ -34,9 +39,9 @@ int jsonInfo(Invocation& s, profpack_profile* p, const profpack_info& info,
           .key("index")
           .integer(i)
           .key("pid")
-          .integer(threads[i].pid)
+          .integer(std::to_string(shownId(threads[i].pid)))
           .key("thread_id")
-          .integer(threads[i].thread_id)
+          .integer(std::to_string(shownId(threads[i].thread_id)))
           .end();
   }
   j.end();
@@ -92,7 +97,8 @@ int cmdInfo(Invocation& s, const std::vector<std::string>& argv) {
     profpack_profile_threads(p.p, threads.data(), nt, &nt);
     std::printf("threads: %zu\n", nt);
     for (size_t i = 0; i < nt; ++i)
-      std::printf("  %zu: pid %u, thread %u\n", i, threads[i].pid, threads[i].thread_id);
+      std::printf("  %zu: pid %lld, thread %lld\n", i, shownId(threads[i].pid),
+                  shownId(threads[i].thread_id));
   }
   printWarnings(s, p.p, args[0]);  // on stderr, as every other command's
   return 0;

@@ -720,7 +720,11 @@ PROFPACK_API profpack_status profpack_profile_units_per_second(const profpack_pr
 PROFPACK_API profpack_status profpack_profile_event_units_per_second(
     const profpack_profile* profile, size_t event, double* per_second);
 
-/** A thread whose figures can be queried on their own (XRay: one (pid, thread id) pair). */
+/** A pid or thread id the profile does not know (perf's -1). */
+#define PROFPACK_UNKNOWN_ID UINT32_MAX
+
+/** A thread whose figures can be queried on their own (XRay: one (pid, thread id) pair); either
+ *  id may be PROFPACK_UNKNOWN_ID. */
 typedef struct profpack_thread {
   uint32_t pid;
   uint32_t thread_id;

@@ -110,9 +110,16 @@ struct LineCost {
 };
 
 struct ThreadRow {
-  uint32_t pid = 0, threadId = 0;
+  uint32_t pid = 0, threadId = 0;  // kUnknownId where the source does not say
   std::string process;  // the process's name where the source records it (perf's comm)
 };
+
+// A pid or thread id the source does not know: perf's -1 (its records hold ids as 32 bits;
+// `perf script -F -tid` prints none), kept as those 32 bits.
+constexpr uint32_t kUnknownId = UINT32_MAX;
+
+// An id as text and JSON show it: signed, as perf prints it, so that an unknown one is -1.
+inline int64_t shownId(uint32_t id) { return id == kUnknownId ? -1 : int64_t{id}; }
 
 // Whole-profile counts, as `profpack info` shows them.
 struct Summary {

@@ -177,7 +177,10 @@ func (p *Profile) EventBaseTotal(e int) (uint64, error) {
 	return uint64(v), err
 }
 
-// Thread is a thread whose figures a View can show on their own.
+// UnknownID is a PID or ThreadID the profile does not know (perf's -1).
+const UnknownID = ^uint32(0)
+
+// Thread is a thread whose figures a View can show on their own; either id may be UnknownID.
 type Thread struct {
 	PID, ThreadID uint32
 }

@@ -24,7 +24,7 @@ from ._profile import (Profile, read, read_file, read_files, read_memory, versio
 from ._profpack import lib as _lib
 from ._tables import FunctionRow, Line, Stack
 from ._types import (Call, Capability, Event, Function, Info, LineCost, ReadOptions,
-                     SymbolizeOptions, Thread, TopCost, TopOptions, TopRow)
+                     SymbolizeOptions, Thread, TopCost, TopOptions, TopRow, UNKNOWN_ID)
 
 __version__ = version_string()
 
@@ -37,7 +37,7 @@ __all__ = [
     "Event", "FileError", "Format", "FormatInfo", "Function", "FunctionRow", "Info",
     "InternalError", "InvalidArgumentError", "LimitError", "Line", "LineCost", "MalformedError",
     "Merger", "NoMemoryError", "Profile", "ReadOptions", "Stack", "Status", "SymbolizeOptions",
-    "Thread", "TopCost", "TopOptions", "TopRow", "UnsupportedError", "WriteOptions",
+    "Thread", "TopCost", "TopOptions", "TopRow", "UNKNOWN_ID", "UnsupportedError", "WriteOptions",
     "WriteParam", "WriteParamInfo", "diff", "formats", "merge", "read", "read_file",
     "read_files", "read_memory", "version_number", "version_string", "write_param_bounds",
     "write_params",

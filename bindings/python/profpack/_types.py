@@ -91,8 +91,12 @@ class Event(NamedTuple):
     total: int
 
 
+UNKNOWN_ID = 0xFFFFFFFF  # PROFPACK_UNKNOWN_ID
+
+
 class Thread(NamedTuple):
-    """A thread whose figures can be viewed on their own (``profpack_thread``)."""
+    """A thread whose figures can be viewed on their own (``profpack_thread``); an id the
+    profile does not know is ``UNKNOWN_ID`` (perf's -1)."""
     pid: int
     thread_id: int
 

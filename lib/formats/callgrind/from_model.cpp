@@ -43,8 +43,8 @@ class ModelWriter {
     lines_ = m.has(kCapLines);
     out_ += "# callgrind format\nversion: 1\ncreator: profpack (from " + m.sourceFormat() + ")\n";
     if (thread) {
-      out_ += "pid: " + std::to_string(thread->pid) +
-              "\npart: 1\nthread: " + std::to_string(thread->threadId) + "\n";
+      out_ += "pid: " + std::to_string(shownId(thread->pid)) +
+              "\npart: 1\nthread: " + std::to_string(shownId(thread->threadId)) + "\n";
     }
     // desc lines, then cmd: the order cg_annotate reads.
     for (const auto& [key, value] : m.description())
@@ -73,8 +73,9 @@ class ModelWriter {
   // A part's thread, as a comment: `pid:`/`part:`/`thread:` after the first `events:` are
   // malformed to callgrind_annotate, and gprof2dot sums every part into one profile anyway.
   void partComment(const ThreadRow& thread, size_t index) {
-    out_ += "\n# part " + std::to_string(index + 1) + ": pid " + std::to_string(thread.pid) +
-            ", thread " + std::to_string(thread.threadId) + "\n";
+    out_ += "\n# part " + std::to_string(index + 1) + ": pid " +
+            std::to_string(shownId(thread.pid)) + ", thread " +
+            std::to_string(shownId(thread.threadId)) + "\n";
   }
 
   void part(const Model& m, bool totals) {

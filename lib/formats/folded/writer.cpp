@@ -133,8 +133,9 @@ void writeFolded(const Model& model, const ModelFor& perThread, size_t event, Si
   std::map<std::string, uint64_t> lines;
   auto processOf = [&](size_t t) {
     std::string process = threads[t].process;
-    if (how != FoldedProcess::comm) process += '-' + std::to_string(threads[t].pid);
-    if (how == FoldedProcess::commPidTid) process += '/' + std::to_string(threads[t].threadId);
+    if (how != FoldedProcess::comm) process += '-' + std::to_string(shownId(threads[t].pid));
+    if (how == FoldedProcess::commPidTid)
+      process += '/' + std::to_string(shownId(threads[t].threadId));
     std::replace(process.begin(), process.end(), ' ', '_');
     for (char& c : process)
       if (c == ';' || c == '\n' || c == '\r') c = c == ';' ? ':' : '_';

@@ -249,8 +249,9 @@ class PprofWriter {
     packed(sampleBytes_, 2, sampleValues_);
     if (thread >= 0) {
       const ThreadRow& t = m_.threads()[static_cast<size_t>(thread)];
-      label("pid", "", t.pid);
-      label("tid", "", t.threadId);
+      // An unknown id gets no label (a number would be taken for a process).
+      if (t.pid != kUnknownId) label("pid", "", t.pid);
+      if (t.threadId != kUnknownId) label("tid", "", t.threadId);
       if (!t.process.empty()) label("comm", t.process, 0);
     }
     bytesField(msg_, 2, sampleBytes_);

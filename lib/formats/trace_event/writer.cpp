@@ -87,10 +87,8 @@ void writeTraceEvents(const Model& model, Sink& out) {
   std::vector<std::string> ids(threads.size() + 1);
   for (size_t t = 0; t <= threads.size(); ++t) {
     const ThreadRow row = t < threads.size() ? threads[t] : ThreadRow{};
-    ids[t] = ",\"pid\":";
-    appendDecimal(ids[t], row.pid);
-    ids[t] += ",\"tid\":";
-    appendDecimal(ids[t], row.threadId);
+    ids[t] = ",\"pid\":" + std::to_string(shownId(row.pid)) +
+             ",\"tid\":" + std::to_string(shownId(row.threadId));
   }
 
   for (size_t t = 0; t < threads.size(); ++t) {
@@ -99,7 +97,7 @@ void writeTraceEvents(const Model& model, Sink& out) {
     text += "{\"name\":\"thread_name\",\"ph\":\"M\"";
     text += ids[t];
     text += ",\"args\":{\"name\":\"thread ";
-    appendDecimal(text, threads[t].threadId);
+    text += std::to_string(shownId(threads[t].threadId));
     text += "\"}}";
   }
   // The spans as the model streams them (never all in memory: a long trace has millions).

@@ -62,7 +62,9 @@ public struct Call: Sendable, Equatable {
 
 /// A thread whose figures a view can show on their own (profpack_thread). Not `Thread`, which
 /// would clash with Foundation's in every file that imports both.
+/// An id the profile does not know (perf's -1) is `ProfileThread.unknownID`.
 public struct ProfileThread: Sendable, Equatable, Hashable {
+  public static let unknownID = UInt32.max
   public let pid: UInt32
   public let threadID: UInt32
 }
