@@ -75,7 +75,9 @@ void SymbolMemory::add(const Profile& profile) {
         Names::Object{binaries[m].getPath().cStr(), std::string(id.begin(), id.end()),
                       binaries[m].getLoadBias()});
   }
-  for (const auto& [key, span] : table.entries) {
+  for (size_t e = 0; e < table.entries.size(); ++e) {
+    const SymbolKey& key = table.entries.key(e);
+    const SymbolEntries::Span& span = table.entries.span(e);
     if (static_cast<uint64_t>(key.mapping) >= layer.mappings.size()) continue;
     const Mapping& m = layer.mappings[static_cast<size_t>(key.mapping)];
     auto [it, added] =

@@ -15,6 +15,7 @@
 
 #include "error.h"
 #include "symbolize/table.h"
+#include "util/pairmap.h"
 
 namespace profpack {
 
@@ -112,6 +113,13 @@ class SymbolizedSource : public ModelSource {
     // layer's rows, which outlive the work (no string made per lookup).
     std::unordered_map<std::pair<std::string_view, std::string_view>, uint64_t, ViewPairHash>
         functionIndex;
+    // In front of it, by numbers (a chain's frames are looked up per location; hashing their
+    // names was a tenth of making the model of a g++ compile's recording): (the symbol
+    // table's name index, the object's number) -> function; per inner function, its object's
+    // number and the function it stays where the table has no chain (-1: not yet).
+    PairMap namedIndex;
+    std::unordered_map<std::string_view, uint64_t> objectIds;
+    std::vector<int64_t> objectOf, unnamedOf;
     std::vector<int64_t> locationOf;  // per inner function: its first own location (-1: none)
     std::vector<Chain> chains;
     std::vector<uint64_t> chainFunctions, chainLines;  // per chain function: it, its line (or 0)
@@ -172,9 +180,9 @@ void SymbolizedSource::renameIds(FunctionLayer& out) {
   CostByPair lineCost, functionLine;
   for (const Location& l : locations_.locations) {
     if (l.function < 0 || static_cast<size_t>(l.function) >= out.functions.size()) continue;
-    auto it = table_.entries.find({l.mapping, l.address, false});
-    if (it == table_.entries.end()) continue;
-    const auto [first, count] = it->second;
+    const SymbolEntries::Span* it = table_.entries.find({l.mapping, l.address, false});
+    if (!it) continue;
+    const auto [first, count] = *it;
     const SymbolTable::Frame& fr = table_.frames[first + count - 1];
     FunctionRow& row = out.functions[static_cast<size_t>(l.function)];
     row.name = table_.names[fr.function];
@@ -220,6 +228,8 @@ std::unique_ptr<ModelSource> SymbolizedSource::releaseAfterStacks(
       w.locationOf[static_cast<size_t>(locs[i].function)] = static_cast<int64_t>(i);
   w.memo[0].assign(in.functions.size(), -1);
   w.memo[1].assign(in.functions.size(), -1);
+  w.objectOf.assign(in.functions.size(), -1);
+  w.unnamedOf.assign(in.functions.size(), -1);
   nameLocations(w);
   keepLines(w);
   if (w.stacks) {
@@ -248,20 +258,30 @@ int64_t SymbolizedSource::chainAt(Work& w, uint64_t f, int64_t li, bool ret) {
   Chain c;
   c.start = w.chainFunctions.size();
   const FunctionRow& row = w.in.functions[f];
-  auto it = table_.entries.end();
+  const SymbolEntries::Span* it = nullptr;
   if (li >= 0) {
     const Location& l = locations_.locations[static_cast<size_t>(li)];
     it = table_.entries.find({l.mapping, l.address + (l.callSite ? 1 : 0), ret});
   }
-  if (it == table_.entries.end()) {
-    w.chainFunctions.push_back(function(w, row.name, row.file, row.object, row.unnamed));
+  if (!it) {
+    int64_t& same = w.unnamedOf[f];
+    if (same < 0)
+      same = static_cast<int64_t>(function(w, row.name, row.file, row.object, row.unnamed));
+    w.chainFunctions.push_back(static_cast<uint64_t>(same));
     w.chainLines.push_back(0);
   } else {
-    const auto [first, count] = it->second;
+    int64_t& object = w.objectOf[f];
+    if (object < 0)
+      object = static_cast<int64_t>(
+          w.objectIds.try_emplace(row.object, w.objectIds.size()).first->second);
+    const auto [first, count] = *it;
     for (uint64_t i = first + count; i-- > first;) {  // outermost first
       const SymbolTable::Frame& fr = table_.frames[i];
-      w.chainFunctions.push_back(
-          function(w, table_.names[fr.function], table_.names[fr.file], row.object));
+      bool added = false;
+      uint64_t& fn =
+          w.namedIndex.findOrInsert(fr.function, static_cast<uint64_t>(object), 0, added);
+      if (added) fn = function(w, table_.names[fr.function], table_.names[fr.file], row.object);
+      w.chainFunctions.push_back(fn);
       w.chainLines.push_back(fr.line);
     }
     c.file = table_.frames[first].file;
@@ -442,8 +462,7 @@ void SymbolizedSource::expandStacks(Work& w) {
 // Functions from the stacks: self innermost, inclusive and arcs once per stack.
 void SymbolizedSource::functionsFromStacks(FunctionLayer& out) {
   std::vector<uint64_t> seen(out.functions.size(), ~uint64_t{0});
-  const uint64_t nf = out.functions.size();
-  std::unordered_map<uint64_t, size_t> edgeIndex;  // caller * nf + callee -> edge
+  PairMap edgeIndex;  // (caller, callee) -> edge: one lookup per frame
   std::vector<uint64_t> edgeSeen;
   for (size_t s = 0; s < stacks_.stacks(); ++s) {
     const uint64_t* v = stacks_.values.data() + s * ne_;
@@ -459,14 +478,15 @@ void SymbolizedSource::functionsFromStacks(FunctionLayer& out) {
       }
       if (k == b) continue;
       const uint64_t caller = stacks_.frames[k - 1];
-      auto [it, added] = edgeIndex.emplace(caller * nf + f, out.edges.size());
+      bool added = false;
+      const uint64_t edge = edgeIndex.findOrInsert(caller, f, out.edges.size(), added);
       if (added) {
         out.addEdge(caller, f, 0);
         edgeSeen.push_back(~uint64_t{0});
       }
-      if (edgeSeen[it->second] != s) {
-        edgeSeen[it->second] = s;
-        uint64_t* cost = out.edgeCost(it->second);
+      if (edgeSeen[edge] != s) {
+        edgeSeen[edge] = s;
+        uint64_t* cost = out.edgeCost(edge);
         for (size_t ev = 0; ev < ne_; ++ev) cost[ev] += v[ev];
       }
     }

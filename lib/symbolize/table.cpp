@@ -30,7 +30,7 @@ SymbolTable::SymbolTable(ir::Symbols::Reader s) {
     if (mapping[i] >= mappings) fail("entry " + std::to_string(i) + " names no mapping");
     if (count[i] == 0 || count[i] > function.size() - first)
       fail("entry " + std::to_string(i) + " has frames beyond the frame columns");
-    entries[{static_cast<int64_t>(mapping[i]), address[i], ret[i] != 0}] = {first, count[i]};
+    entries.set({static_cast<int64_t>(mapping[i]), address[i], ret[i] != 0}, {first, count[i]});
     first += count[i];
   }
   if (first != function.size()) fail("frames no entry holds");

@@ -41,7 +41,7 @@ struct Columns {
     address.push(key.address);
     returnAddress.push(key.returnAddress ? 1 : 0);
     count.push(frames.size());
-    table->entries[key] = {table->frames.size(), frames.size()};
+    table->entries.set(key, {table->frames.size(), frames.size()});
     for (const SymbolFrame& f : frames) {
       const uint64_t fn = intern(f.function), fi = intern(f.file);
       function.push(fn);
