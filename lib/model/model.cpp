@@ -4,6 +4,7 @@
 #include <numeric>
 
 #include "error.h"
+#include "util/pairmap.h"
 
 namespace profpack {
 
@@ -202,6 +203,40 @@ const Summary& Model::summary() const {
     summary_ = source_->summary();
   });
   return summary_;
+}
+
+void addStackFigures(const StackLayer& stacks, FunctionLayer& out) {
+  const size_t ne = out.events();
+  std::vector<uint64_t> seen(out.functions.size(), ~uint64_t{0});
+  PairMap edgeIndex;  // (caller, callee) -> edge: one lookup per frame
+  std::vector<uint64_t> edgeSeen;
+  for (size_t s = 0; s < stacks.stacks(); ++s) {
+    const uint64_t* v = stacks.values.data() + s * ne;
+    const uint64_t b = stacks.start[s], e = stacks.start[s + 1];
+    if (b == e) continue;
+    const uint64_t leaf = stacks.frames[e - 1];
+    for (size_t ev = 0; ev < ne; ++ev) out.self[leaf * ne + ev] += v[ev];
+    for (uint64_t k = b; k < e; ++k) {
+      const uint64_t f = stacks.frames[k];
+      if (seen[f] != s) {
+        seen[f] = s;
+        for (size_t ev = 0; ev < ne; ++ev) out.inclusive[f * ne + ev] += v[ev];
+      }
+      if (k == b) continue;
+      const uint64_t caller = stacks.frames[k - 1];
+      bool added = false;
+      const uint64_t edge = edgeIndex.findOrInsert(caller, f, out.edges.size(), added);
+      if (added) {
+        out.addEdge(caller, f, 0);
+        edgeSeen.push_back(~uint64_t{0});
+      }
+      if (edgeSeen[edge] != s) {
+        edgeSeen[edge] = s;
+        uint64_t* cost = out.edgeCost(edge);
+        for (size_t ev = 0; ev < ne; ++ev) cost[ev] += v[ev];
+      }
+    }
+  }
 }
 
 }  // namespace profpack

@@ -274,6 +274,11 @@ struct StackLayer {
   bool locationsOnly() const { return frames.empty() && start.back() > 0; }
 };
 
+// Adds what the stacks give the functions they name: each stack's values to its innermost
+// function's self figures, once to the inclusive figures of each function in it, and once to
+// each (caller, callee) arc in it (appended where new).
+void addStackFigures(const StackLayer& stacks, FunctionLayer& out);
+
 // One completed call.
 struct Span {
   uint32_t thread = 0;          // index into threads()

@@ -145,7 +145,6 @@ class SymbolizedSource : public ModelSource {
   void nameLocation(Work& w, size_t i, std::map<std::pair<uint64_t, uint64_t>, size_t>& arcs);
   void keepLines(Work& w);
   void expandStacks(Work& w);
-  void functionsFromStacks(FunctionLayer& out);
   void countFiles();
 
   // Per inner function, the chain its stack frames took (as the innermost frame, as a caller;
@@ -234,7 +233,7 @@ std::unique_ptr<ModelSource> SymbolizedSource::releaseAfterStacks(
   keepLines(w);
   if (w.stacks) {
     expandStacks(w);
-    functionsFromStacks(out);
+    addStackFigures(stacks_, out);
     if (w.innerCaps & kCapTimeline) {
       chains_ = std::move(w.chains);
       chainFunctions_ = std::move(w.chainFunctions);
@@ -457,40 +456,6 @@ void SymbolizedSource::expandStacks(Work& w) {
     stacks_.threadValues[r] = stacks_.threadValues[r] < outOf.size()
                                   ? outOf[stacks_.threadValues[r]]
                                   : ~uint64_t{0};  // out of range: Model::stacks drops them all
-}
-
-// Functions from the stacks: self innermost, inclusive and arcs once per stack.
-void SymbolizedSource::functionsFromStacks(FunctionLayer& out) {
-  std::vector<uint64_t> seen(out.functions.size(), ~uint64_t{0});
-  PairMap edgeIndex;  // (caller, callee) -> edge: one lookup per frame
-  std::vector<uint64_t> edgeSeen;
-  for (size_t s = 0; s < stacks_.stacks(); ++s) {
-    const uint64_t* v = stacks_.values.data() + s * ne_;
-    const uint64_t b = stacks_.start[s], e = stacks_.start[s + 1];
-    if (b == e) continue;
-    const uint64_t leaf = stacks_.frames[e - 1];
-    for (size_t ev = 0; ev < ne_; ++ev) out.self[leaf * ne_ + ev] += v[ev];
-    for (uint64_t k = b; k < e; ++k) {
-      const uint64_t f = stacks_.frames[k];
-      if (seen[f] != s) {
-        seen[f] = s;
-        for (size_t ev = 0; ev < ne_; ++ev) out.inclusive[f * ne_ + ev] += v[ev];
-      }
-      if (k == b) continue;
-      const uint64_t caller = stacks_.frames[k - 1];
-      bool added = false;
-      const uint64_t edge = edgeIndex.findOrInsert(caller, f, out.edges.size(), added);
-      if (added) {
-        out.addEdge(caller, f, 0);
-        edgeSeen.push_back(~uint64_t{0});
-      }
-      if (edgeSeen[edge] != s) {
-        edgeSeen[edge] = s;
-        uint64_t* cost = out.edgeCost(edge);
-        for (size_t ev = 0; ev < ne_; ++ev) cost[ev] += v[ev];
-      }
-    }
-  }
 }
 
 // The inner timeline with each span expanded into its function's inline chain: a thread's spans
