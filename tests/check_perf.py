@@ -780,6 +780,52 @@ def compare_dwarf_callgraph(tmp, buildids):
           f"{dict(theirs)}), and one warning that user stacks are not unwound ({warned})")
 
 
+def compare_events(tmp, buildids):
+    """A recording of three events (software ones: no PMU needed): per event, its samples
+    (`EVENT_samples`) and summed period equal perf report's for that event, in total and per
+    named function of every DSO (self samples); `samples` is all of them; its `perf script`
+    text gives the same totals."""
+    f = os.path.join(tmp, "events.data")
+    events = ["cpu-clock", "task-clock", "page-faults"]
+    run("perf", "--buildid-dir", buildids, "record", "-q", "-e", ",".join(events), "-g", "-o",
+        f, os.path.join(data, "threads"))
+    report = run("perf", "--buildid-dir", buildids, "report", "-i", f, "--stdio",
+                 "--no-children", "-n", "-g", "none", "--sort", "dso,sym")
+    theirs = {}  # event -> (samples, period, {(dso, named function): self samples})
+    for section in re.split(r"^# Samples: ", report, flags=re.M)[1:]:
+        m = re.match(r"(\d+)\S*\s+of event '([^']+)'.*?# Event count \(approx\.\): (\d+)",
+                     section, re.S)
+        per = collections.Counter()
+        for line in section.splitlines():
+            r = re.match(r"\s*[\d.]+%\s+(\d+)\s+(\S+)\s+\[.\] (.*\S)\s*$", line)
+            if r and not r.group(3).startswith(("0x", "[unknown]")):
+                per[(dso_name(r.group(2)), r.group(3))] += int(r.group(1))
+        theirs[m.group(2)] = (int(m.group(1)), int(m.group(3)), per)
+    info = {e["name"]: e["total"] for e in
+            json.loads(run(cli, "info", f, "--symbol-tables-only", "--json"))["events"]}
+    check(sorted(theirs) == sorted(events) and
+          info["samples"] == sum(n for n, _, _ in theirs.values()),
+          f"three events: samples = every event's ({info.get('samples')} vs "
+          f"{ {e: n for e, (n, _, _) in theirs.items()} })")
+    for e, (n, period, per) in sorted(theirs.items()):
+        top = run(cli, "top", f, "--symbol-tables-only", "--tsv", "-n", "100000000", "--event",
+                  e + "_samples")
+        ours = collections.Counter()
+        for line in top.splitlines():
+            self_, _, _, _, func, obj = line.split("\t")
+            if int(self_) and not func.startswith("0x"):
+                ours[(dso_name(obj), func)] += int(self_)
+        check(info.get(e + "_samples") == n and info.get(e) == period and ours == per and per,
+              f"event {e}: samples {info.get(e + '_samples')} vs {n}, period {info.get(e)} vs "
+              f"{period}, self samples per named function {dict(ours)} vs {dict(per)}")
+    txt = os.path.join(tmp, "events.txt")
+    with open(txt, "w") as out:
+        out.write(run("perf", "--buildid-dir", buildids, "script", "-i", f))
+    from_text = {e["name"]: e["total"] for e in json.loads(run(cli, "info", txt, "--json"))["events"]}
+    check(from_text == info, f"three events: perf script text's totals = perf.data's "
+          f"({from_text} vs {info})")
+
+
 def main():
     if not shutil.which("perf"):
         print("perf not installed (linux-perf provides it)")
@@ -801,6 +847,7 @@ def main():
             files = [out]
             compare_cxx(tmp, buildids)
             compare_dwarf_callgraph(tmp, buildids)
+            compare_events(tmp, buildids)
         for f in files:
             compare(f, tmp, buildids)
             if "--record" not in sys.argv:

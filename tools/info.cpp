@@ -1,6 +1,8 @@
 // profpack info: what a profile holds.
 
+#include <algorithm>
 #include <cstdio>
+#include <cstring>
 
 #include "cli.h"
 
@@ -85,8 +87,10 @@ int cmdInfo(Invocation& s, const std::vector<std::string>& argv) {
   if (profpack_profile_events(p.p, ev.data(), ev.size(), &n) != PROFPACK_OK)
     return failWith(s, args[0].c_str());
   std::printf("events: %zu\n", n);
+  int width = 10;  // the names' column: the longest name's, at least ten
+  for (auto& e : ev) width = std::max(width, static_cast<int>(std::strlen(e.name)));
   for (auto& e : ev) {
-    std::printf(info.signed_costs ? "  %-10s %20lld" : "  %-10s %20llu", e.name,
+    std::printf(info.signed_costs ? "  %-*s %20lld" : "  %-*s %20llu", width, e.name,
                 (unsigned long long)e.total);
     if (*e.long_name) std::printf("  %s", e.long_name);
     std::printf("\n");

@@ -53,13 +53,18 @@ class PerfSource : public ModelSource {
 
   void functions(FunctionLayer& out) override {
     decode();
-    const size_t events = 1 + pd_.getEvents().size();
+    const size_t events = eventCount();
     out.eventNames.push_back("samples");
     out.eventLongNames.push_back("samples");
     for (auto e : pd_.getEvents()) {
       out.eventNames.push_back(e.getName().cStr());
       out.eventLongNames.push_back(std::string(e.getName().cStr()) + " (summed period)");
     }
+    if (perEventSamples())
+      for (auto e : pd_.getEvents()) {
+        out.eventNames.push_back(std::string(e.getName().cStr()) + "_samples");
+        out.eventLongNames.push_back(std::string("samples of ") + e.getName().cStr());
+      }
     if (timed()) out.timelineUnitsPerSecond = 1e9;  // sample times are perf_clock nanoseconds
     for (auto f : pd_.getFeatures())                // hostname, osrelease, arch, nrcpus, cmdline
       out.description.emplace_back(f.getKey().cStr(), f.getValue().cStr());
@@ -125,7 +130,7 @@ class PerfSource : public ModelSource {
       const auto id = m.getBuildId();
       k.buildId.assign(reinterpret_cast<const char*>(id.begin()), id.size());
     }
-    const size_t events = 1 + pd_.getEvents().size();
+    const size_t events = eventCount();
     const std::vector<uint64_t>& self = selfPerFrame(events);
     out.locations.reserve(out.locations.size() + 2 * byRank_.size());
     out.self.reserve(out.self.size() + 2 * byRank_.size() * events);
@@ -150,7 +155,7 @@ class PerfSource : public ModelSource {
     if (2 * address_.size() > UINT32_MAX)
       throw Error(Status::limit, "perf", "too many distinct addresses for a stack layer");
     const std::span<const uint64_t> order = rank_;
-    const size_t events = 1 + pd_.getEvents().size();
+    const size_t events = eventCount();
     std::vector<uint64_t> outOf(start_.size(), ~uint64_t{0});  // per stack: its index in out
     for (size_t s = 0; s + 1 < start_.size(); ++s) {
       const uint64_t* v = values_.data() + s * events;
@@ -267,7 +272,8 @@ class PerfSource : public ModelSource {
     }
     if (c.start.back() != c.frames.size())
       throw Error(Status::malformed, "ppk", "perf: stack lengths disagree with its frames");
-    const size_t events = 1 + pd_.getEvents().size(), stacks = lengths.size();
+    const size_t perf = pd_.getEvents().size(), events = eventCount(), stacks = lengths.size();
+    const bool perEvent = perEventSamples();
     const size_t threads = pd_.getThreads().size();
     ColumnCursor thread(pd_.getSampleThread()), event(pd_.getSampleEvent()),
         period(pd_.getSamplePeriod()), stack(pd_.getSampleStack());
@@ -290,11 +296,12 @@ class PerfSource : public ModelSource {
       done += m;
       for (size_t i = 0; i < m; ++i) {
         const uint64_t t = ts[i], e = es[i], p = ps[i], s = ss[i];
-        if (s >= stacks || e >= events - 1 || t >= threads)
+        if (s >= stacks || e >= perf || t >= threads)
           throw Error(Status::malformed, "ppk",
                       "perf: sample of a stack, event or thread out of range");
         all[s * events] += 1;
         all[s * events + 1 + e] += p;
+        if (perEvent) all[s * events + 1 + perf + e] += 1;
         std::vector<uint64_t>& rows = c.rows[t];
         bool fresh;
         const uint64_t row = rowOf.findOrInsert(t, s, rows.size(), fresh);
@@ -304,6 +311,7 @@ class PerfSource : public ModelSource {
         }
         rows[row + 1] += 1;
         rows[row + 2 + e] += p;
+        if (perEvent) rows[row + 2 + perf + e] += 1;
       }
     }
     for (size_t s = 0; s < stacks; ++s)
@@ -326,7 +334,7 @@ class PerfSource : public ModelSource {
     cols_ = cache_ ? cache_->get<Columns>("perf columns", make)
                    : std::make_shared<const Columns>(make());
     const Columns* c = cols_.get();
-    const size_t events = 1 + pd_.getEvents().size(), stacks = c->start.size() - 1;
+    const size_t events = eventCount(), stacks = c->start.size() - 1;
     const size_t threads = pd_.getThreads().size();
     if (thread_ < 0) {
       address_ = c->address;
@@ -381,6 +389,11 @@ class PerfSource : public ModelSource {
     rank_ = o.rank;
     byRank_ = o.byRank;
   }
+  // The model's events: `samples` (every event's), each event's summed period, and where the
+  // recording has more than one event, each one's samples (what `perf report -n` shows per
+  // event; `samples` alone would add, say, cpu-clock's and page-faults').
+  bool perEventSamples() const { return pd_.getEvents().size() > 1; }
+  size_t eventCount() const { return 1 + pd_.getEvents().size() * (perEventSamples() ? 2 : 1); }
   // Whether the samples have times (perf.data's sample_type TIME; `perf script` text with its
   // time field).
   bool timed() const {
