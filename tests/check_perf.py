@@ -780,6 +780,58 @@ def compare_dwarf_callgraph(tmp, buildids):
           f"{dict(theirs)}), and one warning that user stacks are not unwound ({warned})")
 
 
+def perf_sections(report):
+    """perf report --stdio -n --sort dso,sym, per event: (samples, summed period, {(dso, named
+    function): self samples}); frames perf does not name (0x..., [unknown]) left out of the
+    last. The samples are its rows' (the header abbreviates them: "1K")."""
+    out = {}
+    for section in re.split(r"^# Samples: ", report, flags=re.M)[1:]:
+        m = re.match(r"\S+\s+of event '([^']+)'.*?# Event count \(approx\.\): (\d+)",
+                     section, re.S)
+        per, samples = collections.Counter(), 0
+        for line in section.splitlines():
+            r = re.match(r"\s*[\d.]+%\s+(\d+)\s+(\S+)\s+\[.\] (.*\S)\s*$", line)
+            samples += int(r.group(1)) if r else 0
+            if r and not r.group(3).startswith(("0x", "[unknown]")):
+                per[(dso_name(r.group(2)), r.group(3))] += int(r.group(1))
+        out[m.group(1)] = (samples, int(m.group(2)), per)
+    return out
+
+
+def named_self(top_tsv):
+    """top --tsv's self figures per (dso, named function), as perf_sections gives perf's."""
+    out = collections.Counter()
+    for line in top_tsv.splitlines():
+        self_, _, _, _, func, obj = line.split("\t")
+        if int(self_) and not func.startswith("0x"):
+            out[(dso_name(obj), func)] += int(self_)
+    return out
+
+
+def compare_system_wide(tmp, buildids):
+    """perf record -a (every process and kernel thread, and the dummy event perf adds to carry
+    the sideband records): its one event and the self samples per named function of every DSO
+    equal perf report's, but for entries of the procedure linkage table, which perf 6.1 leaves
+    unnamed in some binaries without a symbol table (objdump names them as profpack does)."""
+    f = os.path.join(tmp, "system.data")
+    run("perf", "--buildid-dir", buildids, "record", "-q", "-a", "-e", "cpu-clock", "-g", "-o",
+        f, os.path.join(data, "threads"))
+    theirs = perf_sections(run("perf", "--buildid-dir", buildids, "report", "-i", f, "--stdio",
+                               "--no-children", "-n", "-g", "none", "--sort", "dso,sym"))
+    info = {e["name"]: e["total"] for e in
+            json.loads(run(cli, "info", f, "--symbol-tables-only", "--json"))["events"]}
+    ours = named_self(run(cli, "top", f, "--symbol-tables-only", "--tsv", "-n", "100000000"))
+    ours = collections.Counter({k: n for k, n in ours.items() if not k[1].endswith("@plt")})
+    n, period, per = theirs.get("cpu-clock", (None, None, {}))
+    per = collections.Counter({k: c for k, c in per.items() if not k[1].endswith("@plt")})
+    check(sorted(info) == ["cpu-clock", "samples"] and info["cpu-clock"] == period and
+          info["samples"] == n and ours == per and per,
+          f"perf record -a: events {sorted(info)} (no dummy), period {info.get('cpu-clock')} vs "
+          f"{period}, samples {info.get('samples')} vs {n}, self samples per named function "
+          f"(but PLT entries): {len(ours)} functions vs {len(per)}, "
+          f"differing {sorted(set(ours.items()) ^ set(per.items()))[:10]}")
+
+
 def compare_events(tmp, buildids):
     """A recording of three events (software ones: no PMU needed): per event, its samples
     (`EVENT_samples`) and summed period equal perf report's for that event, in total and per
@@ -791,16 +843,7 @@ def compare_events(tmp, buildids):
         f, os.path.join(data, "threads"))
     report = run("perf", "--buildid-dir", buildids, "report", "-i", f, "--stdio",
                  "--no-children", "-n", "-g", "none", "--sort", "dso,sym")
-    theirs = {}  # event -> (samples, period, {(dso, named function): self samples})
-    for section in re.split(r"^# Samples: ", report, flags=re.M)[1:]:
-        m = re.match(r"(\d+)\S*\s+of event '([^']+)'.*?# Event count \(approx\.\): (\d+)",
-                     section, re.S)
-        per = collections.Counter()
-        for line in section.splitlines():
-            r = re.match(r"\s*[\d.]+%\s+(\d+)\s+(\S+)\s+\[.\] (.*\S)\s*$", line)
-            if r and not r.group(3).startswith(("0x", "[unknown]")):
-                per[(dso_name(r.group(2)), r.group(3))] += int(r.group(1))
-        theirs[m.group(2)] = (int(m.group(1)), int(m.group(3)), per)
+    theirs = perf_sections(report)
     info = {e["name"]: e["total"] for e in
             json.loads(run(cli, "info", f, "--symbol-tables-only", "--json"))["events"]}
     check(sorted(theirs) == sorted(events) and
@@ -810,11 +853,7 @@ def compare_events(tmp, buildids):
     for e, (n, period, per) in sorted(theirs.items()):
         top = run(cli, "top", f, "--symbol-tables-only", "--tsv", "-n", "100000000", "--event",
                   e + "_samples")
-        ours = collections.Counter()
-        for line in top.splitlines():
-            self_, _, _, _, func, obj = line.split("\t")
-            if int(self_) and not func.startswith("0x"):
-                ours[(dso_name(obj), func)] += int(self_)
+        ours = named_self(top)
         check(info.get(e + "_samples") == n and info.get(e) == period and ours == per and per,
               f"event {e}: samples {info.get(e + '_samples')} vs {n}, period {info.get(e)} vs "
               f"{period}, self samples per named function {dict(ours)} vs {dict(per)}")
@@ -848,6 +887,7 @@ def main():
             compare_cxx(tmp, buildids)
             compare_dwarf_callgraph(tmp, buildids)
             compare_events(tmp, buildids)
+            compare_system_wide(tmp, buildids)
         for f in files:
             compare(f, tmp, buildids)
             if "--record" not in sys.argv:

@@ -43,7 +43,12 @@ class PerfSource : public ModelSource {
       : pd_(profile.partialRoot().getPerf()),  // never deferred (a symbol section may be)
         thread_(options.thread),
         callEdges_(options.callEdges),
-        cache_(options.cache) {}
+        cache_(options.cache) {
+    auto events = pd_.getEvents();
+    for (unsigned e = 0; e < events.size(); ++e)
+      if (!(events[e].getType() == kSoftwareEvent && events[e].getConfig() == kDummyEvent))
+        kept_.push_back(e);
+  }
 
   uint32_t capabilities() const override {
     return kCapCallArcs | kCapAddresses | kCapStacks | kCapThreads |
@@ -56,14 +61,16 @@ class PerfSource : public ModelSource {
     const size_t events = eventCount();
     out.eventNames.push_back("samples");
     out.eventLongNames.push_back("samples");
-    for (auto e : pd_.getEvents()) {
-      out.eventNames.push_back(e.getName().cStr());
-      out.eventLongNames.push_back(std::string(e.getName().cStr()) + " (summed period)");
+    for (unsigned k : kept_) {
+      const std::string name = pd_.getEvents()[k].getName().cStr();
+      out.eventNames.push_back(name);
+      out.eventLongNames.push_back(name + " (summed period)");
     }
     if (perEventSamples())
-      for (auto e : pd_.getEvents()) {
-        out.eventNames.push_back(std::string(e.getName().cStr()) + "_samples");
-        out.eventLongNames.push_back(std::string("samples of ") + e.getName().cStr());
+      for (unsigned k : kept_) {
+        const std::string name = pd_.getEvents()[k].getName().cStr();
+        out.eventNames.push_back(name + "_samples");
+        out.eventLongNames.push_back("samples of " + name);
       }
     if (timed()) out.timelineUnitsPerSecond = 1e9;  // sample times are perf_clock nanoseconds
     for (auto f : pd_.getFeatures())                // hostname, osrelease, arch, nrcpus, cmdline
@@ -273,7 +280,13 @@ class PerfSource : public ModelSource {
     if (c.start.back() != c.frames.size())
       throw Error(Status::malformed, "ppk", "perf: stack lengths disagree with its frames");
     const size_t perf = pd_.getEvents().size(), events = eventCount(), stacks = lengths.size();
-    const bool perEvent = perEventSamples();
+    // Per recorded event, where its period and its samples go among the model's events (0:
+    // nowhere; `samples`, 0, counts every sample).
+    std::vector<size_t> periodAt(perf, 0), countAt(perf, 0);
+    for (size_t j = 0; j < kept_.size(); ++j) {
+      periodAt[kept_[j]] = 1 + j;
+      if (perEventSamples()) countAt[kept_[j]] = 1 + kept_.size() + j;
+    }
     const size_t threads = pd_.getThreads().size();
     ColumnCursor thread(pd_.getSampleThread()), event(pd_.getSampleEvent()),
         period(pd_.getSamplePeriod()), stack(pd_.getSampleStack());
@@ -300,8 +313,8 @@ class PerfSource : public ModelSource {
           throw Error(Status::malformed, "ppk",
                       "perf: sample of a stack, event or thread out of range");
         all[s * events] += 1;
-        all[s * events + 1 + e] += p;
-        if (perEvent) all[s * events + 1 + perf + e] += 1;
+        if (periodAt[e]) all[s * events + periodAt[e]] += p;
+        if (countAt[e]) all[s * events + countAt[e]] += 1;
         std::vector<uint64_t>& rows = c.rows[t];
         bool fresh;
         const uint64_t row = rowOf.findOrInsert(t, s, rows.size(), fresh);
@@ -310,8 +323,8 @@ class PerfSource : public ModelSource {
           rows.resize(rows.size() + events, 0);
         }
         rows[row + 1] += 1;
-        rows[row + 2 + e] += p;
-        if (perEvent) rows[row + 2 + perf + e] += 1;
+        if (periodAt[e]) rows[row + 1 + periodAt[e]] += p;
+        if (countAt[e]) rows[row + 1 + countAt[e]] += 1;
       }
     }
     for (size_t s = 0; s < stacks; ++s)
@@ -389,11 +402,13 @@ class PerfSource : public ModelSource {
     rank_ = o.rank;
     byRank_ = o.byRank;
   }
-  // The model's events: `samples` (every event's), each event's summed period, and where the
-  // recording has more than one event, each one's samples (what `perf report -n` shows per
-  // event; `samples` alone would add, say, cpu-clock's and page-faults').
-  bool perEventSamples() const { return pd_.getEvents().size() > 1; }
-  size_t eventCount() const { return 1 + pd_.getEvents().size() * (perEventSamples() ? 2 : 1); }
+  // The model's events: `samples` (every event's), each recorded event's summed period, and
+  // where it has more than one, each one's samples (what `perf report -n` shows per event;
+  // `samples` alone would add, say, cpu-clock's and page-faults'). Not perf's dummy events,
+  // which `perf record -a` adds to carry its mmap and comm records: they never sample, and
+  // perf report does not show them.
+  bool perEventSamples() const { return kept_.size() > 1; }
+  size_t eventCount() const { return 1 + kept_.size() * (perEventSamples() ? 2 : 1); }
   // Whether the samples have times (perf.data's sample_type TIME; `perf script` text with its
   // time field).
   bool timed() const {
@@ -423,7 +438,10 @@ class PerfSource : public ModelSource {
     }
     return selfOf_;
   }
+  static constexpr uint32_t kSoftwareEvent = 1;  // PERF_TYPE_SOFTWARE
+  static constexpr uint64_t kDummyEvent = 9;     // PERF_COUNT_SW_DUMMY
   ir::PerfData::Reader pd_;
+  std::vector<unsigned> kept_;  // the recorded events the model has, in their order
   long thread_;
   bool callEdges_;
   std::shared_ptr<ModelCache> cache_;
