@@ -2,11 +2,14 @@
 """perf.data of hostile sizes is refused with the byte offset of what is wrong, quickly and
 without a crash: a data section of 2^32 bytes, a record whose size runs past the data, a
 callchain whose `nr` is larger than its record, and every truncation of a real recording's
-first records. Needs no perf: the inputs are edits of tests/data/perf/spin.data."""
+first records; of a perf record -z recording (tests/data/perf/compressed), compressed records
+the header does not announce, a zstd payload with its bytes changed, and truncations. Needs no
+perf: the inputs are edits of the committed recordings."""
 import os, struct, subprocess, sys, tempfile
 
 cli = os.environ["PROFPACK_CLI"]
 src = os.path.join(os.environ["PROFPACK_TEST_DATA"], "perf", "spin.data")
+compressed = os.path.join(os.environ["PROFPACK_TEST_DATA"], "perf", "compressed", "threads.data")
 passed = failed = 0
 
 
@@ -23,6 +26,58 @@ def refused(blob, tmp, expect, what):
     r = subprocess.run([cli, "info", path], capture_output=True, text=True, timeout=60)
     ok = r.returncode not in (0,) and r.returncode > 0 and expect in r.stderr
     check(ok, f"{what}: {r.stderr.strip()[:160]!r}")
+
+
+def hostile_compressed(tmp):
+    z = bytearray(open(compressed, "rb").read())
+    data_at, data_size = struct.unpack_from("<QQ", z, 40)
+    at, records = data_at, []  # (offset, type, size)
+    while at < data_at + data_size:
+        typ, _, size = struct.unpack_from("<IHH", z, at)
+        records.append((at, typ, size))
+        at += size
+    first = next(r for r in records if r[1] == 81)
+    check(z[72 + 27 // 8] & (1 << 27 % 8) and len([r for r in records if r[1] == 81]) >= 2,
+          "perf record -z: HEADER_COMPRESSED and compressed records")
+    b = bytearray(z)
+    b[72 + 27 // 8] &= ~(1 << 27 % 8) & 0xFF
+    refused(bytes(b), tmp, f"offset {first[0]}", "compressed records the header does not announce")
+    b = bytearray(z)
+    b[first[0] + 8:first[0] + 12] = b"\0\0\0\0"  # the zstd frame's magic number
+    refused(bytes(b), tmp, f"offset {first[0]}", "a compressed record that is not zstd")
+    b = bytearray(z)
+    for i in range(first[0] + 16, first[0] + first[2]):  # the frame's blocks, not its header
+        b[i] ^= 0x5A
+    r = subprocess.run([cli, "info", "-"], input=bytes(b), capture_output=True, timeout=60)
+    check(r.returncode in (0, 3) or b"perf" in r.stderr,  # read, or refused with its reason
+          f"a compressed record with its blocks changed: rc {r.returncode}, "
+          f"{r.stderr.decode(errors='replace').strip()[:160]!r}")
+    tail_at = data_at + data_size
+    features = bin(int.from_bytes(z[72:104], "little")).count("1")
+
+    def ending_with(rec, payload):
+        """The file with its data section ending in record `rec`, whose payload is `payload`
+        (the records after it gone), the feature sections moved to follow it."""
+        b = bytearray(z[:rec[0] + 8]) + payload
+        end = len(b)
+        b += z[tail_at:]
+        struct.pack_into("<H", b, rec[0] + 6, 8 + len(payload))
+        struct.pack_into("<Q", b, 48, end - data_at)
+        for i in range(features):
+            off = end + 16 * i
+            struct.pack_into("<Q", b, off, struct.unpack_from("<Q", b, off)[0] + end - tail_at)
+        return bytes(b)
+
+    # The stream cut short: the data section ends inside the last compressed record.
+    last = [r for r in records if r[1] == 81][-1]
+    for keep in range(1, last[2] - 8, max(1, last[2] // 10)):
+        refused(ending_with(last, z[last[0] + 8:last[0] + 8 + keep]), tmp, f"offset {last[0]}",
+                f"perf record -z with its stream cut {last[2] - 8 - keep} bytes short")
+    # A stream that grows ten thousand times (16 MB of zeros in a 510-byte frame).
+    bomb = subprocess.run(["zstd", "-19", "-q", "-c"], input=bytes(16_000_000),
+                          capture_output=True, check=True).stdout
+    refused(ending_with(first, bomb), tmp, f"offset {first[0]}",
+            f"a compressed record of {len(bomb)} bytes that decompresses to 16 MB")
 
 
 def main():
@@ -58,6 +113,7 @@ def main():
         refused(bytes(b), tmp, f"offset {off}", "callchain nr of 2^32")
         for cut in range(data_at + 1, data_at + 600, 37):
             refused(bytes(data[:cut]), tmp, "offset", f"cut at byte {cut}")
+        hostile_compressed(tmp)
     print(f"{passed} passed, {failed} failed")
     return 1 if failed else 0
 

@@ -15,6 +15,7 @@
 #include <unordered_map>
 
 #include "error.h"
+#include "formats/perf/compressed.h"
 #include "util/pages.h"
 #include "util/runs.h"
 
@@ -22,26 +23,6 @@ namespace profpack::perf {
 
 namespace {
 
-enum : uint32_t {
-  kMmap = 1,
-  kLost = 2,
-  kComm = 3,
-  kExit = 4,
-  kThrottle = 5,
-  kUnthrottle = 6,
-  kFork = 7,
-  kSample = 9,
-  kMmap2 = 10,
-  kFinishedRound = 68,
-  kHeaderAttr = 64,
-  kHeaderEventType = 65,
-  kHeaderTracingData = 66,
-  kHeaderBuildId = 67,
-  kIdIndex = 69,
-  kAuxtrace = 71,
-  kHeaderFeature = 80,
-  kFinishedInit = 82,
-};
 constexpr uint64_t kContextMax = uint64_t(-4095);
 constexpr uint64_t kContextHv = uint64_t(-32), kContextKernel = uint64_t(-128),
                    kContextGuestKernel = uint64_t(-2176);
@@ -161,8 +142,10 @@ class Reader {
   uint64_t frameOf(uint64_t ip, bool kernel, int32_t pid);
   uint64_t frameOfSearched(uint64_t ip, bool kernel, int32_t pid);
   void warnOnce(uint32_t type, uint64_t at);
+  void scanRecords(uint64_t begin, uint64_t end, bool compressed);
 
   Bytes b_;
+  std::vector<uint8_t> expanded_;  // perf record -z: the records decompressed (compressed.h)
   PageReleaser releaser_;  // the input's pages below every record still held
   Recording r_;
   std::unordered_map<uint64_t, size_t> attrOfId_;
@@ -198,7 +181,7 @@ void Reader::header(bool records) {
   const uint64_t size = b_.u64(8);
   if (size == 16) {  // pipe mode: records follow, attrs among them
     r_.pipe = true;
-    if (records) scan(16, b_.d.size());
+    if (records) scanRecords(16, b_.d.size(), holdsCompressed(b_.d, 16, b_.d.size()));
     return;
   }
   if (size < 104) bad(8, "header of " + std::to_string(size) + " bytes (104 expected)");
@@ -215,7 +198,28 @@ void Reader::header(bool records) {
   }
   if (r_.attrs.empty()) bad(24, "no perf_event_attr in the attrs section");
   features(dataAt + dataSize, b_.d.data() + 72);
-  if (records) scan(dataAt, dataAt + dataSize);
+  const bool compressed = b_.d[72 + kFeatureCompressed / 8] & (1u << (kFeatureCompressed % 8));
+  if (records) scanRecords(dataAt, dataAt + dataSize, compressed);
+}
+
+// The records in [begin, end), or with `compressed` (perf record -z) the records they
+// decompress to; an error in those names its offset in their stream.
+void Reader::scanRecords(uint64_t begin, uint64_t end, bool compressed) {
+  if (!compressed) {
+    scan(begin, end);
+    return;
+  }
+  expanded_ = expandCompressed(b_.d, begin, end);
+  b_ = Bytes{expanded_};
+  releaser_ = PageReleaser(expanded_.data(), 0);  // memory of its own: nothing to give back
+  try {
+    scan(0, expanded_.size());
+  } catch (const Error& e) {
+    throw Error(e.status(), kFmt,
+                "in the records decompressed from PERF_RECORD_COMPRESSED (perf record -z), at "
+                "byte " +
+                    std::to_string(e.offset()) + " of their stream: " + e.message());
+  }
 }
 
 void Reader::addAttr(Attr a, uint64_t idsAt, uint64_t idsCount) {
@@ -311,6 +315,10 @@ void Reader::scan(uint64_t begin, uint64_t end) {
       next += b_.u64(at + 8);
     } else if (type == kFinishedRound) {
       flush(false, at);
+    } else if (type == kCompressed) {
+      bad(at, expanded_.empty() ? "PERF_RECORD_COMPRESSED in a file whose header does not say "
+                                  "its records are compressed (HEADER_COMPRESSED)"
+                                : "PERF_RECORD_COMPRESSED inside the decompressed records");
     } else if (type < 64) {
       const uint64_t t = timeOf(type, at, at + size);
       last = t == ~uint64_t{0} ? last : t;

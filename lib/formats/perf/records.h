@@ -35,6 +35,29 @@ struct MappingRec {
   uint32_t index = 0;  // in the kept list, once used
 };
 
+// perf_event_header.type of the records read.
+enum : uint32_t {
+  kMmap = 1,
+  kLost = 2,
+  kComm = 3,
+  kExit = 4,
+  kThrottle = 5,
+  kUnthrottle = 6,
+  kFork = 7,
+  kSample = 9,
+  kMmap2 = 10,
+  kFinishedRound = 68,
+  kHeaderAttr = 64,
+  kHeaderEventType = 65,
+  kHeaderTracingData = 66,
+  kHeaderBuildId = 67,
+  kIdIndex = 69,
+  kAuxtrace = 71,
+  kHeaderFeature = 80,
+  kCompressed = 81,  // perf record -z: records in a zstd stream (compressed.h)
+  kFinishedInit = 82,
+};
+
 // perf_event_attr sample_type bits (PERF_SAMPLE_*) the readers look at.
 enum : uint64_t {
   kSampleIp = 1 << 0,

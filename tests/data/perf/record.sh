@@ -1,7 +1,7 @@
 #!/usr/bin/env bash
 # Makes this directory's recordings again (not run by the tests): builds spin.c and threads.c in
 # DIR (default /usr/src/profpack-samples/perf, the path the recordings then name), records the
-# four recordings there with perf (cpu-clock: no PMU needed), prints each one's `perf script`
+# five recordings there with perf (cpu-clock: no PMU needed), prints each one's `perf script`
 # text, cuts the excerpt of /proc/kallsyms the tests name kernel frames from, copies the results
 # here and removes the binaries from DIR (so that, as on any other machine, perf finds them
 # through the tests' --symfs and build-id cache, not at the recorded path).
@@ -37,8 +37,11 @@ rec spin.data ./spin 60
 rec threads.data ./threads
 rec procs.data -- sh -c './spin 30 & ./threads; wait'
 rec pipe.data - ./spin 20
+# perf record -z: the records in zstd-compressed PERF_RECORD_COMPRESSED ones.
+mkdir -p compressed
+rec compressed/threads.data -z ./threads
 fields=comm,pid,tid,time,event,ip,sym,dso
-for r in spin threads procs; do
+for r in spin threads procs compressed/threads; do
   perf script --ns -F "$fields" -i "$r.data" 2>/dev/null | gzip -9n >"$r.script.txt.gz"
 done
 # pipe mode records no build ids: perf finds spin at its recorded path, here.
@@ -74,4 +77,6 @@ for i in sorted(keep):
     print(rows[i][1])
 ' >kallsyms.txt
 cp spin threads spin.data threads.data procs.data pipe.data ./*.script.txt.gz kallsyms.txt "$here/"
+mkdir -p "$here/compressed"
+cp compressed/threads.data compressed/threads.script.txt.gz "$here/compressed/"
 rm -f spin threads
