@@ -11,6 +11,7 @@
 #include <string>
 
 #include "error.h"
+#include "formats/perf/fields.h"
 #include "util/zstd_ctx.h"
 
 namespace profpack::perf {
@@ -19,23 +20,13 @@ namespace {
 
 constexpr size_t kBlockHeader = 3;  // a zstd block's header (the format's; zstd.h's static API)
 
-[[noreturn]] void bad(uint64_t offset, const std::string& what) {
-  throw Error(Status::malformed, kFmt, what, offset);
-}
-
-uint32_t u32(std::span<const uint8_t> d, uint64_t at) {
-  uint32_t v;
-  std::memcpy(&v, d.data() + at, 4);
-  return v;
-}
-
 }  // namespace
 
 bool holdsCompressed(std::span<const uint8_t> d, uint64_t begin, uint64_t end) {
+  const Bytes b{d};
   for (uint64_t at = begin; at < end && end - at >= 8;) {
-    uint16_t size;
-    std::memcpy(&size, d.data() + at + 6, 2);
-    if (u32(d, at) == kCompressed) return true;
+    const uint16_t size = b.u16(at + 6);
+    if (b.u32(at) == kCompressed) return true;
     if (size < 8) return false;  // the reader says what is wrong
     at += size;
   }
@@ -43,6 +34,7 @@ bool holdsCompressed(std::span<const uint8_t> d, uint64_t begin, uint64_t end) {
 }
 
 std::vector<uint8_t> expandCompressed(std::span<const uint8_t> d, uint64_t begin, uint64_t end) {
+  const Bytes b{d};
   std::vector<uint8_t> out;
   ZstdDCtx ctx;
   if (!ctx.p) throw Error(Status::noMemory, kFmt, "no memory for a zstd decompression context");
@@ -55,18 +47,16 @@ std::vector<uint8_t> expandCompressed(std::span<const uint8_t> d, uint64_t begin
   uint64_t last = end;
   for (uint64_t at = begin; at < end;) {
     if (end - at < 8) bad(at, "record header cut short");
-    const uint32_t type = u32(d, at);
-    uint16_t size;
-    std::memcpy(&size, d.data() + at + 6, 2);
+    const uint32_t type = b.u32(at);
+    const uint16_t size = b.u16(at + 6);
     if (size < 8 || end - at < size)
       bad(at, "record of type " + std::to_string(type) + " with size " + std::to_string(size) +
                   (size < 8 ? " (less than its header)" : " past the end of the data"));
     uint64_t next = at + size;
     // Records whose payload follows them, outside their size (as the reader skips them).
-    if (type == kHeaderTracingData && size >= 12) next += u32(d, at + 8);
+    if (type == kHeaderTracingData && size >= 12) next += b.u32(at + 8);
     if (type == kAuxtrace && size >= 16) {
-      uint64_t n;
-      std::memcpy(&n, d.data() + at + 8, 8);
+      const uint64_t n = b.u64(at + 8);
       next = n > end - next ? end + 1 : next + n;
     }
     if (next > end) bad(at, "record payload past the end of the data");

@@ -16,6 +16,7 @@
 
 #include "error.h"
 #include "formats/perf/compressed.h"
+#include "formats/perf/fields.h"
 #include "util/pages.h"
 #include "util/runs.h"
 
@@ -26,83 +27,6 @@ namespace {
 constexpr uint64_t kContextMax = uint64_t(-4095);
 constexpr uint64_t kContextHv = uint64_t(-32), kContextKernel = uint64_t(-128),
                    kContextGuestKernel = uint64_t(-2176);
-
-[[noreturn]] void bad(uint64_t offset, const std::string& what) {
-  throw Error(Status::malformed, kFmt, what, offset);
-}
-
-// The failures of Bytes' checks, out of line: each check is then a compare and a branch that
-// inlines where it is used (they ran as calls, one per field of every sample: a tenth of the
-// instructions on a 134 MB recording).
-[[noreturn, gnu::noinline, gnu::cold]] void truncated(uint64_t at, unsigned n) {
-  bad(at, "truncated: " + std::to_string(n) + " bytes needed");
-}
-[[noreturn, gnu::noinline, gnu::cold]] void pastRecord(uint64_t at, const char* what) {
-  bad(at, std::string(what) + " runs past the end of its record");
-}
-
-struct Bytes {
-  std::span<const uint8_t> d;
-  template <typename T>
-  T get(uint64_t at) const {
-    if (at > d.size() || d.size() - at < sizeof(T)) truncated(at, sizeof(T));
-    T v;
-    std::memcpy(&v, d.data() + at, sizeof(T));
-    return v;
-  }
-  uint64_t u64(uint64_t at) const { return get<uint64_t>(at); }
-  uint32_t u32(uint64_t at) const { return get<uint32_t>(at); }
-  uint16_t u16(uint64_t at) const { return get<uint16_t>(at); }
-  // A NUL-terminated string within [at, end).
-  std::string str(uint64_t at, uint64_t end) const {
-    if (end > d.size() || at > end) bad(at, "string beyond its record");
-    const char* p = reinterpret_cast<const char*>(d.data() + at);
-    return std::string(p, strnlen(p, end - at));
-  }
-  // Checks [at, at + n) lies within `end`.
-  void need(uint64_t at, uint64_t n, uint64_t end, const char* what) const {
-    if (at > end || end - at < n) pastRecord(at, what);
-  }
-};
-
-Attr readAttr(const Bytes& b, uint64_t at, uint64_t size) {
-  Attr a;
-  if (size < 64) bad(at, "perf_event_attr of " + std::to_string(size) + " bytes (at least 64)");
-  b.need(at, size, b.d.size(), "perf_event_attr");
-  a.type = b.u32(at);
-  a.config = b.u64(at + 8);
-  a.period = b.u64(at + 16);
-  a.sampleType = b.u64(at + 24);
-  a.readFormat = b.u64(at + 32);
-  const uint64_t flags = b.u64(at + 40);
-  a.freq = flags & (1 << 10);
-  a.sampleIdAll = flags & (uint64_t{1} << 18);
-  if (size >= 80) a.branchType = b.u64(at + 72);
-  if (size >= 88) a.regsUser = b.u64(at + 80);
-  if (size >= 104) a.regsIntr = b.u64(at + 96);
-  return a;
-}
-
-// Bytes of the sample_id block at the end of non-sample records.
-uint64_t idBlockBytes(uint64_t t) {
-  uint64_t n = 0;
-  for (uint64_t bit :
-       {kSampleTid, kSampleTime, kSampleId, kSampleStreamId, kSampleCpu, kSampleIdentifier})
-    n += (t & bit) ? 8 : 0;
-  return n;
-}
-
-std::string eventName(const Attr& a) {
-  static const char* const kSoftware[] = {
-      "cpu-clock",    "task-clock",   "page-faults",      "context-switches", "cpu-migrations",
-      "minor-faults", "major-faults", "alignment-faults", "emulation-faults"};
-  static const char* const kHardware[] = {"cycles",       "instructions", "cache-references",
-                                          "cache-misses", "branches",     "branch-misses",
-                                          "bus-cycles"};
-  if (a.type == 1 && a.config < std::size(kSoftware)) return kSoftware[a.config];
-  if (a.type == 0 && a.config < std::size(kHardware)) return kHardware[a.config];
-  return "event-" + std::to_string(a.type) + ":" + std::to_string(a.config);
-}
 
 class Reader {
  public:
