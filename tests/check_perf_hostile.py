@@ -5,7 +5,7 @@ callchain whose `nr` is larger than its record, and every truncation of a real r
 first records; of a perf record -z recording (tests/data/perf/compressed), compressed records
 the header does not announce, a zstd payload with its bytes changed, and truncations. Needs no
 perf: the inputs are edits of the committed recordings."""
-import os, struct, subprocess, sys, tempfile
+import json, os, struct, subprocess, sys, tempfile
 
 cli = os.environ["PROFPACK_CLI"]
 src = os.path.join(os.environ["PROFPACK_TEST_DATA"], "perf", "spin.data")
@@ -26,6 +26,35 @@ def refused(blob, tmp, expect, what):
     r = subprocess.run([cli, "info", path], capture_output=True, text=True, timeout=60)
     ok = r.returncode not in (0,) and r.returncode > 0 and expect in r.stderr
     check(ok, f"{what}: {r.stderr.strip()[:160]!r}")
+
+
+def unfinished(data, tmp):
+    """A recording perf record did not finish (killed): a data size of 0 in the header, no
+    feature sections, the last record cut short. Its whole records are read, with a warning,
+    as many samples as they hold."""
+    data_at, data_size = struct.unpack_from("<QQ", data, 40)
+    at, records = data_at, []
+    while at < data_at + data_size:
+        typ, _, size = struct.unpack_from("<IHH", data, at)
+        records.append((at, typ, size))
+        at += size
+    sample_at = [r[0] for r in records if r[1] == 9]
+    cut = sample_at[len(sample_at) // 2] + 20  # inside a sample record
+    b = bytearray(data[:cut])
+    struct.pack_into("<Q", b, 48, 0)
+    path = os.path.join(tmp, "unfinished.data")
+    with open(path, "wb") as f:
+        f.write(b)
+    r = subprocess.run([cli, "info", path, "--json"], capture_output=True, text=True, timeout=60)
+    got, said = None, ""
+    if r.returncode == 0:
+        info = json.loads(r.stdout)
+        got = {e["name"]: e["total"] for e in info["events"]}.get("samples")
+        said = " ".join(w if isinstance(w, str) else json.dumps(w) for w in info["warnings"])
+    want = len(sample_at) // 2
+    check(got == want and "data size is 0" in said and f"byte {sample_at[want]}" in said,
+          f"unfinished recording (data size 0, cut inside a record): {got} samples read of the "
+          f"{want} whole ones, and said so: {said[:300]!r}")
 
 
 def hostile_compressed(tmp):
@@ -114,6 +143,7 @@ def main():
         for cut in range(data_at + 1, data_at + 600, 37):
             refused(bytes(data[:cut]), tmp, "offset", f"cut at byte {cut}")
         hostile_compressed(tmp)
+        unfinished(data, tmp)
     print(f"{passed} passed, {failed} failed")
     return 1 if failed else 0
 

@@ -70,6 +70,7 @@ class Reader {
 
   Bytes b_;
   std::vector<uint8_t> expanded_;  // perf record -z: the records decompressed (compressed.h)
+  bool unfinished_ = false;        // a data size of 0: perf record stopped before its end
   PageReleaser releaser_;  // the input's pages below every record still held
   Recording r_;
   std::unordered_map<uint64_t, size_t> attrOfId_;
@@ -113,7 +114,12 @@ void Reader::header(bool records) {
   const uint64_t dataAt = b_.u64(40), dataSize = b_.u64(48);
   if (attrSize < 64 + 16 || attrSize > 4096) bad(16, "attr size " + std::to_string(attrSize));
   section(24, attrsAt, attrsSize, "attrs");
-  section(40, dataAt, dataSize, "data");
+  // perf record writes the data size, and the feature sections after the data, when it ends:
+  // stopped before (killed, out of memory, the machine down), it leaves a size of 0 and its
+  // records up to the end of the file. They are read, as far as they are whole, and it is said.
+  unfinished_ = dataSize == 0 && b_.d.size() > dataAt && dataAt >= size;
+  const uint64_t dataEnd = unfinished_ ? b_.d.size() : dataAt + dataSize;
+  if (!unfinished_) section(40, dataAt, dataSize, "data");
   for (uint64_t at = attrsAt; attrsAt + attrsSize - at >= attrSize; at += attrSize) {
     Attr a = readAttr(b_, at, attrSize - 16);
     const uint64_t idsAt = b_.u64(at + attrSize - 16), idsSize = b_.u64(at + attrSize - 8);
@@ -121,9 +127,17 @@ void Reader::header(bool records) {
     addAttr(std::move(a), idsAt, idsSize / 8);
   }
   if (r_.attrs.empty()) bad(24, "no perf_event_attr in the attrs section");
-  features(dataAt + dataSize, b_.d.data() + 72);
+  if (unfinished_)
+    r_.warnings.push_back(
+        "perf: the header's data size is 0, as perf record leaves it when it is stopped before "
+        "it ends: the records are read up to the end of the file (" +
+        std::to_string(b_.d.size() - dataAt) +
+        " bytes), without the feature sections perf writes at the end (build ids, event names, "
+        "host)");
+  else
+    features(dataEnd, b_.d.data() + 72);
   const bool compressed = b_.d[72 + kFeatureCompressed / 8] & (1u << (kFeatureCompressed % 8));
-  if (records) scanRecords(dataAt, dataAt + dataSize, compressed);
+  if (records) scanRecords(dataAt, dataEnd, compressed && !unfinished_);
 }
 
 // The records in [begin, end), or with `compressed` (perf record -z) the records they
@@ -220,6 +234,12 @@ void Reader::feature(unsigned id, uint64_t at, uint64_t size) {
 void Reader::scan(uint64_t begin, uint64_t end) {
   uint64_t last = 0;
   for (uint64_t at = begin; at < end;) {
+    if (unfinished_ && (end - at < 8 || b_.u16(at + 6) < 8 || end - at < b_.u16(at + 6))) {
+      r_.warnings.push_back("perf: the records end at byte " + std::to_string(at) +
+                            " in a record perf record did not finish writing (" +
+                            std::to_string(end - at) + " bytes): the records before it are read");
+      break;
+    }
     if (end - at < 8) bad(at, "record header cut short");
     const uint32_t type = b_.u32(at);
     const uint16_t size = b_.u16(at + 6);
