@@ -21,12 +21,17 @@ namespace {
 
 constexpr uint64_t kNone = ~uint64_t{0};
 
-// A part's `name:` header value as a number (0 if absent or not a number).
+// A part's `name:` header value as a number (0 if absent or not a number; -1, an id the
+// profile it was written from did not know, kUnknownId).
 uint64_t headerNumber(ir::Part::Reader part, std::string_view name) {
   for (auto h : part.getHeaderLines()) {
     if (std::string_view(h.getKey().cStr()) != name) continue;
+    std::string_view text = h.getValue().cStr();
+    while (!text.empty() && (text.front() == ' ' || text.front() == '\t')) text.remove_prefix(1);
+    while (!text.empty() && (text.back() == ' ' || text.back() == '\t')) text.remove_suffix(1);
+    if (text == "-1") return kUnknownId;
     uint64_t v = 0;
-    for (char c : std::string_view(h.getValue().cStr())) {
+    for (char c : text) {
       if (c == ' ' || c == '\t') continue;
       if (c < '0' || c > '9' || v > (~uint64_t{0} - 9) / 10) return 0;
       v = v * 10 + static_cast<uint64_t>(c - '0');
