@@ -759,6 +759,11 @@ def compare_script_lines(tmp):
         run(cli, "convert", txt, "--to", "pprof", "-o", pb)
         labels = pprof_labels(pb)
         process = folded.split(";")[0] if ";" in folded else ""  # none without a comm
+        # Callgrind's pid:/thread: header lines say -1, and read back as the unknown thread.
+        cg = os.path.join(tmp, "lines.callgrind")
+        run(cli, "convert", txt, "--to", "callgrind", "-o", cg)
+        back = [(t["pid"], t["thread_id"]) for t in json.loads(run(cli, "info", cg, "--json"))["threads"]]
+        check(back == [(-1, -1)], f"perf script line {line!r}: -1 through Callgrind: {back}")
         check((not process or process.endswith("--1/-1")) and not {"pid", "tid"} & set(labels),
               f"perf script line {line!r}: unknown thread as -1 in folded ({folded.strip()!r}), "
               f"no pid/tid labels in pprof ({sorted(labels)})")
@@ -844,7 +849,7 @@ def compare_compressed(tmp):
           f"function of the program = its perf script text's ({ours} vs {theirs})")
 
 
-def compare_recorded_named(f, buildids, what):
+def compare_recorded_named(f, buildids, what, event=()):
     """A recording made here: its samples and the self samples per named function of every
     DSO equal perf report's, but for entries of the procedure linkage table: perf 6.1 leaves
     some unnamed (strcmp@plt of a stripped addr2line, which objdump names as profpack does) or
@@ -854,7 +859,7 @@ def compare_recorded_named(f, buildids, what):
     n, _, per = theirs.get("cpu-clock", (None, None, {}))
     plt = lambda c: collections.Counter(
         {k: v for k, v in c.items() if not k[1].endswith("@plt") and k[1] != "_init"})
-    top = run(cli, "top", f, "--symbol-tables-only", "--tsv", "-n", "100000000")
+    top = run(cli, "top", f, "--symbol-tables-only", "--tsv", "-n", "100000000", *event)
     ours, per = plt(named_self(top)), plt(per)
     total = sum(int(l.split("\t")[0]) for l in top.splitlines())
     check(total == n and ours == per and per,
@@ -864,18 +869,24 @@ def compare_recorded_named(f, buildids, what):
 
 
 def compare_record_compressed(tmp, buildids):
-    """perf record -z, to a file and through a pipe, read as perf report reads it."""
-    for mode in ("file", "pipe"):
-        f = os.path.join(tmp, f"z-{mode}.data")
-        args = ["perf", "--buildid-dir", buildids, "record", "-q", "-z", "-e", "cpu-clock", "-g",
+    """perf record -z, to a file, through a pipe, and through a pipe with a tracepoint (whose
+    HEADER_TRACING_DATA record carries its payload after it), read as perf report reads it."""
+    for mode in ("file", "pipe", "pipe, tracepoint"):
+        f = os.path.join(tmp, f"z-{mode[:4]}{len(mode)}.data")
+        events = ["-e", "cpu-clock"] + (["-e", "sched:sched_process_exit"] if "trace" in mode
+                                        else [])
+        args = ["perf", "--buildid-dir", buildids, "record", "-q", "-z", *events, "-g",
                 "-o", f if mode == "file" else "-", os.path.join(data, "threads")]
         if mode == "file":
             run(*args)
         else:
             with open(f, "wb") as out:
                 subprocess.run(args, check=True, stdout=out, stderr=subprocess.DEVNULL)
-        check(record_types(f)[81] > 0, f"perf record -z ({mode}): compressed records made")
-        compare_recorded_named(f, buildids, f"perf record -z ({mode})")
+        types = record_types(f)
+        check(types[81] > 0 and ("trace" not in mode or types[66] > 0),
+              f"perf record -z ({mode}): compressed records made ({dict(types)})")
+        compare_recorded_named(f, buildids, f"perf record -z ({mode})",
+                               ("--event", "cpu-clock_samples") if "trace" in mode else ())
 
 
 def compare_system_wide(tmp, buildids):

@@ -102,6 +102,48 @@ def hostile_compressed(tmp):
     for keep in range(1, last[2] - 8, max(1, last[2] // 10)):
         refused(ending_with(last, z[last[0] + 8:last[0] + 8 + keep]), tmp, f"offset {last[0]}",
                 f"perf record -z with its stream cut {last[2] - 8 - keep} bytes short")
+    def with_data(section):
+        """The file with its data section replaced by `section`, the features moved after it."""
+        b = bytearray(z[:data_at]) + section
+        end = len(b)
+        b += z[tail_at:]
+        struct.pack_into("<Q", b, 48, end - data_at)
+        for i in range(features):
+            off = end + 16 * i
+            struct.pack_into("<Q", b, off, struct.unpack_from("<Q", b, off)[0] + end - tail_at)
+        return bytes(b)
+
+    def samples(blob):
+        path = os.path.join(tmp, "z.data")
+        with open(path, "wb") as f:
+            f.write(blob)
+        r = subprocess.run([cli, "info", path, "--json"], capture_output=True, text=True,
+                           timeout=60)
+        if r.returncode != 0:
+            return r.stderr.strip()[:200]
+        return {e["name"]: e["total"] for e in json.loads(r.stdout)["events"]}["samples"]
+
+    whole = samples(bytes(z))
+    # Later perf's PERF_RECORD_COMPRESSED2: a u64 of the payload's size, padded to 8 bytes.
+    section = bytearray()
+    for at, typ, size in records:
+        if typ == 81:
+            payload = z[at + 8:at + size]
+            padded = (16 + len(payload) + 7) // 8 * 8
+            section += struct.pack("<IHHQ", 83, 0, padded, len(payload)) + payload
+            section += bytes(padded - 16 - len(payload))
+        else:
+            section += z[at:at + size]
+    got = samples(with_data(bytes(section)))
+    check(got == whole and isinstance(whole, int) and whole > 0,
+          f"PERF_RECORD_COMPRESSED2 records: {got} samples, as the same stream in "
+          f"PERF_RECORD_COMPRESSED ones ({whole})")
+    # 3.2 MB of records perf wrote uncompressed before the compressed ones: the bound on what
+    # the compressed bytes decompress to counts theirs alone.
+    prefix = struct.pack("<IHH", 82, 0, 8) * 400_000
+    got = samples(with_data(prefix + bytes(z[data_at:tail_at])))
+    check(got == whole, f"3.2 MB of uncompressed records before the compressed ones: {got} "
+          f"samples ({whole} without them)")
     # A stream that grows ten thousand times (16 MB of zeros in a 510-byte frame).
     bomb = subprocess.run(["zstd", "-19", "-q", "-c"], input=bytes(16_000_000),
                           capture_output=True, check=True).stdout

@@ -20,15 +20,35 @@ namespace {
 
 constexpr size_t kBlockHeader = 3;  // a zstd block's header (the format's; zstd.h's static API)
 
+// Where the record at `at` ends, with the payload that follows the record types whose payload is
+// outside their size (as the reader steps over them); 0 for a record that is cut short or
+// runs past `end`.
+uint64_t recordEnd(const Bytes& b, uint64_t at, uint64_t end) {
+  if (end - at < 8) return 0;
+  const uint32_t type = b.u32(at);
+  const uint16_t size = b.u16(at + 6);
+  if (size < 8 || end - at < size) return 0;
+  uint64_t next = at + size;
+  if (type == kHeaderTracingData && size >= 12) next += b.u32(at + 8);
+  if (type == kAuxtrace && size >= 16) {
+    const uint64_t n = b.u64(at + 8);
+    if (n > end - next) return 0;
+    next += n;
+  }
+  return next > end ? 0 : next;
+}
+
+bool isCompressed(uint32_t type) { return type == kCompressed || type == kCompressed2; }
+
 }  // namespace
 
 bool holdsCompressed(std::span<const uint8_t> d, uint64_t begin, uint64_t end) {
   const Bytes b{d};
-  for (uint64_t at = begin; at < end && end - at >= 8;) {
-    const uint16_t size = b.u16(at + 6);
-    if (b.u32(at) == kCompressed) return true;
-    if (size < 8) return false;  // the reader says what is wrong
-    at += size;
+  for (uint64_t at = begin; at < end;) {
+    const uint64_t next = recordEnd(b, at, end);
+    if (next == 0) return false;  // the reader says what is wrong
+    if (isCompressed(b.u32(at))) return true;
+    at = next;
   }
   return false;
 }
@@ -38,39 +58,41 @@ std::vector<uint8_t> expandCompressed(std::span<const uint8_t> d, uint64_t begin
   std::vector<uint8_t> out;
   ZstdDCtx ctx;
   if (!ctx.p) throw Error(Status::noMemory, kFmt, "no memory for a zstd decompression context");
-  // Payload bytes so far: the output is bounded by them.
-  uint64_t compressed = 0;
+  // The compressed bytes so far and what they decompressed to: the one bounds the other.
+  uint64_t compressed = 0, produced = 0;
   // What the decoder wants next: perf flushes the stream after each of its buffers and never
   // ends the frame, so a whole stream ends where the decoder waits for the next block's header
   // (or, ended, for nothing); anything else is a block cut short, whose records would be lost.
   size_t hint = 0;
   uint64_t last = end;
   for (uint64_t at = begin; at < end;) {
-    if (end - at < 8) bad(at, "record header cut short");
-    const uint32_t type = b.u32(at);
-    const uint16_t size = b.u16(at + 6);
-    if (size < 8 || end - at < size)
-      bad(at, "record of type " + std::to_string(type) + " with size " + std::to_string(size) +
-                  (size < 8 ? " (less than its header)" : " past the end of the data"));
-    uint64_t next = at + size;
-    // Records whose payload follows them, outside their size (as the reader skips them).
-    if (type == kHeaderTracingData && size >= 12) next += b.u32(at + 8);
-    if (type == kAuxtrace && size >= 16) {
-      const uint64_t n = b.u64(at + 8);
-      next = n > end - next ? end + 1 : next + n;
-    }
-    if (next > end) bad(at, "record payload past the end of the data");
-    if (type != kCompressed) {
+    const uint64_t next = recordEnd(b, at, end);
+    const uint32_t type = end - at >= 8 ? b.u32(at) : 0;
+    if (next == 0)
+      bad(at, end - at < 8 ? std::string("record header cut short")
+                           : "record of type " + std::to_string(type) + " with size " +
+                                 std::to_string(b.u16(at + 6)) +
+                                 " (less than its header, or past the end of the data)");
+    if (!isCompressed(type)) {
       out.insert(out.end(), d.begin() + static_cast<ptrdiff_t>(at),
                  d.begin() + static_cast<ptrdiff_t>(next));
       at = next;
       continue;
     }
-    compressed += size - 8;
+    // PERF_RECORD_COMPRESSED: the payload fills the record. PERF_RECORD_COMPRESSED2 (later
+    // perf): a u64 of the payload's size, then the payload, padded to 8 bytes.
+    uint64_t from = at + 8, bytes = next - from;
+    if (type == kCompressed2) {
+      if (bytes < 8 || b.u64(at + 8) > bytes - 8)
+        bad(at, "PERF_RECORD_COMPRESSED2 whose data size runs past its record");
+      bytes = b.u64(at + 8);
+      from = at + 16;
+    }
+    compressed += bytes;
     last = at;
-    ZSTD_inBuffer in{d.data() + at + 8, size - 8u, 0};
+    ZSTD_inBuffer in{d.data() + from, static_cast<size_t>(bytes), 0};
     for (bool full = true; in.pos < in.size || full;) {
-      if (out.size() > kMaxExpansion * compressed + (uint64_t{1} << 20))
+      if (produced > kMaxExpansion * compressed + (uint64_t{1} << 20))
         bad(at, "the compressed records decompress to more than " + std::to_string(kMaxExpansion) +
                     " times their size");
       const size_t before = out.size();
@@ -78,6 +100,7 @@ std::vector<uint8_t> expandCompressed(std::span<const uint8_t> d, uint64_t begin
       ZSTD_outBuffer o{out.data() + before, ZSTD_DStreamOutSize(), 0};
       const size_t rc = ZSTD_decompressStream(ctx.p, &o, &in);
       out.resize(before + o.pos);
+      produced += o.pos;
       if (ZSTD_isError(rc))
         bad(at, std::string("PERF_RECORD_COMPRESSED: zstd: ") + ZSTD_getErrorName(rc));
       full = o.pos == o.size;  // more may be waiting in the decoder

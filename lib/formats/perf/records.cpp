@@ -150,14 +150,7 @@ void Reader::scanRecords(uint64_t begin, uint64_t end, bool compressed) {
   expanded_ = expandCompressed(b_.d, begin, end);
   b_ = Bytes{expanded_};
   releaser_ = PageReleaser(expanded_.data(), 0);  // memory of its own: nothing to give back
-  try {
-    scan(0, expanded_.size());
-  } catch (const Error& e) {
-    throw Error(e.status(), kFmt,
-                "in the records decompressed from PERF_RECORD_COMPRESSED (perf record -z), at "
-                "byte " +
-                    std::to_string(e.offset()) + " of their stream: " + e.message());
-  }
+  scan(0, expanded_.size());                      // its errors' offsets are the stream's (run())
 }
 
 void Reader::addAttr(Attr a, uint64_t idsAt, uint64_t idsCount) {
@@ -259,7 +252,7 @@ void Reader::scan(uint64_t begin, uint64_t end) {
       next += b_.u64(at + 8);
     } else if (type == kFinishedRound) {
       flush(false, at);
-    } else if (type == kCompressed) {
+    } else if (type == kCompressed || type == kCompressed2) {
       bad(at, expanded_.empty() ? "PERF_RECORD_COMPRESSED in a file whose header does not say "
                                   "its records are compressed (HEADER_COMPRESSED)"
                                 : "PERF_RECORD_COMPRESSED inside the decompressed records");
@@ -308,8 +301,10 @@ const Attr& Reader::attrOfSample(uint64_t at, uint64_t end) const {
 
 void Reader::warnOnce(uint32_t type, uint64_t at) {
   if (warned_.insert(type).second)
-    r_.warnings.push_back("perf: skipped records of type " + std::to_string(type) +
-                          " (first at byte " + std::to_string(at) + ")");
+    r_.warnings.push_back(
+        "perf: skipped records of type " + std::to_string(type) + " (first at byte " +
+        std::to_string(at) +
+        (expanded_.empty() ? ")" : " of the records decompressed from PERF_RECORD_COMPRESSED)"));
 }
 
 void Reader::addMapping(MappingRec m) {
@@ -520,8 +515,16 @@ void Reader::flush(bool all, uint64_t scanned) {
 }
 
 Recording Reader::run() {
-  header();
-  flush(true, b_.d.size());
+  try {
+    header();
+    flush(true, b_.d.size());
+  } catch (const Error& e) {
+    if (expanded_.empty()) throw;
+    throw Error(e.status(), kFmt,
+                "in the records decompressed from PERF_RECORD_COMPRESSED (perf record -z), at "
+                "byte " +
+                    std::to_string(e.offset()) + " of their stream: " + e.message());
+  }
   if (r_.attrs.empty()) bad(0, "no perf_event_attr");
   return std::move(r_);
 }

@@ -56,6 +56,7 @@ enum : uint32_t {
   kHeaderFeature = 80,
   kCompressed = 81,  // perf record -z: records in a zstd stream (compressed.h)
   kFinishedInit = 82,
+  kCompressed2 = 83,  // later perf's, 8-byte aligned (compressed.h)
 };
 
 // perf_event_attr sample_type bits (PERF_SAMPLE_*) the readers look at.
