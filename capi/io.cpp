@@ -2,10 +2,13 @@
 
 #include "util/io.h"
 
+#include <dirent.h>
 #include <sys/stat.h>
 
 #include <algorithm>
 #include <cstdlib>
+#include <string>
+#include <vector>
 
 #include "internal.h"
 #include "symbolize/symbolize.h"
@@ -21,6 +24,43 @@ int64_t modifiedTime(const char* path) {
   struct stat st;
   if (std::strcmp(path, "-") == 0 || ::stat(path, &st) != 0) return 0;
   return int64_t{st.st_mtim.tv_sec} * 1000000000 + st.st_mtim.tv_nsec;
+}
+
+bool isDirectory(const char* path) {
+  struct stat st;
+  return std::strcmp(path, "-") != 0 && ::stat(path, &st) == 0 && S_ISDIR(st.st_mode);
+}
+
+// A directory read as one profile (perf record --threads makes one): its regular files, by
+// name, to the format whose directories they make.
+std::unique_ptr<profpack::Profile> readDirectory(const std::string& path,
+                                                 const profpack::ReadOptions& opts) {
+  constexpr size_t kMaxFiles = 65536;  // perf writes one per recording thread
+  std::vector<std::string> names;
+  if (DIR* d = ::opendir(path.c_str())) {
+    while (const dirent* e = ::readdir(d)) {
+      struct stat st;
+      const std::string name = e->d_name;
+      if (::stat((path + "/" + name).c_str(), &st) == 0 && S_ISREG(st.st_mode))
+        names.push_back(name);
+      if (names.size() > kMaxFiles) break;
+    }
+    ::closedir(d);
+  } else {
+    throw profpack::Error(profpack::Status::io, "", "cannot read the directory '" + path + "'");
+  }
+  if (names.size() > kMaxFiles)
+    throw profpack::Error(profpack::Status::limit, "",
+                          "'" + path + "' holds more than " + std::to_string(kMaxFiles) + " files");
+  std::sort(names.begin(), names.end());
+  std::vector<std::unique_ptr<profpack::InputFile>> inputs(names.size());
+  profpack::DirectoryFiles dir{names, [&](size_t i) {
+                                 if (!inputs.at(i))
+                                   inputs[i] =
+                                       std::make_unique<profpack::InputFile>(path + "/" + names[i]);
+                                 return inputs[i]->bytes();
+                               }};
+  return profpack::readProfileDirectory(dir, opts);
 }
 
 }  // namespace
@@ -92,6 +132,17 @@ profpack_status profpack_read_file(const char* path, const profpack_read_options
   return guard([&] {
     require(path && out, "profpack_read_file: path and out must not be NULL");
     auto opts = readOptions(options);
+    if (isDirectory(path)) {
+      try {
+        const int64_t fileTime = modifiedTime(path);
+        std::unique_ptr<profpack::Profile> p = readDirectory(path, opts);
+        p->setFileName(path);
+        *out = wrapRead(std::move(p), options, fileTime, nullptr);
+        return;
+      } catch (const profpack::Error& e) {
+        throw e.inFile(path);
+      }
+    }
     profpack::InputFile in(path);  // its own errors name the file already
     profpack::FileMappingScope scope(in.mapped() ? in.bytes() : std::span<const uint8_t>());
     try {

@@ -830,6 +830,24 @@ def record_types(f):
     return types
 
 
+def compare_directory(tmp):
+    """perf record --threads (tests/data/perf/dir): a directory, `data` and a `data.N` per
+    recording thread, read as one recording; its figures equal those of its perf script text."""
+    f = os.path.join(data, "dir", "threads.data")
+    txt = os.path.join(tmp, "dir.txt")
+    with gzip.open(os.path.join(data, "dir", "threads.script.txt.gz"), "rt") as z, \
+            open(txt, "w") as out:
+        out.write(z.read())
+    def figures(path, *extra):
+        top = run(cli, "top", path, *extra, "--tsv", "-n", "100000000")
+        return (sum(int(l.split("\t")[0]) for l in top.splitlines()),
+                {k[1]: n for k, n in named_self(top).items() if k[0] in PROGRAMS})
+    ours, theirs = figures(f, "--binary-path", data), figures(txt)
+    check(os.path.isdir(f) and ours == theirs and len(ours[1]) >= 2,
+          f"perf record --threads directory: samples and self samples per function of the "
+          f"program = its perf script text's ({ours} vs {theirs})")
+
+
 def compare_compressed(tmp):
     """perf record -z (tests/data/perf/compressed: its records in PERF_RECORD_COMPRESSED ones,
     zstd): read, its figures equal those of its committed perf script text: samples, and self
@@ -887,6 +905,15 @@ def compare_record_compressed(tmp, buildids):
               f"perf record -z ({mode}): compressed records made ({dict(types)})")
         compare_recorded_named(f, buildids, f"perf record -z ({mode})",
                                ("--event", "cpu-clock_samples") if "trace" in mode else ())
+
+
+def compare_record_threads(tmp, buildids):
+    """perf record --threads, a directory, read as perf report reads it."""
+    f = os.path.join(tmp, "threads-dir.data")
+    run("perf", "--buildid-dir", buildids, "record", "-q", "--threads", "-e", "cpu-clock", "-g",
+        "-o", f, os.path.join(data, "threads"))
+    check(os.path.isdir(f), "perf record --threads made a directory")
+    compare_recorded_named(f, buildids, "perf record --threads")
 
 
 def compare_system_wide(tmp, buildids):
@@ -964,6 +991,7 @@ def main():
             compare_events(tmp, buildids)
             compare_system_wide(tmp, buildids)
             compare_record_compressed(tmp, buildids)
+            compare_record_threads(tmp, buildids)
         for f in files:
             compare(f, tmp, buildids)
             if "--record" not in sys.argv:
@@ -976,6 +1004,7 @@ def main():
         if "--record" not in sys.argv:
             compare_script_lines(tmp)
             compare_compressed(tmp)
+            compare_directory(tmp)
             compare_buildid_cache(tmp)
             compare_cut_kallsyms(tmp)
     print(f"{passed} passed, {failed} failed")

@@ -28,6 +28,25 @@ def refused(blob, tmp, expect, what):
     check(ok, f"{what}: {r.stderr.strip()[:160]!r}")
 
 
+def directory(tmp):
+    """A perf record --threads directory (tests/data/perf/dir) whose thread file ends inside a
+    record: refused, naming that file and the offset in it."""
+    src_dir = os.path.join(os.environ["PROFPACK_TEST_DATA"], "perf", "dir", "threads.data")
+    d = os.path.join(tmp, "cut.data")
+    os.mkdir(d)
+    biggest = max((n for n in os.listdir(src_dir) if n != "data"),
+                  key=lambda n: os.path.getsize(os.path.join(src_dir, n)))
+    for name in os.listdir(src_dir):
+        blob = open(os.path.join(src_dir, name), "rb").read()
+        if name == biggest:
+            blob = blob[:len(blob) - 5]
+        with open(os.path.join(d, name), "wb") as f:
+            f.write(blob)
+    r = subprocess.run([cli, "info", d], capture_output=True, text=True, timeout=60)
+    check(r.returncode != 0 and f"{biggest}, byte offset" in r.stderr,
+          f"a --threads directory whose {biggest} is cut short: {r.stderr.strip()[:200]!r}")
+
+
 def unfinished(data, tmp):
     """A recording perf record did not finish (killed): a data size of 0 in the header, no
     feature sections, the last record cut short. Its whole records are read, with a warning,
@@ -186,6 +205,7 @@ def main():
             refused(bytes(data[:cut]), tmp, "offset", f"cut at byte {cut}")
         hostile_compressed(tmp)
         unfinished(data, tmp)
+        directory(tmp)
     print(f"{passed} passed, {failed} failed")
     return 1 if failed else 0
 

@@ -4,6 +4,7 @@
 #pragma once
 
 #include <cstdint>
+#include <functional>
 #include <map>
 #include <memory>
 #include <span>
@@ -33,6 +34,14 @@ enum class FormatId : int {
   cpuprofile = 10,  // read only: V8 CPU profile (.cpuprofile)
   perf = 11,        // read only: Linux perf.data
   perfScript = 12,  // read only: `perf script` text
+};
+
+// A directory read as one profile (perf record --threads): the names of its regular files,
+// sorted, and their bytes, opened at the first ask (a directory of other files is not opened
+// beyond what tells it apart) and held until the read ends.
+struct DirectoryFiles {
+  std::vector<std::string> names;
+  std::function<std::span<const uint8_t>(size_t index)> open;
 };
 
 struct ReadOptions {

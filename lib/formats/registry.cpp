@@ -86,7 +86,9 @@ constexpr Codec kCodecs[] = {
      nullptr,
      nullptr,
      perfBinariesAhead,
-     /*modelReadsPartialIR=*/true},
+     /*modelReadsPartialIR=*/true,
+     /*writeModelReadsFrames=*/true,
+     readPerfDirectory},
     {FormatId::dcpi, "dcpi", ir::Format::DCPI, FormatId::dcpi, isDcpi,
      [](std::span<const uint8_t> d, const ReadOptions&) { return readDcpi(d); },
      [](const Profile& p, const WriteOptions& o, Sink& out) {
@@ -98,14 +100,29 @@ constexpr Codec kCodecs[] = {
      imageModel, nullptr},
     // Before the text formats: a bare profile.proto is told from text by decoding its first
     // fields (text fails at once: '#', 'd', 'e', 'c', 'f', 'v' are no field of its wire type).
-    {FormatId::pprof, "pprof", ir::Format::PPROF, FormatId::pprof, isPprof, readPprof,
+    {FormatId::pprof,
+     "pprof",
+     ir::Format::PPROF,
+     FormatId::pprof,
+     isPprof,
+     readPprof,
      [](const Profile& p, const WriteOptions&, Sink& out) { putString(out, writePprofIR(p)); },
      [](const Model& m, const ModelFor&, const WriteOptions&, Sink& out) {
        putString(out, writePprof(m));
      },
-     pprofModel, nullptr, nullptr, FormatId::pprof, pprofMerge, /*holdsSigned=*/true,
-     /*writeModelReadsEdges=*/false, /*writeModelReadsStacks=*/true, nullptr, nullptr, nullptr,
-     /*modelReadsPartialIR=*/false, /*writeModelReadsFrames=*/false},
+     pprofModel,
+     nullptr,
+     nullptr,
+     FormatId::pprof,
+     pprofMerge,
+     /*holdsSigned=*/true,
+     /*writeModelReadsEdges=*/false,
+     /*writeModelReadsStacks=*/true,
+     nullptr,
+     nullptr,
+     nullptr,
+     /*modelReadsPartialIR=*/false,
+     /*writeModelReadsFrames=*/false},
     {FormatId::callgrind, "callgrind", ir::Format::CALLGRIND, FormatId::callgrind, isCallgrind,
      readCallgrind,
      [](const Profile& p, const WriteOptions&, Sink& out) { writeCallgrind(p, out); },
@@ -493,6 +510,22 @@ std::unique_ptr<Profile> readProfileParts(std::span<const std::span<const uint8_
     }
   }
   return first->readParts(files, o);
+}
+
+std::unique_ptr<Profile> readProfileDirectory(const DirectoryFiles& dir,
+                                              const ReadOptions& options) {
+  std::string which;
+  for (const Codec& c : kCodecs) {
+    if (!c.readDirectory) continue;
+    if (options.format != FormatId::unknown && options.format != c.id) continue;
+    if (auto p = c.readDirectory(dir, readOptionsFor(options, c))) return p;
+    which += std::string(which.empty() ? "" : ", ") + c.name;
+  }
+  // As a directory given as a file has always been: an input error, not a format's.
+  throw Error(Status::io, "",
+              "a directory, not a profile (the directories read as one are " +
+                  (which.empty() ? std::string("none") : which) +
+                  "'s: perf record --threads writes one)");
 }
 
 void writeProfile(const Profile& profile, FormatId format, const WriteOptions& options, Sink& out) {

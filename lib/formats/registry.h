@@ -98,6 +98,11 @@ std::unique_ptr<Profile> readProfileParts(std::span<const std::span<const uint8_
                                           const ReadOptions& options,
                                           const std::function<std::string(size_t)>& name);
 
+// The files of a directory (every regular file in it), read as one profile by the format whose
+// directories they make (Codec::readDirectory); Status::io where none does (not a profile).
+std::unique_ptr<Profile> readProfileDirectory(const DirectoryFiles& dir,
+                                              const ReadOptions& options);
+
 // Serialises `profile` in `format`. Throws Status::unsupported where the IR lacks what the
 // format needs (e.g. a gperftools profile written as Cachegrind).
 std::string writeProfile(const Profile& profile, FormatId format, const WriteOptions& options);

@@ -59,6 +59,10 @@ struct Codec {
   bool modelReadsPartialIR = false;
   // `writeModel` reads the stacks' frames, not only their locations (ModelOptions::stackFrames).
   bool writeModelReadsFrames = true;
+  // Reads a directory that is one profile of this format (perf record --threads: a header
+  // file and a file of records per thread); null where the files are not this format's.
+  std::unique_ptr<Profile> (*readDirectory)(const DirectoryFiles& dir,
+                                            const ReadOptions& options) = nullptr;
 };
 
 // The rows (registry.cpp), for the registry's other files: every format's; the one of `f`

@@ -90,4 +90,22 @@ inline std::string eventName(const Attr& a) {
   return "event-" + std::to_string(a.type) + ":" + std::to_string(a.config);
 }
 
+// Where the record at `at` ends, with the payload that follows the record types whose payload is
+// outside their size (as the reader steps over them); 0 for a record that is cut short or
+// runs past `end`.
+inline uint64_t recordEnd(const Bytes& b, uint64_t at, uint64_t end) {
+  if (end - at < 8) return 0;
+  const uint32_t type = b.u32(at);
+  const uint16_t size = b.u16(at + 6);
+  if (size < 8 || end - at < size) return 0;
+  uint64_t next = at + size;
+  if (type == kHeaderTracingData && size >= 12) next += b.u32(at + 8);
+  if (type == kAuxtrace && size >= 16) {
+    const uint64_t n = b.u64(at + 8);
+    if (n > end - next) return 0;
+    next += n;
+  }
+  return next > end ? 0 : next;
+}
+
 }  // namespace profpack::perf

@@ -20,6 +20,8 @@ bool isPerfData(std::span<const uint8_t> data);
 // of a record or header field whose size disagrees with the file; unknown record kinds are
 // skipped with one warning per kind.
 std::unique_ptr<Profile> readPerfData(std::span<const uint8_t> data);
+// perf record --threads' directory (directory.cpp): null where `files` are not one.
+std::unique_ptr<Profile> readPerfDirectory(const DirectoryFiles& dir, const ReadOptions& options);
 
 // The files perf record found samples in, as its header's build-id table lists them (a path and
 // a build id each), read without the records; none for a recording to a pipe (no table ahead),

@@ -1,7 +1,7 @@
 #!/usr/bin/env bash
 # Makes this directory's recordings again (not run by the tests): builds spin.c and threads.c in
 # DIR (default /usr/src/profpack-samples/perf, the path the recordings then name), records the
-# five recordings there with perf (cpu-clock: no PMU needed), prints each one's `perf script`
+# six recordings there with perf (cpu-clock: no PMU needed), prints each one's `perf script`
 # text, cuts the excerpt of /proc/kallsyms the tests name kernel frames from, copies the results
 # here and removes the binaries from DIR (so that, as on any other machine, perf finds them
 # through the tests' --symfs and build-id cache, not at the recorded path).
@@ -40,8 +40,12 @@ rec pipe.data - ./spin 20
 # perf record -z: the records in zstd-compressed PERF_RECORD_COMPRESSED ones.
 mkdir -p compressed
 rec compressed/threads.data -z ./threads
+# perf record --threads: a directory, data and a data.N per recording thread.
+mkdir -p dir
+rm -rf dir/threads.data
+rec dir/threads.data --threads ./threads
 fields=comm,pid,tid,time,event,ip,sym,dso
-for r in spin threads procs compressed/threads; do
+for r in spin threads procs compressed/threads dir/threads; do
   perf script --ns -F "$fields" -i "$r.data" 2>/dev/null | gzip -9n >"$r.script.txt.gz"
 done
 # pipe mode records no build ids: perf finds spin at its recorded path, here.
@@ -77,6 +81,8 @@ for i in sorted(keep):
     print(rows[i][1])
 ' >kallsyms.txt
 cp spin threads spin.data threads.data procs.data pipe.data ./*.script.txt.gz kallsyms.txt "$here/"
-mkdir -p "$here/compressed"
+mkdir -p "$here/compressed" "$here/dir"
 cp compressed/threads.data compressed/threads.script.txt.gz "$here/compressed/"
+rm -rf "$here/dir/threads.data"
+cp -r dir/threads.data dir/threads.script.txt.gz "$here/dir/"
 rm -f spin threads
