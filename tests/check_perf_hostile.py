@@ -74,6 +74,35 @@ def unfinished(data, tmp):
     check(got == want and "data size is 0" in said and f"byte {sample_at[want]}" in said,
           f"unfinished recording (data size 0, cut inside a record): {got} samples read of the "
           f"{want} whole ones, and said so: {said[:300]!r}")
+    # Damage is not a cut: a record smaller than its header, in an unfinished recording too.
+    b = bytearray(data[:cut])
+    struct.pack_into("<Q", b, 48, 0)
+    struct.pack_into("<H", b, sample_at[1] + 6, 4)
+    refused(bytes(b), tmp, f"offset {sample_at[1]}", "unfinished recording with a record of 4 bytes")
+    # A finished recording of no records: data size 0, its feature table right after: not
+    # taken for an unfinished one.
+    tail = bytes(data[data_at + data_size:])
+    b = bytearray(data[:data_at]) + tail
+    struct.pack_into("<Q", b, 48, 0)
+    count = bin(int.from_bytes(data[72:104], "little")).count("1")
+    for i in range(count):
+        off = data_at + 16 * i
+        struct.pack_into("<Q", b, off, struct.unpack_from("<Q", b, off)[0] - data_size)
+    with open(path, "wb") as f:
+        f.write(b)
+    r = subprocess.run([cli, "info", path], capture_output=True, text=True, timeout=60)
+    check(r.returncode == 0 and "data size is 0" not in r.stderr,
+          f"a finished recording of no records: read, not as unfinished: {r.stderr.strip()[:160]!r}")
+    # An AUXTRACE payload size that wraps the offset round to the record itself: refused, not
+    # read forever.
+    first = data_at
+    b = bytearray(data[:first]) + struct.pack("<IHHQ", 71, 0, 48, (1 << 64) - 48) + bytes(32) + \
+        data[first:]
+    struct.pack_into("<Q", b, 48, data_size + 48)
+    for i in range(count):
+        off = data_at + data_size + 48 + 16 * i
+        struct.pack_into("<Q", b, off, struct.unpack_from("<Q", b, off)[0] + 48)
+    refused(bytes(b), tmp, f"offset {first}", "an AUXTRACE payload size of 2^64 - 48")
 
 
 def hostile_compressed(tmp):
@@ -163,6 +192,12 @@ def hostile_compressed(tmp):
     got = samples(with_data(prefix + bytes(z[data_at:tail_at])))
     check(got == whole, f"3.2 MB of uncompressed records before the compressed ones: {got} "
           f"samples ({whole} without them)")
+    # perf record -z killed: data size 0, no features, the last compressed record cut.
+    b = bytearray(z[:last[0] + last[2] // 2])
+    struct.pack_into("<Q", b, 48, 0)
+    got = samples(bytes(b))
+    check(isinstance(got, int) and 0 < got < whole,
+          f"perf record -z stopped inside a compressed record: {got} of {whole} samples read")
     # A stream that grows ten thousand times (16 MB of zeros in a 510-byte frame).
     bomb = subprocess.run(["zstd", "-19", "-q", "-c"], input=bytes(16_000_000),
                           capture_output=True, check=True).stdout

@@ -35,7 +35,8 @@ bool holdsCompressed(std::span<const uint8_t> d, uint64_t begin, uint64_t end) {
   return false;
 }
 
-std::vector<uint8_t> expandCompressed(std::span<const uint8_t> d, uint64_t begin, uint64_t end) {
+std::vector<uint8_t> expandCompressed(std::span<const uint8_t> d, uint64_t begin, uint64_t end,
+                                      bool unfinished) {
   const Bytes b{d};
   std::vector<uint8_t> out;
   ZstdDCtx ctx;
@@ -50,6 +51,13 @@ std::vector<uint8_t> expandCompressed(std::span<const uint8_t> d, uint64_t begin
   for (uint64_t at = begin; at < end;) {
     const uint64_t next = recordEnd(b, at, end);
     const uint32_t type = end - at >= 8 ? b.u32(at) : 0;
+    // A recording perf did not finish: the record the file's end cuts is left to the reader,
+    // which says where the records end (the stream before it is whole).
+    if (next == 0 && unfinished && (end - at < 8 || b.u16(at + 6) >= 8)) {
+      out.insert(out.end(), d.begin() + static_cast<ptrdiff_t>(at),
+                 d.begin() + static_cast<ptrdiff_t>(end));
+      return out;
+    }
     if (next == 0)
       bad(at, end - at < 8 ? std::string("record header cut short")
                            : "record of type " + std::to_string(type) + " with size " +

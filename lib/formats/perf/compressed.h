@@ -26,6 +26,9 @@ bool holdsCompressed(std::span<const uint8_t> d, uint64_t begin, uint64_t end);
 // Status::malformed (the offset of the record at fault) on records that run past `end`, a zstd
 // error, or output beyond kMaxExpansion times the compressed bytes. A record cut short at the
 // stream's end is the reader's to find (perf never ends the stream's frame).
-std::vector<uint8_t> expandCompressed(std::span<const uint8_t> d, uint64_t begin, uint64_t end);
+// `unfinished` (perf record stopped before its end): a record cut by `end` is copied as it is,
+// for the reader to report, and ends the expansion.
+std::vector<uint8_t> expandCompressed(std::span<const uint8_t> d, uint64_t begin, uint64_t end,
+                                      bool unfinished = false);
 
 }  // namespace profpack::perf

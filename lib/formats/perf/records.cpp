@@ -52,6 +52,8 @@ class Reader {
                      std::to_string(b_.d.size()) + " bytes)");
   }
   void features(uint64_t tableAt, const uint8_t* bitmap);
+  // Whether a feature table at `tableAt` lists sections that lie after it in the file.
+  bool featureTableFits(uint64_t tableAt) const;
   void feature(unsigned id, uint64_t at, uint64_t size);
   void addAttr(Attr a, uint64_t idsAt, uint64_t idsCount);
   void scan(uint64_t begin, uint64_t end);
@@ -117,7 +119,9 @@ void Reader::header(bool records) {
   // perf record writes the data size, and the feature sections after the data, when it ends:
   // stopped before (killed, out of memory, the machine down), it leaves a size of 0 and its
   // records up to the end of the file. They are read, as far as they are whole, and it is said.
-  unfinished_ = dataSize == 0 && b_.d.size() > dataAt && dataAt >= size;
+  // (A finished recording of no records has a size of 0 too: its feature table follows.)
+  unfinished_ = dataSize == 0 && b_.d.size() >= dataAt && dataAt >= attrsAt + attrsSize &&
+                !featureTableFits(dataAt);
   const uint64_t dataEnd = unfinished_ ? b_.d.size() : dataAt + dataSize;
   if (!unfinished_) section(40, dataAt, dataSize, "data");
   for (uint64_t at = attrsAt; attrsAt + attrsSize - at >= attrSize; at += attrSize) {
@@ -137,7 +141,7 @@ void Reader::header(bool records) {
   else
     features(dataEnd, b_.d.data() + 72);
   const bool compressed = b_.d[72 + kFeatureCompressed / 8] & (1u << (kFeatureCompressed % 8));
-  if (records) scanRecords(dataAt, dataEnd, compressed && !unfinished_);
+  if (records) scanRecords(dataAt, dataEnd, compressed);
 }
 
 // The records in [begin, end), or with `compressed` (perf record -z) the records they
@@ -147,7 +151,7 @@ void Reader::scanRecords(uint64_t begin, uint64_t end, bool compressed) {
     scan(begin, end);
     return;
   }
-  expanded_ = expandCompressed(b_.d, begin, end);
+  expanded_ = expandCompressed(b_.d, begin, end, unfinished_);
   b_ = Bytes{expanded_};
   releaser_ = PageReleaser(expanded_.data(), 0);  // memory of its own: nothing to give back
   scan(0, expanded_.size());                      // its errors' offsets are the stream's (run())
@@ -158,6 +162,17 @@ void Reader::addAttr(Attr a, uint64_t idsAt, uint64_t idsCount) {
   for (uint64_t i = 0; i < idsCount; ++i) attrOfId_[b_.u64(idsAt + 8 * i)] = r_.attrs.size();
   a.name = eventName(a);
   r_.attrs.push_back(std::move(a));
+}
+
+bool Reader::featureTableFits(uint64_t tableAt) const {
+  uint64_t at = tableAt, count = 0;
+  for (unsigned id = 0; id < 256; ++id) count += (b_.d[72 + id / 8] >> (id % 8)) & 1u;
+  if (count == 0 || tableAt > b_.d.size() || (b_.d.size() - tableAt) / 16 < count) return false;
+  for (uint64_t i = 0; i < count; ++i, at += 16) {
+    const uint64_t off = b_.u64(at), size = b_.u64(at + 8);
+    if (off < tableAt + 16 * count || off > b_.d.size() || b_.d.size() - off < size) return false;
+  }
+  return true;
 }
 
 void Reader::features(uint64_t tableAt, const uint8_t* bitmap) {
@@ -227,7 +242,10 @@ void Reader::feature(unsigned id, uint64_t at, uint64_t size) {
 void Reader::scan(uint64_t begin, uint64_t end) {
   uint64_t last = 0;
   for (uint64_t at = begin; at < end;) {
-    if (unfinished_ && (end - at < 8 || b_.u16(at + 6) < 8 || end - at < b_.u16(at + 6))) {
+    // Unfinished: a record the end of the file cuts (its header, its size, or the payload
+    // after it) is where perf stopped writing; a size below its header is damage, as anywhere.
+    if (unfinished_ && (end - at < 8 || (b_.u16(at + 6) >= 8 && (end - at < b_.u16(at + 6) ||
+                                                                 recordEnd(b_, at, end) == 0)))) {
       r_.warnings.push_back("perf: the records end at byte " + std::to_string(at) +
                             " in a record perf record did not finish writing (" +
                             std::to_string(end - at) + " bytes): the records before it are read");
@@ -249,13 +267,16 @@ void Reader::scan(uint64_t begin, uint64_t end) {
     } else if (type == kHeaderTracingData && size >= 12) {
       next += b_.u32(at + 8);
     } else if (type == kAuxtrace && size >= 16) {
-      next += b_.u64(at + 8);
+      const uint64_t n = b_.u64(at + 8);
+      if (n > end - next)
+        bad(at, "AUXTRACE payload of " + std::to_string(n) + " bytes past the end of the data");
+      next += n;
     } else if (type == kFinishedRound) {
       flush(false, at);
     } else if (type == kCompressed || type == kCompressed2) {
-      bad(at, expanded_.empty() ? "PERF_RECORD_COMPRESSED in a file whose header does not say "
-                                  "its records are compressed (HEADER_COMPRESSED)"
-                                : "PERF_RECORD_COMPRESSED inside the decompressed records");
+      bad(at, !expanded_.empty() ? "PERF_RECORD_COMPRESSED inside the decompressed records"
+                                 : "PERF_RECORD_COMPRESSED in a file whose header does not say "
+                                   "its records are compressed (HEADER_COMPRESSED)");
     } else if (type < 64) {
       const uint64_t t = timeOf(type, at, at + size);
       last = t == ~uint64_t{0} ? last : t;
