@@ -830,19 +830,24 @@ def record_types(f):
     return types
 
 
-def compare_directory(tmp):
-    """perf record --threads (tests/data/perf/dir): a directory, `data` and a `data.N` per
-    recording thread, read as one recording; its figures equal those of its perf script text."""
-    f = os.path.join(data, "dir", "threads.data")
-    txt = os.path.join(tmp, "dir.txt")
-    with gzip.open(os.path.join(data, "dir", "threads.script.txt.gz"), "rt") as z, \
-            open(txt, "w") as out:
+def text_figures(f, script_gz, tmp):
+    """(samples, self samples per function of the program) of recording `f` (named from the
+    committed binaries) and of its committed perf script text."""
+    txt = os.path.join(tmp, os.path.basename(os.path.dirname(f)) + ".txt")
+    with gzip.open(script_gz, "rt") as z, open(txt, "w") as out:
         out.write(z.read())
     def figures(path, *extra):
         top = run(cli, "top", path, *extra, "--tsv", "-n", "100000000")
         return (sum(int(l.split("\t")[0]) for l in top.splitlines()),
                 {k[1]: n for k, n in named_self(top).items() if k[0] in PROGRAMS})
-    ours, theirs = figures(f, "--binary-path", data), figures(txt)
+    return figures(f, "--binary-path", data), figures(txt)
+
+
+def compare_directory(tmp):
+    """perf record --threads (tests/data/perf/dir): a directory, `data` and a `data.N` per
+    recording thread, read as one recording; its figures equal those of its perf script text."""
+    f = os.path.join(data, "dir", "threads.data")
+    ours, theirs = text_figures(f, os.path.join(data, "dir", "threads.script.txt.gz"), tmp)
     check(os.path.isdir(f) and ours == theirs and len(ours[1]) >= 2,
           f"perf record --threads directory: samples and self samples per function of the "
           f"program = its perf script text's ({ours} vs {theirs})")
@@ -853,14 +858,7 @@ def compare_compressed(tmp):
     zstd): read, its figures equal those of its committed perf script text: samples, and self
     samples per function of the program."""
     f = os.path.join(data, "compressed", "threads.data")
-    txt = os.path.join(tmp, "compressed.txt")
-    with gzip.open(f[:-len(".data")] + ".script.txt.gz", "rt") as z, open(txt, "w") as out:
-        out.write(z.read())
-    def figures(path, *extra):
-        top = run(cli, "top", path, *extra, "--tsv", "-n", "100000000")
-        return (sum(int(l.split("\t")[0]) for l in top.splitlines()),
-                {k[1]: n for k, n in named_self(top).items() if k[0] in PROGRAMS})
-    ours, theirs = figures(f, "--binary-path", data), figures(txt)
+    ours, theirs = text_figures(f, f[:-len(".data")] + ".script.txt.gz", tmp)
     types = record_types(f)
     check(types[81] >= 2 and types[9] == 0 and ours == theirs and len(ours[1]) >= 2,
           f"perf record -z: {types[81]} compressed records read; samples and self samples per "
