@@ -905,6 +905,22 @@ def compare_record_compressed(tmp, buildids):
                                ("--event", "cpu-clock_samples") if "trace" in mode else ())
 
 
+def compare_record_variants(tmp, buildids):
+    """Recordings whose samples hold other fields before the callchain (a read group, an
+    address, a weight, the cpu), or that hold records profpack skips (context switches):
+    their samples and self samples per named function equal perf report's; a skipped kind is
+    named in its warning."""
+    for flags in (["-s"], ["-d"], ["-W"], ["--sample-cpu", "-T"], ["-c", "100000"],
+                  ["--switch-events"]):
+        f = os.path.join(tmp, "variant.data")
+        run("perf", "--buildid-dir", buildids, "record", "-q", "-e", "cpu-clock", "-g", *flags,
+            "-o", f, os.path.join(data, "threads"))
+        compare_recorded_named(f, buildids, "perf record " + " ".join(flags))
+        if "--switch-events" in flags:
+            warned = subprocess.run([cli, "info", f], capture_output=True, text=True).stderr
+            check("(SWITCH)" in warned, f"the skipped context switches named: {warned.strip()!r}")
+
+
 def compare_record_threads(tmp, buildids):
     """perf record --threads, a directory, read as perf report reads it."""
     f = os.path.join(tmp, "threads-dir.data")
@@ -990,6 +1006,7 @@ def main():
             compare_system_wide(tmp, buildids)
             compare_record_compressed(tmp, buildids)
             compare_record_threads(tmp, buildids)
+            compare_record_variants(tmp, buildids)
         for f in files:
             compare(f, tmp, buildids)
             if "--record" not in sys.argv:

@@ -198,6 +198,14 @@ def hostile_compressed(tmp):
     got = samples(bytes(b))
     check(isinstance(got, int) and 0 < got < whole,
           f"perf record -z stopped inside a compressed record: {got} of {whole} samples read")
+    # ... and stopped with its last compressed record whole but its zstd block cut (the record
+    # perf wrote last held part of a block).
+    keep = (last[2] - 8) // 2
+    b = bytearray(ending_with(last, z[last[0] + 8:last[0] + 8 + keep])[:last[0] + 8 + keep])
+    struct.pack_into("<Q", b, 48, 0)
+    got = samples(bytes(b))
+    check(isinstance(got, int) and 0 < got < whole,
+          f"perf record -z stopped inside a zstd block: {got} of {whole} samples read")
     # A stream that grows ten thousand times (16 MB of zeros in a 510-byte frame).
     bomb = subprocess.run(["zstd", "-19", "-q", "-c"], input=bytes(16_000_000),
                           capture_output=True, check=True).stdout

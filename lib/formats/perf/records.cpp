@@ -321,9 +321,23 @@ const Attr& Reader::attrOfSample(uint64_t at, uint64_t end) const {
 }
 
 void Reader::warnOnce(uint32_t type, uint64_t at) {
+  // The kernel's record types (PERF_RECORD_*), by number, as perf report --stats names them.
+  static const char* const kNames[] = {nullptr,        "MMAP",
+                                       "LOST",         "COMM",
+                                       "EXIT",         "THROTTLE",
+                                       "UNTHROTTLE",   "FORK",
+                                       "READ",         "SAMPLE",
+                                       "MMAP2",        "AUX",
+                                       "ITRACE_START", "LOST_SAMPLES",
+                                       "SWITCH",       "SWITCH_CPU_WIDE",
+                                       "NAMESPACES",   "KSYMBOL",
+                                       "BPF_EVENT",    "CGROUP",
+                                       "TEXT_POKE",    "AUX_OUTPUT_HW_ID"};
+  const std::string name =
+      type < std::size(kNames) && kNames[type] ? std::string(" (") + kNames[type] + ")" : "";
   if (warned_.insert(type).second)
     r_.warnings.push_back(
-        "perf: skipped records of type " + std::to_string(type) + " (first at byte " +
+        "perf: skipped records of type " + std::to_string(type) + name + " (first at byte " +
         std::to_string(at) +
         (expanded_.empty() ? ")" : " of the records decompressed from PERF_RECORD_COMPRESSED)"));
 }
