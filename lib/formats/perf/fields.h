@@ -91,8 +91,19 @@ inline std::string eventName(const Attr& a) {
 }
 
 // Where the record at `at` ends, with the payload that follows the record types whose payload is
-// outside their size (as the reader steps over them); 0 for a record that is cut short or
-// runs past `end`.
+// outside their size: the step from one record to the next, for every walk over records; 0
+// for a record that is cut short or runs past `end`.
+// A file-mode header's feature bitmap (its bytes 72 to 104, which `header` holds): whether
+// feature `id` is set, and how many are (the feature table's entries, in id order).
+inline bool hasFeature(std::span<const uint8_t> header, unsigned id) {
+  return (header[72 + id / 8] >> (id % 8)) & 1u;
+}
+inline uint64_t featureCount(std::span<const uint8_t> header) {
+  uint64_t n = 0;
+  for (unsigned id = 0; id < 256; ++id) n += hasFeature(header, id);
+  return n;
+}
+
 inline uint64_t recordEnd(const Bytes& b, uint64_t at, uint64_t end) {
   if (end - at < 8) return 0;
   const uint32_t type = b.u32(at);

@@ -51,7 +51,7 @@ class Reader {
                      std::to_string(at) + " runs past the end of the file (" +
                      std::to_string(b_.d.size()) + " bytes)");
   }
-  void features(uint64_t tableAt, const uint8_t* bitmap);
+  void features(uint64_t tableAt);
   // Whether a feature table at `tableAt` lists sections that lie after it in the file.
   bool featureTableFits(uint64_t tableAt) const;
   void feature(unsigned id, uint64_t at, uint64_t size);
@@ -112,6 +112,8 @@ void Reader::header(bool records) {
     return;
   }
   if (size < 104) bad(8, "header of " + std::to_string(size) + " bytes (104 expected)");
+  if (b_.d.size() < 104)  // its feature bitmap too (hasFeature)
+    bad(0, "header cut short: " + std::to_string(b_.d.size()) + " of its 104 bytes");
   const uint64_t attrSize = b_.u64(16), attrsAt = b_.u64(24), attrsSize = b_.u64(32);
   const uint64_t dataAt = b_.u64(40), dataSize = b_.u64(48);
   if (attrSize < 64 + 16 || attrSize > 4096) bad(16, "attr size " + std::to_string(attrSize));
@@ -139,9 +141,8 @@ void Reader::header(bool records) {
         " bytes), without the feature sections perf writes at the end (build ids, event names, "
         "host)");
   else
-    features(dataEnd, b_.d.data() + 72);
-  const bool compressed = b_.d[72 + kFeatureCompressed / 8] & (1u << (kFeatureCompressed % 8));
-  if (records) scanRecords(dataAt, dataEnd, compressed);
+    features(dataEnd);
+  if (records) scanRecords(dataAt, dataEnd, hasFeature(b_.d, kFeatureCompressed));
 }
 
 // The records in [begin, end), or with `compressed` (perf record -z) the records they
@@ -165,8 +166,8 @@ void Reader::addAttr(Attr a, uint64_t idsAt, uint64_t idsCount) {
 }
 
 bool Reader::featureTableFits(uint64_t tableAt) const {
-  uint64_t at = tableAt, count = 0;
-  for (unsigned id = 0; id < 256; ++id) count += (b_.d[72 + id / 8] >> (id % 8)) & 1u;
+  uint64_t at = tableAt;
+  const uint64_t count = featureCount(b_.d);
   if (count == 0 || tableAt > b_.d.size() || (b_.d.size() - tableAt) / 16 < count) return false;
   for (uint64_t i = 0; i < count; ++i, at += 16) {
     const uint64_t off = b_.u64(at), size = b_.u64(at + 8);
@@ -175,10 +176,10 @@ bool Reader::featureTableFits(uint64_t tableAt) const {
   return true;
 }
 
-void Reader::features(uint64_t tableAt, const uint8_t* bitmap) {
+void Reader::features(uint64_t tableAt) {
   uint64_t at = tableAt;
   for (unsigned id = 0; id < 256; ++id) {
-    if (!(bitmap[id / 8] & (1u << (id % 8)))) continue;
+    if (!hasFeature(b_.d, id)) continue;
     const uint64_t off = b_.u64(at), size = b_.u64(at + 8);
     section(at, off, size, "feature");
     feature(id, off, size);
@@ -242,10 +243,11 @@ void Reader::feature(unsigned id, uint64_t at, uint64_t size) {
 void Reader::scan(uint64_t begin, uint64_t end) {
   uint64_t last = 0;
   for (uint64_t at = begin; at < end;) {
+    // Where the record ends, with the payload some kinds carry after it (0: cut short).
+    const uint64_t next = recordEnd(b_, at, end);
     // Unfinished: a record the end of the file cuts (its header, its size, or the payload
     // after it) is where perf stopped writing; a size below its header is damage, as anywhere.
-    if (unfinished_ && (end - at < 8 || (b_.u16(at + 6) >= 8 && (end - at < b_.u16(at + 6) ||
-                                                                 recordEnd(b_, at, end) == 0)))) {
+    if (unfinished_ && next == 0 && (end - at < 8 || b_.u16(at + 6) >= 8)) {
       r_.warnings.push_back("perf: the records end at byte " + std::to_string(at) +
                             " in a record perf record did not finish writing (" +
                             std::to_string(end - at) + " bytes): the records before it are read");
@@ -257,20 +259,13 @@ void Reader::scan(uint64_t begin, uint64_t end) {
     if (size < 8 || end - at < size)
       bad(at, "record of type " + std::to_string(type) + " with size " + std::to_string(size) +
                   (size < 8 ? " (less than its header)" : " past the end of the data"));
-    uint64_t next = at + size;
+    if (next == 0) bad(at, "record payload past the end of the data");
     if (type == kHeaderAttr) {
       const uint64_t attrSize = b_.u32(at + 8 + 4);
       if (attrSize > uint64_t(size) - 8) bad(at, "attr larger than its record");
       addAttr(readAttr(b_, at + 8, attrSize), at + 8 + attrSize, (size - 8 - attrSize) / 8);
     } else if (type == kHeaderFeature && size >= 16) {
       feature(static_cast<unsigned>(b_.u64(at + 8)), at + 16, size - 16);
-    } else if (type == kHeaderTracingData && size >= 12) {
-      next += b_.u32(at + 8);
-    } else if (type == kAuxtrace && size >= 16) {
-      const uint64_t n = b_.u64(at + 8);
-      if (n > end - next)
-        bad(at, "AUXTRACE payload of " + std::to_string(n) + " bytes past the end of the data");
-      next += n;
     } else if (type == kFinishedRound) {
       flush(false, at);
     } else if (type == kCompressed || type == kCompressed2) {
@@ -283,7 +278,6 @@ void Reader::scan(uint64_t begin, uint64_t end) {
       latest_ = std::max(latest_, last);
       entries_.push_back({last, at});
     }
-    if (next > end || next < at) bad(at, "record payload past the end of the data");
     at = next;
   }
 }
