@@ -33,48 +33,41 @@ long threadFileNumber(const std::string& name) {
 }  // namespace
 
 std::unique_ptr<Profile> readPerfDirectory(const DirectoryFiles& dir, const ReadOptions&) {
-  struct File {
+  const auto named = std::find(dir.names.begin(), dir.names.end(), "data");
+  if (named == dir.names.end()) return nullptr;
+  const std::span<const uint8_t> head = dir.open(static_cast<size_t>(named - dir.names.begin()));
+  if (head.size() < 104 || std::memcmp(head.data(), "PERFILE2", 8) != 0) return nullptr;
+  const perf::Bytes b{head};
+  if (b.u64(8) == 16 || !perf::hasFeature(head, kFeatureDirFormat))
+    return nullptr;  // a perf.data of its own, not the header of a directory
+  // Only now are the thread files opened, in the order of their numbers.
+  struct Part {
+    long number;
     std::string name;
     std::span<const uint8_t> bytes;
   };
-  const auto named = std::find(dir.names.begin(), dir.names.end(), "data");
-  if (named == dir.names.end()) return nullptr;
-  const File headFile{"data", dir.open(static_cast<size_t>(named - dir.names.begin()))};
-  const File* head = &headFile;
-  if (head->bytes.size() < 104 || std::memcmp(head->bytes.data(), "PERFILE2", 8) != 0)
-    return nullptr;
-  const perf::Bytes b{head->bytes};
-  if (b.u64(8) == 16 ||
-      !(head->bytes[72 + kFeatureDirFormat / 8] & (1u << (kFeatureDirFormat % 8))))
-    return nullptr;  // a perf.data of its own, not the header of a directory
-  // Only now are the thread files opened, by their number.
-  std::vector<std::pair<long, File>> partFiles;
+  std::vector<Part> parts;
   for (size_t i = 0; i < dir.names.size(); ++i)
     if (const long n = threadFileNumber(dir.names[i]); n >= 0)
-      partFiles.push_back({n, File{dir.names[i], dir.open(i)}});
-  std::sort(partFiles.begin(), partFiles.end(),
-            [](const auto& x, const auto& y) { return x.first < y.first; });
-  std::vector<std::pair<long, const File*>> parts;
-  for (const auto& [n, f] : partFiles) parts.emplace_back(n, &f);
+      parts.push_back({n, dir.names[i], dir.open(i)});
+  std::sort(parts.begin(), parts.end(),
+            [](const Part& x, const Part& y) { return x.number < y.number; });
   const uint64_t dataAt = b.u64(40), dataSize = b.u64(48);
-  if (dataAt > head->bytes.size() || head->bytes.size() - dataAt < dataSize)
+  if (dataAt > head.size() || head.size() - dataAt < dataSize)
     perf::bad(40, "data: data section of " + std::to_string(dataSize) + " bytes at byte " +
                       std::to_string(dataAt) + " runs past the end of the file");
   const uint64_t tail = dataAt + dataSize;
   uint64_t inserted = 0;
-  for (const auto& [n, f] : parts) inserted += f->bytes.size();
+  for (const Part& p : parts) inserted += p.bytes.size();
   // The one perf.data: data's bytes to the end of its records, every data.N, then the rest.
-  std::vector<uint8_t> image(head->bytes.begin(),
-                             head->bytes.begin() + static_cast<ptrdiff_t>(tail));
-  image.reserve(head->bytes.size() + inserted);
-  for (const auto& [n, f] : parts) image.insert(image.end(), f->bytes.begin(), f->bytes.end());
-  image.insert(image.end(), head->bytes.begin() + static_cast<ptrdiff_t>(tail), head->bytes.end());
+  std::vector<uint8_t> image(head.begin(), head.begin() + static_cast<ptrdiff_t>(tail));
+  image.reserve(head.size() + inserted);
+  for (const Part& p : parts) image.insert(image.end(), p.bytes.begin(), p.bytes.end());
+  image.insert(image.end(), head.begin() + static_cast<ptrdiff_t>(tail), head.end());
   auto put64 = [&](uint64_t at, uint64_t v) { std::memcpy(image.data() + at, &v, 8); };
   put64(48, dataSize + inserted);
   // The feature table follows the data: each section's offset moves with it.
-  uint64_t features = 0;
-  for (unsigned id = 0; id < 256; ++id) features += (head->bytes[72 + id / 8] >> (id % 8)) & 1u;
-  for (uint64_t i = 0; i < features; ++i) {
+  for (uint64_t i = 0, features = perf::featureCount(head); i < features; ++i) {
     const uint64_t at = tail + inserted + 16 * i;
     if (at > image.size() || image.size() - at < 16)
       perf::bad(tail + 16 * i, "data: feature table runs past the end of the file");
@@ -84,10 +77,11 @@ std::unique_ptr<Profile> readPerfDirectory(const DirectoryFiles& dir, const Read
   }
   // perf orders the files' records by time, all of them: rounds (FINISHED_ROUND) of one file
   // would apply its records before older ones of the next, so they are read as records to skip.
+  const perf::Bytes records{image};
   for (uint64_t at = dataAt, end = dataAt + dataSize + inserted; at < end;) {
-    const uint64_t next = perf::recordEnd(perf::Bytes{image}, at, end);
+    const uint64_t next = perf::recordEnd(records, at, end);
     if (next == 0) break;  // the reader says what is wrong
-    if (perf::Bytes{image}.u32(at) == perf::kFinishedRound) {
+    if (records.u32(at) == perf::kFinishedRound) {
       const uint32_t skip = perf::kFinishedInit;
       std::memcpy(image.data() + at, &skip, 4);
     }
@@ -103,11 +97,11 @@ std::unique_ptr<Profile> readPerfDirectory(const DirectoryFiles& dir, const Read
       throw Error(e.status(), perf::kFmt,
                   "data, byte offset " + std::to_string(at) + ": " + e.message());
     uint64_t from = tail;
-    for (const auto& [n, f] : parts) {
-      if (at < from + f->bytes.size())
+    for (const Part& p : parts) {
+      if (at < from + p.bytes.size())
         throw Error(e.status(), perf::kFmt,
-                    f->name + ", byte offset " + std::to_string(at - from) + ": " + e.message());
-      from += f->bytes.size();
+                    p.name + ", byte offset " + std::to_string(at - from) + ": " + e.message());
+      from += p.bytes.size();
     }
     throw Error(e.status(), perf::kFmt,
                 "data, byte offset " + std::to_string(at - inserted) + ": " + e.message());
