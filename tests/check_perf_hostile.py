@@ -132,24 +132,6 @@ def hostile_compressed(tmp):
     tail_at = data_at + data_size
     features = bin(int.from_bytes(z[72:104], "little")).count("1")
 
-    def ending_with(rec, payload):
-        """The file with its data section ending in record `rec`, whose payload is `payload`
-        (the records after it gone), the feature sections moved to follow it."""
-        b = bytearray(z[:rec[0] + 8]) + payload
-        end = len(b)
-        b += z[tail_at:]
-        struct.pack_into("<H", b, rec[0] + 6, 8 + len(payload))
-        struct.pack_into("<Q", b, 48, end - data_at)
-        for i in range(features):
-            off = end + 16 * i
-            struct.pack_into("<Q", b, off, struct.unpack_from("<Q", b, off)[0] + end - tail_at)
-        return bytes(b)
-
-    # The stream cut short: the data section ends inside the last compressed record.
-    last = [r for r in records if r[1] == 81][-1]
-    for keep in range(1, last[2] - 8, max(1, last[2] // 10)):
-        refused(ending_with(last, z[last[0] + 8:last[0] + 8 + keep]), tmp, f"offset {last[0]}",
-                f"perf record -z with its stream cut {last[2] - 8 - keep} bytes short")
     def with_data(section):
         """The file with its data section replaced by `section`, the features moved after it."""
         b = bytearray(z[:data_at]) + section
@@ -161,6 +143,17 @@ def hostile_compressed(tmp):
             struct.pack_into("<Q", b, off, struct.unpack_from("<Q", b, off)[0] + end - tail_at)
         return bytes(b)
 
+    def ending_with(rec, payload):
+        """The file with its data section ending in record `rec`, whose payload is `payload`
+        (the records after it gone), the feature sections moved to follow it."""
+        head = struct.pack("<IHH", *struct.unpack_from("<IH", z, rec[0]), 8 + len(payload))
+        return with_data(bytes(z[data_at:rec[0]]) + head + payload)
+
+    # The stream cut short: the data section ends inside the last compressed record.
+    last = [r for r in records if r[1] == 81][-1]
+    for keep in range(1, last[2] - 8, max(1, last[2] // 10)):
+        refused(ending_with(last, z[last[0] + 8:last[0] + 8 + keep]), tmp, f"offset {last[0]}",
+                f"perf record -z with its stream cut {last[2] - 8 - keep} bytes short")
     def samples(blob):
         path = os.path.join(tmp, "z.data")
         with open(path, "wb") as f:
