@@ -45,6 +45,15 @@ def directory(tmp):
     r = subprocess.run([cli, "info", d], capture_output=True, text=True, timeout=60)
     check(r.returncode != 0 and f"{biggest}, byte offset" in r.stderr,
           f"a --threads directory whose {biggest} is cut short: {r.stderr.strip()[:200]!r}")
+    # Its header file, data, with a data section past its end: refused, naming data.
+    head = bytearray(open(os.path.join(src_dir, "data"), "rb").read())
+    struct.pack_into("<Q", head, 48, len(head))
+    with open(os.path.join(d, "data"), "wb") as f:
+        f.write(head)
+    r = subprocess.run([cli, "info", d], capture_output=True, text=True, timeout=60)
+    check(r.returncode != 0 and "data: data section" in r.stderr and "offset 40" in r.stderr,
+          f"a --threads directory whose data says a data section past its end: "
+          f"{r.stderr.strip()[:200]!r}")
 
 
 def unfinished(data, tmp):
@@ -179,6 +188,11 @@ def hostile_compressed(tmp):
     check(got == whole and isinstance(whole, int) and whole > 0,
           f"PERF_RECORD_COMPRESSED2 records: {got} samples, as the same stream in "
           f"PERF_RECORD_COMPRESSED ones ({whole})")
+    # A COMPRESSED2 whose data size runs past its record: refused at that record.
+    first83 = data_at + sum(size for at, typ, size in records if at < first[0])
+    b = bytearray(with_data(bytes(section)))
+    struct.pack_into("<Q", b, first83 + 8, 1 << 20)
+    refused(bytes(b), tmp, f"offset {first83}", "a COMPRESSED2 whose data size runs past it")
     # 3.2 MB of records perf wrote uncompressed before the compressed ones: the bound on what
     # the compressed bytes decompress to counts theirs alone.
     prefix = struct.pack("<IHH", 82, 0, 8) * 400_000
