@@ -477,8 +477,9 @@ TEST(unit_scopes_as_a_walk_of_the_unit) {
           ranges.push_back({low, high});
           size += high - low;
         }
-        // Every address of a small unit; about 800 spread over a large one.
-        const Dwarf_Addr step = std::max<Dwarf_Addr>(1, size / 800);
+        // Every address of a unit of up to 1 KiB; about 150 spread over a large one (the walk from
+        // the unit's start costs a millisecond per address in this test's largest units).
+        const Dwarf_Addr step = size <= 1024 ? 1 : size / 150;
         Dwarf_Addr carry = 0;  // where the next address falls past a range's start
         for (auto [lo, hi] : ranges) {
           Dwarf_Addr a = lo + carry;
