@@ -769,6 +769,21 @@ def compare_script_lines(tmp):
               f"no pid/tid labels in pprof ({sorted(labels)})")
 
 
+def compare_script_without_tids(tmp):
+    """-F -tid prints no tid on any line: where one comm ends in a number ("worker 12345"),
+    another line that plainly has no tid ("bash [000]") says the number is the comm's."""
+    txt = os.path.join(tmp, "without-tids.txt")
+    frame = "\t          1462a handle_amd+0xa (/usr/lib/x86_64-linux-gnu/ld-linux-x86-64.so.2)\n"
+    with open(txt, "w") as out:
+        for comm in ("bash", "worker 12345", "w 1234567"):
+            out.write(f"{comm} [000] 1.5:     250000 cpu-clock:\n{frame}\n")
+    info = json.loads(run(cli, "info", txt, "--json"))
+    lines = folded(txt)
+    check([t["thread_id"] for t in info["threads"]] == [-1, -1, -1] and
+          sorted(l.split(";")[0] for l in lines) == ["bash", "w_1234567", "worker_12345"],
+          f"-F -tid text, comms ending in numbers: {dict(lines)}, threads {info['threads']}")
+
+
 def compare_dwarf_callgraph(tmp, buildids):
     """A recording made with --call-graph dwarf (user stacks copied, for perf to unwind): its
     self samples per function of the program equal perf report's (the kernel's callchains give
@@ -981,6 +996,63 @@ def compare_events(tmp, buildids):
           f"({from_text} vs {info})")
 
 
+NAMED_THREADS_C = r"""
+#include <pthread.h>
+#include <sys/prctl.h>
+#include <time.h>
+static volatile unsigned long sink;
+static void spin(double s) {
+  struct timespec a, b;
+  clock_gettime(CLOCK_MONOTONIC, &a);
+  do {
+    for (int i = 0; i < 100000; ++i) sink += i;
+    clock_gettime(CLOCK_MONOTONIC, &b);
+  } while ((b.tv_sec - a.tv_sec) + (b.tv_nsec - a.tv_nsec) / 1e9 < s);
+}
+static void* job(void* arg) {
+  (void)arg;
+  prctl(PR_SET_NAME, "job 123456");
+  spin(0.3);
+  return 0;
+}
+int main(void) {
+  pthread_t t;
+  prctl(PR_SET_NAME, "main 77777");
+  pthread_create(&t, 0, job, 0);
+  spin(0.3);
+  pthread_join(t, 0);
+  return 0;
+}
+"""
+
+
+def compare_numbered_comm(tmp, buildids):
+    """Threads whose names end in a number ("job 123456"), printed by `perf script -F -tid`:
+    the number stays in the comm (it is no tid), so the text's folded lines, top and events
+    equal the default text's, and its threads are perf's unknown one."""
+    src, exe, f = (os.path.join(tmp, n) for n in ("named.c", "named", "named.data"))
+    with open(src, "w") as out:
+        out.write(NAMED_THREADS_C)
+    run("cc", "-O1", "-g", "-fno-omit-frame-pointer", "-pthread", src, "-o", exe)
+    run("perf", "--buildid-dir", buildids, "record", "-q", "-e", "cpu-clock", "-g", "-o", f, exe)
+    got = {}
+    for fields in ((), ("-F", "-tid")):
+        txt = os.path.join(tmp, "named%d.txt" % len(fields))
+        with open(txt, "w") as out:
+            out.write(run("perf", "--buildid-dir", buildids, "script", "-i", f, *fields))
+        info = json.loads(run(cli, "info", txt, "--json"))
+        got[fields] = (folded(txt), run(cli, "top", txt, "--tsv", "-n", "100000000"),
+                       {e["name"]: e["total"] for e in info["events"]},
+                       sorted({t["thread_id"] for t in info["threads"]}))
+    (f0, t0, e0, th0), (f1, t1, e1, th1) = got[()], got[("-F", "-tid")]
+    comms = {l.split(";", 1)[0] for l in f1}
+    check(f1 == f0 and t1 == t0 and e1 == e0 and th1 == [-1] and "job_123456" in comms and
+          "main_77777" in comms and len(th0) == 2,
+          f"perf script -F -tid, thread names ending in a number: folded lines, top and events "
+          f"as the default text's, one unknown thread (comms {sorted(comms)}, threads {th1} "
+          f"against {th0})")
+
+
 def main():
     if not shutil.which("perf"):
         print("perf not installed (linux-perf provides it)")
@@ -1007,6 +1079,7 @@ def main():
             compare_record_compressed(tmp, buildids)
             compare_record_threads(tmp, buildids)
             compare_record_variants(tmp, buildids)
+            compare_numbered_comm(tmp, buildids)
         for f in files:
             compare(f, tmp, buildids)
             if "--record" not in sys.argv:
@@ -1018,6 +1091,7 @@ def main():
                     compare_script_variants(f, tmp, buildids)
         if "--record" not in sys.argv:
             compare_script_lines(tmp)
+            compare_script_without_tids(tmp)
             compare_compressed(tmp)
             compare_directory(tmp)
             compare_buildid_cache(tmp)

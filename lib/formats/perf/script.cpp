@@ -144,29 +144,27 @@ size_t eventOf(const std::vector<Word>& words) {
 // perf's order, each where -F prints it: [pid/]tid, [cpu], time:, period, event:. Where the
 // cpu or the time is printed, the tid is the word just before it (past misc, tod or -L's cpu),
 // if it is one; else the words before the event (or the line's end) are read backwards: a
-// period (ten columns), then a tid (at least five).
-size_t fieldsOf(const std::vector<Word>& words, size_t& idw) {
+// period (ten columns), then a tid (at least five). Where the file has no tid column
+// (`tidColumn` false), no word is taken for one: a comm's last word may be a number.
+size_t fieldsOf(const std::vector<Word>& words, bool tidColumn, size_t& idw) {
   idw = words.size();
   const size_t event = eventOf(words);
   for (size_t i = 0; i < event; ++i)
     if (isCpuWord(words[i].text) || isTimeWord(words[i].text)) {
       size_t j = i;
       while (j > 1 && isBetweenWord(words[j - 1])) --j;
-      if (j > 0 && isIdWord(words[j - 1])) return idw = j - 1;
-      if (i > 0 && isIdWord(words[i - 1])) return idw = i - 1;
+      if (tidColumn && j > 0 && isIdWord(words[j - 1])) return idw = j - 1;
+      if (tidColumn && i > 0 && isIdWord(words[i - 1])) return idw = i - 1;
       return i;
     }
   size_t k = event;
   if (k > 0 && isPeriodWord(words[k - 1])) --k;
-  if (k > 0 && isIdWord(words[k - 1])) return idw = k - 1;
+  if (tidColumn && k > 0 && isIdWord(words[k - 1])) return idw = k - 1;
   return k;
 }
 
-// A sample line: comm (may hold spaces), then [pid/]tid, then [cpu], time:, period, event:,
-// each but the comm where -F prints it. Without a tid the thread is perf's unknown one (-1),
-// one per comm.
-perf::ThreadKey parseSampleLine(std::string_view line, uint64_t at, uint64_t lineNo,
-                                perf::Sample& cur, std::string& event) {
+// A sample line's words, each with the columns perf's format gave it.
+std::vector<Word> wordsOf(std::string_view line) {
   std::vector<Word> words;
   for (size_t i = 0; i < line.size();) {
     const size_t from = i;
@@ -177,10 +175,19 @@ perf::ThreadKey parseSampleLine(std::string_view line, uint64_t at, uint64_t lin
     if (j > i) words.push_back({line.substr(i, j - i), pad + (j - i)});
     i = j;
   }
+  return words;
+}
+
+// A sample line: comm (may hold spaces), then [pid/]tid, then [cpu], time:, period, event:,
+// each but the comm where -F prints it. Without a tid the thread is perf's unknown one (-1),
+// one per comm.
+perf::ThreadKey parseSampleLine(std::string_view line, bool tidColumn, uint64_t at, uint64_t lineNo,
+                                perf::Sample& cur, std::string& event) {
+  const std::vector<Word> words = wordsOf(line);
   if (words.empty())
     throw Error(Status::malformed, kScript, "an empty sample line", at, lineNo + 1);
   size_t idw;
-  const size_t start = fieldsOf(words, idw);
+  const size_t start = fieldsOf(words, tidColumn, idw);
   perf::ThreadKey k{-1, -1, ""};
   if (start > 0) {
     const char* b = words[0].text.data();
@@ -218,6 +225,29 @@ perf::ThreadKey parseSampleLine(std::string_view line, uint64_t at, uint64_t lin
     }
   }
   return k;
+}
+
+// Whether the text's sample lines print a [pid/]tid. -F prints the same fields on every line,
+// so one line with no word that could be a tid says that none has one: else "worker 12345
+// [000] 1.5:" under -F -tid would take the comm's last word for a tid.
+bool hasTidColumn(std::string_view text) {
+  bool open = false;  // inside a sample, as readPerfScript reads lines
+  for (size_t pos = 0; pos < text.size();) {
+    size_t nl = text.find('\n', pos);
+    if (nl == std::string_view::npos) nl = text.size();
+    const std::string_view line = text.substr(pos, nl - pos);
+    pos = nl + 1;
+    if (trim(line).empty() || line.front() == '#') {
+      open = false;
+      continue;
+    }
+    if (line.front() == '\t' || (line.front() == ' ' && open)) continue;
+    open = true;
+    const std::vector<Word> words = wordsOf(line);
+    size_t idw;
+    if (!words.empty() && (fieldsOf(words, true, idw), idw == words.size())) return false;
+  }
+  return true;
 }
 
 }  // namespace
@@ -266,6 +296,7 @@ std::unique_ptr<Profile> readPerfScript(std::span<const uint8_t> data) {
     r.samples.push(cur);
     chain.clear();
   };
+  const bool tidColumn = hasTidColumn(text);
   uint64_t lineNo = 0;
   for (size_t pos = 0; pos < text.size(); ++lineNo) {
     size_t nl = text.find('\n', pos);
@@ -310,7 +341,7 @@ std::unique_ptr<Profile> readPerfScript(std::span<const uint8_t> data) {
     }
     finish();
     std::string event;
-    perf::ThreadKey k = parseSampleLine(line, at, lineNo, cur, event);
+    perf::ThreadKey k = parseSampleLine(line, tidColumn, at, lineNo, cur, event);
     pid = k.pid;
     auto [e, newEvent] = events.try_emplace(event, r.attrs.size());
     if (newEvent) {
