@@ -143,15 +143,6 @@ struct Tree {
   }
 };
 
-template <class T>
-void sortBySamples(std::vector<T>& v) {
-  std::sort(v.begin(), v.end(), [](const T& a, const T& b) {
-    if (a.self != b.self) return a.self > b.self;
-    if (a.inclusive != b.inclusive) return a.inclusive > b.inclusive;
-    return a.address < b.address;
-  });
-}
-
 // A dense key per node: its (caller address, address) edge, numbered from 1 in order of first
 // appearance (roots have no edge: 0). Returns the edges by key, as address numbers (index 0
 // unused).
@@ -204,6 +195,7 @@ StackTree::StackTree(const Profile& profile)
 StackTree::~StackTree() = default;
 
 size_t StackTree::nodes() const { return impl_->t.d.nodes(); }
+size_t StackTree::addressCount() const { return impl_->t.addresses.size(); }
 
 std::vector<AddressSamples> samplesByAddress(const Profile& profile) {
   return StackTree(profile).samplesByAddress();
@@ -251,24 +243,49 @@ ChainSamples StackTree::chainSamples() const {
 }
 
 std::vector<AddressSamples> StackTree::samplesByAddress() const {
-  const Tree& t = impl_->t;
-  MappingIndex maps(impl_->st);
   std::vector<AddressSamples> out;
-  out.reserve(t.addresses.size());
-  for (size_t id = 0; id < t.addresses.size(); ++id) {
+  out.reserve(impl_->t.addresses.size());
+  forEachAddress([&](AddressSamples& a) { out.push_back(std::move(a)); });
+  return out;
+}
+
+void StackTree::forEachAddress(const std::function<void(AddressSamples&)>& each) const {
+  const Tree& t = impl_->t;
+  const size_t n = t.addresses.size();
+  // The figures per address number, then the numbers sorted by self, then inclusive (both
+  // descending), then address; each row's strings are made as it is handed over.
+  struct Figures {
+    uint64_t self = 0, inclusive = 0;
+  };
+  std::vector<Figures> fig(n);
+  {
+    std::vector<bool> first = t.firstOnPath(t.addressId, n);
+    for (size_t k = 1; k <= t.d.nodes(); ++k) {
+      Figures& f = fig[t.addressId[k]];
+      f.self += t.here[k];
+      if (first[k]) f.inclusive += t.subtree[k];
+    }
+  }
+  std::vector<uint32_t> order(n);
+  for (size_t id = 0; id < n; ++id) order[id] = static_cast<uint32_t>(id);
+  std::sort(order.begin(), order.end(), [&](uint32_t a, uint32_t b) {
+    if (fig[a].self != fig[b].self) return fig[a].self > fig[b].self;
+    if (fig[a].inclusive != fig[b].inclusive) return fig[a].inclusive > fig[b].inclusive;
+    return t.addresses[a] < t.addresses[b];
+  });
+  MappingIndex maps(impl_->st);
+  for (uint32_t id : order) {
     const uint64_t a = t.addresses[id];
     const int64_t m = maps.find(a);
-    out.push_back({a, static_cast<uint32_t>(id), maps.name(a, m), m,
-                   m >= 0 ? std::string(maps.at(m).path) : "", 0, 0});
+    AddressSamples row{a,
+                       id,
+                       maps.name(a, m),
+                       m,
+                       m >= 0 ? std::string(maps.at(m).path) : "",
+                       fig[id].self,
+                       fig[id].inclusive};
+    each(row);
   }
-  std::vector<bool> first = t.firstOnPath(t.addressId, out.size());
-  for (size_t n = 1; n <= t.d.nodes(); ++n) {
-    AddressSamples& a = out[t.addressId[n]];
-    a.self += t.here[n];
-    if (first[n]) a.inclusive += t.subtree[n];
-  }
-  sortBySamples(out);
-  return out;
 }
 
 }  // namespace profpack

@@ -9,6 +9,7 @@
 #pragma once
 
 #include <cstdint>
+#include <functional>
 #include <memory>
 #include <string>
 #include <vector>
@@ -53,11 +54,16 @@ class StackTree {
   StackTree(const StackTree&) = delete;
   StackTree& operator=(const StackTree&) = delete;
   std::vector<AddressSamples> samplesByAddress() const;
+  // The same rows in the same order, each made when `each` takes it: no vector of them is held
+  // (for a 50 MB profile of 67,000 addresses it was 6 MB of the model's peak).
+  void forEachAddress(const std::function<void(AddressSamples&)>& each) const;
   // Every call edge with samples, in order of first appearance in the tree. Linear in the tree.
   std::vector<CallEdgeSamples> callEdges() const;
   ChainSamples chainSamples() const;
   // Nodes of the tree (distinct call-chain suffixes).
   size_t nodes() const;
+  // Distinct addresses in its chains (the rows of samplesByAddress).
+  size_t addressCount() const;
   // Where this tree is the reader's (Profile::takeDecoded), hands it back to the profile for a
   // later StackTree of it to start from, and returns true: this one is then no longer usable.
   // Else (a tree decoded from the IR, dearer to make again) returns false and keeps it.
