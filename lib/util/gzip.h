@@ -49,6 +49,8 @@ class GzipStream {
   void work();           // compresses queued chunks until told to stop
   void compress(size_t k, bool last);
   bool takeQueued(size_t& k, bool wait);
+  size_t backlog();  // chunks queued and not yet taken
+  static constexpr size_t kMaxBacklog = 8;
 
   const int level_;
   unsigned threads_;
