@@ -880,6 +880,22 @@ def compare_compressed(tmp):
           f"function of the program = its perf script text's ({ours} vs {theirs})")
 
 
+def compare_fixed_period(tmp):
+    """perf record -c 250000 (tests/data/perf/fixed): the samples hold no period, so each has
+    the event's 250,000: the summed period is that many times the samples, as perf report and
+    the committed perf script text (-F +period) give it."""
+    f = os.path.join(data, "fixed", "threads.data")
+    txt = os.path.join(tmp, "fixed.txt")
+    with gzip.open(f[:-len(".data")] + ".script.txt.gz", "rt") as z, open(txt, "w") as out:
+        out.write(z.read())
+    def events(path):
+        return {e["name"]: e["total"] for e in json.loads(run(cli, "info", path, "--json"))["events"]}
+    ours, theirs = events(f), events(txt)
+    check(ours == theirs and ours["cpu-clock"] == 250000 * ours["samples"] > 0,
+          f"perf record -c 250000: summed period = 250,000 x samples = the perf script text's "
+          f"({ours} vs {theirs})")
+
+
 def compare_recorded_named(f, buildids, what, event=()):
     """A recording made here: its samples and the self samples per named function of every
     DSO equal perf report's, but for entries of the procedure linkage table: perf 6.1 leaves
@@ -887,12 +903,17 @@ def compare_recorded_named(f, buildids, what, event=()):
     calls them _init."""
     theirs = perf_sections(run("perf", "--buildid-dir", buildids, "report", "-i", f, "--stdio",
                                "--no-children", "-n", "-g", "none", "--sort", "dso,sym"))
-    n, _, per = theirs.get("cpu-clock", (None, None, {}))
+    n, period, per = theirs.get("cpu-clock", (None, None, {}))
     plt = lambda c: collections.Counter(
         {k: v for k, v in c.items() if not k[1].endswith("@plt") and k[1] != "_init"})
     top = run(cli, "top", f, "--symbol-tables-only", "--tsv", "-n", "100000000", *event)
     ours, per = plt(named_self(top)), plt(per)
     total = sum(int(l.split("\t")[0]) for l in top.splitlines())
+    # The summed period: each sample's, or where samples hold none (-c N), the event's N.
+    summed = {e["name"]: e["total"] for e in
+              json.loads(run(cli, "info", f, "--symbol-tables-only", "--json"))["events"]}
+    check(summed.get("cpu-clock") == period,
+          f"{what}: summed period {summed.get('cpu-clock')} vs perf report's {period}")
     check(total == n and ours == per and per,
           f"{what}: samples {total} vs perf report's {n}, self samples per named function: "
           f"{len(ours)} functions vs {len(per)}, differing "
@@ -1092,6 +1113,7 @@ def main():
         if "--record" not in sys.argv:
             compare_script_lines(tmp)
             compare_script_without_tids(tmp)
+            compare_fixed_period(tmp)
             compare_compressed(tmp)
             compare_directory(tmp)
             compare_buildid_cache(tmp)

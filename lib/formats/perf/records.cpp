@@ -410,7 +410,9 @@ uint64_t Reader::frameOfSearched(uint64_t ip, bool kernel, int32_t pid) {
 void Reader::sample(uint64_t at, uint64_t end, uint16_t misc) {
   const Attr& a = attrOfSample(at, end);
   const uint64_t t = a.sampleType;
-  uint64_t p = at + 8, ip = 0, time = 0, period = 1, cpu = 0;
+  // A sample without its period (perf record -c N) has the event's: attr.sample_period, as
+  // perf takes it.
+  uint64_t p = at + 8, ip = 0, time = 0, period = a.period, cpu = 0;
   int32_t pid = -1, tid = -1;
   auto take = [&](uint64_t bit) {
     if (!(t & bit)) return false;

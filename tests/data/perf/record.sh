@@ -40,6 +40,9 @@ rec pipe.data - ./spin 20
 # perf record -z: the records in zstd-compressed PERF_RECORD_COMPRESSED ones.
 mkdir -p compressed
 rec compressed/threads.data -z ./threads
+# perf record -c N: the samples hold no period (each has the event's N).
+mkdir -p fixed
+rec fixed/threads.data -c 250000 ./threads
 # perf record --threads: a directory, data and a data.N per recording thread.
 mkdir -p dir
 rm -rf dir/threads.data
@@ -48,6 +51,8 @@ fields=comm,pid,tid,time,event,ip,sym,dso
 for r in spin threads procs compressed/threads dir/threads; do
   perf script --ns -F "$fields" -i "$r.data" 2>/dev/null | gzip -9n >"$r.script.txt.gz"
 done
+perf script --ns -F "$fields,period" -i fixed/threads.data 2>/dev/null |
+  gzip -9n >fixed/threads.script.txt.gz
 # pipe mode records no build ids: perf finds spin at its recorded path, here.
 perf script --ns -F "$fields" --kallsyms /proc/kallsyms -i pipe.data 2>/dev/null |
   gzip -9n >pipe.script.txt.gz
@@ -81,8 +86,9 @@ for i in sorted(keep):
     print(rows[i][1])
 ' >kallsyms.txt
 cp spin threads spin.data threads.data procs.data pipe.data ./*.script.txt.gz kallsyms.txt "$here/"
-mkdir -p "$here/compressed" "$here/dir"
+mkdir -p "$here/compressed" "$here/dir" "$here/fixed"
 cp compressed/threads.data compressed/threads.script.txt.gz "$here/compressed/"
+cp fixed/threads.data fixed/threads.script.txt.gz "$here/fixed/"
 rm -rf "$here/dir/threads.data"
 cp -r dir/threads.data dir/threads.script.txt.gz "$here/dir/"
 rm -f spin threads
