@@ -1074,6 +1074,37 @@ def compare_numbered_comm(tmp, buildids):
           f"against {th0})")
 
 
+PAGES_C = "".join(
+    f"__attribute__((noinline, aligned(4096))) long fn{i}(long x) {{ g += x; return x * {i + 3}; }}\n"
+    for i in range(40))
+
+
+def compare_interrupted_user_frame(tmp, buildids):
+    """A sample taken in the kernel (here at a page fault) has, under its kernel frames, the
+    user address the fault left: the address itself, not a return address. Functions on pages
+    of their own fault at their first byte, whose byte before is the function before: perf
+    names the frame by the faulting function, and so must profpack (it named fn39 for main)."""
+    src, exe, f = (os.path.join(tmp, n) for n in ("pages.c", "pages", "pages.data"))
+    with open(src, "w") as out:
+        out.write("volatile long g;\n" + PAGES_C + "int main(void) {\n long s = 0;\n" +
+                  "".join(f" s += fn{i}(s);\n" for i in range(40)) + " return (int)(s & 1);\n}\n")
+    run("cc", "-O1", "-g", "-fno-omit-frame-pointer", src, "-o", exe)
+    r = subprocess.run(["perf", "--buildid-dir", buildids, "record", "-q", "-e",
+                        "exceptions:page_fault_user", "-g", "-o", f, exe], capture_output=True)
+    if r.returncode != 0:
+        print("skip (not counted): the page-fault tracepoint cannot be recorded here: " +
+              r.stderr.decode(errors="replace").strip()[:200])
+        return
+    ours_of = re.compile(r";(main|fn\d+)(;|$)")
+    text = run("perf", "--buildid-dir", buildids, "script", "-i", f)
+    want = {l: n for l, n in stackcollapse(text).items() if ours_of.search(l)}
+    got = {l: n for l, n in folded(f, "--symbol-tables-only").items() if ours_of.search(l)}
+    check(want == got and any(";main;" in l for l in want),
+          f"page faults at functions' first bytes: folded lines through main and fn0..fn39 = "
+          f"stackcollapse-perf's ({len(got)} lines; differ "
+          f"{sorted(set(want.items()) ^ set(got.items()))[:4]})")
+
+
 def main():
     if not shutil.which("perf"):
         print("perf not installed (linux-perf provides it)")
@@ -1101,6 +1132,7 @@ def main():
             compare_record_threads(tmp, buildids)
             compare_record_variants(tmp, buildids)
             compare_numbered_comm(tmp, buildids)
+            compare_interrupted_user_frame(tmp, buildids)
         for f in files:
             compare(f, tmp, buildids)
             if "--record" not in sys.argv:

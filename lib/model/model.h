@@ -229,6 +229,11 @@ struct LocationLayer {
   // line). Empty: every location is one frame, its function and line.
   std::vector<InlineFrame> inlined;
   std::vector<uint64_t> inlineStart;  // empty, or locations + 1
+  // The stack layer's frames say where each is: a caller's frame at a return address has a
+  // call-site location, and a frame at any other location is at that address itself, wherever
+  // it is in its stack (perf: the user frame a kernel entry interrupted, under kernel frames).
+  // False: a location only callers' frames have is a return address.
+  bool framesPlaced = false;
   // The frames of location l (1 where there is no inline chain).
   uint64_t frames(size_t l) const {
     return l + 1 < inlineStart.size() ? inlineStart[l + 1] - inlineStart[l] : 1;

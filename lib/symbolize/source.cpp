@@ -131,6 +131,7 @@ class SymbolizedSource : public ModelSource {
     }
     std::vector<int64_t> memo[2];          // per inner function, not / as a return address
     std::vector<int64_t> chainOfLocation;  // per location: its chain (-1: none)
+    std::vector<bool> framed;              // per location: a stack frame is at it
     CostByPair lineCost, functionLine;     // (file, line), (function, line) -> self cost
   };
 
@@ -301,7 +302,8 @@ const SymbolizedSource::Chain& SymbolizedSource::chainOf(Work& w, uint64_t f, bo
 void SymbolizedSource::nameLocations(Work& w) {
   const size_t n = locations_.locations.size();
   w.chainOfLocation.assign(n, -1);
-  std::vector<bool> used(n, false);
+  std::vector<bool>& used = w.framed;
+  used.assign(n, false);
   if (w.innerStacks.locations.size() == w.innerStacks.frames.size())
     for (uint64_t li : w.innerStacks.locations)
       if (li < used.size()) used[li] = true;
@@ -325,8 +327,10 @@ void SymbolizedSource::nameLocation(Work& w, size_t i,
                                     std::map<std::pair<uint64_t, uint64_t>, size_t>& inlineArcs) {
   Location& l = locations_.locations[i];
   const uint64_t* self = locations_.self.data() + i * ne_;
-  // An address only ever seen in callers' frames was looked up as a return address.
-  const bool leaf = !w.stacks || anyCost(self, ne_);
+  // An address only ever seen in callers' frames was looked up as a return address, unless
+  // the source places its frames and a frame is at it (a caller's frame at a return address
+  // then has a call site).
+  const bool leaf = !w.stacks || anyCost(self, ne_) || (locations_.framesPlaced && w.framed[i]);
   const uint64_t inner = static_cast<uint64_t>(l.function);
   const bool ret = l.callSite || !leaf;
   w.chainOfLocation[i] = chainAt(w, inner, static_cast<int64_t>(i), ret);

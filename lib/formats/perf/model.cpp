@@ -139,6 +139,7 @@ class PerfSource : public ModelSource {
     }
     const size_t events = eventCount();
     const std::vector<uint64_t>& self = selfPerFrame(events);
+    out.framesPlaced = true;  // stacks() places each frame (a user frame under kernel ones)
     out.locations.reserve(out.locations.size() + 2 * byRank_.size());
     out.self.reserve(out.self.size() + 2 * byRank_.size() * events);
     for (bool site : {false, true})
@@ -171,7 +172,11 @@ class PerfSource : public ModelSource {
       for (uint64_t i = start_[s + 1]; i-- > start_[s];) {
         const uint64_t f = frames_[i];
         out.frames.push_back(funcOf_[f]);
-        out.locations.push_back(order[f] + (i == start_[s] ? 0 : address_.size()));
+        // A caller's frame is at a return address (its call site), but for the innermost user
+        // frame under kernel ones: the address the kernel entry (a fault, an interrupt, a
+        // system call) left user code at, itself. Its call site may be in another function.
+        const bool exact = i == start_[s] || (kernel_[frames_[i - 1]] && !kernel_[f]);
+        out.locations.push_back(order[f] + (exact ? 0 : address_.size()));
       }
       out.start.push_back(out.frames.size());
       out.values.insert(out.values.end(), v, v + events);
