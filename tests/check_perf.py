@@ -971,8 +971,9 @@ def compare_system_wide(tmp, buildids):
     the sideband records): its one event, its samples and the self samples per named function
     of every DSO equal perf report's (compare_recorded_named)."""
     f = os.path.join(tmp, "system.data")
+    # A pause after the program: idle CPUs, whose samples are the idle task's.
     run("perf", "--buildid-dir", buildids, "record", "-q", "-a", "-e", "cpu-clock", "-g", "-o",
-        f, os.path.join(data, "threads"))
+        f, "sh", "-c", os.path.join(data, "threads") + "; sleep 0.3")
     theirs = perf_sections(run("perf", "--buildid-dir", buildids, "report", "-i", f, "--stdio",
                                "--no-children", "-n", "-g", "none", "--sort", "dso,sym"))
     info = {e["name"]: e["total"] for e in
@@ -982,6 +983,18 @@ def compare_system_wide(tmp, buildids):
           f"perf record -a: events {sorted(info)} (no dummy), period {info.get('cpu-clock')} vs "
           f"{period}")
     compare_recorded_named(f, buildids, "perf record -a")
+    # Samples per command name, as perf script prints each sample's (the idle task, which has
+    # no COMM record, is perf's "swapper").
+    theirs = collections.Counter(l.strip().replace(" ", "_") for l in
+                                 run("perf", "--buildid-dir", buildids, "script", "-F", "comm",
+                                     "-i", f).splitlines() if l.strip())
+    ours = collections.Counter()
+    for line, n in folded(f, "--no-symbolize").items():
+        ours[line.split(";", 1)[0]] += n
+    check(ours == theirs,
+          f"perf record -a: samples per command name as perf script's ({ours.get('swapper', 0)} "
+          f"of the idle task; differing "
+          f"{sorted(set(ours.items()) ^ set(theirs.items()))[:6]})")
 
 
 def compare_events(tmp, buildids):

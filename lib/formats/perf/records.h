@@ -204,7 +204,11 @@ class ThreadTable {
         cache_.findOrInsert(static_cast<uint32_t>(pid), static_cast<uint32_t>(tid), 0, inserted);
     if (!inserted) return cached;
     auto c = comm_.find(tid);
-    ThreadKey k{pid, tid, c == comm_.end() ? ":" + std::to_string(tid) : c->second};
+    // Without a COMM record: ":TID", as perf names it, and the idle task (0/0) "swapper".
+    ThreadKey k{pid, tid,
+                c != comm_.end()       ? c->second
+                : pid == 0 && tid == 0 ? std::string("swapper")
+                                       : ":" + std::to_string(tid)};
     auto [th, fresh] = index_.try_emplace(k, r.threads.size());
     if (fresh) r.threads.push_back(k);
     return cached = th->second;
