@@ -1118,6 +1118,36 @@ def compare_interrupted_user_frame(tmp, buildids):
           f"{sorted(set(want.items()) ^ set(got.items()))[:4]})")
 
 
+VDSO_C = r"""
+#include <time.h>
+int main(void) {
+  struct timespec a, b;
+  clock_gettime(CLOCK_MONOTONIC, &a);
+  do clock_gettime(CLOCK_MONOTONIC, &b);
+  while ((b.tv_sec - a.tv_sec) + (b.tv_nsec - a.tv_nsec) / 1e9 < 0.3);
+  return 0;
+}
+"""
+
+
+def compare_vdso(tmp, buildids):
+    """The vdso, whose copy perf record keeps in its build-id cache as .build-id/xx/rest/vdso:
+    its functions are named from there, as perf report names them."""
+    src, exe, f = (os.path.join(tmp, n) for n in ("vdso.c", "vdso", "vdso.data"))
+    with open(src, "w") as out:
+        out.write(VDSO_C)
+    run("cc", "-O1", "-g", "-fno-omit-frame-pointer", src, "-o", exe)
+    run("perf", "--buildid-dir", buildids, "record", "-q", "-e", "cpu-clock", "-g", "-o", f, exe)
+    theirs = perf_sections(run("perf", "--buildid-dir", buildids, "report", "-i", f, "--stdio",
+                               "--no-children", "-n", "-g", "none", "--sort", "dso,sym"))
+    want = {k: n for k, n in theirs["cpu-clock"][2].items() if k[0] == "[vdso]"}
+    top = run(cli, "top", f, "--symbol-tables-only", "--binary-path", buildids, "--tsv", "-n",
+              "100000000")
+    got = {k: n for k, n in named_self(top).items() if k[0] == "[vdso]"}
+    check(got == want and want, f"the vdso named from perf's build-id cache: {got} vs perf "
+          f"report's {want}")
+
+
 def main():
     if not shutil.which("perf"):
         print("perf not installed (linux-perf provides it)")
@@ -1146,6 +1176,7 @@ def main():
             compare_record_variants(tmp, buildids)
             compare_numbered_comm(tmp, buildids)
             compare_interrupted_user_frame(tmp, buildids)
+            compare_vdso(tmp, buildids)
         for f in files:
             compare(f, tmp, buildids)
             if "--record" not in sys.argv:

@@ -186,12 +186,16 @@ ElfBinary* ElfResolver::get(const std::string& path, std::string& why) {
 std::vector<std::string> ElfResolver::candidates(const Mapping& mapping, size_t& byId) const {
   std::vector<std::string> candidates;
   if (!mapping.buildId.empty()) {
+    // perf's build-id cache keeps a binary as .build-id/xx/rest/elf, and the vdso it saw as
+    // .../vdso (a --binary-path may be such a cache too).
+    const bool vdso = mapping.path == "[vdso]";
     for (const std::string& d : dirs_) {
       candidates.push_back(buildIdPath(d, mapping.buildId));
       candidates.push_back(buildIdPath(d, mapping.buildId) + ".debug");
+      candidates.push_back(buildIdPath(d, mapping.buildId) + (vdso ? "/vdso" : "/elf"));
     }
     if (const std::string cache = perfCache(); !cache.empty())
-      candidates.push_back(buildIdPath(cache, mapping.buildId) + "/elf");
+      candidates.push_back(buildIdPath(cache, mapping.buildId) + (vdso ? "/vdso" : "/elf"));
     candidates.push_back(buildIdPath("/usr/lib/debug", mapping.buildId) + ".debug");
   }
   byId = candidates.size();
@@ -332,8 +336,9 @@ bool ElfResolver::open(const Mapping& mapping, std::string& used, std::string& b
     bin = get(options_.binary, reason);
     used = options_.binary;
     if (!bin) why = options_.binary + ": " + reason;
-  } else if (mapping.path.empty() || mapping.path[0] == '[') {
-    why = "names no file";
+  } else if (mapping.path.empty() ||
+             (mapping.path[0] == '[' && (mapping.path != "[vdso]" || mapping.buildId.empty()))) {
+    why = "names no file";  // but the vdso, whose copy perf keeps by its build id
   } else {
     bin = find(mapping, used, why);
   }
