@@ -991,6 +991,14 @@ def compare_system_wide(tmp, buildids):
     ours = collections.Counter()
     for line, n in folded(f, "--no-symbolize").items():
         ours[line.split(";", 1)[0]] += n
+    # Kernel frames perf names (the idle task's stack starts in init text, past the kernel's
+    # text mapping) are named: none left as "[[kernel.kallsyms]]" where perf names them all.
+    script = run("perf", "--buildid-dir", buildids, "script", "-i", f)
+    unnamed = sum(n for l, n in folded(f, "--symbol-tables-only").items()
+                  if "[[kernel.kallsyms]]" in l.split(";"))
+    check(unnamed == 0 or "[unknown] ([kernel.kallsyms])" in script,
+          f"perf record -a: kernel frames named where perf names them ({unnamed} samples with "
+          f"an unnamed kernel frame; init text: {'start_kernel' in script})")
     check(ours == theirs,
           f"perf record -a: samples per command name as perf script's ({ours.get('swapper', 0)} "
           f"of the idle task; differing "
