@@ -1156,6 +1156,20 @@ def compare_vdso(tmp, buildids):
           f"report's {want}")
 
 
+def compare_exec(tmp, buildids):
+    """Samples in execve after its COMM record (the exec) but before the new image's mappings:
+    their user frames are still in the old image, where perf names them (__GI___execve in
+    libc), not [unknown]. Compared with stackcollapse-perf's lines of the samples in execve."""
+    f = os.path.join(tmp, "exec.data")
+    run("perf", "--buildid-dir", buildids, "record", "-q", "-e", "cpu-clock", "-F", "20000",
+        "-g", "-o", f, "sh", "-c", "for i in $(seq 300); do /bin/true; done")
+    text = run("perf", "--buildid-dir", buildids, "script", "-i", f)
+    want = {l: n for l, n in stackcollapse(text).items() if ";__x64_sys_execve;" in l}
+    got = {l: n for l, n in folded(f, "--symbol-tables-only").items() if ";__x64_sys_execve;" in l}
+    check(want == got and want, f"samples in execve: {sum(got.values())} in {len(got)} folded "
+          f"lines = stackcollapse-perf's (differ {sorted(set(want.items()) ^ set(got.items()))[:3]})")
+
+
 def main():
     if not shutil.which("perf"):
         print("perf not installed (linux-perf provides it)")
@@ -1185,6 +1199,7 @@ def main():
             compare_numbered_comm(tmp, buildids)
             compare_interrupted_user_frame(tmp, buildids)
             compare_vdso(tmp, buildids)
+            compare_exec(tmp, buildids)
         for f in files:
             compare(f, tmp, buildids)
             if "--record" not in sys.argv:

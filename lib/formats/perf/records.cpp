@@ -507,9 +507,10 @@ void Reader::apply(uint64_t at) {
     }
     case kComm: {
       b_.need(at, 16, end, "comm record");
-      const int32_t pid = static_cast<int32_t>(b_.u32(at + 8));
       threads_.setComm(static_cast<int32_t>(b_.u32(at + 12)), b_.str(at + 16, end));
-      if (misc & 0x2000) mapsChanged_ += maps_.erase(pid) + 1;  // exec: a new address space
+      // An exec (misc 0x2000) keeps the old image's mappings, as perf does: the new image's
+      // MMAPs replace what they overlap, and until they come, samples in the execve call
+      // still have their user frames in the old image.
       break;
     }
     case kFork: {
