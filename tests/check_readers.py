@@ -174,6 +174,15 @@ def check_cpuprofile(path, label):
     cg = os.path.join(tmp, "v8.callgrind")
     t3, _ = top_json(cg, "--event", "samples")
     check(t3 is not None and t3["total"] == t["total"], f"{label}: the Callgrind conversion's total")
+    # V8 counts no calls: each calls= is the arc's samples (its cost line's samples column),
+    # not its first event's microseconds.
+    lines = open(cg).read().splitlines()
+    events = next(l.split()[1:] for l in lines if l.startswith("events:"))
+    arcs = [(int(l.split()[0][len("calls="):]), int(lines[i + 1].split()[1 + events.index("samples")]))
+            for i, l in enumerate(lines) if l.startswith("calls=")]
+    check(arcs and all(c == n for c, n in arcs),
+          f"{label}: calls= in the Callgrind conversion are the arcs' samples "
+          f"({[a for a in arcs if a[0] != a[1]][:3]} differ of {len(arcs)})")
 
 
 check_cpuprofile(os.path.join(data, "cpuprofile/work.cpuprofile"), "cpuprofile (committed)")

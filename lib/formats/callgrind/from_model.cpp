@@ -6,8 +6,9 @@
 // addresses each function's costs stand at its addresses, object-relative (`positions: instr`,
 // with lines `instr line`), else on its lines; what they leave at its first one (or line 0).
 // Call counts are the model's; where the source does not count calls (samples), calls= is the
-// number of samples with the arc on their stack (callgrind_annotate takes calls=0 for no call,
-// and adds the call's cost to the caller's own).
+// number of samples with the arc on their stack (its event "samples"), and 1 where the model
+// counts no samples either (a heap profile's objects and bytes are no calls); never 0:
+// callgrind_annotate takes calls=0 for no call, and adds the call's cost to the caller's own.
 // Calls at the bottom of a stack (XRay) are written as calls from a function "(root)" with no
 // cost of its own. Multi-part files carry no totals:, so that readers which sum parts compute
 // them.
@@ -83,6 +84,7 @@ class ModelWriter {
     ne_ = m.events();
     isSigned_ = m.has(kCapSigned);
     counted_ = m.has(kCapCallCounts);
+    samplesEvent_ = m.eventIndex("samples");
     first_ = true;  // every part starts with no ob= in effect
     // Without addresses, each function's costs stand on its lines where the model has them.
     partLines_ = !instr_ && lines_;
@@ -191,7 +193,11 @@ class ModelWriter {
       if (callee.file != fn.file)
         out_ += "cfi=" + (callee.file.empty() ? "???" : callee.file) + "\n";
       out_ += "cfn=" + callee.name + "\ncalls=";
-      appendCost(out_, counted_ ? c->calls : std::max<uint64_t>(1, c->inclusive[0]), isSigned_);
+      appendCost(out_,
+                 counted_            ? c->calls
+                 : samplesEvent_ < 0 ? 1
+                                     : std::max<uint64_t>(1, c->inclusive[samplesEvent_]),
+                 isSigned_);
       out_ += ' ';
       position(c->callee);
       out_ += '\n';
@@ -266,6 +272,7 @@ class ModelWriter {
   const Model* m_ = nullptr;
   size_t ne_ = 0;  // events
   bool isSigned_ = false, counted_ = false;
+  long samplesEvent_ = -1;  // the model's sample count, if it has one
   bool partLines_ = false;  // costs on lines (the model has lines but no addresses)
   std::vector<std::vector<At>> at_;
   std::vector<size_t> firstLine_;
