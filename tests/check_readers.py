@@ -174,6 +174,14 @@ def check_cpuprofile(path, label):
     cg = os.path.join(tmp, "v8.callgrind")
     t3, _ = top_json(cg, "--event", "samples")
     check(t3 is not None and t3["total"] == t["total"], f"{label}: the Callgrind conversion's total")
+    # The pprof conversion's sample types: the time in microseconds, as pprof scales it (a
+    # unit "time" left go tool pprof -sample_index=time printing "259956time").
+    if shutil.which("go"):
+        raw = subprocess.run(["go", "tool", "pprof", "-raw", os.path.join(tmp, "v8.pprof")],
+                             capture_output=True, text=True).stdout.splitlines()
+        types = raw[raw.index("Samples:") + 1].split() if "Samples:" in raw else []
+        check(types[:2] == ["time/microseconds", "samples/count"],
+              f"{label}: pprof sample types {types}")
     # V8 counts no calls: each calls= is the arc's samples (its cost line's samples column),
     # not its first event's microseconds.
     lines = open(cg).read().splitlines()

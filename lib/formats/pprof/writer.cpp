@@ -143,14 +143,24 @@ class PprofWriter {
   }
 
   // Sample types: every event; a sampled profile also its CPU time, a timed one its
-  // nanoseconds (pprof's conventions for gperftools' "samples"/"cpu").
+  // nanoseconds (pprof's conventions for gperftools' "samples"/"cpu"). A timed profile's time
+  // event (its first) has the unit pprof scales where its units are one (seconds, milli-,
+  // micro-, nanoseconds; else, XRay's ticks, its own name), its other events are counts.
   void sampleTypes() {
     for (size_t e = 0; e < ne_; ++e)
       valueType(1, m_.eventNames()[e],
-                period_ > 0      ? "count"
-                : perSecond_ > 0 ? m_.eventNames()[e]
-                                 : "count");
+                period_ > 0 || perSecond_ <= 0    ? "count"
+                : e == 0                          ? timeUnit(m_.eventNames()[0])
+                : m_.eventNames()[e] == "samples" ? "count"
+                                                  : m_.eventNames()[e]);
     if (addTime_) valueType(1, period_ > 0 ? "cpu" : "time", "nanoseconds");
+  }
+  std::string timeUnit(const std::string& name) const {
+    if (perSecond_ == 1) return "seconds";
+    if (perSecond_ == 1e3) return "milliseconds";
+    if (perSecond_ == 1e6) return "microseconds";
+    if (perSecond_ == 1e9) return "nanoseconds";
+    return name;
   }
 
   // pprof's values are int64: a time beyond that (or a corrupt .ppk's) is capped; a
