@@ -174,6 +174,14 @@ def check_cpuprofile(path, label):
     cg = os.path.join(tmp, "v8.callgrind")
     t3, _ = top_json(cg, "--event", "samples")
     check(t3 is not None and t3["total"] == t["total"], f"{label}: the Callgrind conversion's total")
+    # Read back from pprof, each function is still its own: V8's functions of one name and
+    # script ("(anonymous)") differ by their first line, which pprof's Function keeps.
+    t4, _ = top_json(os.path.join(tmp, "v8.pprof"), "--event", "samples")
+    rows = lambda top: sorted((f["name"], f["file"], f["self"], f["inclusive"]) for f in
+                              top["functions"] if f["self"] or f["inclusive"])
+    check(t4 is not None and rows(t4) == rows(t),
+          f"{label}: the pprof conversion read back has the same functions and figures "
+          f"({len(rows(t4)) if t4 else None} rows vs {len(rows(t))})")
     # The pprof conversion's sample types: the time in microseconds, as pprof scales it (a
     # unit "time" left go tool pprof -sample_index=time printing "259956time").
     if shutil.which("go"):

@@ -391,11 +391,13 @@ class PprofSource : public ModelSource {
   void frames(FunctionLayer& out) {
     const size_t nl = d_.locationId.size();
     std::vector<int64_t> ofFunction(d_.functionId.size(), -1);
-    std::map<std::tuple<std::string, std::string, std::string>, uint64_t> byKey;
+    // A function is its name, file, object and first line: two of one name and file that
+    // start on different lines (V8's anonymous functions of one script) stay two.
+    std::map<std::tuple<std::string, std::string, std::string, uint64_t>, uint64_t> byKey;
     auto add = [&](std::string_view name, std::string_view file, std::string_view object,
                    uint64_t startLine) {
-      auto [it, added] =
-          byKey.try_emplace({std::string(name), std::string(file), std::string(object)}, 0);
+      auto [it, added] = byKey.try_emplace(
+          {std::string(name), std::string(file), std::string(object), startLine}, 0);
       if (added) {
         it->second =
             out.addFunction({std::string(name), std::string(file), std::string(object), startLine});

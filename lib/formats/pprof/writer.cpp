@@ -443,6 +443,9 @@ class PprofWriter {
       uintField(fp, 2, strings_.index(row.name));
       uintField(fp, 3, strings_.index(row.name));
       uintField(fp, 4, strings_.index(row.file));
+      // Where the function starts: two functions of one name and file (V8's anonymous ones)
+      // stay two, which pprof would merge by name and file alone.
+      if (row.line != 0) uintField(fp, 5, row.line);
       bytesField(msg_, 5, fp);
       flush();
     }
