@@ -82,8 +82,10 @@ def unnamed(rows):
 
 
 def pprof_top(path, event):
+    # -unit=ns: a time pprof scales (XRay ticks at 1 GHz are nanoseconds) printed exactly.
     r = subprocess.run(["go", "tool", "pprof", "-top", "-symbolize=none", "-nodecount=1000000",
-                        "-nodefraction=0", "-edgefraction=0", "-sample_index=" + event, path],
+                        "-nodefraction=0", "-edgefraction=0", "-unit=ns", "-sample_index=" + event,
+                        path],
                        capture_output=True, text=True, env=dict(os.environ, HOME=tmp))
     rows, body = defaultdict(lambda: [0, 0]), False
     for l in r.stdout.splitlines():
