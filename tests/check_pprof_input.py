@@ -115,6 +115,43 @@ def canonical(path):
     }
 
 
+def call_sites(c):
+    """(caller, callee, line of the call in the caller) -> the first value of the samples with
+    that call, from the decoded message: frames outermost first (each location's lines, which
+    pprof lists innermost first, are its inline chain), a sample counted once per (caller,
+    callee) at its outermost call. Only where every frame has a line."""
+    out = collections.Counter()
+    for locs, vals, _ in c["samples"]:
+        frames = [(fn[0], line) for loc in reversed(locs) for fn, line, _ in reversed(loc[2])]
+        if not vals or len(frames) != sum(len(loc[2]) for loc in locs) or not all(
+                line > 0 for _, line in frames) or any(not loc[2] for loc in locs):
+            continue
+        seen = set()
+        for (caller, line), (callee, _) in zip(frames, frames[1:]):
+            if (caller, callee) in seen:
+                continue
+            seen.add((caller, callee))
+            out[(caller, callee, line)] += vals[0]
+    return {k: v for k, v in out.items() if v}
+
+
+def callgrind_call_sites(text):
+    """The same from a Callgrind file written by profpack (positions: instr line): per fn=,
+    each cfn= and the line of the cost line after its calls=."""
+    out = collections.Counter()
+    fn = cfn = None
+    lines = text.splitlines()
+    for i, l in enumerate(lines):
+        if l.startswith("fn="):
+            fn = l[3:]
+        elif l.startswith("cfn="):
+            cfn = l[4:]
+        elif l.startswith("calls=") and i + 1 < len(lines):
+            cost = lines[i + 1].split()
+            out[(fn, cfn, int(cost[1]))] += int(cost[2])
+    return {k: v for k, v in out.items() if v}
+
+
 UNITS = {"nanoseconds": "-unit=ns", "bytes": "-unit=B", "count": "-unit=count"}
 
 
@@ -201,6 +238,12 @@ for path in files:
         text = open(cg).read()
         check("cfi=" in text or "cob=" in text or not re.search(r"^cfn=", text, re.M),
               f"{rel}: the Callgrind file names callees' files or objects")
+        want, got = call_sites(c), callgrind_call_sites(text)
+        if want:
+            bad = sorted(k for k in set(want) | set(got) if want.get(k) != got.get(k))
+            check(not bad, f"{rel}: Callgrind calls stand on their call sites' lines, each with "
+                           f"its samples' first value ({len(want)} sites; differ: "
+                           f"{[(k, want.get(k), got.get(k)) for k in bad[:3]]})")
 
 # Merge and difference of pprof inputs: as go tool pprof -proto A B and -diff_base.
 def run_pprof_to(path, *args):

@@ -20,6 +20,7 @@
 #include "formats/callgrind/callgrind.h"
 #include "formats/callgrind/common.h"
 #include "formats/callgrind/model.h"
+#include "util/pairmap.h"
 #include "util/text.h"
 
 namespace profpack {
@@ -90,6 +91,7 @@ class ModelWriter {
     partLines_ = !instr_ && lines_;
     locationsByFunction();
     linesByFunction();
+    callSites();
     out_ += '\n';
     std::vector<std::vector<const CallEdge*>> callees(m.functions());
     for (const CallEdge& e : m.edges()) callees[e.caller].push_back(&e);
@@ -145,6 +147,85 @@ class ModelWriter {
       firstLine_[f] = std::min(firstLine_[f], firstLine_[f + 1]);
   }
 
+  // Where the calls of each arc are made, for a model of named functions with stacks whose
+  // frames stand at locations (pprof, gperftools and perf once named): a caller's frame is at
+  // its call site, so a function that calls another from two lines has its calls on those
+  // lines, not all at its first one. Each stack's values go once to each arc in it, at the
+  // arc's outermost site in that stack (so the sites add up to the arc's cost). Unnamed
+  // functions are one address each: their position is the site already.
+  void callSites() {
+    sites_.clear();
+    siteStart_.clear();
+    siteCost_.clear();
+    const Model& m = *m_;
+    if (counted_ || !m.has(kCapStacks) || !m.has(kCapNames) || !(instr_ || partLines_)) return;
+    const StackLayer& st = m.stacks();
+    if (st.frames.empty() || st.locations.size() != st.frames.size()) return;
+    const LocationLayer& layer = m.locations();
+    const std::vector<CallEdge>& edges = m.edges();
+    PairMap edgeOf;  // (caller, callee) -> edge
+    for (size_t e = 0; e < edges.size(); ++e) {
+      bool fresh;
+      edgeOf.findOrInsert(edges[e].caller, edges[e].callee, e, fresh);
+    }
+    PairMap rowOf;  // (site location, chain place, callee) packed -> row
+    std::vector<uint64_t> rowEdge, rowLocation, rowPlace, cost, edgeStamp(edges.size(), ~0ull);
+    for (size_t s = 0; s < st.stacks(); ++s) {
+      const uint64_t b = st.start[s], e = st.start[s + 1];
+      const uint64_t* v = st.values.data() + s * ne_;
+      uint64_t runStart = b;  // where the run of frames at one location (its chain) starts
+      for (uint64_t k = b; k + 1 < e; ++k) {
+        if (k > b && st.locations[k] != st.locations[k - 1]) runStart = k;
+        const uint64_t* edge = edgeOf.find(st.frames[k], st.frames[k + 1]);
+        if (!edge || edgeStamp[*edge] == s) continue;
+        edgeStamp[*edge] = s;
+        bool fresh;
+        // The caller's frame in its location's chain (a run of frames at one location is that
+        // chain, repeated where recursion calls from one place).
+        const uint64_t place = (k - runStart) % layer.frames(st.locations[k]);
+        uint64_t& row = rowOf.findOrInsert(
+            uint64_t{st.locations[k]} << 20 | std::min<uint64_t>(place, (1u << 20) - 1),
+            st.frames[k + 1], rowEdge.size(), fresh);
+        if (fresh) {
+          rowEdge.push_back(*edge);
+          rowLocation.push_back(st.locations[k]);
+          rowPlace.push_back(place);
+          cost.insert(cost.end(), ne_, 0);
+        }
+        uint64_t* c = cost.data() + row * ne_;
+        for (size_t i = 0; i < ne_; ++i) c[i] += v[i];
+      }
+    }
+    // Rows grouped by edge, each edge's sites in order of address and line.
+    std::vector<uint64_t> order(rowEdge.size());
+    for (size_t r = 0; r < order.size(); ++r) order[r] = r;
+    std::vector<At> at(rowEdge.size());
+    for (size_t r = 0; r < at.size(); ++r) {
+      const uint64_t li = rowLocation[r];
+      if (li >= layer.locations.size()) return;  // not a location of the layer: no sites
+      const Location& l = layer.locations[li];
+      const uint64_t bias = l.mapping >= 0 && static_cast<size_t>(l.mapping) < layer.mappings.size()
+                                ? layer.mappings[static_cast<size_t>(l.mapping)].loadBias
+                                : 0;
+      uint64_t line = l.line;
+      if (layer.frames(li) > 1) line = layer.inlined[layer.inlineStart[li] + rowPlace[r]].line;
+      at[r] = {instr_ ? l.address - bias : 0, lines_ ? line : 0, nullptr};
+    }
+    std::sort(order.begin(), order.end(), [&](uint64_t a, uint64_t b) {
+      return std::tie(rowEdge[a], at[a].address, at[a].line) <
+             std::tie(rowEdge[b], at[b].address, at[b].line);
+    });
+    siteStart_.assign(edges.size() + 1, 0);
+    for (uint64_t r : order) ++siteStart_[rowEdge[r] + 1];
+    for (size_t e = 0; e < edges.size(); ++e) siteStart_[e + 1] += siteStart_[e];
+    sites_.reserve(order.size());
+    siteCost_.reserve(order.size() * ne_);
+    for (uint64_t r : order) {
+      sites_.push_back(at[r]);
+      siteCost_.insert(siteCost_.end(), cost.begin() + r * ne_, cost.begin() + (r + 1) * ne_);
+    }
+  }
+
   void positionAt(uint64_t address, uint64_t line) {
     if (instr_) {
       appendHex(out_, address);
@@ -189,10 +270,31 @@ class ModelWriter {
     selfCost(f);
     for (const CallEdge* c : callees) {
       const FunctionRow& callee = m.function(c->callee);
-      if (callee.object != fn.object) out_ += "cob=" + callee.object + "\n";
-      if (callee.file != fn.file)
-        out_ += "cfi=" + (callee.file.empty() ? "???" : callee.file) + "\n";
-      out_ += "cfn=" + callee.name + "\ncalls=";
+      auto target = [&] {  // the callee, before each calls= line
+        if (callee.object != fn.object) out_ += "cob=" + callee.object + "\n";
+        if (callee.file != fn.file)
+          out_ += "cfi=" + (callee.file.empty() ? "???" : callee.file) + "\n";
+        out_ += "cfn=" + callee.name;
+      };
+      const size_t edge = static_cast<size_t>(c - m.edges().data());
+      if (!siteStart_.empty() && siteStart_[edge] < siteStart_[edge + 1]) {
+        // Each call site with its share: a stack counted once per arc, at its outermost site.
+        for (size_t r = siteStart_[edge]; r < siteStart_[edge + 1]; ++r) {
+          const uint64_t* v = siteCost_.data() + r * ne_;
+          target();
+          out_ += "\ncalls=";
+          appendCost(out_, samplesEvent_ < 0 ? 1 : std::max<uint64_t>(1, v[samplesEvent_]),
+                     isSigned_);
+          out_ += ' ';
+          position(c->callee);
+          out_ += '\n';
+          positionAt(sites_[r].address, sites_[r].line);
+          costs(v);
+        }
+        continue;
+      }
+      target();
+      out_ += "\ncalls=";
       appendCost(out_,
                  counted_            ? c->calls
                  : samplesEvent_ < 0 ? 1
@@ -276,6 +378,10 @@ class ModelWriter {
   bool partLines_ = false;  // costs on lines (the model has lines but no addresses)
   std::vector<std::vector<At>> at_;
   std::vector<size_t> firstLine_;
+  // Call sites (callSites()): edge e's are sites_[siteStart_[e], siteStart_[e + 1]), each with
+  // its costs in siteCost_ (ne_ a site); empty where the part writes each call at its caller.
+  std::vector<At> sites_;
+  std::vector<uint64_t> siteStart_, siteCost_;
   std::vector<uint64_t> self_, rest_;
 };
 
