@@ -220,6 +220,37 @@ def hostile_compressed(tmp):
             f"a compressed record of {len(bomb)} bytes that decompresses to 16 MB")
 
 
+def pipe_cut(tmp):
+    """A pipe-mode stream (perf record -o -) cut short, as by a killed perf or a cut file: no
+    size says where it ends, so its whole records are read and the cut one is said, as perf
+    report reads them; a record smaller than its header is still damage."""
+    pipe = open(os.path.join(os.path.dirname(src), "pipe.data"), "rb").read()
+    at, samples = 16, []
+    while at + 8 <= len(pipe):
+        typ, _, size = struct.unpack_from("<IHH", pipe, at)
+        if typ == 9:
+            samples.append(at)
+        at += size
+    path = os.path.join(tmp, "pipe-cut.data")
+    for k in (1, len(samples) // 2, len(samples) - 1):
+        cut = samples[k] + 13  # inside sample k
+        with open(path, "wb") as f:
+            f.write(pipe[:cut])
+        r = subprocess.run([cli, "info", path, "--json"], capture_output=True, text=True,
+                           timeout=60)
+        got, said = None, ""
+        if r.returncode == 0:
+            info = json.loads(r.stdout)
+            got = {e["name"]: e["total"] for e in info["events"]}.get("samples")
+            said = " ".join(w if isinstance(w, str) else json.dumps(w) for w in info["warnings"])
+        check(got == k and f"byte {samples[k]}" in said,
+              f"a pipe-mode stream cut inside sample {k}: {got} samples read, and the cut said: "
+              f"{(said or r.stderr)[:200]!r}")
+    b = bytearray(pipe[:samples[-1]])
+    struct.pack_into("<H", b, samples[1] + 6, 4)
+    refused(bytes(b), tmp, f"offset {samples[1]}", "a pipe-mode record of 4 bytes")
+
+
 def main():
     data = bytearray(open(src, "rb").read())
     data_at, data_size = struct.unpack_from("<QQ", data, 40)
@@ -255,6 +286,7 @@ def main():
             refused(bytes(data[:cut]), tmp, "offset", f"cut at byte {cut}")
         hostile_compressed(tmp)
         unfinished(data, tmp)
+        pipe_cut(tmp)
         directory(tmp)
     print(f"{passed} passed, {failed} failed")
     return 1 if failed else 0

@@ -73,7 +73,7 @@ class Reader {
 
   Bytes b_;
   std::vector<uint8_t> expanded_;  // perf record -z: the records decompressed (compressed.h)
-  bool unfinished_ = false;        // a data size of 0: perf record stopped before its end
+  bool unfinished_ = false;  // a data size of 0 (perf record stopped before its end), or pipe mode
   PageReleaser releaser_;  // the input's pages below every record still held
   Recording r_;
   std::unordered_map<uint64_t, size_t> attrOfId_;
@@ -109,6 +109,9 @@ void Reader::header(bool records) {
   const uint64_t size = b_.u64(8);
   if (size == 16) {  // pipe mode: records follow, attrs among them
     r_.pipe = true;
+    // No size says where the stream ends: cut (perf killed, a file cut short), its last
+    // record is unfinished, and the records before it are read, as in an unfinished file.
+    unfinished_ = true;
     if (records) scanRecords(16, b_.d.size(), holdsCompressed(b_.d, 16, b_.d.size()));
     return;
   }
