@@ -784,6 +784,34 @@ def compare_script_without_tids(tmp):
           f"-F -tid text, comms ending in numbers: {dict(lines)}, threads {info['threads']}")
 
 
+# A sample perf script prints for --call-graph dwarf: inlined functions with "(inlined)" in
+# place of their dso, each before the frame of the function it is inlined into, at its address.
+DWARF_SAMPLE = """tmpl  5429 41480.227398:     250000 cpu-clock: 
+\t           1462a handle_amd+0xa (/usr/lib/x86_64-linux-gnu/ld-linux-x86-64.so.2)
+\t           161ee dl_init_cacheinfo+0xb5e (inlined)
+\t           161ee init_cpu_features+0xb5e (inlined)
+\t           1a303 dl_platform_init+0x33 (inlined)
+\t           1a303 _dl_sysdep_start+0x33 (/usr/lib/x86_64-linux-gnu/ld-linux-x86-64.so.2)
+\t           1ab77 _start+0x7 (/usr/lib/x86_64-linux-gnu/ld-linux-x86-64.so.2)
+
+"""
+
+
+def compare_script_inlined(tmp):
+    """perf script's inlined frames: kept as frames (stackcollapse-perf keeps them), each in
+    the dso of the frame at its address that follows it, none in a dso called "inlined"."""
+    txt = os.path.join(tmp, "inlined.txt")
+    with open(txt, "w") as out:
+        out.write(DWARF_SAMPLE)
+    objects = {l.split("\t")[4]: l.split("\t")[5]
+               for l in run(cli, "top", txt, "--tsv", "-n", "100").splitlines()}
+    ld = "/usr/lib/x86_64-linux-gnu/ld-linux-x86-64.so.2"
+    check(folded(txt) == stackcollapse(DWARF_SAMPLE) and objects.get("dl_platform_init") == ld
+          and objects.get("handle_amd") == ld and "inlined" not in objects.values()
+          and objects.get("init_cpu_features") != ld,
+          f"perf script's (inlined) frames: folded as stackcollapse-perf, objects {objects}")
+
+
 def compare_dwarf_callgraph(tmp, buildids):
     """A recording made with --call-graph dwarf (user stacks copied, for perf to unwind): its
     self samples per function of the program equal perf report's (the kernel's callchains give
@@ -1212,6 +1240,7 @@ def main():
         if "--record" not in sys.argv:
             compare_script_lines(tmp)
             compare_script_without_tids(tmp)
+            compare_script_inlined(tmp)
             compare_fixed_period(tmp)
             compare_compressed(tmp)
             compare_directory(tmp)

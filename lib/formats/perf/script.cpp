@@ -288,9 +288,37 @@ std::unique_ptr<Profile> readPerfScript(std::span<const uint8_t> data) {
   perf::Sample cur{};
   bool open = false;
   int32_t pid = 0;
+  // The mapping (1-based; 0: none) of a frame's dso in the current process.
+  auto mappingOf = [&](const std::string& dso) -> uint64_t {
+    auto [m, newMap] = mappings.try_emplace({pid, dso}, r.mappings.size());
+    if (newMap && !dso.empty() && dso != "[unknown]") {
+      perf::MappingRec rec;
+      rec.pid = pid;
+      rec.path = dso;
+      r.mappings.push_back(rec);
+    } else if (newMap) {
+      m->second = ~uint64_t{0};
+    }
+    return m->second == ~uint64_t{0} ? 0 : m->second + 1;
+  };
+  auto frameOf = [&](uint64_t mapping, uint64_t addr, const std::string& sym,
+                     const std::string& dso) {
+    const std::string fkey = std::to_string(mapping) + ":" + std::to_string(addr) + ":" + sym;
+    auto [f, newFrame] = frames.try_emplace(fkey, r.frameAddress.size());
+    if (newFrame) {
+      r.frameAddress.push_back(addr);
+      r.frameMapping.push_back(mapping);
+      r.frameKernel.push_back(dso.rfind("[kernel", 0) == 0);
+      names.push_back(sym);
+    }
+    return f->second;
+  };
+  std::vector<std::pair<uint64_t, std::string>> inlined;  // frames waiting for their dso
   auto finish = [&] {
     if (!open) return;
     open = false;
+    for (auto& [a, name] : inlined) chain.push_back(frameOf(0, a, name, ""));  // no dso came
+    inlined.clear();
     if (chain.empty()) return;  // a sample line without frames (a cut file's last) adds no stack
     cur.stack = stacks.intern(chain, r);
     r.samples.push(cur);
@@ -318,25 +346,19 @@ std::unique_ptr<Profile> readPerfScript(std::span<const uint8_t> data) {
         continue;  // -F +srcline: the frame's "file:line" (or "[dso][addr]"), not kept
       if (!open || !parseFrame(line, addr, sym, dso))
         throw Error(Status::malformed, kScript, "not a frame line of a sample", at, lineNo + 1);
-      auto [m, newMap] = mappings.try_emplace({pid, dso}, r.mappings.size());
-      if (newMap && !dso.empty() && dso != "[unknown]") {
-        perf::MappingRec rec;
-        rec.pid = pid;
-        rec.path = dso;
-        r.mappings.push_back(rec);
-      } else if (newMap) {
-        m->second = ~uint64_t{0};
+      // A frame perf unwound through inlined code (--call-graph dwarf) names the inlined
+      // function with "(inlined)" in place of its dso, before the frame of the function it is
+      // inlined into, at the same address: its dso is that frame's, so it waits for it (where
+      // perf prints no such frame, the dso is not known).
+      if (dso == "inlined") {
+        inlined.push_back({addr, std::move(sym)});
+        continue;
       }
-      const uint64_t mapping = m->second == ~uint64_t{0} ? 0 : m->second + 1;
-      const std::string fkey = std::to_string(mapping) + ":" + std::to_string(addr) + ":" + sym;
-      auto [f, newFrame] = frames.try_emplace(fkey, r.frameAddress.size());
-      if (newFrame) {
-        r.frameAddress.push_back(addr);
-        r.frameMapping.push_back(mapping);
-        r.frameKernel.push_back(dso.rfind("[kernel", 0) == 0);
-        names.push_back(sym);
-      }
-      chain.push_back(f->second);
+      const uint64_t mapping = mappingOf(dso);
+      for (auto& [a, name] : inlined)
+        chain.push_back(a == addr ? frameOf(mapping, a, name, dso) : frameOf(0, a, name, ""));
+      inlined.clear();
+      chain.push_back(frameOf(mapping, addr, sym, dso));
       continue;
     }
     finish();
