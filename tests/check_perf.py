@@ -5,7 +5,7 @@ samples per thread and DSO equal `--sort pid,dso`, and the total equals perf's s
 perf's output is parsed here, independently of profpack. With --record, a new recording of
 tests/data/perf/threads is made and checked the same way (exit 77 where perf_event_open is
 denied); without it the committed recordings are checked."""
-import collections, decimal, gzip, json, os, re, shutil, struct, subprocess, sys, tempfile
+import collections, decimal, glob, gzip, json, os, re, shutil, struct, subprocess, sys, tempfile
 
 import protowire
 
@@ -1198,6 +1198,45 @@ def compare_exec(tmp, buildids):
           f"lines = stackcollapse-perf's (differ {sorted(set(want.items()) ^ set(got.items()))[:3]})")
 
 
+JIT_JS = """
+function hot(n) { let s = 0; for (let i = 0; i < n; i++) s += (i * i) % 7; return s; }
+const t = Date.now(); let r = 0;
+while (Date.now() - t < 500) r += hot(100000);
+console.log(r > 0);
+"""
+
+
+def compare_jit(tmp, buildids):
+    """A JIT's code (node --perf-basic-prof) is named from the /tmp/perf-PID.map it writes, as
+    perf report names it: self samples per JIT function equal perf report's [JIT] rows."""
+    node = shutil.which("node") or shutil.which("nodejs")
+    if not node:
+        print("skip (not counted): node is not installed: no JIT recording")
+        return
+    js, f = os.path.join(tmp, "jit.js"), os.path.join(tmp, "jit.data")
+    with open(js, "w") as out:
+        out.write(JIT_JS)
+    maps = set(glob.glob("/tmp/perf-*.map"))
+    try:
+        run("perf", "--buildid-dir", buildids, "record", "-q", "-e", "cpu-clock", "-g", "-o", f,
+            node, "--perf-basic-prof", js)
+        report = run("perf", "--buildid-dir", buildids, "report", "-i", f, "--stdio",
+                     "--no-children", "-n", "-g", "none", "--sort", "dso,sym")
+        theirs = collections.Counter()
+        for line in report.splitlines():
+            r = re.match(r"\s*[\d.]+%\s+(\d+)\s+\[JIT\] tid \d+\s+\[.\] (.*\S)\s*$", line)
+            if r:
+                theirs[r.group(2)] += int(r.group(1))
+        top = run(cli, "top", f, "--symbol-tables-only", "--tsv", "-n", "100000000")
+        ours = collections.Counter({k[1]: n for k, n in named_self(top).items() if k[0] == "anon"})
+        check(ours == theirs and any("hot" in k for k in ours),
+              f"JIT code named from perf-PID.map: {dict(ours.most_common(3))} vs perf report's "
+              f"{dict(theirs.most_common(3))}")
+    finally:
+        for m in set(glob.glob("/tmp/perf-*.map")) - maps:
+            os.remove(m)
+
+
 def main():
     if not shutil.which("perf"):
         print("perf not installed (linux-perf provides it)")
@@ -1228,6 +1267,7 @@ def main():
             compare_interrupted_user_frame(tmp, buildids)
             compare_vdso(tmp, buildids)
             compare_exec(tmp, buildids)
+            compare_jit(tmp, buildids)
         for f in files:
             compare(f, tmp, buildids)
             if "--record" not in sys.argv:

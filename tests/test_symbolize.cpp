@@ -18,6 +18,7 @@
 #include "symbolize/binaries.h"
 #include "symbolize/elf.h"
 #include "symbolize/kernel.h"
+#include "symbolize/perfmap.h"
 #include "symbolize/scopes.h"
 #include "symbolize/symbolize.h"
 #include "testlib.h"
@@ -365,6 +366,42 @@ TEST(kallsyms_names_as_perf_in_any_order) {
 // A table as the kernel prints it, long enough that a lookup starts from one of the sorted part's
 // marks (load parses that part only where a lookup lands): every address, and every address just
 // past a symbol, named as a plain search of the table names it. Modules follow in no order.
+// A JIT's perf map (node --perf-basic-prof's lines, as it writes them): each line's range names
+// its code; a later line for the same start (code compiled again) wins; lines that are not
+// "START SIZE NAME" are passed over; a map of none is refused.
+TEST(perf_map_names_jit_code) {
+  const std::string path = testlib::tempPath("perf-4242.map");
+  testlib::spit(path,
+                "7f448c006840 1c0 JS:*hotjs /tmp/js.js:1:15\n"
+                "7f448c006a00 40 Builtins_ModulusSmi_Baseline\n"
+                "not a line\n"
+                "7f448c006a40 0 empty\n"
+                "0x7f448c007000 100 JS:~lazy /tmp/js.js:9:1\r\n"
+                "7f448c006840 80 JS:*hotjs /tmp/js.js:1:15 (again)\n");
+  std::string why;
+  auto map = PerfMap::load(path, why);
+  CHECK(map != nullptr);
+  if (map) {
+    CHECK_EQ(map->size(), size_t{4});
+    auto name = [&](uint64_t a) {
+      const std::vector<SymbolFrame>* f = map->lookup(a);
+      return f && !f->empty() ? (*f)[0].function : std::string("(none)");
+    };
+    CHECK_EQ(name(0x7f448c006840), std::string("JS:*hotjs /tmp/js.js:1:15 (again)"));
+    CHECK_EQ(name(0x7f448c0068bf), std::string("JS:*hotjs /tmp/js.js:1:15 (again)"));
+    CHECK_EQ(name(0x7f448c0068c0), std::string("(none)"));  // past the later line's 0x80
+    CHECK_EQ(name(0x7f448c006a3f), std::string("Builtins_ModulusSmi_Baseline"));
+    CHECK_EQ(name(0x7f448c006a40), std::string("(none)"));
+    CHECK_EQ(name(0x7f448c0070ff), std::string("JS:~lazy /tmp/js.js:9:1"));
+    CHECK_EQ(name(0x1000), std::string("(none)"));
+  }
+  testlib::spit(path, "no map here\n");
+  CHECK(PerfMap::load(path, why) == nullptr && why.find("START SIZE NAME") != std::string::npos);
+  std::remove(path.c_str());
+  CHECK(isJitMapping("//anon") && isJitMapping("/memfd:doublemapper (deleted)") &&
+        !isJitMapping("/usr/bin/node") && !isJitMapping("[anon:v8]"));
+}
+
 TEST(kallsyms_long_table_names_every_address) {
   std::mt19937 rng(7);
   std::string text;

@@ -196,6 +196,9 @@ struct Mapping {
   // The object's GNU build id as the profile records it (raw bytes; "" where it records none):
   // symbolization takes only a file with this build id.
   std::string buildId = {};
+  // The process it is mapped in, where the source records it (perf.data; -1 else): a JIT's
+  // anonymous code is named from that process's /tmp/perf-PID.map.
+  int64_t pid = -1;
 };
 
 struct Location {

@@ -325,11 +325,16 @@ bool ElfResolver::open(const Mapping& mapping, std::string& used, std::string& b
                        std::string& why) {
   bin_ = nullptr;
   kernel_ = nullptr;
+  jit_ = nullptr;
   bias_ = 0;
   ElfBinary* bin = nullptr;
   if (!mapping.functionIds && isKernelMapping(mapping.path)) {
     kernel_ = kernel(mapping, used, buildId, why);
     return kernel_ != nullptr;
+  }
+  if (!mapping.functionIds && mapping.pid >= 0 && isJitMapping(mapping.path)) {
+    jit_ = perfMap(mapping, used, why);
+    return jit_ != nullptr;
   }
   if (mapping.functionIds) {
     std::string reason;
@@ -359,7 +364,36 @@ const std::vector<SymbolFrame>* ElfResolver::frames(const Mapping& mapping, uint
     return &bin_->lookupEntry(entries_[address]);
   }
   if (kernel_) return kernel_->lookup(address - (returnAddress ? 1 : 0));
+  if (jit_) return jit_->lookup(address - (returnAddress ? 1 : 0));
   return &bin_->lookup(address - bias_ - (returnAddress ? 1 : 0));
+}
+
+// perf-PID.map in a --binary-path directory (a copy kept with the recording), else in /tmp,
+// where the JIT wrote it; read once per process.
+const PerfMap* ElfResolver::perfMap(const Mapping& mapping, std::string& used, std::string& why) {
+  const std::string name = "perf-" + std::to_string(mapping.pid) + ".map";
+  auto [it, fresh] = perfMaps_.try_emplace(mapping.pid);
+  if (fresh) {
+    std::vector<std::string> tried;
+    for (const std::string& d : dirs_) tried.push_back(d + "/" + name);
+    tried.push_back("/tmp/" + name);
+    std::string reasons;
+    for (const std::string& path : tried) {
+      std::string reason;
+      if ((it->second.first = PerfMap::load(path, reason))) {
+        it->second.second = path;
+        break;
+      }
+      reasons += (reasons.empty() ? "" : "; ") + reason;
+    }
+    if (!it->second.first) it->second.second = "a JIT's code, and no " + name + ": " + reasons;
+  }
+  if (!it->second.first) {
+    why = it->second.second;
+    return nullptr;
+  }
+  used = it->second.second;
+  return it->second.first.get();
 }
 
 }  // namespace profpack

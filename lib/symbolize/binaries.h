@@ -11,6 +11,7 @@
 #include <vector>
 
 #include "symbolize/kernel.h"
+#include "symbolize/perfmap.h"
 #include "symbolize/symbolize.h"
 #include "symbolize/writer.h"
 
@@ -95,6 +96,10 @@ class ElfResolver : public Resolver {
   std::shared_ptr<std::atomic<bool>> stopAhead_;  // tells openAhead()'s thread to stop
   size_t openedAhead_ = 0;
   const Kallsyms* kernel_ = nullptr;  // the mapping last opened is the kernel's
+  // A JIT's anonymous code: the maps read, by pid (null: none found), and the one in use.
+  const PerfMap* perfMap(const Mapping& mapping, std::string& used, std::string& why);
+  std::map<int64_t, std::pair<std::unique_ptr<PerfMap>, std::string>> perfMaps_;
+  const PerfMap* jit_ = nullptr;
   uint64_t bias_ = 0;
 };
 

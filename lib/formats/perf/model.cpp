@@ -136,6 +136,7 @@ class PerfSource : public ModelSource {
       // Symbolization then takes only the binary the recording saw (MMAP2, build-id feature).
       const auto id = m.getBuildId();
       k.buildId.assign(reinterpret_cast<const char*>(id.begin()), id.size());
+      k.pid = m.getPid();
     }
     const size_t events = eventCount();
     const std::vector<uint64_t>& self = selfPerFrame(events);
