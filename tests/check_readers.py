@@ -174,6 +174,14 @@ def check_cpuprofile(path, label):
     cg = os.path.join(tmp, "v8.callgrind")
     t3, _ = top_json(cg, "--event", "samples")
     check(t3 is not None and t3["total"] == t["total"], f"{label}: the Callgrind conversion's total")
+    # Functions of one name and script stay apart (Callgrind knows a function by object, file
+    # and name): the same self figures, none made recursive. (Not inclusive: Callgrind's sums
+    # of call costs count a stack twice where a function calls another through a third.)
+    figures = lambda top: sorted((f["self"], f.get("recursive", 0))
+                                 for f in top["functions"] if f["self"] or f["inclusive"])
+    check(t3 is not None and figures(t3) == figures(t),
+          f"{label}: the Callgrind conversion read back has the same functions and figures "
+          f"({len(figures(t3)) if t3 else None} rows vs {len(figures(t))})")
     # Read back from pprof, each function is still its own: V8's functions of one name and
     # script ("(anonymous)") differ by their first line, which pprof's Function keeps.
     t4, _ = top_json(os.path.join(tmp, "v8.pprof"), "--event", "samples")

@@ -14,6 +14,9 @@
 // them.
 
 #include <algorithm>
+#include <map>
+#include <set>
+#include <tuple>
 #include <unordered_map>
 
 #include "error.h"
@@ -92,6 +95,7 @@ class ModelWriter {
     locationsByFunction();
     linesByFunction();
     callSites();
+    distinctNames();
     out_ += '\n';
     std::vector<std::vector<const CallEdge*>> callees(m.functions());
     for (const CallEdge& e : m.edges()) callees[e.caller].push_back(&e);
@@ -145,6 +149,33 @@ class ModelWriter {
     for (size_t r = fl.rows.size(); r-- > 0;) firstLine_[fl.rows[r].function] = r;
     for (size_t f = m.functions(); f-- > 0;)
       firstLine_[f] = std::min(firstLine_[f], firstLine_[f + 1]);
+  }
+
+  // Callgrind knows a function by its object, file and name: functions of the model that share
+  // all three (V8's "(anonymous)" functions of one script) would be one, calling itself. Those
+  // get their first line after the name ("(anonymous) [line 4]"), or where that does not tell
+  // them apart their number in the model.
+  void distinctNames() {
+    const Model& m = *m_;
+    renamed_.clear();
+    std::map<std::tuple<std::string_view, std::string_view, std::string_view>, size_t> seen;
+    for (size_t f = 0; f < m.functions(); ++f) {
+      const FunctionRow& r = m.function(f);
+      ++seen[{r.object, r.file, r.name}];
+    }
+    std::set<std::string> taken;
+    for (size_t f = 0; f < m.functions(); ++f) {
+      const FunctionRow& r = m.function(f);
+      if (seen[{r.object, r.file, r.name}] < 2) continue;
+      std::string name = r.name + " [line " + std::to_string(r.line) + "]";
+      if (r.line == 0 || !taken.insert(r.object + '\0' + r.file + '\0' + name).second)
+        name = r.name + " [" + std::to_string(f + 1) + "]";
+      renamed_.emplace(f, std::move(name));
+    }
+  }
+  const std::string& nameOf(uint64_t f) const {
+    auto it = renamed_.find(f);
+    return it != renamed_.end() ? it->second : m_->function(f).name;
   }
 
   // Where the calls of each arc are made, for a model of named functions with stacks whose
@@ -266,7 +297,7 @@ class ModelWriter {
     if (fn.object != object_ || first_) out_ += "ob=" + fn.object + "\n";
     object_ = fn.object;
     first_ = false;
-    out_ += "fl=" + (fn.file.empty() ? "???" : fn.file) + "\nfn=" + fn.name + "\n";
+    out_ += "fl=" + (fn.file.empty() ? "???" : fn.file) + "\nfn=" + nameOf(f) + "\n";
     selfCost(f);
     for (const CallEdge* c : callees) {
       const FunctionRow& callee = m.function(c->callee);
@@ -274,7 +305,7 @@ class ModelWriter {
         if (callee.object != fn.object) out_ += "cob=" + callee.object + "\n";
         if (callee.file != fn.file)
           out_ += "cfi=" + (callee.file.empty() ? "???" : callee.file) + "\n";
-        out_ += "cfn=" + callee.name;
+        out_ += "cfn=" + nameOf(c->callee);
       };
       const size_t edge = static_cast<size_t>(c - m.edges().data());
       if (!siteStart_.empty() && siteStart_[edge] < siteStart_[edge + 1]) {
@@ -353,7 +384,7 @@ class ModelWriter {
       const FunctionRow& callee = m_->function(c.function);
       if (callee.object != root.object) out_ += "cob=" + callee.object + "\n";
       if (!callee.file.empty()) out_ += "cfi=" + callee.file + "\n";
-      out_ += "cfn=" + callee.name + "\ncalls=";
+      out_ += "cfn=" + nameOf(c.function) + "\ncalls=";
       appendCost(out_, c.calls, isSigned_);
       out_ += ' ';
       position(c.function);
@@ -382,6 +413,7 @@ class ModelWriter {
   // its costs in siteCost_ (ne_ a site); empty where the part writes each call at its caller.
   std::vector<At> sites_;
   std::vector<uint64_t> siteStart_, siteCost_;
+  std::unordered_map<uint64_t, std::string> renamed_;  // distinctNames(): function -> name
   std::vector<uint64_t> self_, rest_;
 };
 
