@@ -271,15 +271,27 @@ class PprofSource : public ModelSource {
       LocationLayer unused;
       locations(unused);
     }
-    // One entry per distinct sequence of locations.
-    std::unordered_map<std::string, size_t> index;
-    std::string key;
-    std::vector<uint64_t> stack;
+    // One entry per distinct sequence of locations: samples are found by a hash of their
+    // locations and compared in place (a string key per sample copied and hashed every
+    // location again, and rehashing moved them: most of a 1 M-sample profile's stack layer).
+    auto locationsOf = [&](size_t s) {
+      return std::span<const uint64_t>(sampleLocation_.data() + sampleStart_[s],
+                                       sampleLocation_.data() + sampleStart_[s + 1]);
+    };
+    auto hashOf = [&](size_t s) {
+      uint64_t h = 0x9e3779b97f4a7c15ull;
+      for (uint64_t x : locationsOf(s)) h = (h ^ x) * 0xff51afd7ed558ccdull;
+      return static_cast<size_t>(h ^ (h >> 29));
+    };
+    auto same = [&](size_t a, size_t b) {
+      const auto la = locationsOf(a), lb = locationsOf(b);
+      return std::equal(la.begin(), la.end(), lb.begin(), lb.end());
+    };
+    std::unordered_map<size_t, size_t, decltype(hashOf), decltype(same)> index(
+        sampleStart_.size(), hashOf, same);  // first sample of a stack -> the stack
     for (size_t s = 0; s + 1 < sampleStart_.size(); ++s) {
       const uint64_t* v = reinterpret_cast<const uint64_t*>(d_.sampleValue.data()) + s * ne_;
-      key.assign(reinterpret_cast<const char*>(sampleLocation_.data() + sampleStart_[s]),
-                 (sampleStart_[s + 1] - sampleStart_[s]) * sizeof(uint64_t));
-      auto [it, added] = index.try_emplace(key, out.stacks());
+      auto [it, added] = index.try_emplace(s, out.stacks());
       if (added) {
         for (uint64_t i = sampleStart_[s + 1]; i-- > sampleStart_[s];) {
           const uint64_t l = sampleLocation_[i];
