@@ -199,37 +199,54 @@ class ModelWriter {
       bool fresh;
       edgeOf.findOrInsert(edges[e].caller, edges[e].callee, e, fresh);
     }
-    PairMap rowOf;  // (site location, chain place, callee) packed -> row
-    std::vector<uint64_t> rowEdge, rowLocation, rowPlace, cost, edgeStamp(edges.size(), ~0ull);
+    // A site is the caller frame's location and its place in that location's inline chain,
+    // with the caller and the callee: one lookup a frame.
+    struct Row {
+      uint64_t edge;
+      uint32_t place;
+    };
+    PairMap rowOf;  // (location << 32 | callee, caller << 16 | place) -> row
+    std::vector<Row> rows;
+    std::vector<uint64_t> rowLocation, cost, edgeStamp(edges.size(), ~uint64_t{0});
+    std::vector<bool> counted;
     for (size_t s = 0; s < st.stacks(); ++s) {
       const uint64_t b = st.start[s], e = st.start[s + 1];
       const uint64_t* v = st.values.data() + s * ne_;
       uint64_t runStart = b;  // where the run of frames at one location (its chain) starts
       for (uint64_t k = b; k + 1 < e; ++k) {
-        if (k > b && st.locations[k] != st.locations[k - 1]) runStart = k;
-        const uint64_t* edge = edgeOf.find(st.frames[k], st.frames[k + 1]);
-        if (!edge || edgeStamp[*edge] == s) continue;
-        edgeStamp[*edge] = s;
-        bool fresh;
+        const uint32_t li = st.locations[k];
+        if (k > b && li != st.locations[k - 1]) runStart = k;
+        if (li >= layer.locations.size()) return;  // not a location of the layer: no sites
         // The caller's frame in its location's chain (a run of frames at one location is that
         // chain, repeated where recursion calls from one place).
-        const uint64_t place = (k - runStart) % layer.frames(st.locations[k]);
-        uint64_t& row = rowOf.findOrInsert(
-            uint64_t{st.locations[k]} << 20 | std::min<uint64_t>(place, (1u << 20) - 1),
-            st.frames[k + 1], rowEdge.size(), fresh);
+        const uint64_t chain = layer.frames(li);
+        const uint64_t place = std::min<uint64_t>(chain > 1 ? (k - runStart) % chain : 0, 0xffff);
+        const uint32_t caller = st.frames[k], callee = st.frames[k + 1];
+        bool fresh;
+        uint64_t& r = rowOf.findOrInsert(uint64_t{li} << 32 | callee,
+                                         uint64_t{caller} << 16 | place, rows.size(), fresh);
         if (fresh) {
-          rowEdge.push_back(*edge);
-          rowLocation.push_back(st.locations[k]);
-          rowPlace.push_back(place);
+          const uint64_t* edge = edgeOf.find(caller, callee);
+          if (!edge) return;  // every adjacent pair is an arc of the model: else no sites
+          rows.push_back({*edge, static_cast<uint32_t>(place)});
+          rowLocation.push_back(li);
           cost.insert(cost.end(), ne_, 0);
+          counted.push_back(false);
         }
+        const uint64_t row = r;
+        if (edgeStamp[rows[row].edge] == s) continue;  // counted at an outer site of this stack
+        edgeStamp[rows[row].edge] = s;
+        counted[row] = true;
         uint64_t* c = cost.data() + row * ne_;
         for (size_t i = 0; i < ne_; ++i) c[i] += v[i];
       }
     }
+    std::vector<uint64_t> rowEdge(rows.size()), rowPlace(rows.size());
+    for (size_t r = 0; r < rows.size(); ++r) rowEdge[r] = rows[r].edge, rowPlace[r] = rows[r].place;
     // Rows grouped by edge, each edge's sites in order of address and line.
-    std::vector<uint64_t> order(rowEdge.size());
-    for (size_t r = 0; r < order.size(); ++r) order[r] = r;
+    std::vector<uint64_t> order;  // the rows some stack counted
+    for (size_t r = 0; r < rows.size(); ++r)
+      if (counted[r]) order.push_back(r);
     std::vector<At> at(rowEdge.size());
     for (size_t r = 0; r < at.size(); ++r) {
       const uint64_t li = rowLocation[r];
@@ -243,8 +260,8 @@ class ModelWriter {
       at[r] = {instr_ ? l.address - bias : 0, lines_ ? line : 0, nullptr};
     }
     std::sort(order.begin(), order.end(), [&](uint64_t a, uint64_t b) {
-      return std::tie(rowEdge[a], at[a].address, at[a].line) <
-             std::tie(rowEdge[b], at[b].address, at[b].line);
+      return std::tie(rowEdge[a], at[a].address, at[a].line, a) <
+             std::tie(rowEdge[b], at[b].address, at[b].line, b);
     });
     siteStart_.assign(edges.size() + 1, 0);
     for (uint64_t r : order) ++siteStart_[rowEdge[r] + 1];
