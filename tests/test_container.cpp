@@ -2,6 +2,10 @@
 #include <capnp/any.h>
 #include <capnp/message.h>
 #include <capnp/schema.h>
+#include <fcntl.h>
+#include <sys/stat.h>
+#include <sys/sysmacros.h>
+#include <unistd.h>
 
 #include <cstring>
 #include <memory>
@@ -14,6 +18,7 @@
 #include "formats/registry.h"
 #include "profile.h"
 #include "testlib.h"
+#include "util/io.h"
 
 using namespace profpack;
 
@@ -178,6 +183,37 @@ TEST(schema_mismatch_refused_at_read) {
       .initAsAnyList(capnp::ElementSize::BYTE, 3);
   const std::string img = encodePpk(Profile(std::move(message)), 3);
   expectFail(img, Status::malformed, "invalid Cap'n Proto message");
+}
+
+// An output path that is no regular file is written to, not replaced by one: a FIFO (a reader
+// gets the bytes, the FIFO stays), and a character device (a /dev/null made here, where the
+// test may make device nodes: `profpack convert ... -o /dev/null` replaced the system's).
+TEST(atomic_file_writes_into_devices_and_fifos) {
+  const std::string fifo = testlib::tempPath("out.fifo");
+  std::remove(fifo.c_str());
+  CHECK(::mkfifo(fifo.c_str(), 0600) == 0);
+  // The reading end, open first (without waiting for a writer): the write then finds it.
+  const int rfd = ::open(fifo.c_str(), O_RDONLY | O_NONBLOCK);
+  CHECK(rfd >= 0);
+  writeFileAtomic(fifo, "through the pipe");
+  std::string got;
+  char buf[256];
+  for (ssize_t n; rfd >= 0 && (n = ::read(rfd, buf, sizeof buf)) > 0;)
+    got.append(buf, static_cast<size_t>(n));
+  if (rfd >= 0) ::close(rfd);
+  struct stat st;
+  CHECK(::stat(fifo.c_str(), &st) == 0 && S_ISFIFO(st.st_mode));
+  CHECK_EQ(got, std::string("through the pipe"));
+  std::remove(fifo.c_str());
+  const std::string null = testlib::tempPath("null");
+  std::remove(null.c_str());
+  if (::mknod(null.c_str(), S_IFCHR | 0666, makedev(1, 3)) != 0) {
+    std::fprintf(stderr, "device node not made here (needs root): only the FIFO checked\n");
+    return;
+  }
+  writeFileAtomic(null, "gone");
+  CHECK(::stat(null.c_str(), &st) == 0 && S_ISCHR(st.st_mode));
+  std::remove(null.c_str());
 }
 
 TEST_MAIN()

@@ -96,6 +96,14 @@ AtomicFile::AtomicFile(const std::string& path, mode_t mode) : path_(path) {
     fd_ = 1;
     return;
   }
+  struct stat st;
+  if (::stat(path.c_str(), &st) == 0 && (S_ISCHR(st.st_mode) || S_ISBLK(st.st_mode) ||
+                                         S_ISFIFO(st.st_mode) || S_ISSOCK(st.st_mode))) {
+    fd_ = ::open(path.c_str(), O_WRONLY | O_CLOEXEC);
+    if (fd_ < 0) ioError("cannot open", path, errno);
+    direct_ = true;
+    return;
+  }
   // A name of our own rather than mkstemp's: O_CREAT with mode 0666 lets the kernel apply the
   // umask, where mkstemp's 0600 would need the umask read (and so changed) to fix the mode,
   // which races with other threads. Unique by process id and a per-process serial number, with
@@ -121,19 +129,19 @@ AtomicFile::AtomicFile(const std::string& path, mode_t mode) : path_(path) {
 AtomicFile::~AtomicFile() {
   if (path_ == "-" || fd_ < 0) return;
   ::close(fd_);
-  ::unlink(tmp_.c_str());
+  if (!direct_) ::unlink(tmp_.c_str());
 }
 
 void AtomicFile::write(std::string_view data) {
   if (fd_ < 0) throw Error(Status::io, "", "write to '" + path_ + "' after it was committed");
-  writeAll(fd_, data, path_ == "-" ? std::string("<stdout>") : tmp_);
+  writeAll(fd_, data, path_ == "-" ? std::string("<stdout>") : direct_ ? path_ : tmp_);
   written_ += data.size();
 #ifdef SYNC_FILE_RANGE_WRITE
   // Start the disk writes of each 8 MiB as it is complete, without waiting for them, so that
   // commit()'s fsync waits for the last piece rather than the whole file. Only a hint: an
   // error here (a file system without it) leaves the work to fsync.
   constexpr uint64_t kStep = uint64_t{8} << 20;
-  if (path_ != "-" && written_ - started_ >= kStep) {
+  if (path_ != "-" && !direct_ && written_ - started_ >= kStep) {
     const uint64_t to = written_ / kStep * kStep;
     (void)::sync_file_range(fd_, static_cast<off_t>(started_), static_cast<off_t>(to - started_),
                             SYNC_FILE_RANGE_WRITE);
@@ -144,6 +152,12 @@ void AtomicFile::write(std::string_view data) {
 
 void AtomicFile::commit() {
   if (path_ == "-" || fd_ < 0) return;
+  if (direct_) {  // nothing to flush or rename: a device or pipe takes the bytes as written
+    const int fd = fd_;
+    fd_ = -1;
+    if (::close(fd) != 0) ioError("cannot close", path_, errno);
+    return;
+  }
   if (::fsync(fd_) != 0) ioError("cannot flush", tmp_, errno);
   const int fd = fd_;
   fd_ = -1;

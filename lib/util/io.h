@@ -66,7 +66,9 @@ class StringSink : public Sink {
 // partial file under the target name. Destroyed without commit(), it removes the temporary
 // file. "-" writes to standard output as the pieces come (a caller that must not emit part of
 // an output on error collects it first, as profpack_write_file does). The temporary file is
-// created with `mode` less the umask, and is named `path` + ".PID-N-HEX.tmp".
+// created with `mode` less the umask, and is named `path` + ".PID-N-HEX.tmp". Where `path`
+// is no regular file but a device, a FIFO or a socket (/dev/null, a named pipe), the pieces are
+// written to it as they come: renamed over, it would be replaced by a regular file.
 class AtomicFile : public Sink {
  public:
   explicit AtomicFile(const std::string& path, mode_t mode = 0666);
@@ -82,6 +84,7 @@ class AtomicFile : public Sink {
  private:
   std::string path_, tmp_;
   int fd_ = -1;
+  bool direct_ = false;                 // written straight to `path`, a device, FIFO or socket
   uint64_t written_ = 0, started_ = 0;  // bytes written; of those, sent to the disk
 };
 
