@@ -46,6 +46,10 @@ class MemoryResolver : public Resolver {
                                          bool returnAddress) override {
     auto it =
         names_.frames.find({m.path, SymbolMemory::Names::relative(m, address), returnAddress});
+    // A frame at its own address that a profile named by an earlier build holds as a return
+    // address (perf's user frame under kernel frames, until 2026-11-29): its old name.
+    if (it == names_.frames.end() && !returnAddress)
+      it = names_.frames.find({m.path, SymbolMemory::Names::relative(m, address), true});
     return it == names_.frames.end() ? nullptr : &it->second;
   }
 

@@ -140,7 +140,9 @@ class SymbolizedSource : public ModelSource {
                                                   const FunctionLayer& in, FunctionLayer& out);
   uint64_t function(Work& w, const std::string& name, const std::string& file,
                     const std::string& object, bool unnamed = false);
-  int64_t chainAt(Work& w, uint64_t f, int64_t li, bool ret);
+  // `oldName`: where the table has no name at the address itself, take its name as a return
+  // address (a caller's frame at its own address, in a table an earlier build wrote).
+  int64_t chainAt(Work& w, uint64_t f, int64_t li, bool ret, bool oldName = false);
   const Chain& chainOf(Work& w, uint64_t f, bool ret);
   void nameLocations(Work& w);
   void nameLocation(Work& w, size_t i, std::map<std::pair<uint64_t, uint64_t>, size_t>& arcs);
@@ -254,7 +256,7 @@ uint64_t SymbolizedSource::function(Work& w, const std::string& name, const std:
 
 // The chain of inner function f at location li (-1: none) (its address; a caller's frame at
 // address - 1, which a call-site location is at already).
-int64_t SymbolizedSource::chainAt(Work& w, uint64_t f, int64_t li, bool ret) {
+int64_t SymbolizedSource::chainAt(Work& w, uint64_t f, int64_t li, bool ret, bool oldName) {
   Chain c;
   c.start = w.chainFunctions.size();
   const FunctionRow& row = w.in.functions[f];
@@ -262,6 +264,9 @@ int64_t SymbolizedSource::chainAt(Work& w, uint64_t f, int64_t li, bool ret) {
   if (li >= 0) {
     const Location& l = locations_.locations[static_cast<size_t>(li)];
     it = table_.entries.find({l.mapping, l.address + (l.callSite ? 1 : 0), ret});
+    // A caller's frame at its own address (LocationLayer::framesPlaced) in a table an earlier
+    // build wrote, which named it as a return address: its name from then.
+    if (!it && oldName) it = table_.entries.find({l.mapping, l.address, true});
   }
   if (!it) {
     int64_t& same = w.unnamedOf[f];
@@ -333,7 +338,8 @@ void SymbolizedSource::nameLocation(Work& w, size_t i,
   const bool leaf = !w.stacks || anyCost(self, ne_) || (locations_.framesPlaced && w.framed[i]);
   const uint64_t inner = static_cast<uint64_t>(l.function);
   const bool ret = l.callSite || !leaf;
-  w.chainOfLocation[i] = chainAt(w, inner, static_cast<int64_t>(i), ret);
+  w.chainOfLocation[i] =
+      chainAt(w, inner, static_cast<int64_t>(i), ret, !ret && w.stacks && !anyCost(self, ne_));
   if (w.locationOf[inner] == static_cast<int64_t>(i) && w.memo[ret][inner] < 0)
     w.memo[ret][inner] = w.chainOfLocation[i];
   const Chain& c = w.chains[static_cast<size_t>(w.chainOfLocation[i])];
