@@ -812,6 +812,20 @@ def compare_script_inlined(tmp):
           f"perf script's (inlined) frames: folded as stackcollapse-perf, objects {objects}")
 
 
+def compare_named_by_earlier_build(tmp):
+    """A symbolized .ppk an earlier build wrote (tests/data/perf/named-c505f59.ppk: a recording
+    of `find` and a shell, named by c505f59): its symbol table holds a user frame under kernel
+    frames as a return address, which later builds look up at the address itself. Read now,
+    such frames keep their names: as many samples have a frame left unnamed in a library
+    ([libc.so.6], [ld-linux...]) as that build's own conversion had, 32 of 8,604."""
+    f = os.path.join(data, "named-c505f59.ppk")
+    lines = folded(f)
+    unnamed = sum(n for l, n in lines.items() if re.search(r";\[(libc|ld-linux)[^;]*\]", l))
+    check(sum(lines.values()) == 8604 and unnamed == 32,
+          f"a .ppk named by c505f59: {unnamed} of {sum(lines.values())} samples with an unnamed "
+          f"library frame (32 of 8,604 then)")
+
+
 def compare_dwarf_callgraph(tmp, buildids):
     """A recording made with --call-graph dwarf (user stacks copied, for perf to unwind): its
     self samples per function of the program equal perf report's (the kernel's callchains give
@@ -1282,6 +1296,7 @@ def main():
             compare_script_without_tids(tmp)
             compare_script_inlined(tmp)
             compare_fixed_period(tmp)
+            compare_named_by_earlier_build(tmp)
             compare_compressed(tmp)
             compare_directory(tmp)
             compare_buildid_cache(tmp)
