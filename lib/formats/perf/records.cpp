@@ -64,7 +64,7 @@ class Reader {
   const Attr& attrOfSample(uint64_t at, uint64_t end) const;
   uint64_t timeOf(uint32_t type, uint64_t at, uint64_t end) const;
   int64_t findMapping(int32_t pid, uint64_t ip);
-  int64_t kernelText();
+  int64_t kernelText_ = -1;  // the kernel's text mapping in all_ (addMapping), -1: none
   void addMapping(MappingRec m);
   uint64_t frameOf(uint64_t ip, bool kernel, int32_t pid);
   uint64_t frameOfSearched(uint64_t ip, bool kernel, int32_t pid);
@@ -355,6 +355,9 @@ void Reader::addMapping(MappingRec m) {
       ++it;
   }
   space[m.start] = all_.size();
+  // The kernel's own text mapping, for its frames past it (frameOfSearched): the latest.
+  if (m.pid == -1 && m.path.rfind("[kernel.kallsyms]", 0) == 0)
+    kernelText_ = static_cast<int64_t>(all_.size());
   all_.push_back(std::move(m));
 }
 
@@ -378,21 +381,12 @@ uint64_t Reader::frameOf(uint64_t ip, bool kernel, int32_t pid) {
   return r.frame;
 }
 
-// The kernel's own text mapping ([kernel.kallsyms]_text), -1 if none was recorded.
-int64_t Reader::kernelText() {
-  auto s = maps_.find(-1);
-  if (s == maps_.end()) return -1;
-  for (const auto& [start, i] : s->second)
-    if (all_[i].path.rfind("[kernel.kallsyms]", 0) == 0) return static_cast<int64_t>(i);
-  return -1;
-}
-
 uint64_t Reader::frameOfSearched(uint64_t ip, bool kernel, int32_t pid) {
   int64_t m = findMapping(kernel ? -1 : pid, ip);
   // A kernel frame past the kernel's text mapping (which ends at _etext: init text, as at
   // boot in an idle task's stack, is above it) is the kernel's, named from its symbol table
   // as perf names it.
-  if (m < 0 && kernel && (ip >> 63) != 0) m = kernelText();  // the upper half: the kernel's
+  if (m < 0 && kernel && (ip >> 63) != 0) m = kernelText_;  // the upper half: the kernel's
   uint64_t kept = 0;
   if (m >= 0) {
     MappingRec& rec = all_[static_cast<size_t>(m)];
