@@ -3,6 +3,7 @@
 // 0x55dc6e079000/0x55dc6e07a000/0x1000 /tmp/psym/hot).
 
 #include <fcntl.h>
+#include <sys/stat.h>
 #include <unistd.h>
 
 #include <algorithm>
@@ -363,12 +364,10 @@ TEST(kallsyms_names_as_perf_in_any_order) {
   check(shuffled, "reversed-late");
 }
 
-// A table as the kernel prints it, long enough that a lookup starts from one of the sorted part's
-// marks (load parses that part only where a lookup lands): every address, and every address just
-// past a symbol, named as a plain search of the table names it. Modules follow in no order.
 // A JIT's perf map (node --perf-basic-prof's lines, as it writes them): each line's range names
-// its code; a later line for the same start (code compiled again) wins; lines that are not
-// "START SIZE NAME" are passed over; a map of none is refused.
+// its code; a later line for the same start (code compiled again) wins, and code inside other
+// code is the inner entry's; lines that are not "START SIZE NAME" are passed over; a map of
+// none, a FIFO and another user's map are refused.
 TEST(perf_map_names_jit_code) {
   const std::string path = testlib::tempPath("perf-4242.map");
   testlib::spit(path,
@@ -389,19 +388,40 @@ TEST(perf_map_names_jit_code) {
     };
     CHECK_EQ(name(0x7f448c006840), std::string("JS:*hotjs /tmp/js.js:1:15 (again)"));
     CHECK_EQ(name(0x7f448c0068bf), std::string("JS:*hotjs /tmp/js.js:1:15 (again)"));
-    CHECK_EQ(name(0x7f448c0068c0), std::string("(none)"));  // past the later line's 0x80
+    // Past the later line's 0x80, in the earlier line's 0x1c0: code the later one is inside.
+    CHECK_EQ(name(0x7f448c0068c0), std::string("JS:*hotjs /tmp/js.js:1:15"));
     CHECK_EQ(name(0x7f448c006a3f), std::string("Builtins_ModulusSmi_Baseline"));
     CHECK_EQ(name(0x7f448c006a40), std::string("(none)"));
     CHECK_EQ(name(0x7f448c0070ff), std::string("JS:~lazy /tmp/js.js:9:1"));
     CHECK_EQ(name(0x1000), std::string("(none)"));
   }
+  // Code inside other code: the inner entry where it holds the address, else the outer one.
+  testlib::spit(path, "1000 2000 outer\n1800 10 inner\n");
+  map = PerfMap::load(path, why);
+  CHECK(map != nullptr);
+  if (map) {
+    CHECK((*map->lookup(0x1805))[0].function == "inner");
+    CHECK((*map->lookup(0x2000))[0].function == "outer");
+    CHECK(map->lookup(0x3000) == nullptr);
+  }
   testlib::spit(path, "no map here\n");
   CHECK(PerfMap::load(path, why) == nullptr && why.find("START SIZE NAME") != std::string::npos);
+  // Not a regular file (a FIFO would block the read), or another user's: not read.
+  std::remove(path.c_str());
+  CHECK(::mkfifo(path.c_str(), 0600) == 0);
+  CHECK(PerfMap::load(path, why) == nullptr && why.find("not a regular file") != std::string::npos);
+  std::remove(path.c_str());
+  testlib::spit(path, "1000 10 planted\n");
+  if (::geteuid() == 0 && ::chown(path.c_str(), 12345, 12345) == 0)
+    CHECK(PerfMap::load(path, why) == nullptr && why.find("another user") != std::string::npos);
   std::remove(path.c_str());
   CHECK(isJitMapping("//anon") && isJitMapping("/memfd:doublemapper (deleted)") &&
         !isJitMapping("/usr/bin/node") && !isJitMapping("[anon:v8]"));
 }
 
+// A table as the kernel prints it, long enough that a lookup starts from one of the sorted part's
+// marks (load parses that part only where a lookup lands): every address, and every address just
+// past a symbol, named as a plain search of the table names it. Modules follow in no order.
 TEST(kallsyms_long_table_names_every_address) {
   std::mt19937 rng(7);
   std::string text;
