@@ -770,17 +770,34 @@ def compare_script_lines(tmp):
 
 
 def compare_script_without_tids(tmp):
-    """-F -tid prints no tid on any line: where one comm ends in a number ("worker 12345"),
-    another line that plainly has no tid ("bash [000]") says the number is the comm's."""
+    """-F -tid prints no tid on any line: where a comm ends in a number ("worker 12345"), the
+    lines that plainly have no tid ("bash [000]"), most of them, say the number is the comm's."""
     txt = os.path.join(tmp, "without-tids.txt")
     frame = "\t          1462a handle_amd+0xa (/usr/lib/x86_64-linux-gnu/ld-linux-x86-64.so.2)\n"
     with open(txt, "w") as out:
-        for comm in ("bash", "worker 12345", "w 1234567"):
+        for comm in ("bash", "sh", "make", "worker 12345", "w 1234567"):
             out.write(f"{comm} [000] 1.5:     250000 cpu-clock:\n{frame}\n")
     info = json.loads(run(cli, "info", txt, "--json"))
     lines = folded(txt)
-    check([t["thread_id"] for t in info["threads"]] == [-1, -1, -1] and
-          sorted(l.split(";")[0] for l in lines) == ["bash", "w_1234567", "worker_12345"],
+    # A line perf wrote among the samples (here after the first) says nothing of the fields:
+    # the threads of a text with tids keep them.
+    with gzip.open(os.path.join(data, "threads.script.txt.gz"), "rt") as z:
+        text = z.read()
+    first = text.index("\n\n") + 2
+    stray = os.path.join(tmp, "stray.txt")
+    with open(stray, "w") as out:
+        out.write(text[:first] + "Failed to open /tmp/perf-1234.map, continuing without symbols\n\n" +
+                  text[first:])
+    ids = lambda path: sorted({t["thread_id"] for t in
+                               json.loads(run(cli, "info", path, "--json"))["threads"]} - {-1})
+    plain = os.path.join(tmp, "plain.txt")
+    with open(plain, "w") as out:
+        out.write(text)
+    check(ids(stray) == ids(plain) and len(ids(plain)) >= 3,
+          f"a stray line among the samples leaves the tids: {ids(stray)} vs {ids(plain)}")
+    check([t["thread_id"] for t in info["threads"]] == [-1] * 5 and
+          sorted(l.split(";")[0] for l in lines) == ["bash", "make", "sh", "w_1234567",
+                                                     "worker_12345"],
           f"-F -tid text, comms ending in numbers: {dict(lines)}, threads {info['threads']}")
 
 

@@ -228,9 +228,11 @@ perf::ThreadKey parseSampleLine(std::string_view line, bool tidColumn, uint64_t 
 }
 
 // Whether the text's sample lines print a [pid/]tid. -F prints the same fields on every line,
-// so one line with no word that could be a tid says that none has one: else "worker 12345
-// [000] 1.5:" under -F -tid would take the comm's last word for a tid.
+// so where most sample lines have no word that could be a tid, none has one: else "worker
+// 12345 [000] 1.5:" under -F -tid would take the comm's last word for a tid. (Most, not one:
+// a line perf wrote among the samples, "Warning: ..." or "Failed to open ...", is no sample.)
 bool hasTidColumn(std::string_view text) {
+  uint64_t with = 0, without = 0;
   bool open = false;  // inside a sample, as readPerfScript reads lines
   for (size_t pos = 0; pos < text.size();) {
     size_t nl = text.find('\n', pos);
@@ -245,9 +247,11 @@ bool hasTidColumn(std::string_view text) {
     open = true;
     const std::vector<Word> words = wordsOf(line);
     size_t idw;
-    if (!words.empty() && (fieldsOf(words, true, idw), idw == words.size())) return false;
+    if (words.empty()) continue;
+    fieldsOf(words, true, idw);
+    ++(idw == words.size() ? without : with);
   }
-  return true;
+  return without < with || with + without == 0;
 }
 
 }  // namespace
