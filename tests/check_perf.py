@@ -770,8 +770,9 @@ def compare_script_lines(tmp):
 
 
 def compare_script_without_tids(tmp):
-    """-F -tid prints no tid on any line: where a comm ends in a number ("worker 12345"), the
-    lines that plainly have no tid ("bash [000]"), most of them, say the number is the comm's."""
+    """-F -tid prints no tid on any line: where a comm ends in a number ("worker 12345"), a
+    line that plainly has no tid ("bash [000]") says the number is the comm's; a line perf
+    writes among the samples, with no cpu, time or event, says nothing."""
     txt = os.path.join(tmp, "without-tids.txt")
     frame = "\t          1462a handle_amd+0xa (/usr/lib/x86_64-linux-gnu/ld-linux-x86-64.so.2)\n"
     with open(txt, "w") as out:

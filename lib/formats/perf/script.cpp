@@ -228,11 +228,11 @@ perf::ThreadKey parseSampleLine(std::string_view line, bool tidColumn, uint64_t 
 }
 
 // Whether the text's sample lines print a [pid/]tid. -F prints the same fields on every line,
-// so where most sample lines have no word that could be a tid, none has one: else "worker
-// 12345 [000] 1.5:" under -F -tid would take the comm's last word for a tid. (Most, not one:
-// a line perf wrote among the samples, "Warning: ..." or "Failed to open ...", is no sample.)
+// so a sample line with no word that could be a tid says that none has one: else "worker 12345
+// [000] 1.5:" under -F -tid would take the comm's last word for a tid. Only lines with a field
+// perf prints after the tid count (a [cpu], a time, an event): a line perf wrote among the
+// samples ("Failed to open ...", "Warning: ...", even between one sample's frames) has none.
 bool hasTidColumn(std::string_view text) {
-  uint64_t with = 0, without = 0;
   bool open = false;  // inside a sample, as readPerfScript reads lines
   for (size_t pos = 0; pos < text.size();) {
     size_t nl = text.find('\n', pos);
@@ -246,12 +246,15 @@ bool hasTidColumn(std::string_view text) {
     if (line.front() == '\t' || (line.front() == ' ' && open)) continue;
     open = true;
     const std::vector<Word> words = wordsOf(line);
+    bool anchored = !words.empty() && eventOf(words) < words.size();
+    for (size_t i = 1; i < words.size() && !anchored; ++i)
+      anchored = isCpuWord(words[i].text) || isTimeWord(words[i].text);
+    if (!anchored) continue;
     size_t idw;
-    if (words.empty()) continue;
     fieldsOf(words, true, idw);
-    ++(idw == words.size() ? without : with);
+    if (idw == words.size()) return false;
   }
-  return without < with || with + without == 0;
+  return true;
 }
 
 }  // namespace
