@@ -815,6 +815,18 @@ DWARF_SAMPLE = """tmpl  5429 41480.227398:     250000 cpu-clock:
 """
 
 
+# The same with -F +srcline: an inlined frame has no dso, and "(inlined)" follows its line.
+DWARF_SAMPLE_SRCLINE = """inl  6844 44373.069920:     250000 cpu-clock:ppp: 
+\t            11d4 inner+0x44
+  inl.c:2 (inlined)
+\t            11d4 outer+0x44 (/tmp/inl)
+  inl.c:9
+\t            1234 main+0x14 (/tmp/inl)
+  inl.c:20
+
+"""
+
+
 def compare_script_inlined(tmp):
     """perf script's inlined frames: kept as frames (stackcollapse-perf keeps them), each in
     the dso of the frame at its address that follows it, none in a dso called "inlined"."""
@@ -824,6 +836,13 @@ def compare_script_inlined(tmp):
     objects = {l.split("\t")[4]: l.split("\t")[5]
                for l in run(cli, "top", txt, "--tsv", "-n", "100").splitlines()}
     ld = "/usr/lib/x86_64-linux-gnu/ld-linux-x86-64.so.2"
+    src = os.path.join(tmp, "inlined-srcline.txt")
+    with open(src, "w") as out:
+        out.write(DWARF_SAMPLE_SRCLINE)
+    srcline_objects = {l.split("\t")[4]: l.split("\t")[5]
+                       for l in run(cli, "top", src, "--tsv", "-n", "100").splitlines()}
+    check(srcline_objects.get("inner") == "/tmp/inl" and folded(src) == {"inl;main;outer;inner": 1},
+          f"perf script -F +srcline's (inlined) frames: {srcline_objects}, {dict(folded(src))}")
     check(folded(txt) == stackcollapse(DWARF_SAMPLE) and objects.get("dl_platform_init") == ld
           and objects.get("handle_amd") == ld and "inlined" not in objects.values()
           and objects.get("init_cpu_features") != ld,

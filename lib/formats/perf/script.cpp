@@ -349,7 +349,8 @@ std::unique_ptr<Profile> readPerfScript(std::span<const uint8_t> data) {
     if (line.front() == '\t' || (line.front() == ' ' && open)) {
       uint64_t addr;
       std::string sym, dso;
-      if (open && !chain.empty() && line.front() == ' ' && !parseFrame(line, addr, sym, dso))
+      if (open && (!chain.empty() || !inlined.empty()) && line.front() == ' ' &&
+          !parseFrame(line, addr, sym, dso))
         continue;  // -F +srcline: the frame's "file:line" (or "[dso][addr]"), not kept
       if (!open || !parseFrame(line, addr, sym, dso))
         throw Error(Status::malformed, kScript, "not a frame line of a sample", at, lineNo + 1);
@@ -357,6 +358,16 @@ std::unique_ptr<Profile> readPerfScript(std::span<const uint8_t> data) {
       // function with "(inlined)" in place of its dso, before the frame of the function it is
       // inlined into, at the same address: its dso is that frame's, so it waits for it (where
       // perf prints no such frame, the dso is not known).
+      // With -F +srcline, perf prints such a frame with no dso and "(inlined)" after its
+      // source line, on the next line.
+      if (dso.empty()) {
+        const size_t end = text.find('\n', pos);
+        const std::string_view next =
+            trim(text.substr(pos, end == std::string_view::npos ? text.npos : end - pos));
+        if (next.size() > 10 && next.substr(next.size() - 10) == " (inlined)" &&
+            pos < text.size() && text[pos] == ' ')
+          dso = "inlined";
+      }
       if (dso == "inlined") {
         inlined.push_back({addr, std::move(sym)});
         continue;
