@@ -360,13 +360,11 @@ std::unique_ptr<Profile> readPerfScript(std::span<const uint8_t> data) {
       // perf prints no such frame, the dso is not known).
       // With -F +srcline, perf prints such a frame with no dso and "(inlined)" after its
       // source line, on the next line.
-      if (dso.empty()) {
+      if (dso.empty() && pos < text.size() && text[pos] == ' ') {
         const size_t end = text.find('\n', pos);
         const std::string_view next =
             trim(text.substr(pos, end == std::string_view::npos ? text.npos : end - pos));
-        if (next.size() > 10 && next.substr(next.size() - 10) == " (inlined)" &&
-            pos < text.size() && text[pos] == ' ')
-          dso = "inlined";
+        if (next.size() > 10 && next.substr(next.size() - 10) == " (inlined)") dso = "inlined";
       }
       if (dso == "inlined") {
         inlined.push_back({addr, std::move(sym)});
