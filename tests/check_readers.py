@@ -221,6 +221,26 @@ else:
 # Parent links instead of children, and a sample recorded out of time order (a negative
 # delta): samples at 110 (f), 107 (anon), 147 (f), start 100, end 200. In time order anon
 # lasts from the start, 10 us, then f 37 and 53 us.
+# Two anonymous functions on one line of minified code, told apart by their columns: they stay
+# two through pprof (which has no column: the writer gives them system names of their own).
+minified = write("minified.cpuprofile", json.dumps({
+    "nodes": [
+        {"id": 1, "callFrame": {"functionName": "(root)", "scriptId": "0", "url": "",
+                                "lineNumber": -1, "columnNumber": -1}, "hitCount": 0, "children": [2]},
+        {"id": 2, "callFrame": {"functionName": "", "scriptId": "3", "url": "file:///app/b.min.js",
+                                "lineNumber": 0, "columnNumber": 10}, "hitCount": 5, "children": [3]},
+        {"id": 3, "callFrame": {"functionName": "", "scriptId": "3", "url": "file:///app/b.min.js",
+                                "lineNumber": 0, "columnNumber": 200}, "hitCount": 7, "children": []}],
+    "startTime": 0, "endTime": 12000, "samples": [2] * 5 + [3] * 7, "timeDeltas": [1000] * 12}))
+mp = os.path.join(tmp, "minified.pb.gz")
+r = run("convert", minified, "-o", mp, "--to", "pprof")
+got, _ = top_json(mp, "--event", "samples")
+want, _ = top_json(minified, "--event", "samples")
+rows = lambda t: sorted((f["name"], f["self"], f["inclusive"], f["recursive"]) for f in t["functions"])
+check(r.returncode == 0 and got and want and rows(got) == rows(want) and len(rows(want)) == 2,
+      f"cpuprofile: two functions of one line, by column, stay two through pprof "
+      f"({got and rows(got)} vs {want and rows(want)})")
+
 v8 = write("parent.cpuprofile", json.dumps({
     "nodes": [{"id": 9, "callFrame": {"functionName": "(root)", "scriptId": "0", "url": "",
                                       "lineNumber": -1, "columnNumber": -1}},

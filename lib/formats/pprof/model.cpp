@@ -403,13 +403,17 @@ class PprofSource : public ModelSource {
   void frames(FunctionLayer& out) {
     const size_t nl = d_.locationId.size();
     std::vector<int64_t> ofFunction(d_.functionId.size(), -1);
-    // A function is its name, file, object and first line: two of one name and file that
-    // start on different lines (V8's anonymous functions of one script) stay two.
-    std::map<std::tuple<std::string, std::string, std::string, uint64_t>, uint64_t> byKey;
+    // A function is its name, system name, file, object and first line: two of one name and
+    // file that start on different lines (V8's anonymous functions of one script), or that the
+    // profile tells apart by their system names (profpack's writer, for functions of one line:
+    // minified code), stay two.
+    std::map<std::tuple<std::string, std::string, std::string, std::string, uint64_t>, uint64_t>
+        byKey;
     auto add = [&](std::string_view name, std::string_view file, std::string_view object,
-                   uint64_t startLine) {
-      auto [it, added] = byKey.try_emplace(
-          {std::string(name), std::string(file), std::string(object), startLine}, 0);
+                   uint64_t startLine, std::string_view systemName = {}) {
+      auto [it, added] = byKey.try_emplace({std::string(name), std::string(systemName),
+                                            std::string(file), std::string(object), startLine},
+                                           0);
       if (added) {
         it->second =
             out.addFunction({std::string(name), std::string(file), std::string(object), startLine});
@@ -436,9 +440,9 @@ class PprofSource : public ModelSource {
         const uint64_t fi = functionIndex_.find(d_.lineFunction[k + i]);
         if (ofFunction[fi] < 0) {
           const int64_t start = d_.functionStartLine[fi];
-          ofFunction[fi] = static_cast<int64_t>(add(d_.strings[d_.functionName[fi]],
-                                                    d_.strings[d_.functionFile[fi]], object,
-                                                    start > 0 ? static_cast<uint64_t>(start) : 0));
+          ofFunction[fi] = static_cast<int64_t>(add(
+              d_.strings[d_.functionName[fi]], d_.strings[d_.functionFile[fi]], object,
+              start > 0 ? static_cast<uint64_t>(start) : 0, d_.strings[d_.functionSystemName[fi]]));
         }
         const int64_t line = d_.lineLine[k + i];
         frame_.push_back(
@@ -451,7 +455,8 @@ class PprofSource : public ModelSource {
     for (size_t fi = 0; fi < ofFunction.size(); ++fi)
       if (ofFunction[fi] < 0)
         add(d_.strings[d_.functionName[fi]], d_.strings[d_.functionFile[fi]], "",
-            d_.functionStartLine[fi] > 0 ? static_cast<uint64_t>(d_.functionStartLine[fi]) : 0);
+            d_.functionStartLine[fi] > 0 ? static_cast<uint64_t>(d_.functionStartLine[fi]) : 0,
+            d_.strings[d_.functionSystemName[fi]]);
   }
 
   // The frames of sample s, outermost first, as indexes into frame_.

@@ -1,5 +1,7 @@
 #include <bit>
+#include <map>
 #include <string>
+#include <tuple>
 #include <unordered_map>
 #include <vector>
 
@@ -436,12 +438,23 @@ class PprofWriter {
 
   void writeFunctions() {
     if (!named_) return;
+    // Functions of one name, file and first line (V8's anonymous functions of one line of
+    // minified code, told apart by their columns) get system names of their own, by which a
+    // reader keeps them apart ("(anonymous) [7]": the function's id).
+    std::map<std::tuple<std::string_view, std::string_view, uint64_t>, size_t> same;
+    for (size_t f = 0; f < m_.functions(); ++f) {
+      const FunctionRow& row = m_.function(f);
+      ++same[{row.name, row.file, row.line}];
+    }
     for (size_t f = 0; f < m_.functions(); ++f) {
       const FunctionRow& row = m_.function(f);
       std::string fp;
       uintField(fp, 1, f + 1);
       uintField(fp, 2, strings_.index(row.name));
-      uintField(fp, 3, strings_.index(row.name));
+      uintField(fp, 3,
+                strings_.index(same[{row.name, row.file, row.line}] > 1
+                                   ? row.name + " [" + std::to_string(f + 1) + "]"
+                                   : row.name));
       uintField(fp, 4, strings_.index(row.file));
       // Where the function starts: two functions of one name and file (V8's anonymous ones)
       // stay two, which pprof would merge by name and file alone.
