@@ -1243,7 +1243,7 @@ def compare_exec(tmp, buildids):
     up to the kernel's entry."""
     f = os.path.join(tmp, "exec.data")
     run("perf", "--buildid-dir", buildids, "record", "-q", "-e", "cpu-clock", "-F", "20000",
-        "-g", "-o", f, "sh", "-c", "for i in $(seq 300); do /bin/true; done")
+        "-g", "-o", f, "sh", "-c", "for i in $(seq 100); do /bin/true; done")
     text = run("perf", "--buildid-dir", buildids, "script", "-i", f)
     # The user part of each line (comm and user frames, up to the kernel's entry): kernel frames
     # at a function's last byte are named apart on purpose (docs/formats.md).
