@@ -122,6 +122,13 @@ class ModelWriter {
     const uint64_t* self = nullptr;
   };
 
+  // The load bias of a location's mapping (0: none), which its address is written without.
+  static uint64_t loadBias(const LocationLayer& layer, const Location& l) {
+    return l.mapping >= 0 && static_cast<size_t>(l.mapping) < layer.mappings.size()
+               ? layer.mappings[static_cast<size_t>(l.mapping)].loadBias
+               : 0;
+  }
+
   void locationsByFunction() {
     const Model& m = *m_;
     at_.clear();
@@ -131,11 +138,8 @@ class ModelWriter {
     for (size_t i = 0; i < layer.locations.size(); ++i) {
       const Location& l = layer.locations[i];
       if (l.function < 0 || static_cast<size_t>(l.function) >= m.functions()) continue;
-      const uint64_t bias = l.mapping >= 0 && static_cast<size_t>(l.mapping) < layer.mappings.size()
-                                ? layer.mappings[static_cast<size_t>(l.mapping)].loadBias
-                                : 0;
       at_[static_cast<size_t>(l.function)].push_back(
-          {l.address - bias, lines_ ? l.line : 0, layer.self.data() + i * ne_});
+          {l.address - loadBias(layer, l), lines_ ? l.line : 0, layer.self.data() + i * ne_});
     }
   }
 
@@ -202,13 +206,13 @@ class ModelWriter {
     // A site is the caller frame's location and its place in that location's inline chain,
     // with the caller and the callee: one lookup a frame.
     struct Row {
-      uint64_t edge;
+      uint64_t edge, location;
       uint32_t place;
+      bool counted;  // some stack's values are in it
     };
     PairMap rowOf;  // (location << 32 | callee, caller << 16 | place) -> row
     std::vector<Row> rows;
-    std::vector<uint64_t> rowLocation, cost, edgeStamp(edges.size(), ~uint64_t{0});
-    std::vector<bool> counted;
+    std::vector<uint64_t> cost, edgeStamp(edges.size(), ~uint64_t{0});
     for (size_t s = 0; s < st.stacks(); ++s) {
       const uint64_t b = st.start[s], e = st.start[s + 1];
       const uint64_t* v = st.values.data() + s * ne_;
@@ -228,43 +232,35 @@ class ModelWriter {
         if (fresh) {
           const uint64_t* edge = edgeOf.find(caller, callee);
           if (!edge) return;  // every adjacent pair is an arc of the model: else no sites
-          rows.push_back({*edge, static_cast<uint32_t>(place)});
-          rowLocation.push_back(li);
+          rows.push_back({*edge, li, static_cast<uint32_t>(place), false});
           cost.insert(cost.end(), ne_, 0);
-          counted.push_back(false);
         }
-        const uint64_t row = r;
-        if (edgeStamp[rows[row].edge] == s) continue;  // counted at an outer site of this stack
-        edgeStamp[rows[row].edge] = s;
-        counted[row] = true;
-        uint64_t* c = cost.data() + row * ne_;
+        Row& row = rows[r];
+        if (edgeStamp[row.edge] == s) continue;  // counted at an outer site of this stack
+        edgeStamp[row.edge] = s;
+        row.counted = true;
+        uint64_t* c = cost.data() + r * ne_;
         for (size_t i = 0; i < ne_; ++i) c[i] += v[i];
       }
     }
-    std::vector<uint64_t> rowEdge(rows.size()), rowPlace(rows.size());
-    for (size_t r = 0; r < rows.size(); ++r) rowEdge[r] = rows[r].edge, rowPlace[r] = rows[r].place;
     // Rows grouped by edge, each edge's sites in order of address and line.
     std::vector<uint64_t> order;  // the rows some stack counted
     for (size_t r = 0; r < rows.size(); ++r)
-      if (counted[r]) order.push_back(r);
-    std::vector<At> at(rowEdge.size());
+      if (rows[r].counted) order.push_back(r);
+    std::vector<At> at(rows.size());
     for (size_t r = 0; r < at.size(); ++r) {
-      const uint64_t li = rowLocation[r];
-      if (li >= layer.locations.size()) return;  // not a location of the layer: no sites
-      const Location& l = layer.locations[li];
-      const uint64_t bias = l.mapping >= 0 && static_cast<size_t>(l.mapping) < layer.mappings.size()
-                                ? layer.mappings[static_cast<size_t>(l.mapping)].loadBias
-                                : 0;
+      const Location& l = layer.locations[rows[r].location];
       uint64_t line = l.line;
-      if (layer.frames(li) > 1) line = layer.inlined[layer.inlineStart[li] + rowPlace[r]].line;
-      at[r] = {instr_ ? l.address - bias : 0, lines_ ? line : 0, nullptr};
+      if (layer.frames(rows[r].location) > 1)
+        line = layer.inlined[layer.inlineStart[rows[r].location] + rows[r].place].line;
+      at[r] = {instr_ ? l.address - loadBias(layer, l) : 0, lines_ ? line : 0, nullptr};
     }
     std::sort(order.begin(), order.end(), [&](uint64_t a, uint64_t b) {
-      return std::tie(rowEdge[a], at[a].address, at[a].line, a) <
-             std::tie(rowEdge[b], at[b].address, at[b].line, b);
+      return std::tie(rows[a].edge, at[a].address, at[a].line, a) <
+             std::tie(rows[b].edge, at[b].address, at[b].line, b);
     });
     siteStart_.assign(edges.size() + 1, 0);
-    for (uint64_t r : order) ++siteStart_[rowEdge[r] + 1];
+    for (uint64_t r : order) ++siteStart_[rows[r].edge + 1];
     for (size_t e = 0; e < edges.size(); ++e) siteStart_[e + 1] += siteStart_[e];
     sites_.reserve(order.size());
     siteCost_.reserve(order.size() * ne_);
