@@ -214,8 +214,8 @@ class StoredSource : public ModelSource {
 }  // namespace
 
 std::string storedModelAuthor() {
-  return std::string("profpack ") + PROFPACK_VERSION_STRING + ", layer " +
-         std::to_string(kStoredModelRevision);
+  std::string author = "profpack " PROFPACK_VERSION_STRING ", layer ";
+  return author + std::to_string(kStoredModelRevision);
 }
 
 std::string encodeStoredModel(const Model& model, const Profile& profile) {

@@ -71,8 +71,8 @@ bool localDebugCandidate(Dwfl_Module* mod, const char* fileName, const char* deb
       names.push_back(link);
       names.push_back(link.substr(link.rfind('/') == std::string::npos ? 0 : link.rfind('/') + 1));
     }
-    std::vector<std::string> dirs{dir, dir + "/.debug", dir + "/.dwz", kDebugRoot,
-                                  std::string(kDebugRoot) + "/.dwz"};
+    const std::string root = kDebugRoot;
+    std::vector<std::string> dirs{dir, dir + "/.debug", dir + "/.dwz", root, root + "/.dwz"};
     for (size_t i = 0; i < dir.size(); ++i)
       if (dir[i] == '/') dirs.push_back(std::string(kDebugRoot) + dir.substr(i));
     for (const std::string& d : dirs)

@@ -250,15 +250,15 @@ struct Reader {
   uint64_t varint(const char* what) {
     uint64_t v = 0;
     for (int shift = 0; shift < 64; shift += 7) {
-      if (p >= s.size()) malformed(p, std::string("coding ends inside ") + what);
+      if (p >= s.size()) malformed(p, "coding ends inside " + std::string(what));
       const uint8_t b = static_cast<uint8_t>(s[p++]);
       v |= uint64_t{b & 0x7fu} << shift;
       if (!(b & 0x80)) return v;
     }
-    malformed(p, std::string("overlong number for ") + what);
+    malformed(p, "overlong number for " + std::string(what));
   }
   uint64_t fixed(size_t n, const char* what) {
-    if (s.size() - p < n) malformed(p, std::string("coding ends inside ") + what);
+    if (s.size() - p < n) malformed(p, "coding ends inside " + std::string(what));
     uint64_t v = 0;  // little-endian
     for (size_t i = 0; i < n; ++i) v |= uint64_t{static_cast<uint8_t>(s[p + i])} << (8 * i);
     p += n;
