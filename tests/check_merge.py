@@ -359,6 +359,24 @@ for base, new in [(d("symbolize/hot.prof"), d("symbolize/hot.run2.prof")),
               f"{what}: top --tsv and --json: signed, summing to pprof's net {net}; --json's "
               f"base_total is pprof's ({js.get('total')}, {js.get('base_total')})")
 
+# A difference filtered by a tag: the rows are the tagged samples', the base total is of all
+# the base's samples (pprof's "of N total" under -tagfocus), and nothing reads past the samples
+# kept (the labels were once left unfiltered).
+lbase, lnew = d("pprof/labels-base.pb.gz"), d("pprof/labels-new.pb.gz")
+r = run("diff", lbase, lnew, "-o", t("labels-diff.pb.gz"))
+for tag in ["sort", "hash"]:
+    want = pprof_out("-top", "-nodefraction=0", f"-tagfocus=worker={tag}", "-sample_index=cpu",
+                     f"-diff_base={lbase}", lnew)
+    ws, wr = pprof_top(want)
+    r = subprocess.run([checklib.cli, "top", t("labels-diff.pb.gz"), "--tag", f"worker={tag}",
+                        "--json", "--event", "cpu", "-n", "1000"], capture_output=True, text=True)
+    js = json.loads(r.stdout) if r.returncode == 0 else {}
+    net = int(ws.split("for ")[1].split("ms")[0]) * 1000000 if ws else None
+    base_total = int(ws.split("of ")[1].split("ms")[0]) * 1000000 if ws else None
+    check(js.get("total") == net and js.get("base_total") == base_total,
+          f"diff with --tag worker={tag}: total and base_total are pprof's under -tagfocus "
+          f"({js.get('total')}, {js.get('base_total')} | pprof: {net}, {base_total})")
+
 r = run("diff", d("symbolize/hot.prof"), d("symbolize/hot.run2.prof"), "-o", t("sd.pb.gz"))
 r2 = run("convert", t("sd.pb.gz"), "--to", "gperftools", "-o", t("sd.prof"))
 check(r2.returncode == 1 and "a difference of profiles holds negative costs" in r2.stderr and

@@ -58,6 +58,9 @@ class PprofSource : public ModelSource {
       d_ = pprofFromIR(profile);
       checkPprof(d_, "ppk");
     }
+    // The base's total is of all its samples, as pprof's is: a tag filter narrows the rows,
+    // not what their shares are of.
+    baseTotal_ = baseTotals();
     if (!options.tags.empty()) keepTagged(options.tags);
     ne_ = d_.sampleType.size();
     const IdIndex mappings(d_.mappingId), locations(d_.locationId);
@@ -140,7 +143,7 @@ class PprofSource : public ModelSource {
         for (size_t e = 0; e < ne_; ++e) c[e] += p.arcCost[a * ne_ + e];
       }
     }
-    baseTotals(out);
+    if (!baseTotal_.empty()) out.baseTotals = baseTotal_;
   }
 
   // What a run of samples adds up to: per function its self and inclusive cost, and the call
@@ -212,8 +215,9 @@ class PprofSource : public ModelSource {
   // pprof's computeTotal: where samples carry pprof::base=true (a difference saved by
   // `go tool pprof -proto -diff_base`, or profpack's), the total is the sum of their values'
   // magnitudes.
-  void baseTotals(FunctionLayer& out) const {
-    std::vector<uint64_t> total(ne_, 0);
+  std::vector<uint64_t> baseTotals() const {
+    const size_t ne = d_.sampleType.size();
+    std::vector<uint64_t> total(ne, 0);
     bool any = false;
     for (size_t s = 0, label = 0; s < d_.sampleLabels.size(); label += d_.sampleLabels[s++]) {
       bool base = false;
@@ -221,12 +225,13 @@ class PprofSource : public ModelSource {
         base |= d_.strings[d_.labelKey[k]] == "pprof::base" && d_.strings[d_.labelStr[k]] == "true";
       if (!base) continue;
       any = true;
-      for (size_t e = 0; e < ne_; ++e) {
-        const int64_t v = d_.sampleValue[s * ne_ + e];
+      for (size_t e = 0; e < ne; ++e) {
+        const int64_t v = d_.sampleValue[s * ne + e];
         total[e] += v < 0 ? ~static_cast<uint64_t>(v) + 1 : static_cast<uint64_t>(v);
       }
     }
-    if (any) out.baseTotals = std::move(total);
+    if (!any) total.clear();
+    return total;
   }
 
   void locations(LocationLayer& out) override {
@@ -390,6 +395,13 @@ class PprofSource : public ModelSource {
                                    d_.sampleLocation.begin() + at + n);
         kept.sampleValue.insert(kept.sampleValue.end(), d_.sampleValue.begin() + s * types,
                                 d_.sampleValue.begin() + (s + 1) * types);
+        kept.sampleLabels.push_back(nl);
+        for (uint64_t k = label; k < label + nl; ++k) {
+          kept.labelKey.push_back(d_.labelKey[k]);
+          kept.labelStr.push_back(d_.labelStr[k]);
+          kept.labelNum.push_back(d_.labelNum[k]);
+          kept.labelUnit.push_back(d_.labelUnit[k]);
+        }
       }
       at += n;
       label += nl;
@@ -397,6 +409,12 @@ class PprofSource : public ModelSource {
     d_.sampleFrames = std::move(kept.sampleFrames);
     d_.sampleLocation = std::move(kept.sampleLocation);
     d_.sampleValue = std::move(kept.sampleValue);
+    // The labels stay aligned with the samples kept.
+    d_.sampleLabels = std::move(kept.sampleLabels);
+    d_.labelKey = std::move(kept.labelKey);
+    d_.labelStr = std::move(kept.labelStr);
+    d_.labelNum = std::move(kept.labelNum);
+    d_.labelUnit = std::move(kept.labelUnit);
   }
 
   // Model functions, and every location's frames, outermost first.
@@ -489,6 +507,7 @@ class PprofSource : public ModelSource {
   bool fromReader_ = false;  // d_ came from the reader (takeDecoded): given back at the end
   PprofData d_;
   size_t ne_ = 0;
+  std::vector<uint64_t> baseTotal_;  // per event, where samples carry pprof::base=true
   bool signed_ = false, lines_ = false, addresses_ = false;
   IdIndex functionIndex_;
   std::vector<int64_t> locationMapping_;  // per location: mapping index, -1 for none
