@@ -291,6 +291,64 @@ void CostTableSource::passOverRows(FunctionLayer& out, PairMap& edgeIndex) {
   }
 }
 
+namespace {
+
+// Per function: whether it is in a cycle of calls through at least one other function (a
+// strongly connected component of the call graph, self-calls left out, with more than one
+// function). Tarjan's algorithm with its own stack: linear, and no recursion as deep as the
+// call graph is long.
+std::vector<bool> inCallCycle(size_t nf, const std::vector<CallEdge>& edges) {
+  std::vector<uint64_t> start(nf + 1, 0), to;
+  for (const CallEdge& e : edges)
+    if (e.caller != e.callee) ++start[e.caller + 1];
+  for (size_t f = 0; f < nf; ++f) start[f + 1] += start[f];
+  to.resize(start[nf]);
+  std::vector<uint64_t> fill(start.begin(), start.end() - 1);
+  for (const CallEdge& e : edges)
+    if (e.caller != e.callee) to[fill[e.caller]++] = e.callee;
+  constexpr uint64_t kUnseen = ~uint64_t{0};
+  std::vector<uint64_t> index(nf, kUnseen), low(nf, 0), next(nf, 0), members;
+  std::vector<bool> onStack(nf, false), cyclic(nf, false);
+  std::vector<uint64_t> path;
+  uint64_t counter = 0;
+  for (size_t root = 0; root < nf; ++root) {
+    if (index[root] != kUnseen) continue;
+    path.push_back(root);
+    while (!path.empty()) {
+      const uint64_t f = path.back();
+      if (index[f] == kUnseen) {
+        index[f] = low[f] = counter++;
+        next[f] = start[f];
+        members.push_back(f);
+        onStack[f] = true;
+      }
+      if (next[f] < start[f + 1]) {
+        const uint64_t g = to[next[f]++];
+        if (index[g] == kUnseen) {
+          path.push_back(g);
+        } else if (onStack[g]) {
+          low[f] = std::min(low[f], index[g]);
+        }
+        continue;
+      }
+      path.pop_back();
+      if (!path.empty()) low[path.back()] = std::min(low[path.back()], low[f]);
+      if (low[f] != index[f]) continue;
+      const bool cycle = members.back() != f;
+      for (;;) {
+        const uint64_t m = members.back();
+        members.pop_back();
+        onStack[m] = false;
+        cyclic[m] = cycle;
+        if (m == f) break;
+      }
+    }
+  }
+  return cyclic;
+}
+
+}  // namespace
+
 void CostTableSource::finishLayer(FunctionLayer& out) {
   const size_t ne = ne_;
   out.calls.assign(out.functions.size(), 0);
@@ -298,7 +356,11 @@ void CostTableSource::finishLayer(FunctionLayer& out) {
 
   // Inclusive: a function with callers other than itself costs what those calls cost, as
   // callgrind_annotate reports it; any other function costs its self cost plus its calls to
-  // others (recursive calls counted once).
+  // others (recursive calls counted once). A function in no cycle of calls through other
+  // functions costs at least its self cost plus its calls to others: more than its callers'
+  // calls where it is also entered without a call (a thread's first function, in a profile
+  // of several threads merged: callgrind_annotate's rule gave clone less than its self cost
+  // there). In a cycle (f calls g calls f) that sum would count the inner calls again.
   const size_t nf = out.functions.size();
   std::vector<bool> called(nf, false);
   for (size_t k = 0; k < out.edges.size(); ++k) {
@@ -307,13 +369,18 @@ void CostTableSource::finishLayer(FunctionLayer& out) {
     called[e.callee] = true;
     for (size_t i = 0; i < ne; ++i) out.inclusive[e.callee * ne + i] += out.edgeCost(k)[i];
   }
-  for (size_t f = 0; f < nf; ++f)
-    if (!called[f])
-      for (size_t i = 0; i < ne; ++i) out.inclusive[f * ne + i] = out.self[f * ne + i];
+  std::vector<uint64_t> own(out.self);  // self cost plus calls to others
   for (size_t k = 0; k < out.edges.size(); ++k) {
     const CallEdge& e = out.edges[k];
-    if (e.caller == e.callee || called[e.caller]) continue;
-    for (size_t i = 0; i < ne; ++i) out.inclusive[e.caller * ne + i] += out.edgeCost(k)[i];
+    if (e.caller == e.callee) continue;
+    for (size_t i = 0; i < ne; ++i) own[e.caller * ne + i] += out.edgeCost(k)[i];
+  }
+  const std::vector<bool> cyclic = inCallCycle(nf, out.edges);
+  for (size_t f = 0; f < nf; ++f) {
+    if (called[f] && cyclic[f]) continue;
+    for (size_t i = 0; i < ne; ++i)
+      out.inclusive[f * ne + i] =
+          called[f] ? std::max(out.inclusive[f * ne + i], own[f * ne + i]) : own[f * ne + i];
   }
 }
 
