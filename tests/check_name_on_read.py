@@ -63,6 +63,15 @@ check({"mix", "fold", "work", "other", "main"} <= set(ref),
 for name, v in sorted(ref.items()):
     check(ours.get(name) == v, f"top without symbolize: {name}: profpack {ours.get(name)}, "
           f"pprof flat/cum {v}")
+# The same profile as a pprof of addresses (no lines: one function per mapping until named):
+# every location is named on read, callers' too, so the figures are the same.
+unnamed = os.path.join(tmp, "unnamed.pb.gz")
+r = run("convert", prof, "--no-symbolize", "--to", "pprof", "-o", unnamed)
+ours_pprof = top_tsv(unnamed)
+for name, v in sorted(ref.items()):
+    check(r.returncode == 0 and ours_pprof.get(name) == v,
+          f"a pprof of its addresses, named on read: {name}: profpack {ours_pprof.get(name)}, "
+          f"pprof flat/cum {v}")
 r = run("top", prof)
 check(r.returncode == 0 and "warning" not in r.stderr and "mix" in r.stdout,
       f"top names mix, no warning ({r.stderr.strip()[:200]})")

@@ -204,20 +204,29 @@ std::vector<SymbolKey> addressesToName(const Model& model) {
     const StackLayer& st = model.stacks();
     if (st.locationsOnly())
       throw Error(Status::internal, "", "naming needs the model's stack frames");
-    // Where the frames are placed (LocationLayer::framesPlaced), each caller's frame is named
-    // where its location says: at a return address (a call site) or at its own address.
-    const bool placed = layer.framesPlaced && st.locations.size() == st.frames.size();
-    std::vector<bool> asked(placed ? layer.locations.size() : 0, false);
+    // Where the stacks say each frame's location, each caller's location is named (one
+    // function may have many: pprof's locations without lines are one function per mapping);
+    // where the frames are placed (LocationLayer::framesPlaced), where its location says: at a
+    // return address (a call site) or at its own address. Else at a return address, unless
+    // it has a self cost and was named at its own address above (SymbolizedSource's rule).
+    const bool perFrame = st.locations.size() == st.frames.size();
+    const bool placed = layer.framesPlaced && perFrame;
+    std::vector<bool> asked(perFrame ? layer.locations.size() : 0, false);
     std::vector<bool> asCaller(locationOf.size(), false);
     for (size_t s = 0; s < st.stacks(); ++s)
       for (uint64_t k = st.start[s]; k + 1 < st.start[s + 1]; ++k) {
-        if (placed) {
+        if (perFrame) {
           const uint64_t li = st.locations[k];
           if (li >= asked.size() || asked[li]) continue;
           asked[li] = true;
           const Location& l = layer.locations[li];
-          if (l.mapping >= 0)
-            keys.push_back({l.mapping, l.address + (l.callSite ? 1 : 0), l.callSite});
+          if (l.mapping < 0) continue;
+          bool self = false;
+          for (size_t e = 0; e < ne && !self && !placed && !l.callSite; ++e)
+            self = layer.self[li * ne + e] != 0;
+          if (!self)
+            keys.push_back(
+                {l.mapping, l.address + (l.callSite ? 1 : 0), placed ? l.callSite : true});
           continue;
         }
         const uint64_t f = st.frames[k];
