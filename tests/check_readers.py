@@ -260,6 +260,41 @@ spans = sorted((e["name"], e["ts"], e["dur"]) for e in json.load(open(ev))["trac
 check(spans == [("(anonymous)", 0.0, 10.0), ("f", 0.0, 100.0)],
       f"cpuprofile: the timeline's spans are the runs of samples ({spans})")
 
+# A caller and its only callee span the same time: the caller must come first in the file, as
+# viewers (and profpack) take the earlier of two equal spans for the outer one; the callee keeps
+# the self time, as in the profile.
+v8 = write("nest.cpuprofile", json.dumps({
+    "nodes": [{"id": 1, "callFrame": {"functionName": "(root)", "scriptId": "0", "url": "",
+                                      "lineNumber": -1, "columnNumber": -1}, "children": [2]},
+              {"id": 2, "callFrame": {"functionName": "main", "scriptId": "1", "url": "file:///a.js",
+                                      "lineNumber": 0, "columnNumber": 0}, "children": [3]},
+              {"id": 3, "callFrame": {"functionName": "leaf", "scriptId": "1", "url": "file:///a.js",
+                                      "lineNumber": 3, "columnNumber": 0}}],
+    "startTime": 0, "endTime": 3000, "samples": [3, 3, 3], "timeDeltas": [0, 1000, 1000]}))
+ev = os.path.join(tmp, "nest.json")
+r = run("convert", v8, "-o", ev, "--to", "trace-event")
+order = [e["name"] for e in json.load(open(ev))["traceEvents"] if e["ph"] == "X"] \
+    if r.returncode == 0 else []
+r = run("top", ev, "--tsv")
+rows = {l.split("\t")[4]: l.split("\t")[0] for l in r.stdout.splitlines()}
+check(order == ["main", "leaf"] and rows == {"leaf": "3000000", "main": "0"},
+      f"cpuprofile -> trace-event: of equal spans the caller first ({order}; read back: {rows})")
+# The same on a recorded profile: per function, the self time read back from the trace is the
+# profile's (microseconds as nanoseconds).
+work = os.path.join(data, "cpuprofile", "work.cpuprofile")
+ev = os.path.join(tmp, "work.json")
+r = run("convert", work, "-o", ev, "--to", "trace-event")
+t1, err1 = top_json(work)
+t2, err2 = top_json(ev)
+want, got = defaultdict(int), defaultdict(int)
+for f in t1["functions"] if t1 else []:
+    want[f["name"]] += f["self"] * 1000
+for f in t2["functions"] if t2 else []:
+    got[f["name"]] += f["self"]
+check(r.returncode == 0 and want and got == want,
+      f"cpuprofile -> trace-event: per function self time read back equal "
+      f"({sorted(set(got.items()) ^ set(want.items()))[:4]} {err1} {err2})")
+
 # ---- trace events
 def direct_callees(trace_path):
     """Per thread index and function: calls made directly from its calls (nesting the X

@@ -296,10 +296,15 @@ struct Span {
 };
 
 // Receives the timeline's spans: a thread's in the order its calls ended (a callee before its
-// caller); the threads' may interleave, as the source stores them.
+// caller), unless the source calls outerFirst() first; the threads' may interleave, as the
+// source stores them.
 class SpanSink {
  public:
   virtual ~SpanSink() = default;
+  // Called before any span by a source whose spans come in an order that already puts the
+  // outer of two spans that begin together first (a trace's spans in the order of its file,
+  // which nest so): a sink may keep that order as it is.
+  virtual void outerFirst() {}
   virtual void span(const Span& span) = 0;
 };
 
