@@ -414,6 +414,25 @@ r = run("top", arr, "--inclusive", "--tsv")
 rows = {l.split("\t")[4]: l.split("\t")[:2] for l in r.stdout.splitlines()}
 check(r.returncode == 0 and rows.get("outer") == ["6750", "10000"] and
       rows.get("inner") == ["3250", "3250"], f"trace array form: B/E and X nest ({rows})")
+# B/E events out of time order pair in time order; at one time an E ends a span before a B
+# begins one (unless it names that B: a span of no duration); equal B/E spans nest in the
+# order of their B.
+for name, events, want in [
+        ("unsorted", [("B", "a", 0), ("B", "b", 1), ("B", "c", 5), ("E", "b", 4), ("E", "c", 6),
+                      ("E", "a", 10)], {"a": "6000", "b": "3000", "c": "1000"}),
+        ("endfirst", [("B", "a", 0), ("B", "b", 10), ("E", None, 10), ("E", None, 20)],
+         {"a": "10000", "b": "10000"}),
+        ("zero", [("B", "a", 0), ("B", "z", 5), ("E", "z", 5), ("E", "a", 10)],
+         {"a": "10000", "z": "0"}),
+        ("equal", [("B", "main", 0), ("B", "leaf", 0), ("E", "leaf", 3), ("E", "main", 3)],
+         {"main": "0", "leaf": "3000"})]:
+    f = write(name + "_be.json", json.dumps(
+        [dict({"ph": ph, "ts": ts, "pid": 1, "tid": 1}, **({"name": n} if n else {}))
+         for ph, n, ts in events]))
+    rb = run("top", f, "--tsv")
+    got = {l.split("\t")[4]: l.split("\t")[0] for l in rb.stdout.splitlines()}
+    check(rb.returncode == 0 and got == want and not rb.stderr,
+          f"trace B/E {name}: self times {got} ({rb.stderr.strip()})")
 warn = r.stderr
 check(warn.count("instant") == 1 and warn.count("counter") == 1 and warn.count("async") == 1,
       f"trace: one warning per skipped kind ({warn.strip()})")
