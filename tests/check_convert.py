@@ -124,6 +124,10 @@ for rel in ["perf/spin.data", "perf/threads.data"]:
     check(r.returncode == 0 and want and got == want,
           f"{rel} -> trace-event: self time read back in the functions samples end in "
           f"({sorted(got ^ want)[:4]} {r.stderr.strip()})")
+    procs = {e["args"]["name"] for e in json.load(open(out))["traceEvents"]
+             if e["ph"] == "M" and e["name"] == "process_name"} if r.returncode == 0 else set()
+    check(procs and not any(p.startswith("thread ") for p in procs),
+          f"{rel} -> trace-event: perf's comm names the processes ({procs})")
 
 
 

@@ -459,6 +459,29 @@ for name, text, what in [("neither.json", '{"a": 1}', "neither"),
                           "a pid or tid out of range")]:
     r = run("info", write(name, text))
     check(r.returncode == 1 and what in r.stderr, f"refused: {name} ({r.stderr.strip()})")
+# Thread and process names (thread_name, process_name, a tid given as a string) are written
+# back, also through a .ppk.
+named = write("named.json", json.dumps({"traceEvents": [
+    {"name": "process_name", "ph": "M", "pid": 7, "tid": 0, "args": {"name": "MyProc"}},
+    {"name": "thread_name", "ph": "M", "pid": 7, "tid": 3, "args": {"name": "Renderer"}},
+    {"name": "f", "ph": "X", "ts": 0, "dur": 10, "pid": 7, "tid": 3},
+    {"name": "g", "ph": "X", "ts": 0, "dur": 5, "pid": 7, "tid": 4},
+    {"name": "thread_name", "ph": "M", "pid": "1", "tid": "main", "args": {"name": "Main"}},
+    {"name": "h", "ph": "X", "ts": 0, "dur": 5, "pid": "1", "tid": "main"},
+    {"name": "h", "ph": "X", "ts": 0, "dur": 5, "pid": "1", "tid": "worker"}]}))
+for via in ["json", "ppk"]:
+    src = named
+    if via == "ppk":
+        src = os.path.join(tmp, "named.ppk")
+        run("convert", named, "-o", src)
+    out = os.path.join(tmp, "named.out.json")
+    r = run("convert", src, "-o", out, "--to", "trace-event")
+    meta = sorted((e["name"], e["pid"], e["args"]["name"]) for e in
+                  json.load(open(out))["traceEvents"] if e["ph"] == "M") if r.returncode == 0 else []
+    check([m for m in meta if m[0] == "process_name"] == [("process_name", 7, "MyProc")] and
+          sorted(m[2] for m in meta if m[0] == "thread_name") == ["Main", "Renderer", "thread 4",
+                                                                 "worker"],
+          f"trace-event -> trace-event ({via}): thread and process names kept ({meta})")
 for to in ["callgrind", "pprof", "folded", "ppk"]:
     r = run("convert", tr1, "-o", os.path.join(tmp, "t." + to), "--to", to)
     check(r.returncode == 0, f"trace-event -> {to} ({r.stderr.strip()})")

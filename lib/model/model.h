@@ -112,6 +112,7 @@ struct LineCost {
 struct ThreadRow {
   uint32_t pid = 0, threadId = 0;  // kUnknownId where the source does not say
   std::string process;  // the process's name where the source records it (perf's comm)
+  std::string name;     // the thread's name where the source records it (a trace's thread_name)
 };
 
 // A pid or thread id the source does not know: perf's -1 (its records hold ids as 32 bits;

@@ -70,6 +70,7 @@ struct Reader {
   std::vector<std::vector<Mark>> marks;
   std::unordered_map<std::string, uint64_t> frameOfName;
   uint64_t unended = 0;
+  std::vector<bool> named;  // per thread: a thread_name event names it (not its tid string)
   std::unordered_map<int64_t, std::string> processNames;
   uint64_t unmatchedEnds = 0, badDurations = 0, events = 0;
   bool inEvent = false;  // reading an event (not between two)
@@ -227,14 +228,18 @@ struct Reader {
 
   uint32_t thread(int64_t pid, int64_t tid) {
     const uint32_t t = tree.thread(pid, tid);
-    if (!tidName.empty()) tree.nameThread(t, tidName);
+    if (named.size() <= t) named.resize(t + 1, false);
+    if (!tidName.empty() && !named[t]) tree.nameThread(t, tidName);
     if (!pidName.empty()) processNames.emplace(pid, pidName);
     return t;
   }
 
   void metadata(int64_t pid, int64_t tid) {
-    if (name == "thread_name")
-      tree.nameThread(thread(pid, tid), argName);
+    if (name == "thread_name") {
+      const uint32_t t = thread(pid, tid);
+      tree.nameThread(t, argName);
+      named[t] = true;
+    }
     else if (name == "process_name")
       processNames[pid] = argName;
   }
