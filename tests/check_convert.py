@@ -5,7 +5,8 @@
   (`profpack info`), and per innermost frame to its self cost (`profpack top --tsv`).
 - trace-event: parses as JSON; per thread, the complete events nest; per function, the
   summed durations of its outermost calls equal its inclusive ticks (`top --thread N`) in
-  microseconds at the trace's cycle frequency, its event count its completed calls.
+  microseconds at the trace's cycle frequency, its event count its completed calls; a perf
+  profile's, read back, gives self time to the functions its samples end in.
 - callgrind (every corpus file): callgrind_annotate's PROGRAM TOTALS equal the source's total
   and its per-function self costs top's; read back by profpack, every function's self and
   inclusive cost equal the source's; XRay calls= add up to the source's completed calls;
@@ -76,8 +77,8 @@ for rel in ["xray/fdr-v5-st.xray", "xray/fdr-v5-mt-manybuf.xray", "xray/basic-v3
             by_thread[(e["pid"], e["tid"])].append(e)
     check(set(by_thread) <= names and len(names) == len(threads),
           f"{rel}: one thread_name per thread, every event on a named thread")
-    # The events come as the calls ended (a callee before its caller); viewers order them by
-    # time, and so does this check: by begin, the longer (the caller) first.
+    # Viewers order the events by time, and so does this check: by begin, the longer (the
+    # caller) first, and of equal ones the earlier in the file.
     for evs in by_thread.values():
         evs.sort(key=lambda e: (e["ts"], -e["dur"]))
     nest = True
@@ -111,6 +112,22 @@ for rel in ["xray/fdr-v5-st.xray", "xray/fdr-v5-mt-manybuf.xray", "xray/basic-v3
                 ok = False
                 print(f"     {name}: durations {durations.get(name, 0.0):.3f} us, top {want:.3f} us")
         check(ok, f"{rel} thread {t}: per-function outermost durations equal top's inclusive")
+
+# A sample's frames span the same time: written caller first, the trace read back gives self
+# time to the functions the samples end in, as the profile does (to none of their callers).
+for rel in ["perf/spin.data", "perf/threads.data"]:
+    src = os.path.join(data, rel)
+    out = os.path.join(tmp, "perf.json")
+    r = run("convert", src, "-o", out, "--to", "trace-event")
+    want = {n for n, (s, _) in top_tsv(src).items() if s > 0}
+    got = {n for n, (s, _) in top_tsv(out).items() if s > 0} if r.returncode == 0 else set()
+    check(r.returncode == 0 and want and got == want,
+          f"{rel} -> trace-event: self time read back in the functions samples end in "
+          f"({sorted(got ^ want)[:4]} {r.stderr.strip()})")
+    procs = {e["args"]["name"] for e in json.load(open(out))["traceEvents"]
+             if e["ph"] == "M" and e["name"] == "process_name"} if r.returncode == 0 else set()
+    check(procs and not any(p.startswith("thread ") for p in procs),
+          f"{rel} -> trace-event: perf's comm names the processes ({procs})")
 
 
 

@@ -289,7 +289,7 @@ def script_samples(text):
 def trace_slices(path):
     """`profpack convert --to trace-event` as slices: per (pid, tid), (ts in ns, dur in ns,
     frame names outermost first), where the spans of one sample share ts and dur and come
-    innermost first."""
+    outermost first (viewers take the earlier of two equal spans for the outer)."""
     doc = json.loads(run(cli, "convert", path, "--to", "trace-event", "-o", "-"),
                      parse_float=decimal.Decimal)
     slices = collections.defaultdict(list)
@@ -300,7 +300,7 @@ def trace_slices(path):
         key = (e["pid"], e["tid"])
         ts, dur = int(e["ts"] * 1000), int(e["dur"] * 1000)
         if last.get(key) == (ts, dur):
-            slices[key][-1][2].insert(0, e["name"])
+            slices[key][-1][2].append(e["name"])
         else:
             slices[key].append((ts, dur, [e["name"]]))
         last[key] = (ts, dur)

@@ -260,6 +260,41 @@ spans = sorted((e["name"], e["ts"], e["dur"]) for e in json.load(open(ev))["trac
 check(spans == [("(anonymous)", 0.0, 10.0), ("f", 0.0, 100.0)],
       f"cpuprofile: the timeline's spans are the runs of samples ({spans})")
 
+# A caller and its only callee span the same time: the caller must come first in the file, as
+# viewers (and profpack) take the earlier of two equal spans for the outer one; the callee keeps
+# the self time, as in the profile.
+v8 = write("nest.cpuprofile", json.dumps({
+    "nodes": [{"id": 1, "callFrame": {"functionName": "(root)", "scriptId": "0", "url": "",
+                                      "lineNumber": -1, "columnNumber": -1}, "children": [2]},
+              {"id": 2, "callFrame": {"functionName": "main", "scriptId": "1", "url": "file:///a.js",
+                                      "lineNumber": 0, "columnNumber": 0}, "children": [3]},
+              {"id": 3, "callFrame": {"functionName": "leaf", "scriptId": "1", "url": "file:///a.js",
+                                      "lineNumber": 3, "columnNumber": 0}}],
+    "startTime": 0, "endTime": 3000, "samples": [3, 3, 3], "timeDeltas": [0, 1000, 1000]}))
+ev = os.path.join(tmp, "nest.json")
+r = run("convert", v8, "-o", ev, "--to", "trace-event")
+order = [e["name"] for e in json.load(open(ev))["traceEvents"] if e["ph"] == "X"] \
+    if r.returncode == 0 else []
+r = run("top", ev, "--tsv")
+rows = {l.split("\t")[4]: l.split("\t")[0] for l in r.stdout.splitlines()}
+check(order == ["main", "leaf"] and rows == {"leaf": "3000000", "main": "0"},
+      f"cpuprofile -> trace-event: of equal spans the caller first ({order}; read back: {rows})")
+# The same on a recorded profile: per function, the self time read back from the trace is the
+# profile's (microseconds as nanoseconds).
+work = os.path.join(data, "cpuprofile", "work.cpuprofile")
+ev = os.path.join(tmp, "work.json")
+r = run("convert", work, "-o", ev, "--to", "trace-event")
+t1, err1 = top_json(work)
+t2, err2 = top_json(ev)
+want, got = defaultdict(int), defaultdict(int)
+for f in t1["functions"] if t1 else []:
+    want[f["name"]] += f["self"] * 1000
+for f in t2["functions"] if t2 else []:
+    got[f["name"]] += f["self"]
+check(r.returncode == 0 and want and got == want,
+      f"cpuprofile -> trace-event: per function self time read back equal "
+      f"({sorted(set(got.items()) ^ set(want.items()))[:4]} {err1} {err2})")
+
 # ---- trace events
 def direct_callees(trace_path):
     """Per thread index and function: calls made directly from its calls (nesting the X
@@ -379,6 +414,25 @@ r = run("top", arr, "--inclusive", "--tsv")
 rows = {l.split("\t")[4]: l.split("\t")[:2] for l in r.stdout.splitlines()}
 check(r.returncode == 0 and rows.get("outer") == ["6750", "10000"] and
       rows.get("inner") == ["3250", "3250"], f"trace array form: B/E and X nest ({rows})")
+# B/E events out of time order pair in time order; at one time an E ends a span before a B
+# begins one (unless it names that B: a span of no duration); equal B/E spans nest in the
+# order of their B.
+for name, events, want in [
+        ("unsorted", [("B", "a", 0), ("B", "b", 1), ("B", "c", 5), ("E", "b", 4), ("E", "c", 6),
+                      ("E", "a", 10)], {"a": "6000", "b": "3000", "c": "1000"}),
+        ("endfirst", [("B", "a", 0), ("B", "b", 10), ("E", None, 10), ("E", None, 20)],
+         {"a": "10000", "b": "10000"}),
+        ("zero", [("B", "a", 0), ("B", "z", 5), ("E", "z", 5), ("E", "a", 10)],
+         {"a": "10000", "z": "0"}),
+        ("equal", [("B", "main", 0), ("B", "leaf", 0), ("E", "leaf", 3), ("E", "main", 3)],
+         {"main": "0", "leaf": "3000"})]:
+    f = write(name + "_be.json", json.dumps(
+        [dict({"ph": ph, "ts": ts, "pid": 1, "tid": 1}, **({"name": n} if n else {}))
+         for ph, n, ts in events]))
+    rb = run("top", f, "--tsv")
+    got = {l.split("\t")[4]: l.split("\t")[0] for l in rb.stdout.splitlines()}
+    check(rb.returncode == 0 and got == want and not rb.stderr,
+          f"trace B/E {name}: self times {got} ({rb.stderr.strip()})")
 warn = r.stderr
 check(warn.count("instant") == 1 and warn.count("counter") == 1 and warn.count("async") == 1,
       f"trace: one warning per skipped kind ({warn.strip()})")
@@ -405,6 +459,29 @@ for name, text, what in [("neither.json", '{"a": 1}', "neither"),
                           "a pid or tid out of range")]:
     r = run("info", write(name, text))
     check(r.returncode == 1 and what in r.stderr, f"refused: {name} ({r.stderr.strip()})")
+# Thread and process names (thread_name, process_name, a tid given as a string) are written
+# back, also through a .ppk.
+named = write("named.json", json.dumps({"traceEvents": [
+    {"name": "process_name", "ph": "M", "pid": 7, "tid": 0, "args": {"name": "MyProc"}},
+    {"name": "thread_name", "ph": "M", "pid": 7, "tid": 3, "args": {"name": "Renderer"}},
+    {"name": "f", "ph": "X", "ts": 0, "dur": 10, "pid": 7, "tid": 3},
+    {"name": "g", "ph": "X", "ts": 0, "dur": 5, "pid": 7, "tid": 4},
+    {"name": "thread_name", "ph": "M", "pid": "1", "tid": "main", "args": {"name": "Main"}},
+    {"name": "h", "ph": "X", "ts": 0, "dur": 5, "pid": "1", "tid": "main"},
+    {"name": "h", "ph": "X", "ts": 0, "dur": 5, "pid": "1", "tid": "worker"}]}))
+for via in ["json", "ppk"]:
+    src = named
+    if via == "ppk":
+        src = os.path.join(tmp, "named.ppk")
+        run("convert", named, "-o", src)
+    out = os.path.join(tmp, "named.out.json")
+    r = run("convert", src, "-o", out, "--to", "trace-event")
+    meta = sorted((e["name"], e["pid"], e["args"]["name"]) for e in
+                  json.load(open(out))["traceEvents"] if e["ph"] == "M") if r.returncode == 0 else []
+    check([m for m in meta if m[0] == "process_name"] == [("process_name", 7, "MyProc")] and
+          sorted(m[2] for m in meta if m[0] == "thread_name") == ["Main", "Renderer", "thread 4",
+                                                                 "worker"],
+          f"trace-event -> trace-event ({via}): thread and process names kept ({meta})")
 for to in ["callgrind", "pprof", "folded", "ppk"]:
     r = run("convert", tr1, "-o", os.path.join(tmp, "t." + to), "--to", to)
     check(r.returncode == 0, f"trace-event -> {to} ({r.stderr.strip()})")

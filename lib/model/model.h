@@ -112,6 +112,7 @@ struct LineCost {
 struct ThreadRow {
   uint32_t pid = 0, threadId = 0;  // kUnknownId where the source does not say
   std::string process;  // the process's name where the source records it (perf's comm)
+  std::string name;     // the thread's name where the source records it (a trace's thread_name)
 };
 
 // A pid or thread id the source does not know: perf's -1 (its records hold ids as 32 bits;
@@ -296,10 +297,15 @@ struct Span {
 };
 
 // Receives the timeline's spans: a thread's in the order its calls ended (a callee before its
-// caller); the threads' may interleave, as the source stores them.
+// caller), unless the source calls outerFirst() first; the threads' may interleave, as the
+// source stores them.
 class SpanSink {
  public:
   virtual ~SpanSink() = default;
+  // Called before any span by a source whose spans come in an order that already puts the
+  // outer of two spans that begin together first (a trace's spans in the order of its file,
+  // which nest so): a sink may keep that order as it is.
+  virtual void outerFirst() {}
   virtual void span(const Span& span) = 0;
 };
 

@@ -61,6 +61,9 @@ struct Model {
   # One per function, 1 where no symbol names it (FunctionRow::unnamed), or none where every
   # function is named (layer 3).
   functionUnnamed @27 :Ir.Column;
+
+  # One per thread: its name, as threadProcess (layer 5).
+  threadName @28 :List(UInt32);
 }
 
 struct Summary {

@@ -115,8 +115,9 @@ void decodeLayer(stored::Model::Reader m, FunctionLayer& out) {
   for (uint64_t v : m.getEventPeriods()) out.eventPeriods.push_back(v);
   for (uint64_t v : m.getBaseTotals()) out.baseTotals.push_back(v);
   auto pid = m.getThreadPid(), tid = m.getThreadId(), process = m.getThreadProcess();
+  auto threadName = m.getThreadName();
   for (unsigned i = 0; i < pid.size(); ++i)
-    out.threads.push_back({pid[i], tid[i], str(process[i])});
+    out.threads.push_back({pid[i], tid[i], str(process[i]), str(threadName[i])});
   Columns c = decodeColumns(m);
   out.functions.reserve(c.name.size());
   for (size_t i = 0; i < c.name.size(); ++i)
@@ -254,6 +255,7 @@ std::string encodeStoredModel(const Model& model, const Profile& profile) {
   for (unsigned i = 0; i < nt; ++i) pid.set(i, threads[i].pid), tid.set(i, threads[i].threadId);
   names(m.initThreadProcess(nt), nt,
         [&](size_t i) -> const std::string& { return threads[i].process; });
+  names(m.initThreadName(nt), nt, [&](size_t i) -> const std::string& { return threads[i].name; });
 
   const size_t nf = f.functions.size();
   auto column = [&](ir::Column::Builder out, size_t n, ir::Column::Encoding encoding, auto&& get) {
@@ -335,6 +337,7 @@ bool checkStoredModel(const kj::Array<capnp::word>& words, uint64_t offset, cons
     const size_t nt = m.getThreadPid().size();
     length(m.getThreadId().size(), nt, "threadId");
     length(indexes(m.getThreadProcess(), "a thread"), nt, "threadProcess");
+    length(indexes(m.getThreadName(), "a thread's name"), nt, "threadName");
     try {
       decodeColumns(m);  // every column, each index checked against the strings
     } catch (const Error& e) {

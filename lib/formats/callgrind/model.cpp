@@ -67,7 +67,7 @@ class CostTableSource : public ModelSource {
       for (auto& [key, index] : threads) {
         index = threads_.size();
         threads_.push_back(
-            {static_cast<uint32_t>(key.first), static_cast<uint32_t>(key.second), {}});
+            {static_cast<uint32_t>(key.first), static_cast<uint32_t>(key.second), {}, {}});
       }
       for (auto& t : partThread_) partIndex_.push_back(threads.at(t));
     }

@@ -186,8 +186,8 @@ CallTreeData decodeCallTree(const Profile& profile) {
   d.endTime = t.getEndTime();
   d.timeUnitsPerSecond = t.getTimeUnitsPerSecond();
   for (auto th : t.getThreads())
-    d.threads.push_back(
-        {static_cast<uint32_t>(th.getPid()), static_cast<uint32_t>(th.getTid()), {}});
+    d.threads.push_back({static_cast<uint32_t>(th.getPid()), static_cast<uint32_t>(th.getTid()),
+                         th.getProcessName().cStr(), th.getName().cStr()});
   d.spanThread = decodeColumn(t.getSpanThread());
   d.spanFrame = decodeColumn(t.getSpanFrame());
   d.spanBegin = decodeColumn(t.getSpanBegin());

@@ -86,8 +86,10 @@ class SpanSource : public ModelSource {
 
   uint64_t timelineOrigin() override { return 0; }
 
-  // In file order, times from the earliest span.
+  // In file order, times from the earliest span: outer first where spans begin together, as
+  // nest() reads them.
   void spans(SpanSink& sink) override {
+    sink.outerFirst();
     for (size_t s = 0; s < d_.spanThread.size(); ++s) {
       const uint32_t t = static_cast<uint32_t>(d_.spanThread[s]);
       if (thread_ >= 0 && t != static_cast<uint64_t>(thread_)) continue;
@@ -112,21 +114,15 @@ class SpanSource : public ModelSource {
     return static_cast<int64_t>(d_.spanBegin[s] + d_.spanDuration[s]);
   }
 
-  // One thread's spans (file order) nested: sorted by begin, the longer first, and spans equal
-  // in both in the order the file implies (a file written as calls end, as profpack writes
-  // one, lists a callee before its caller; one written as calls begin the other way round).
-  // Figures are added where `counted`.
+  // One thread's spans (file order) nested: sorted by begin, the longer first, and of spans
+  // equal in both the earlier in the file outside, as the format's viewers (catapult,
+  // Perfetto, speedscope) nest them and as profpack writes them. Figures are added where
+  // `counted`.
   void nest(FunctionLayer& out, std::span<uint64_t> spans, bool counted) {
-    size_t beginFalls = 0, endFalls = 0;
-    for (size_t i = 1; i < spans.size(); ++i) {
-      beginFalls += begin(spans[i]) < begin(spans[i - 1]);
-      endFalls += end(spans[i]) < end(spans[i - 1]);
-    }
-    const bool asEnded = beginFalls > endFalls;
     std::sort(spans.begin(), spans.end(), [&](uint64_t a, uint64_t b) {
       if (begin(a) != begin(b)) return begin(a) < begin(b);
       if (end(a) != end(b)) return end(a) > end(b);
-      return asEnded ? a > b : a < b;
+      return a < b;
     });
     struct Open {
       uint64_t span, context, edge, callees;

@@ -80,7 +80,7 @@ class PerfSource : public ModelSource {
       rows.reserve(pd_.getThreads().size());
       for (auto t : pd_.getThreads())
         rows.push_back({static_cast<uint32_t>(t.getPid()), static_cast<uint32_t>(t.getTid()),
-                        t.getComm().cStr()});
+                        t.getComm().cStr(), {}});
       return rows;
     };
     if (cache_)  // one list for every thread's model: a model per thread costs no copy of it

@@ -4,16 +4,21 @@
 // kept as nanoseconds (three decimals exactly; more are rounded).
 //
 // - "X" (complete): a span of `dur` from `ts` on thread (pid, tid);
-// - "B"/"E" (begin/end): an E ends the thread's most recent open B, which makes a span; an E
+// - "B"/"E" (begin/end): the format lets them come out of time order, so each thread's are
+//   taken in time order (file order where times are equal, but ends before begins: see
+//   pairSpans), and an E ends the thread's most recent open B, which makes a span; an E
 //   without one, and a B never ended, are left out with a warning;
 // - "M" (metadata): thread_name and process_name name threads; other metadata is ignored;
 // - every other kind (instant, counter, async, flow, sample, object, mark, clock sync,
 //   context) is skipped, with one warning per kind.
-// Spans are kept in the order the file ends them (an X where it stands, a B/E pair at its E).
+// Spans are kept in file order: an X where it stands, then each thread's B/E pairs in the order
+// of their B (the model takes the earlier of two equal spans for the outer).
 
+#include <algorithm>
 #include <map>
 #include <string>
 #include <unordered_map>
+#include <unordered_set>
 #include <vector>
 
 #include "error.h"
@@ -54,8 +59,18 @@ struct Reader {
   CallTreeBuilder tree;
   std::string name, argName, ph, pidName, tidName;
   std::map<std::string, uint64_t> skipped;  // kind -> events
-  // Per thread, the open B events: frame and begin.
-  std::vector<std::vector<std::pair<uint64_t, int64_t>>> open;
+  // Per thread, its B and E events in file order (kept until the end: they may come out of
+  // time order); per event name of a B, its frame.
+  struct Mark {
+    int64_t ts;
+    uint64_t frame;  // a B's; an E's name's where a B has that name, else kNoFrame
+    bool end;
+  };
+  static constexpr uint64_t kNoFrame = ~uint64_t{0};
+  std::vector<std::vector<Mark>> marks;
+  std::unordered_map<std::string, uint64_t> frameOfName;
+  uint64_t unended = 0;
+  std::vector<bool> named;  // per thread: a thread_name event names it (not its tid string)
   std::unordered_map<int64_t, std::string> processNames;
   uint64_t unmatchedEnds = 0, badDurations = 0, events = 0;
   bool inEvent = false;  // reading an event (not between two)
@@ -130,37 +145,101 @@ struct Reader {
     }
     if (!haveTs) json.fail(at, "a \"" + ph + "\" event without \"ts\"");
     const uint32_t t = thread(pid, tid);
-    if (open.size() <= t) open.resize(t + 1);
     if (kind == 'X') {
       if (dur < 0 || static_cast<uint64_t>(dur) > kMaxSpanUnits) {
         ++badDurations;
         return;
       }
       tree.span(t, tree.frame(name), ts, static_cast<uint64_t>(dur));
-    } else if (kind == 'B') {
-      open[t].push_back({tree.frame(name), ts});
-    } else if (open[t].empty()) {
-      ++unmatchedEnds;
-    } else {
-      const auto [frame, begin] = open[t].back();
-      open[t].pop_back();
-      if (ts < begin || static_cast<uint64_t>(ts) - static_cast<uint64_t>(begin) > kMaxSpanUnits)
+      return;
+    }
+    if (marks.size() <= t) marks.resize(t + 1);
+    uint64_t frame = kNoFrame;
+    if (kind == 'B') {
+      auto [it, added] = frameOfName.try_emplace(name, 0);
+      if (added) it->second = tree.frame(name);
+      frame = it->second;
+    } else if (!name.empty()) {
+      auto it = frameOfName.find(name);
+      if (it != frameOfName.end()) frame = it->second;
+    }
+    marks[t].push_back({ts, frame, kind == 'E'});
+  }
+
+  // One thread's B and E events as spans, in the order of their B. Sorted by time, stably (n log
+  // n; the format lets a file list them out of order, and speedscope sorts them so too); at
+  // equal times ends come before begins, as speedscope takes them: a span that ends as another
+  // begins is its sibling, not its caller. But an E that names a B of its time before it in
+  // the file ends that B (a span of no duration), so keeps its place after it; an E without a
+  // name cannot say so, and goes first.
+  void pairSpans(uint32_t t, std::vector<Mark>& m) {
+    std::stable_sort(m.begin(), m.end(), [](const Mark& a, const Mark& b) { return a.ts < b.ts; });
+    std::unordered_set<uint64_t> begun;  // the frames of a time's B events so far
+    std::vector<std::pair<uint8_t, Mark>> group;
+    for (size_t i = 0, j; i < m.size(); i = j) {
+      bool anyBegin = false, mixed = false;  // an E after a B of the same time
+      for (j = i; j < m.size() && m[j].ts == m[i].ts; ++j) {
+        mixed |= anyBegin && m[j].end;
+        anyBegin |= !m[j].end;
+      }
+      if (!mixed) continue;
+      // Rank: 0 for an E to go first, 1 for the rest (kept in file order).
+      begun.clear();
+      group.clear();
+      for (size_t k = i; k < j; ++k) {
+        const bool late = m[k].end ? m[k].frame != kNoFrame && begun.count(m[k].frame) : true;
+        if (!m[k].end) begun.insert(m[k].frame);
+        group.push_back({late ? 1 : 0, m[k]});
+      }
+      std::stable_sort(group.begin(), group.end(),
+                       [](const auto& a, const auto& b) { return a.first < b.first; });
+      for (size_t k = i; k < j; ++k) m[k] = group[k - i].second;
+    }
+    struct Pair {
+      uint64_t frame;
+      int64_t begin, end;
+      bool ended;
+    };
+    std::vector<Pair> pairs;  // per B in time order
+    std::vector<size_t> open;
+    for (const Mark& k : m) {
+      if (!k.end) {
+        open.push_back(pairs.size());
+        pairs.push_back({k.frame, k.ts, k.ts, false});
+      } else if (open.empty()) {
+        ++unmatchedEnds;
+      } else {
+        pairs[open.back()].end = k.ts;
+        pairs[open.back()].ended = true;
+        open.pop_back();
+      }
+    }
+    unended += open.size();
+    for (const Pair& p : pairs) {
+      if (!p.ended) continue;
+      const uint64_t d = static_cast<uint64_t>(p.end) - static_cast<uint64_t>(p.begin);
+      if (d > kMaxSpanUnits)
         ++badDurations;
       else
-        tree.span(t, frame, begin, static_cast<uint64_t>(ts) - static_cast<uint64_t>(begin));
+        tree.span(t, p.frame, p.begin, d);
     }
+    std::vector<Mark>().swap(m);
   }
 
   uint32_t thread(int64_t pid, int64_t tid) {
     const uint32_t t = tree.thread(pid, tid);
-    if (!tidName.empty()) tree.nameThread(t, tidName);
+    if (named.size() <= t) named.resize(t + 1, false);
+    if (!tidName.empty() && !named[t]) tree.nameThread(t, tidName);
     if (!pidName.empty()) processNames.emplace(pid, pidName);
     return t;
   }
 
   void metadata(int64_t pid, int64_t tid) {
-    if (name == "thread_name")
-      tree.nameThread(thread(pid, tid), argName);
+    if (name == "thread_name") {
+      const uint32_t t = thread(pid, tid);
+      tree.nameThread(t, argName);
+      named[t] = true;
+    }
     else if (name == "process_name")
       processNames[pid] = argName;
   }
@@ -255,13 +334,12 @@ std::unique_ptr<Profile> readTraceEvents(std::span<const uint8_t> data,
     warnings.push_back("skipped " + std::to_string(count) + " " + kindName(ph) + " event" +
                        (count == 1 ? "" : "s") + " (ph \"" + ph + "\"): only complete (X) and " +
                        "begin/end (B/E) events are read");
+  for (uint32_t t = 0; t < r.marks.size(); ++t) r.pairSpans(t, r.marks[t]);
   if (r.unmatchedEnds)
     warnings.push_back("skipped " + std::to_string(r.unmatchedEnds) +
                        " end (E) events without an open begin (B) event on their thread");
-  uint64_t unended = 0;
-  for (const auto& o : r.open) unended += o.size();
-  if (unended)
-    warnings.push_back("skipped " + std::to_string(unended) +
+  if (r.unended)
+    warnings.push_back("skipped " + std::to_string(r.unended) +
                        " begin (B) events that no end (E) event closes");
   if (r.badDurations)
     warnings.push_back("skipped " + std::to_string(r.badDurations) +

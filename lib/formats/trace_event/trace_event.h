@@ -13,7 +13,9 @@ namespace profpack {
 
 // One complete event ("ph":"X") per span of the model's timeline, with `ts` and `dur` in
 // microseconds from the earliest time in the profile, `pid` and `tid` the span's thread's; one
-// thread_name metadata event per thread. Streamed to `out`. Status::unsupported if the model
+// thread_name metadata event per thread (its name, else "thread TID"), a process_name one per
+// process the model names. Of spans that begin together the outer comes first
+// (viewers nest equal spans by file order). Streamed to `out`. Status::unsupported if the model
 // has no timeline.
 void writeTraceEvents(const Model& model, Sink& out);
 

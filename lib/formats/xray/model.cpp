@@ -44,7 +44,7 @@ class XraySource : public ModelSource {
     auto list = [&] {
       std::vector<ThreadRow> rows;
       rows.reserve(account.threads.size());
-      for (const XrayThreadAccount& t : account.threads) rows.push_back({t.pid, t.threadId, {}});
+      for (const XrayThreadAccount& t : account.threads) rows.push_back({t.pid, t.threadId, {}, {}});
       return rows;
     };
     if (cache_)  // one list for every thread's model
