@@ -260,6 +260,20 @@ spans = sorted((e["name"], e["ts"], e["dur"]) for e in json.load(open(ev))["trac
 check(spans == [("(anonymous)", 0.0, 10.0), ("f", 0.0, 100.0)],
       f"cpuprofile: the timeline's spans are the runs of samples ({spans})")
 
+# A real profile cut inside "timeDeltas": the samples before the cut are loaded, and the last of
+# them gets no time (not the time to the profile's endTime): the total is what the loaded deltas
+# cover.
+work = open(os.path.join(data, "cpuprofile/work.cpuprofile")).read()
+deltas_at = work.index('"timeDeltas"')
+cut_at = work.index(",", work.index(",", deltas_at) + 1 + len(work) // 200) + 1
+loaded = [int(x) for x in work[work.index("[", deltas_at) + 1:cut_at].split(",") if x.strip()]
+cutp = write("cut.cpuprofile", work[:cut_at])
+t, err = top_json(cutp)
+check(t is not None and len(loaded) > 10 and t["total"] == sum(loaded) and
+      any("no time" in w for w in t["warnings"]),
+      f"cpuprofile cut inside timeDeltas: the total is the loaded deltas' {sum(loaded)} "
+      f"({t and t['total']}, {t and t['warnings']} {err})")
+
 # ---- trace events
 def direct_callees(trace_path):
     """Per thread index and function: calls made directly from its calls (nesting the X
