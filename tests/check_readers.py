@@ -107,6 +107,12 @@ check(r.returncode == 1 and "line 2" in r.stderr and "byte offset" in r.stderr,
 cut = write("cut.folded", "main;a 3\nmain;b 4")
 r = run("info", cut)
 check(r.returncode == 0 and "byte offset 9" in r.stdout + r.stderr, "folded: a cut last line warns")
+# Counts whose sum does not fit in 64 bits: refused at the line that overflows (a sum wrapped
+# around gave `a` an inclusive count below its callees').
+big = write("big.folded", "a;b 18446744073709551615\na;c 1\n")
+r = run("top", big, "--inclusive")
+check(r.returncode == 1 and "line 2, byte offset 29" in r.stderr and "2^64 - 1" in r.stderr,
+      f"folded: counts adding up beyond 2^64 - 1 are refused ({r.stderr.strip()})")
 
 
 # ---- V8 CPU profiles
@@ -273,6 +279,25 @@ check(t is not None and len(loaded) > 10 and t["total"] == sum(loaded) and
       any("no time" in w for w in t["warnings"]),
       f"cpuprofile cut inside timeDeltas: the total is the loaded deltas' {sum(loaded)} "
       f"({t and t['total']}, {t and t['warnings']} {err})")
+# Times beyond 2^63 nanoseconds (as for trace events) are refused where they stand, not wrapped
+# around (every entry INT64_MAX gave a total of 9.2e18).
+huge = write("huge.cpuprofile", json.dumps({
+    "nodes": [{"id": 1, "callFrame": {"functionName": "f", "url": "", "scriptId": "0"}}],
+    "startTime": 0, "endTime": 1, "samples": [1, 1, 1], "timeDeltas": [2**52, 2**52, 2**52]}))
+r = run("top", huge)
+at = open(huge).read().index("[", open(huge).read().index('"timeDeltas"'))
+check(r.returncode == 1 and f"byte offset {at}" in r.stderr and "entry 2" in r.stderr and
+      "beyond 2^63" in r.stderr, f"cpuprofile: a time beyond 2^63 is refused ({r.stderr.strip()})")
+hits = write("hits.cpuprofile", json.dumps({
+    "nodes": [{"id": 1, "callFrame": {"functionName": "f", "url": "", "scriptId": "0"},
+               "hitCount": 2**63 - 1, "children": [2]},
+              {"id": 2, "callFrame": {"functionName": "g", "url": "", "scriptId": "0"},
+               "hitCount": 2**63 - 1, "children": [3]},
+              {"id": 3, "callFrame": {"functionName": "h", "url": "", "scriptId": "0"},
+               "hitCount": 2**63 - 1}]}))
+r = run("top", hits)
+check(r.returncode == 1 and "node 3" in r.stderr and "2^64 - 1" in r.stderr,
+      f"cpuprofile: hit counts adding up beyond 2^64 - 1 are refused ({r.stderr.strip()})")
 
 # ---- trace events
 def direct_callees(trace_path):

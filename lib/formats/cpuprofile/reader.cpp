@@ -9,7 +9,7 @@
 // instead of its children. Line and column numbers are 0-based in the file (-1: unknown) and
 // 1-based in the IR. A function without a name is "(anonymous)", as DevTools shows it. The tree
 // root "(root)" is the IR's root, not a frame, unless a sample is at it. Each sample's time is
-// startTime plus the time deltas up to it; a sample
+// startTime plus the time deltas up to it (one beyond 2^63 nanoseconds is an error); a sample
 // lasts to the next one, the last to endTime. In a profile cut short inside its samples, their
 // deltas or before its endTime, the profile ends at the last loaded sample's time, which is
 // given no time: the total is the time the loaded deltas cover.
@@ -31,6 +31,10 @@ namespace {
 
 constexpr const char* kFmt = "cpuprofile";
 constexpr uint64_t kNoFrame = ~uint64_t{0};  // a "(root)" node's, until it needs one
+// The latest (and, negated, earliest) time read: 2^63 nanoseconds, as for trace events, so that
+// every time and difference of times has a 64-bit count of nanoseconds.
+constexpr int64_t kMaxMicros = INT64_MAX / 1000;
+constexpr const char* kBeyond = "a time beyond 2^63 nanoseconds";
 
 struct Node {
   int64_t id = 0;
@@ -47,7 +51,7 @@ struct Parse {
   std::vector<int64_t> children;
   std::vector<std::pair<uint64_t, uint64_t>> ticks;  // line, ticks
   std::vector<int64_t> samples, deltas;
-  uint64_t samplesAt = 0;
+  uint64_t samplesAt = 0, deltasAt = 0;
   int64_t startTime = 0, endTime = 0;
   bool haveNodes = false;
   // Read whole: the two arrays and endTime (a profile cut before their end has only part).
@@ -149,15 +153,18 @@ void readTop(JsonReader& json, Parse& p) {
       json.beginArray();
       while (json.element()) readNode(json, p);
       p.haveNodes = true;
-    } else if (key == "startTime") {
-      p.startTime = json.integer();
-    } else if (key == "endTime") {
-      p.endTime = json.integer();
-      p.haveEndTime = true;
+    } else if (key == "startTime" || key == "endTime") {
+      json.peek();
+      const uint64_t at = json.offset();
+      const int64_t v = json.integer();
+      if (v > kMaxMicros || v < -kMaxMicros) json.fail(at, kBeyond);
+      (key == "startTime" ? p.startTime : p.endTime) = v;
+      if (key == "endTime") p.haveEndTime = true;
     } else if (key == "samples" || key == "timeDeltas") {
       const bool samples = key == "samples";
       std::vector<int64_t>& v = samples ? p.samples : p.deltas;
-      if (samples) p.samplesAt = json.offset();
+      json.peek();  // past the blanks: the offset of the array itself
+      (samples ? p.samplesAt : p.deltasAt) = json.offset();
       json.beginArray();
       while (json.element()) v.push_back(json.integer());
       (samples ? p.samplesWhole : p.deltasWhole) = true;
@@ -242,13 +249,25 @@ std::unique_ptr<Profile> build(Parse& p, JsonReader& json, size_t bytes, bool cu
     if (number[i] == kNoParent)
       json.fail(p.nodes[i].offset, "node " + std::to_string(p.nodes[i].id) +
                                        " is on a cycle of children: no root leads to it");
+  // A sample's time is startTime plus the deltas up to it; one beyond 2^63 nanoseconds is
+  // refused rather than wrapped around.
   int64_t t = p.startTime, last = p.startTime;
   for (size_t s = 0; s < sampleIndex.size(); ++s) {
     p.tree.sampleNode.push(number[sampleIndex[s]]);
-    t = static_cast<int64_t>(static_cast<uint64_t>(t) + static_cast<uint64_t>(p.deltas[s]));
+    if (__builtin_add_overflow(t, p.deltas[s], &t) || t > kMaxMicros || t < -kMaxMicros)
+      json.fail(p.deltasAt, "\"timeDeltas\" entry " + std::to_string(s) + " puts sample " +
+                                std::to_string(s) + " at " + kBeyond +
+                                " (startTime plus the time deltas up to it, in microseconds)");
     p.tree.sampleTime.push(static_cast<uint64_t>(t));
     last = std::max(last, t);
   }
+  // Without samples, the hit counts are the costs: their sum must not wrap around either.
+  uint64_t hits = 0;
+  for (const Node& n : p.nodes)
+    if (__builtin_add_overflow(hits, n.hits, &hits))
+      json.fail(n.offset, "node " + std::to_string(n.id) +
+                              "'s \"hitCount\" makes the nodes' hit counts add up to more than "
+                              "2^64 - 1");
   for (size_t i = 0; i < p.nodes.size(); ++i)
     for (uint64_t k = 0; k < p.nodes[i].tickCount; ++k) {
       if (number[i] == 0) continue;
