@@ -104,6 +104,11 @@ bad = write("bad.folded", "main;a 3\nmain;b x3\n")
 r = run("info", bad)
 check(r.returncode == 1 and "line 2" in r.stderr and "byte offset" in r.stderr,
       f"folded: a bad count names its line and offset ({r.stderr.strip()})")
+# Blanks before the stack and before the count are not part of it, as inferno reads a line.
+pad = write("pad.folded", "main;foo 3\n  main;foo  4\n\tmain;bar\t2\n")
+r = run("convert", pad, "-o", "-", "--to", "folded")
+check(r.returncode == 0 and r.stdout == "main;foo 7\nmain;bar 2\n",
+      f"folded: blanks around the stack are not part of it ({r.stdout!r} {r.stderr.strip()})")
 cut = write("cut.folded", "main;a 3\nmain;b 4")
 r = run("info", cut)
 check(r.returncode == 0 and "byte offset 9" in r.stdout + r.stderr, "folded: a cut last line warns")

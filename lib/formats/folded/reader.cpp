@@ -1,14 +1,15 @@
 // Collapsed stacks:
 //
 //   file  ::= (line "\n")*
-//   line  ::= blank* | stack blank+ count blank*        (a '\r' before the newline is dropped)
+//   line  ::= blank* | blank* stack blank+ count blank*  (a '\r' before the newline is dropped)
 //   stack ::= frame (";" frame)*                        (outermost first; a frame may hold blanks)
 //   count ::= digit+
 //
-// The count is the last blank-separated word, as flamegraph.pl takes it. Each line is one
-// sample of the IR's CallTree: frames share a prefix tree, the line's count is the sample's.
-// The counts must add up to at most 2^64 - 1 (a frame's inclusive count is a sum of them): a
-// line past that is an error naming it, not a total that wraps around.
+// The count is the last blank-separated word, as flamegraph.pl takes it. Blanks around the stack
+// are not part of it, as inferno reads a line (flamegraph.pl would keep the ones before it). Each
+// line is one sample of the IR's CallTree: frames share a prefix tree, the line's count is the
+// sample's. The counts must add up to at most 2^64 - 1 (a frame's inclusive count is a sum of
+// them): a line past that is an error naming it, not a total that wraps around.
 
 #include <string>
 #include <string_view>
