@@ -214,9 +214,22 @@ for rel in corpus():
         # (and profpack's) can give a function less inclusive time than self time, which a
         # Callgrind file cannot hold: there only self time carries over.
         sound = {n: v for n, v in want.items() if v[1] >= v[0]}
+        # A call still open where the trace ends has no figures of its own, but the calls it
+        # made that returned do (llvm-xray counts them so): read back from Callgrind, where
+        # they are its function's calls, that function costs its self cost plus its calls to
+        # others, more than the source's completed calls (docs/formats.md, Callgrind queries).
+        def own(n):
+            r = run("calls", src, n, "--json")
+            m = json.loads(r.stdout)["matches"] if r.returncode == 0 else []
+            return (want[n][0], want[n][0] + sum(c["inclusive"] for c in m[0]["callees"]
+                                                 if c["name"] != n)) if len(m) == 1 else None
+        differ = {n: back.get(n) for n, v in sound.items() if back.get(n) != v}
+        opened = {n for n, v in differ.items() if v and v[1] > want[n][1] and v == own(n)}
         check({n: back.get(n, (0, 0))[0] for n in want} == {n: v[0] for n, v in want.items()}
-              and all(back.get(n) == v for n, v in sound.items()),
-              f"{rel}: read back, every function's self and inclusive cost is the source's")
+              and set(differ) == opened and (not opened or rel.startswith("xray")),
+              f"{rel}: read back, every function's self and inclusive cost is the source's "
+              f"(but {sorted(opened)}: also calls made from calls the trace leaves open; "
+              f"differing: {sorted(set(differ) - opened)[:4]})")
     if rel.startswith("xray"):
         calls = defaultdict(int)
         callee = None

@@ -104,9 +104,20 @@ bad = write("bad.folded", "main;a 3\nmain;b x3\n")
 r = run("info", bad)
 check(r.returncode == 1 and "line 2" in r.stderr and "byte offset" in r.stderr,
       f"folded: a bad count names its line and offset ({r.stderr.strip()})")
+# Blanks before the stack and before the count are not part of it, as inferno reads a line.
+pad = write("pad.folded", "main;foo 3\n  main;foo  4\n\tmain;bar\t2\n")
+r = run("convert", pad, "-o", "-", "--to", "folded")
+check(r.returncode == 0 and r.stdout == "main;foo 7\nmain;bar 2\n",
+      f"folded: blanks around the stack are not part of it ({r.stdout!r} {r.stderr.strip()})")
 cut = write("cut.folded", "main;a 3\nmain;b 4")
 r = run("info", cut)
 check(r.returncode == 0 and "byte offset 9" in r.stdout + r.stderr, "folded: a cut last line warns")
+# Counts whose sum does not fit in 64 bits: refused at the line that overflows (a sum wrapped
+# around gave `a` an inclusive count below its callees').
+big = write("big.folded", "a;b 18446744073709551615\na;c 1\n")
+r = run("top", big, "--inclusive")
+check(r.returncode == 1 and "line 2, byte offset 29" in r.stderr and "2^64 - 1" in r.stderr,
+      f"folded: counts adding up beyond 2^64 - 1 are refused ({r.stderr.strip()})")
 
 
 # ---- V8 CPU profiles
@@ -294,6 +305,38 @@ for f in t2["functions"] if t2 else []:
 check(r.returncode == 0 and want and got == want,
       f"cpuprofile -> trace-event: per function self time read back equal "
       f"({sorted(set(got.items()) ^ set(want.items()))[:4]} {err1} {err2})")
+# A real profile cut inside "timeDeltas": the samples before the cut are loaded, and the last of
+# them gets no time (not the time to the profile's endTime): the total is what the loaded deltas
+# cover.
+work = open(os.path.join(data, "cpuprofile/work.cpuprofile")).read()
+deltas_at = work.index('"timeDeltas"')
+cut_at = work.index(",", work.index(",", deltas_at) + 1 + len(work) // 200) + 1
+loaded = [int(x) for x in work[work.index("[", deltas_at) + 1:cut_at].split(",") if x.strip()]
+cutp = write("cut.cpuprofile", work[:cut_at])
+t, err = top_json(cutp)
+check(t is not None and len(loaded) > 10 and t["total"] == sum(loaded) and
+      any("no time" in w for w in t["warnings"]),
+      f"cpuprofile cut inside timeDeltas: the total is the loaded deltas' {sum(loaded)} "
+      f"({t and t['total']}, {t and t['warnings']} {err})")
+# Times beyond 2^63 nanoseconds (as for trace events) are refused where they stand, not wrapped
+# around (every entry INT64_MAX gave a total of 9.2e18).
+huge = write("huge.cpuprofile", json.dumps({
+    "nodes": [{"id": 1, "callFrame": {"functionName": "f", "url": "", "scriptId": "0"}}],
+    "startTime": 0, "endTime": 1, "samples": [1, 1, 1], "timeDeltas": [2**52, 2**52, 2**52]}))
+r = run("top", huge)
+at = open(huge).read().index("[", open(huge).read().index('"timeDeltas"'))
+check(r.returncode == 1 and f"byte offset {at}" in r.stderr and "entry 2" in r.stderr and
+      "beyond 2^63" in r.stderr, f"cpuprofile: a time beyond 2^63 is refused ({r.stderr.strip()})")
+hits = write("hits.cpuprofile", json.dumps({
+    "nodes": [{"id": 1, "callFrame": {"functionName": "f", "url": "", "scriptId": "0"},
+               "hitCount": 2**63 - 1, "children": [2]},
+              {"id": 2, "callFrame": {"functionName": "g", "url": "", "scriptId": "0"},
+               "hitCount": 2**63 - 1, "children": [3]},
+              {"id": 3, "callFrame": {"functionName": "h", "url": "", "scriptId": "0"},
+               "hitCount": 2**63 - 1}]}))
+r = run("top", hits)
+check(r.returncode == 1 and "node 3" in r.stderr and "2^64 - 1" in r.stderr,
+      f"cpuprofile: hit counts adding up beyond 2^64 - 1 are refused ({r.stderr.strip()})")
 
 # ---- trace events
 def direct_callees(trace_path):

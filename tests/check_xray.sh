@@ -7,7 +7,8 @@
 # and each basic-mode trace written as FDR versions 1-5, with the fields those
 # versions cannot carry normalised: the process id (no Pid record before version 3), the CPU
 # of custom events (none before version 4) and the record type llvm-xray 14 leaks from a typed
-# event into the records after it.
+# event into the records after it. On a recorded program whose calls are unwound by an exception
+# or a longjmp, `profpack top`'s calls and times equal `llvm-xray-14 account -d`'s.
 set -euo pipefail
 cli=${PROFPACK_CLI:?}
 data=${PROFPACK_TEST_DATA:?}
@@ -84,6 +85,7 @@ binary_of() {  # trace name -> instrumented binary llvm-xray can load ("" for ty
     *typed*) echo "";;
     *tailexit*|*st_o2*) echo "$2/st_o2${3:-}";;
     *mt*) echo "$2/mt${3:-}";;
+    *unwind*) echo "$2/unwind${3:-}";;
     *) echo "$2/st${3:-}";;
   esac
 }
@@ -99,6 +101,37 @@ if bash "$(dirname "$0")/xray/make-traces.sh" "$tmp/gen" >"$tmp/make.log" 2>&1; 
     name=gen-$(basename "$f" | cut -d. -f1)
     check "$f" "$(binary_of "$name" "$tmp/gen")" "$name"
   done
+  # Calls an exception or a longjmp went past (they never return): `top`'s calls and inclusive
+  # time (no recursion: llvm-xray's sum) are `llvm-xray-14 account -d`'s, and the self times
+  # add up to the elapsed time of the outermost call.
+  f=$(echo "$tmp"/gen/basic-unwind.unwind.*)
+  llvm-xray-14 account -d -format=csv "-instr_map=$tmp/gen/unwind" "$f" > "$tmp/acc.csv" 2>&1 || true
+  "$cli" top "$f" --binary "$tmp/gen/unwind" --json > "$tmp/top.json"
+  if why=$(python3 - "$tmp/acc.csv" "$tmp/top.json" <<'PY'
+import csv, json, sys
+ref = {r["function"]: r for r in csv.DictReader(open(sys.argv[1]))}
+top = json.load(open(sys.argv[2]))
+fns = {f["name"]: f for f in top["functions"]}
+hz = top["units_per_second"]
+bad = []
+if set(ref) != set(fns) or not ref:
+    bad.append(f"functions {sorted(ref)} vs {sorted(fns)}")
+for name, r in ref.items():
+    f = fns.get(name)
+    if not f:
+        continue
+    got, want = f["inclusive"] / hz, float(r["sum"])
+    if f["calls"] != int(r["count"]) or abs(got - want) > want * 5e-7:
+        bad.append(f"{name}: {f['calls']} calls, {got:.6e} s; llvm-xray {r['count']}, {want:.6e} s")
+roots = max(f["inclusive"] for f in fns.values()) if fns else 0
+if sum(f["self"] for f in fns.values()) != top["total"] or top["total"] != roots:
+    bad.append(f"self times add up to {sum(f['self'] for f in fns.values())}, total "
+               f"{top['total']}, the outermost call {roots}")
+print("; ".join(bad))
+sys.exit(1 if bad else 0)
+PY
+  ); then ok "unwound calls: top equals llvm-xray account -d"; else
+    bad "unwound calls: $why"; fi
 else
   bad "make-traces.sh failed (needs clang-14 and libclang-rt-14-dev)"; tail -20 "$tmp/make.log"
 fi

@@ -139,6 +139,25 @@ TEST(blank_lines_after_summary_stay_after_it) {
   CHECK(writeCachegrind(*p) == text);
 }
 
+// A last line without its newline is written back without one when it is the summary: line or
+// a line after it too (the writer added a newline: one byte more than the file).
+TEST(trailer_without_its_newline_round_trips) {
+  const std::string texts[] = {
+      "events: A\nfl=a.c\nfn=f\n1 3\nsummary: 3",
+      "events: A\nfl=a.c\nfn=f\n1 3\nsummary: 3\n\n# end",
+      "events: A\nfl=a.c\nfn=f\n1 3\r\nsummary: 3\r",
+  };
+  for (const std::string& text : texts) {
+    auto p = readCachegrind(bytes(text));
+    CHECK_EQ(p->warnings().size(), size_t{1});
+    std::string ppk = writeProfile(*p, FormatId::ppk, {});
+    auto fromPpk = readProfile(bytes(ppk), opts());
+    CHECK_EQ(writeProfile(*fromPpk, FormatId::cachegrind, {}), text);
+    CHECK_EQ(writeCachegrind(*p), text);
+    CHECK(equalIR(*p, *readCachegrind(bytes(writeCachegrind(*p)))));
+  }
+}
+
 TEST(names_ending_in_carriage_return_round_trip) {
   // Found by fuzzing: "fn=x\r\r\n" names "x\r" (one '\r' is the CRLF ending); writing it
   // back as "fn=x\r\n" lost the name's own '\r'.

@@ -174,6 +174,10 @@ struct Part {
   # written; for the row count, to the first trailer line.
   verbatimRows @2 :Column;
   verbatimText @3 :List(Data);
+  # Cachegrind: the file's last line is its last trailer line (the `summary:` line, or a comment
+  # or blank line after it), and it has no newline; the writer leaves the newline off. (A body
+  # line without one is in verbatimText.)
+  lastTrailerUnterminated @4 :Bool;
 }
 
 struct Mapping {

@@ -1,12 +1,13 @@
 #!/usr/bin/env bash
 # Records XRay traces with the real LLVM 14 runtime: builds st.cpp and mt.cpp with
 # clang++-14 -fxray-instrument (clang-14, libclang-rt-14-dev) into OUTDIR and runs them in FDR
-# and basic mode. The binaries stay in OUTDIR (st, mt, st_o2, st_typed) for llvm-xray's
+# and basic mode. The binaries stay in OUTDIR (st, mt, st_o2, st_typed, unwind) for llvm-xray's
 # --instr_map; each trace is OUTDIR/MODE-PROGRAM.<exe>.<suffix> (the runtime names the file).
 #   fdr-st     st, one buffer size (custom events)      fdr-mt     mt, 4 threads
 #   fdr-st_o2  st at -O2 (TailExit records)             fdr-typed  st_typed: custom + typed events
 #   fdr-big    st, ROUNDS rounds (default 100) in 64 KiB buffers: many buffers of one thread
 #   basic-st, basic-mt  the same programs in basic mode
+#   basic-unwind  unwind.cpp: calls an exception or a longjmp goes past, which never return
 # usage: make-traces.sh OUTDIR
 set -euo pipefail
 src=$(cd "$(dirname "$0")" && pwd)
@@ -18,6 +19,7 @@ cxx -O1 -o "$out/st" "$src/st.cpp" &
 cxx -O1 -pthread -o "$out/mt" "$src/mt.cpp" &
 cxx -O2 -o "$out/st_o2" "$src/st.cpp" &
 cxx -O1 -DWITH_TYPED -o "$out/st_typed" "$src/st.cpp" &
+cxx -O1 -o "$out/unwind" "$src/unwind.cpp" &
 for job in $(jobs -p); do wait "$job"; done
 cd "$out"
 record() {  # MODE BASE PROGRAM ARGS...: run PROGRAM with the XRay runtime logging to BASE.*
@@ -34,6 +36,7 @@ FDR_CONFIG=func_duration_threshold_us=0:buffer_size=65536:buffer_max=1024 \
   record fdr fdr-big ./st "${ROUNDS:-100}" 1
 record basic basic-st ./st 1
 record basic basic-mt ./mt 4
-for base in fdr-st fdr-mt fdr-st_o2 fdr-typed fdr-big basic-st basic-mt; do
+record basic basic-unwind ./unwind 30
+for base in fdr-st fdr-mt fdr-st_o2 fdr-typed fdr-big basic-st basic-mt basic-unwind; do
   compgen -G "$base.*" >/dev/null || { echo "make-traces.sh: no trace $base.*" >&2; exit 1; }
 done

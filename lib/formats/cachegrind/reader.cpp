@@ -272,7 +272,12 @@ class Reader {
       verbatimText_.push_back(text_.substr(spanStart_));
     }
     auto part = root.initParts(1)[0];
+    // After the summary only trailer lines come: a last line without its newline is one of them,
+    // kept with a '\r' it may end in (there is no CRLF ending to take it as the '\r' of).
+    const bool unterminated = haveSummary_ && complete_ < all_.size();
+    if (unterminated) lines_.back().text = std::string(text_.substr(complete_));
     setHeaderLines(part, lines_);
+    part.setLastTrailerUnterminated(unterminated);
     table_.build(part.initCosts(), remap);
     if (!verbatimRows_.empty()) {
       encodeColumn(part.initVerbatimRows(), verbatimRows_, ir::Column::Encoding::ZIGZAG_DELTA);

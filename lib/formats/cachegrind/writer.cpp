@@ -155,8 +155,13 @@ void writeCachegrind(const Profile& profile, Sink& sink) {
     }
   }
   if (own) {
-    // Exactly the trailer the file had (a file without summary: stays without one).
-    for (auto& l : trailer) endLine(out += l);
+    // Exactly the trailer the file had (a file without summary: stays without one), its last
+    // line without a newline if it had none.
+    const bool unterminated = root.getParts()[0].getLastTrailerUnterminated();
+    for (size_t i = 0; i < trailer.size(); ++i) {
+      out += trailer[i];
+      if (i + 1 < trailer.size() || !unterminated) endLine(out);
+    }
   } else {
     out += "summary:";
     for (uint64_t v : totals) {

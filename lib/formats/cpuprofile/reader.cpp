@@ -9,7 +9,10 @@
 // instead of its children. Line and column numbers are 0-based in the file (-1: unknown) and
 // 1-based in the IR. A function without a name is "(anonymous)", as DevTools shows it. The tree
 // root "(root)" is the IR's root, not a frame, unless a sample is at it. Each sample's time is
-// startTime plus the time deltas up to it.
+// startTime plus the time deltas up to it (one beyond 2^63 nanoseconds is an error); a sample
+// lasts to the next one, the last to endTime. In a profile cut short inside its samples, their
+// deltas or before its endTime, the profile ends at the last loaded sample's time, which is
+// given no time: the total is the time the loaded deltas cover.
 
 #include <algorithm>
 #include <string>
@@ -28,6 +31,10 @@ namespace {
 
 constexpr const char* kFmt = "cpuprofile";
 constexpr uint64_t kNoFrame = ~uint64_t{0};  // a "(root)" node's, until it needs one
+// The latest (and, negated, earliest) time read: 2^63 nanoseconds, as for trace events, so that
+// every time and difference of times has a 64-bit count of nanoseconds.
+constexpr int64_t kMaxMicros = INT64_MAX / 1000;
+constexpr const char* kBeyond = "a time beyond 2^63 nanoseconds";
 
 struct Node {
   int64_t id = 0;
@@ -44,9 +51,11 @@ struct Parse {
   std::vector<int64_t> children;
   std::vector<std::pair<uint64_t, uint64_t>> ticks;  // line, ticks
   std::vector<int64_t> samples, deltas;
-  uint64_t samplesAt = 0;
+  uint64_t samplesAt = 0, deltasAt = 0;
   int64_t startTime = 0, endTime = 0;
   bool haveNodes = false;
+  // Read whole: the two arrays and endTime (a profile cut before their end has only part).
+  bool samplesWhole = false, deltasWhole = false, haveEndTime = false;
 };
 
 void readCallFrame(JsonReader& json, Parse& p, Node& node) {
@@ -144,15 +153,21 @@ void readTop(JsonReader& json, Parse& p) {
       json.beginArray();
       while (json.element()) readNode(json, p);
       p.haveNodes = true;
-    } else if (key == "startTime") {
-      p.startTime = json.integer();
-    } else if (key == "endTime") {
-      p.endTime = json.integer();
+    } else if (key == "startTime" || key == "endTime") {
+      json.peek();
+      const uint64_t at = json.offset();
+      const int64_t v = json.integer();
+      if (v > kMaxMicros || v < -kMaxMicros) json.fail(at, kBeyond);
+      (key == "startTime" ? p.startTime : p.endTime) = v;
+      if (key == "endTime") p.haveEndTime = true;
     } else if (key == "samples" || key == "timeDeltas") {
-      std::vector<int64_t>& v = key == "samples" ? p.samples : p.deltas;
-      if (key == "samples") p.samplesAt = json.offset();
+      const bool samples = key == "samples";
+      std::vector<int64_t>& v = samples ? p.samples : p.deltas;
+      json.peek();  // past the blanks: the offset of the array itself
+      (samples ? p.samplesAt : p.deltasAt) = json.offset();
       json.beginArray();
       while (json.element()) v.push_back(json.integer());
+      (samples ? p.samplesWhole : p.deltasWhole) = true;
     } else {
       json.skip();
     }
@@ -161,8 +176,9 @@ void readTop(JsonReader& json, Parse& p) {
 }
 
 // The tree: parents from the children lists (or "parent" members), nodes numbered so that a
-// parent comes before its children; then the samples, times and line ticks.
-std::unique_ptr<Profile> build(Parse& p, JsonReader& json, size_t bytes) {
+// parent comes before its children; then the samples, times and line ticks. `cut`: the samples
+// were cut short, so the profile's end is the last loaded sample's time, not its endTime.
+std::unique_ptr<Profile> build(Parse& p, JsonReader& json, size_t bytes, bool cut) {
   std::unordered_map<int64_t, uint64_t> index;
   for (size_t i = 0; i < p.nodes.size(); ++i)
     if (!index.emplace(p.nodes[i].id, i).second)
@@ -233,12 +249,25 @@ std::unique_ptr<Profile> build(Parse& p, JsonReader& json, size_t bytes) {
     if (number[i] == kNoParent)
       json.fail(p.nodes[i].offset, "node " + std::to_string(p.nodes[i].id) +
                                        " is on a cycle of children: no root leads to it");
-  int64_t t = p.startTime;
+  // A sample's time is startTime plus the deltas up to it; one beyond 2^63 nanoseconds is
+  // refused rather than wrapped around.
+  int64_t t = p.startTime, last = p.startTime;
   for (size_t s = 0; s < sampleIndex.size(); ++s) {
     p.tree.sampleNode.push(number[sampleIndex[s]]);
-    t = static_cast<int64_t>(static_cast<uint64_t>(t) + static_cast<uint64_t>(p.deltas[s]));
+    if (__builtin_add_overflow(t, p.deltas[s], &t) || t > kMaxMicros || t < -kMaxMicros)
+      json.fail(p.deltasAt, "\"timeDeltas\" entry " + std::to_string(s) + " puts sample " +
+                                std::to_string(s) + " at " + kBeyond +
+                                " (startTime plus the time deltas up to it, in microseconds)");
     p.tree.sampleTime.push(static_cast<uint64_t>(t));
+    last = std::max(last, t);
   }
+  // Without samples, the hit counts are the costs: their sum must not wrap around either.
+  uint64_t hits = 0;
+  for (const Node& n : p.nodes)
+    if (__builtin_add_overflow(hits, n.hits, &hits))
+      json.fail(n.offset, "node " + std::to_string(n.id) +
+                              "'s \"hitCount\" makes the nodes' hit counts add up to more than "
+                              "2^64 - 1");
   for (size_t i = 0; i < p.nodes.size(); ++i)
     for (uint64_t k = 0; k < p.nodes[i].tickCount; ++k) {
       if (number[i] == 0) continue;
@@ -247,7 +276,7 @@ std::unique_ptr<Profile> build(Parse& p, JsonReader& json, size_t bytes) {
       p.tree.lineTicks.push_back(p.ticks[p.nodes[i].tickStart + k].second);
     }
   p.tree.startTime = p.startTime;
-  p.tree.endTime = p.endTime;
+  p.tree.endTime = cut ? last : p.endTime;
   p.tree.timeUnitsPerSecond = 1000000;
   return p.tree.build(ir::Format::CPUPROFILE, "", bytes);
 }
@@ -275,6 +304,7 @@ std::unique_ptr<Profile> readCpuprofile(std::span<const uint8_t> data, const Rea
   Parse p;
   std::string cut;
   uint64_t cutAt = 0;
+  bool cutSamples = false;  // the samples, their deltas or endTime were cut short
   try {
     readTop(json, p);
   } catch (const JsonTruncated& e) {
@@ -282,6 +312,12 @@ std::unique_ptr<Profile> readCpuprofile(std::span<const uint8_t> data, const Rea
     if (options.strict || !p.haveNodes) throw;
     cut = "the profile ends early, inside its JSON; loaded its nodes and the samples before";
     cutAt = e.offset();
+    if (!p.samplesWhole || !p.deltasWhole || !p.haveEndTime) {
+      cutSamples = true;
+      cut +=
+          ", which end at the last one's time (it is given no time; the profile's endTime is not "
+          "used)";
+    }
   }
   if (!p.haveNodes) json.fail(0, "a JSON object without \"nodes\": not a V8 CPU profile");
   if (p.deltas.size() != p.samples.size()) {
@@ -293,7 +329,7 @@ std::unique_ptr<Profile> readCpuprofile(std::span<const uint8_t> data, const Rea
     p.samples.resize(n);
     p.deltas.resize(n);
   }
-  std::unique_ptr<Profile> profile = build(p, json, data.size());
+  std::unique_ptr<Profile> profile = build(p, json, data.size(), cutSamples);
   if (!cut.empty())
     profile->warnings().push_back("byte offset " + std::to_string(cutAt) + ": " + cut);
   return profile;

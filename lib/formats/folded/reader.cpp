@@ -1,12 +1,15 @@
 // Collapsed stacks:
 //
 //   file  ::= (line "\n")*
-//   line  ::= blank* | stack blank+ count blank*        (a '\r' before the newline is dropped)
+//   line  ::= blank* | blank* stack blank+ count blank*  (a '\r' before the newline is dropped)
 //   stack ::= frame (";" frame)*                        (outermost first; a frame may hold blanks)
 //   count ::= digit+
 //
-// The count is the last blank-separated word, as flamegraph.pl takes it. Each line is one
-// sample of the IR's CallTree: frames share a prefix tree, the line's count is the sample's.
+// The count is the last blank-separated word, as flamegraph.pl takes it. Blanks around the stack
+// are not part of it, as inferno reads a line (flamegraph.pl would keep the ones before it). Each
+// line is one sample of the IR's CallTree: frames share a prefix tree, the line's count is the
+// sample's. The counts must add up to at most 2^64 - 1 (a frame's inclusive count is a sum of
+// them): a line past that is an error naming it, not a total that wraps around.
 
 #include <string>
 #include <string_view>
@@ -84,12 +87,18 @@ std::unique_ptr<Profile> readFolded(std::span<const uint8_t> data, const ReadOpt
   LineCursor lines(data);
   std::string_view line, stack;
   std::string why;
+  uint64_t total = 0;
   while (lines.next(line)) {
     if (trim(line).empty()) continue;
     uint64_t count;
     size_t at;
     if (!splitLine(line, stack, count, at, why))
       fail(kFmt, lines.lineOffset() + at, lines.lineNumber(), why);
+    if (__builtin_add_overflow(total, count, &total))
+      fail(kFmt, lines.lineOffset() + at, lines.lineNumber(),
+           "count " + std::to_string(count) +
+               " makes the counts add up to more than 2^64 - 1: expected counts whose sum "
+               "fits in 64 bits");
     uint64_t node = 0;
     for (size_t from = 0;;) {
       const size_t semi = stack.find(';', from);

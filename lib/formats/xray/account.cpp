@@ -155,12 +155,34 @@ struct Totals {
   bool figures;            // the per-function and per-edge figures are wanted
 };
 
+// Ends the call on top of `s`'s stack at `exit`: its duration, its self ticks (the duration less
+// its callees' durations), the visitor's call and the figures; its duration goes to its caller.
+inline void endCall(ThreadState& s, uint32_t threadIndex, uint64_t exit, Totals& tot) {
+  XrayCallVisitor* visitor = tot.visitor;
+  Frame f = s.stack.back();
+  if (!tot.anyCall || f.entry < tot.out.firstEntry) tot.out.firstEntry = f.entry;
+  tot.anyCall = true;
+  bool outermost = s.depth.down(f.fid) == 0;
+  uint64_t d = exit - f.entry;
+  uint64_t self = d >= f.childTicks ? d - f.childTicks : 0;
+  if (visitor) {
+    const uint64_t context = tot.contexts ? s.contexts.back() : XrayContexts::kNone;
+    visitor->call({threadIndex, &s.fids, context, f.entry, exit, self});
+    s.fids.pop_back();
+  }
+  if (tot.contexts) s.contexts.pop_back();
+  s.stack.pop_back();
+  uint32_t caller = s.stack.empty() ? 0 : s.stack.back().fid;
+  if (!s.stack.empty()) s.stack.back().childTicks += d;
+  if (!tot.figures) return;
+  record(s.acc, f.fid, caller, d, self, outermost);
+}
+
 inline void step(ThreadState& s, uint32_t threadIndex, const CallRecord& r, Totals& tot) {
   if (!xrayIsFunction(r.type)) return;
-  XrayCallVisitor* visitor = tot.visitor;
   if (r.type == kXrayEnter || r.type == kXrayEnterArg) {
     s.stack.push_back({r.functionId, r.tsc, 0});
-    if (visitor) s.fids.push_back(r.functionId);
+    if (tot.visitor) s.fids.push_back(r.functionId);
     if (tot.contexts)
       s.contexts.push_back(tot.contexts->child(
           s.contexts.empty() ? XrayContexts::kNone : s.contexts.back(), r.functionId));
@@ -179,31 +201,15 @@ inline void step(ThreadState& s, uint32_t threadIndex, const CallRecord& r, Tota
     ++s.t.unmatchedExits;
     return;
   }
+  // The frames above the function that returned never returned themselves (an exception or a
+  // longjmp went past them, or their exit was not recorded): each ends here, when the trace
+  // first shows that their caller resumed, as `llvm-xray account -d` ends them. Their callees'
+  // time stays theirs, so that every tick of the thread is some call's self time once.
   while (s.stack.size() > k) {
-    s.depth.down(s.stack.back().fid);
-    s.t.unfinished.insert(s.stack.back().fid);
-    s.stack.pop_back();
     ++s.t.unfinishedEntries;
+    endCall(s, threadIndex, r.tsc, tot);
   }
-  if (visitor) s.fids.resize(s.stack.size());
-  if (tot.contexts) s.contexts.resize(s.stack.size());
-  Frame f = s.stack.back();
-  if (!tot.anyCall || f.entry < tot.out.firstEntry) tot.out.firstEntry = f.entry;
-  tot.anyCall = true;
-  bool outermost = s.depth.down(f.fid) == 0;
-  uint64_t d = r.tsc - f.entry;
-  uint64_t self = d >= f.childTicks ? d - f.childTicks : 0;
-  if (visitor) {
-    const uint64_t context = tot.contexts ? s.contexts.back() : XrayContexts::kNone;
-    visitor->call({threadIndex, &s.fids, context, f.entry, r.tsc, self});
-    s.fids.pop_back();
-  }
-  if (tot.contexts) s.contexts.pop_back();
-  s.stack.pop_back();
-  uint32_t caller = s.stack.empty() ? 0 : s.stack.back().fid;
-  if (!s.stack.empty()) s.stack.back().childTicks += d;
-  if (!tot.figures) return;
-  record(s.acc, f.fid, caller, d, self, outermost);
+  endCall(s, threadIndex, r.tsc, tot);
 }
 
 inline void finishThread(ThreadState& s, Totals& tot) {

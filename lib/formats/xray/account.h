@@ -6,9 +6,12 @@
 // Stacks are rebuilt per (pid, thread) with the thread's buffers in time order. An exit whose
 // function is not on the stack ("exit without entry", e.g. its entry was in a buffer that was
 // overwritten) is skipped and counted in unmatchedExits. An exit of a function deeper in the
-// stack pops the frames above it without counting them as calls (unfinishedEntries); entries
-// still open at the end of the thread ("entry without exit": the buffer ran out) are counted
-// in unfinishedEntries too. Only completed calls have durations, as in llvm-xray.
+// stack shows that the frames above it never returned (an exception or a longjmp went past
+// them): each is counted as a call that ended at that exit, when the trace first shows its
+// caller resumed, as `llvm-xray account -d` counts it, and in unfinishedEntries. Its callees'
+// time stays its own, so that each tick of a thread is one call's self time once. Entries
+// still open at the end of the thread ("entry without exit": the buffer ran out) are counted in
+// unfinishedEntries and have no duration, as in llvm-xray.
 #pragma once
 
 #include <cstdint>
@@ -22,7 +25,7 @@ namespace profpack {
 
 struct XrayFunctionStats {
   uint32_t functionId = 0;
-  uint64_t calls = 0;           // completed calls
+  uint64_t calls = 0;           // completed calls (and calls ended by a caller's exit)
   uint64_t sumTicks = 0;        // sum of call durations (llvm-xray's "sum"; recursion nests)
   uint64_t inclusiveTicks = 0;  // time with the function on the stack (outermost calls only)
   uint64_t selfTicks = 0;       // durations minus the durations of the calls they made
@@ -41,7 +44,7 @@ struct XrayThreadAccount {
   std::vector<XrayFunctionStats> functions;  // by function id
   std::vector<XrayCallEdge> edges;           // by (caller, callee)
   uint64_t unmatchedExits = 0, unfinishedEntries = 0;
-  std::set<uint32_t> unfinished;  // ids of the functions of the entries that never returned
+  std::set<uint32_t> unfinished;  // ids of the functions of the entries open at the end
 };
 
 struct XrayAccount {

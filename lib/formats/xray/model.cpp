@@ -92,7 +92,7 @@ class XraySource : public ModelSource {
       const uint64_t caller = fn(e.caller), callee = fn(e.callee);
       out.edgeCost(out.addEdge(caller, callee, e.calls))[0] = e.ticks;
     }
-    // Functions on a stack that never returned (a trace cut short) have no figures, but the
+    // Functions on a stack still open at the end of a trace cut short have no figures, but the
     // stacks and the timeline name them: add them too.
     if (thread_ >= 0) {
       for (uint32_t id : account.threads[t].unfinished) fn(id);
