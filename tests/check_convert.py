@@ -317,6 +317,29 @@ for rel in corpus():
         check(rc0 == 0 and top == top0,
               f"{rel}: the flat top by address equals go tool pprof's on the original")
 
+# -> Cachegrind from sources with lines for some addresses only (a perf recording: its kernel
+# frames, and libraries without line tables; a pprof): every cost is in a row (line 0 where no
+# line is known, as Cachegrind writes it), so the rows add up to the summary, and cg_annotate
+# reads the file (it refuses one without a cmd: line) with the same program total.
+for rel in ["perf/spin.data", "perf/threads.data", "pprof/go-cpu.pb.gz"]:
+    src = os.path.join(data, rel)
+    if rel.startswith("perf/"):  # named first, as these checks read by address
+        src = os.path.join(tmp, "named.ppk")
+        run("symbolize", os.path.join(data, rel), "--binary-path", os.path.join(data, "perf"),
+            "-o", src)
+    out = os.path.join(tmp, "partial.cachegrind")
+    r = run("convert", src, "--to", "cachegrind", "-o", out)
+    text = open(out).read() if r.returncode == 0 else ""
+    rows = [l.split() for l in text.splitlines() if l[:1].isdigit()]
+    summary = [int(v) for v in text.split("summary:")[1].split()] if "summary:" in text else []
+    sums = [sum(int(row[1 + e]) for row in rows) for e in range(len(summary))]
+    ann = subprocess.run(["cg_annotate", out], capture_output=True, text=True)
+    total = next((l.split()[0].replace(",", "") for l in ann.stdout.splitlines()
+                  if "PROGRAM TOTALS" in l), None)
+    check(summary and sums == summary and ann.returncode == 0 and total == str(summary[0]),
+          f"{rel} -> cachegrind: the rows add up to the summary {summary} ({sums}), and "
+          f"cg_annotate reads it: PROGRAM TOTALS {total} ({ann.stderr.strip()[:200]})")
+
 refusals = [
     ("xray/fdr-v5-st.xray", "cachegrind", "xray holds no source lines"),
     ("gperftools/workload.64le.prof", "cachegrind", "gperftools holds no source lines"),

@@ -199,35 +199,72 @@ void writeCachegrindModel(const Model& m, Sink& sink) {
   for (const auto& [key, value] : m.description())
     if (key == "desc") out += "desc: " + value + "\n";
   if (std::string base = baseTotalsDesc(m); !base.empty()) out += "desc: " + base + "\n";
+  // cg_annotate refuses a file without its cmd: line; a source that records no command still
+  // gets one, saying so.
+  bool cmd = false;
   for (const auto& [key, value] : m.description())
-    if (key == "cmd") out += "cmd: " + value + "\n";
+    if (key == "cmd" && !cmd) {
+      out += "cmd: " + value + "\n";
+      cmd = true;
+    }
+  if (!cmd) out += "cmd: (a " + m.sourceFormat() + " profile, which records no command)\n";
   out += "events:";
   for (const std::string& e : m.eventNames()) out += ' ' + e;
   out += '\n';
   const FunctionLineLayer& fl = m.functionLines();
   const size_t ne = m.events();
   const bool isSigned = m.has(kCapSigned);
+  // A function's self cost its lines do not hold (addresses no line table covers: a stripped
+  // library, the kernel) goes on its line 0, as Cachegrind writes costs of no known line, so
+  // that the rows add up to the summary.
+  const size_t nf = m.functions();
+  std::vector<uint64_t> unlined(nf * ne, 0);
+  for (size_t f = 0; f < nf; ++f)
+    for (size_t e = 0; e < ne; ++e) unlined[f * ne + e] = m.self(f, e);
+  for (size_t r = 0; r < fl.rows.size(); ++r)
+    if (fl.rows[r].function < nf)
+      for (size_t e = 0; e < ne; ++e) unlined[fl.rows[r].function * ne + e] -= fl.self[r * ne + e];
+  auto anyUnlined = [&](uint64_t f) {
+    for (size_t e = 0; e < ne; ++e)
+      if (unlined[f * ne + e] != 0) return true;
+    return false;
+  };
   std::string file;
   bool first = true;
+  auto startFunction = [&](uint64_t function) {
+    const FunctionRow& fn = m.function(function);
+    const std::string& f = fn.file.empty() ? std::string("???") : fn.file;
+    if (first || f != file) out += "fl=" + f + "\n";
+    first = false;
+    file = f;
+    out += "fn=" + fn.name + "\n";
+  };
+  auto row = [&](uint64_t line, const uint64_t* costs) {
+    appendDecimal(out, line);
+    for (size_t e = 0; e < ne; ++e) {
+      out += ' ';
+      appendCost(out, costs[e], isSigned);
+    }
+    out += '\n';
+    flushIfFull(out, sink);
+  };
+  std::vector<bool> written(nf, false);
   uint64_t function = ~uint64_t{0};
   for (size_t r = 0; r < fl.rows.size(); ++r) {
     if (fl.rows[r].function != function) {
       function = fl.rows[r].function;
-      const FunctionRow& fn = m.function(function);
-      const std::string& f = fn.file.empty() ? std::string("???") : fn.file;
-      if (first || f != file) out += "fl=" + f + "\n";
-      first = false;
-      file = f;
-      out += "fn=" + fn.name + "\n";
+      startFunction(function);
+      if (function < nf && !written[function] && anyUnlined(function))
+        row(0, unlined.data() + function * ne);
+      if (function < nf) written[function] = true;
     }
-    appendDecimal(out, fl.rows[r].line);
-    for (size_t e = 0; e < ne; ++e) {
-      out += ' ';
-      appendCost(out, fl.self[r * ne + e], isSigned);
-    }
-    out += '\n';
-    flushIfFull(out, sink);
+    row(fl.rows[r].line, fl.self.data() + r * ne);
   }
+  for (size_t f = 0; f < nf; ++f)
+    if (!written[f] && anyUnlined(f)) {
+      startFunction(f);
+      row(0, unlined.data() + f * ne);
+    }
   out += "summary:";
   for (size_t e = 0; e < ne; ++e) {
     out += ' ';
