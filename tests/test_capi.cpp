@@ -1380,6 +1380,36 @@ TEST(archive_member_time) {
   ::unlink(path.c_str());
 }
 
+// A handle opened for reading neither adds nor compacts: its view may be older than the file,
+// and a compact through it wrote the file anew from that view, losing a member another handle
+// had added since.
+TEST(archive_read_only_handle_does_not_write) {
+  const std::string path = archivePath("readonly");
+  profpack_archive* w = openWritable(path);
+  profpack_archive_close(w);
+  profpack_archive_options o;
+  profpack_archive_options_init(&o);
+  profpack_archive* r = nullptr;
+  CHECK_EQ(profpack_archive_open(path.c_str(), &o, &r), PROFPACK_OK);
+  profpack_profile* p = readOk(testlib::data("pprof/go-cpu.pb.gz"));
+  const profpack_profile* one[] = {p};
+  w = openWritable(path);
+  CHECK_EQ(profpack_archive_add(w, one, 1, nullptr, 0, 0), PROFPACK_OK);
+  profpack_archive_close(w);
+  CHECK_EQ(profpack_archive_compact(r), PROFPACK_ERROR_INVALID_ARGUMENT);
+  CHECK(std::string(profpack_last_error()->message).find("opened for writing") !=
+        std::string::npos);
+  CHECK_EQ(profpack_archive_add(r, one, 1, nullptr, 0, 0), PROFPACK_ERROR_INVALID_ARGUMENT);
+  profpack_archive_close(r);
+  CHECK_EQ(profpack_archive_open(path.c_str(), &o, &r), PROFPACK_OK);
+  size_t n = 0;
+  CHECK_EQ(profpack_archive_count(r, &n), PROFPACK_OK);
+  CHECK_EQ(n, size_t{1});
+  profpack_archive_close(r);
+  profpack_profile_free(p);
+  ::unlink(path.c_str());
+}
+
 // Merge, diff and one function's cost over members, and their refusals.
 TEST(archive_merge_diff_function_cost) {
   const std::string path = archivePath("queries");

@@ -888,8 +888,10 @@ typedef struct profpack_archive profpack_archive;
 
 typedef struct profpack_archive_options {
   uint32_t struct_size; /**< set by profpack_archive_options_init() */
-  /** Non-zero: open for profpack_archive_add/compact (an exclusive lock for the handle's life),
-   *  creating the file where it does not exist. Default 0: read only. */
+  /** Non-zero: open for profpack_archive_add/compact (an exclusive lock for the handle's life,
+   *  waited for while another writable handle, of any process or thread, holds it), creating
+   *  the file where it does not exist. Default 0: read only, and profpack_archive_add and
+   *  profpack_archive_compact fail with PROFPACK_ERROR_INVALID_ARGUMENT. */
   int writable;
   /** zstd level (1-22) of what the handle adds; default 19. */
   int level;

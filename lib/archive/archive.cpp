@@ -69,6 +69,7 @@ std::unique_ptr<Archive> Archive::open(const std::string& path, bool create, boo
   a->fd_ = ::open(path.c_str(), flags | O_CLOEXEC, 0644);
   if (a->fd_ < 0) ioError(path, "cannot open");
   if (writable && ::flock(a->fd_, LOCK_EX) != 0) ioError(path, "cannot lock");
+  a->writable_ = writable;
   struct stat st {};
   if (::fstat(a->fd_, &st) != 0) ioError(path, "cannot stat");
   if (st.st_size == 0 && writable) {
@@ -378,7 +379,16 @@ MemberForm keepAs(const Profile& profile, const std::string& format, std::string
 
 }  // namespace
 
+// A handle opened for reading holds no writers' lock, and its view may be older than the file:
+// an add or a compact through it would write over members another handle committed since.
+void Archive::requireWritable(const char* what) const {
+  if (!writable_)
+    throw Error(Status::invalidArgument, "ppka",
+                path_ + ": " + what + " needs the archive opened for writing");
+}
+
 void Archive::add(const std::vector<ArchiveInput>& inputs, int level) {
+  requireWritable("adding members");
   if (inputs.empty()) return;
   std::vector<std::string> raws;
   std::vector<MemberForm> forms;
@@ -448,6 +458,7 @@ void Archive::add(const std::vector<ArchiveInput>& inputs, int level) {
 }
 
 void Archive::compact(int level) {
+  requireWritable("compacting");
   std::vector<std::string> raws;
   auto members = members_;
   for (auto& m : members) {
@@ -485,7 +496,8 @@ void Archive::compact(int level) {
   file += manifestRecord(segments, members, nextId_);
   // The new file replaces the old one whole (rename), so a crash leaves one or the other.
   const std::string tmp = path_ + ".compact";
-  int fd = ::open(tmp.c_str(), O_RDWR | O_CREAT | O_TRUNC | O_CLOEXEC, 0644);
+  // (Only the writer holding the lock gets here; a symbolic link at the name is not followed.)
+  int fd = ::open(tmp.c_str(), O_RDWR | O_CREAT | O_TRUNC | O_CLOEXEC | O_NOFOLLOW, 0644);
   if (fd < 0) ioError(tmp, "cannot create");
   int old = fd_;
   fd_ = fd;

@@ -95,6 +95,8 @@ class Archive {
 
   std::string path_;
   int fd_ = -1;
+  bool writable_ = false;  // opened for add and compact, holding the writers' lock
+  void requireWritable(const char* what) const;
   uint64_t committed_ = 0;  // end of the last valid commit record
   uint64_t nextId_ = 1;
   uint32_t revision_ = kArchiveRevision;
