@@ -338,6 +338,19 @@ r = run("top", hits)
 check(r.returncode == 1 and "node 3" in r.stderr and "2^64 - 1" in r.stderr,
       f"cpuprofile: hit counts adding up beyond 2^64 - 1 are refused ({r.stderr.strip()})")
 
+# A name with a line break (trace events can name a call anything) written to Callgrind stays on
+# its line: it once ended the fn= line, and the rest became a cost line the reader refused.
+nl = write("newline.json", json.dumps({"traceEvents": [
+    {"name": "outer\nfake 99", "ph": "X", "ts": 0, "dur": 10, "pid": 1, "tid": 1},
+    {"name": "inner\r\nsummary: 5", "ph": "X", "ts": 2, "dur": 3, "pid": 1, "tid": 1}]}))
+cg = os.path.join(tmp, "newline.callgrind")
+r = run("convert", nl, "-o", cg, "--to", "callgrind")
+back = run("top", cg, "--tsv")
+names = {l.split("\t")[4]: l.split("\t")[0] for l in back.stdout.splitlines()}
+check(r.returncode == 0 and back.returncode == 0 and
+      names == {"outer fake 99": "7000", "inner  summary: 5": "3000", "(root)": "0"},
+      f"-> callgrind: a name's line breaks are blanks ({names} {back.stderr.strip()[:200]})")
+
 # ---- trace events
 def direct_callees(trace_path):
     """Per thread index and function: calls made directly from its calls (nesting the X
