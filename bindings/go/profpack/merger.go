@@ -87,15 +87,33 @@ func (m *Merger) Close() error {
 }
 
 // withHandles runs f with the C handles of profiles, none of which may be closed meanwhile.
+// Each distinct Profile is read-locked once for the whole call, however often it is listed:
+// sync.RWMutex forbids taking a read lock twice, for a Close waiting between the two would
+// deadlock with it. A nil Profile is an error matching ErrClosed, as for a method.
 func withHandles(profiles []*Profile, f func(hs []*C.profpack_profile) error) error {
-	hs := make([]*C.profpack_profile, 0, len(profiles))
+	seen := make(map[*Profile]bool, len(profiles))
+	var distinct []*Profile
+	for _, p := range profiles {
+		if p == nil {
+			return closedError("nil Profile")
+		}
+		if !seen[p] {
+			seen[p] = true
+			distinct = append(distinct, p)
+		}
+	}
+	handle := make(map[*Profile]*C.profpack_profile, len(distinct))
 	var next func(i int) error
 	next = func(i int) error {
-		if i == len(profiles) {
+		if i == len(distinct) {
+			hs := make([]*C.profpack_profile, len(profiles))
+			for j, p := range profiles {
+				hs[j] = handle[p]
+			}
 			return f(hs)
 		}
-		return profiles[i].do(func(h *C.profpack_profile) error {
-			hs = append(hs, h)
+		return distinct[i].do(func(h *C.profpack_profile) error {
+			handle[distinct[i]] = h
 			return next(i + 1)
 		})
 	}
