@@ -32,6 +32,9 @@ type ArchiveMember struct {
 // OpenArchive opens the archive at path; writable opens it for Add and Compact (creating it).
 // level is the zstd level of what is added (0: the default, 19).
 func OpenArchive(path string, writable bool, level int) (*Archive, error) {
+	if err := noNUL(path); err != nil {
+		return nil, err
+	}
 	var o C.profpack_archive_options
 	C.profpack_archive_options_init(&o)
 	if writable {
@@ -119,6 +122,9 @@ func (a *Archive) Read(index int) (*Profile, error) {
 // Add adds profiles as one segment with labels ("key=value") and time, and commits it. A
 // closed or nil Profile among them is an error matching ErrClosed, as for Merge.
 func (a *Archive) Add(profiles []*Profile, labels []string, time int64) error {
+	if err := noNUL(labels...); err != nil {
+		return err
+	}
 	return a.do(func(h *C.profpack_archive) error {
 		return withHandles(profiles, func(hs []*C.profpack_profile) error {
 			ps := C.malloc(C.size_t(len(profiles)+1) * C.size_t(unsafe.Sizeof(uintptr(0))))
@@ -203,6 +209,9 @@ func (a *Archive) Diff(base, current []int) (*Profile, error) {
 // FunctionCost is one member's self and inclusive cost of the functions named exactly
 // function, for event (its short name; "" for the member's first), and how many there are.
 func (a *Archive) FunctionCost(index int, function, event string) (self, inclusive uint64, matched int, err error) {
+	if err = noNUL(function, event); err != nil {
+		return
+	}
 	err = a.do(func(h *C.profpack_archive) error {
 		cf := C.CString(function)
 		defer C.free(unsafe.Pointer(cf))

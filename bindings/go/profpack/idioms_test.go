@@ -400,3 +400,49 @@ func TestCloseWhileQuerying(t *testing.T) {
 		}
 	}
 }
+
+// A NUL inside a string argument would end the C string there ("a.out\x00.x" read as
+// "a.out"): it is an invalid argument, and nothing is read, found or written.
+func TestNULInStrings(t *testing.T) {
+	path := filepath.Join(dataDir(), "callgrind", "callgrind.workload.out")
+	invalid := func(what string, err error) {
+		t.Helper()
+		if !errors.Is(err, ErrInvalidArgument) {
+			t.Errorf("%s: %v, want ErrInvalidArgument", what, err)
+		}
+	}
+	_, err := ReadFile(path+"\x00.ignored", nil)
+	invalid("ReadFile", err)
+	_, err = ReadFiles([]string{path, path + "\x00"}, nil)
+	invalid("ReadFiles", err)
+	_, err = ReadFile(path, &ReadOptions{BinaryPath: []string{"/x\x00y"}})
+	invalid("ReadOptions.BinaryPath", err)
+	p, err := ReadFile(path, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer p.Close()
+	if i, err := p.EventIndex("Ir"); err != nil || i != 0 {
+		t.Fatalf("EventIndex(Ir): %d, %v", i, err)
+	}
+	_, err = p.EventIndex("Ir\x00junk")
+	invalid("EventIndex", err)
+	_, err = p.FindFunctions("ma\x00in")
+	invalid("FindFunctions", err)
+	_, err = p.LineCosts("workload.c\x00", 0)
+	invalid("LineCosts", err)
+	out := filepath.Join(t.TempDir(), "out.ppk")
+	invalid("WriteFile", p.WriteFile(out+"\x00evil", FormatPPK, nil))
+	if _, err := os.Stat(out); !os.IsNotExist(err) {
+		t.Errorf("WriteFile wrote %s: %v", out, err)
+	}
+	_, err = Merge([]*Profile{p, p}, []string{"a\x00b", "c"})
+	invalid("Merge names", err)
+	_, err = Diff(p, p, &DiffOptions{BaseName: "a\x00b"})
+	invalid("Diff", err)
+	_, err = OpenArchive(filepath.Join(t.TempDir(), "a.ppka")+"\x00x", true, 0)
+	invalid("OpenArchive", err)
+	if f := ParseFormat("ppk\x00x"); f != FormatUnknown {
+		t.Errorf("ParseFormat: %v", f)
+	}
+}

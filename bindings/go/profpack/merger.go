@@ -46,6 +46,9 @@ func (m *Merger) do(f func(h *C.profpack_merger) error) error {
 
 // RenameEvent makes every input's event from count as event to; before the first Add.
 func (m *Merger) RenameEvent(from, to string) error {
+	if err := noNUL(from, to); err != nil {
+		return err
+	}
 	return m.do(func(h *C.profpack_merger) error {
 		cf, ct := C.CString(from), C.CString(to)
 		defer C.free(unsafe.Pointer(cf))
@@ -56,6 +59,9 @@ func (m *Merger) RenameEvent(from, to string) error {
 
 // Add adds a profile (which may be closed right after); name names it in errors.
 func (m *Merger) Add(p *Profile, name string) error {
+	if err := noNUL(name); err != nil {
+		return err
+	}
 	return m.do(func(h *C.profpack_merger) error {
 		return p.do(func(hp *C.profpack_profile) error {
 			cn := cStringOrNil(name)
@@ -130,6 +136,9 @@ func Merge(profiles []*Profile, names []string) (*Profile, error) {
 	if names != nil && len(names) != len(profiles) {
 		return nil, newError(StatusInvalidArgument, "Merge needs one name per profile")
 	}
+	if err := noNUL(names...); err != nil {
+		return nil, err
+	}
 	var out *C.profpack_profile
 	err := withHandles(profiles, func(handles []*C.profpack_profile) error {
 		mem := C.malloc(C.size_t(len(handles)) * C.size_t(unsafe.Sizeof((*C.profpack_profile)(nil))))
@@ -151,6 +160,14 @@ func Merge(profiles []*Profile, names []string) (*Profile, error) {
 // Diff returns current - base as a new profile with signed costs, as cg_diff does. opts may
 // be nil.
 func Diff(base, current *Profile, opts *DiffOptions) (*Profile, error) {
+	if opts != nil {
+		for _, ss := range [][]string{opts.ModFilename, opts.ModFuncname, opts.EventRenames,
+			{opts.BaseName, opts.CurrentName}} {
+			if err := noNUL(ss...); err != nil {
+				return nil, err
+			}
+		}
+	}
 	var out *C.profpack_profile
 	err := withHandles([]*Profile{base, current}, func(hs []*C.profpack_profile) error {
 		var do C.profpack_diff_options
