@@ -32,6 +32,9 @@ type ArchiveMember struct {
 // OpenArchive opens the archive at path; writable opens it for Add and Compact (creating it).
 // level is the zstd level of what is added (0: the default, 19).
 func OpenArchive(path string, writable bool, level int) (*Archive, error) {
+	if err := noNUL(path); err != nil {
+		return nil, err
+	}
 	var o C.profpack_archive_options
 	C.profpack_archive_options_init(&o)
 	if writable {
@@ -51,18 +54,15 @@ func OpenArchive(path string, writable bool, level int) (*Archive, error) {
 	return ar, nil
 }
 
-// Close releases the archive (and its lock).
+// Close releases the archive (and its lock) (io.Closer); a second Close returns an error
+// matching ErrClosed, as Profile's and Merger's do.
 func (a *Archive) Close() error {
-	if a == nil {
-		return nil
-	}
-	a.mu.Lock()
-	defer a.mu.Unlock()
-	if a.a != nil {
-		C.profpack_archive_close(a.a)
+	return a.do(func(h *C.profpack_archive) error {
+		C.profpack_archive_close(h)
 		a.a = nil
-	}
-	return nil
+		runtime.SetFinalizer(a, nil)
+		return nil
+	})
 }
 
 func (a *Archive) do(f func(h *C.profpack_archive) error) error {
@@ -119,30 +119,28 @@ func (a *Archive) Read(index int) (*Profile, error) {
 	return wrap(p), nil
 }
 
-// Add adds profiles as one segment with labels ("key=value") and time, and commits it.
+// Add adds profiles as one segment with labels ("key=value") and time, and commits it. A
+// closed or nil Profile among them is an error matching ErrClosed, as for Merge.
 func (a *Archive) Add(profiles []*Profile, labels []string, time int64) error {
+	if err := noNUL(labels...); err != nil {
+		return err
+	}
 	return a.do(func(h *C.profpack_archive) error {
-		ps := C.malloc(C.size_t(len(profiles)+1) * C.size_t(unsafe.Sizeof(uintptr(0))))
-		defer C.free(ps)
-		pa := unsafe.Slice((**C.profpack_profile)(ps), len(profiles)+1)
-		for i, p := range profiles {
-			p.mu.RLock()
-			defer p.mu.RUnlock()
-			if p.p == nil {
-				return closedError("Profile")
+		return withHandles(profiles, func(hs []*C.profpack_profile) error {
+			ps := C.malloc(C.size_t(len(profiles)+1) * C.size_t(unsafe.Sizeof(uintptr(0))))
+			defer C.free(ps)
+			copy(unsafe.Slice((**C.profpack_profile)(ps), len(profiles)+1), hs)
+			ls := C.malloc(C.size_t(len(labels)+1) * C.size_t(unsafe.Sizeof(uintptr(0))))
+			defer C.free(ls)
+			la := unsafe.Slice((**C.char)(ls), len(labels)+1)
+			for i, l := range labels {
+				la[i] = C.CString(l)
+				defer C.free(unsafe.Pointer(la[i]))
 			}
-			pa[i] = p.p
-		}
-		ls := C.malloc(C.size_t(len(labels)+1) * C.size_t(unsafe.Sizeof(uintptr(0))))
-		defer C.free(ls)
-		la := unsafe.Slice((**C.char)(ls), len(labels)+1)
-		for i, l := range labels {
-			la[i] = C.CString(l)
-			defer C.free(unsafe.Pointer(la[i]))
-		}
-		return call(func() C.profpack_status {
-			return C.profpack_archive_add(h, (**C.profpack_profile)(ps), C.size_t(len(profiles)),
-				(**C.char)(ls), C.size_t(len(labels)), C.int64_t(time))
+			return call(func() C.profpack_status {
+				return C.profpack_archive_add(h, (**C.profpack_profile)(ps), C.size_t(len(profiles)),
+					(**C.char)(ls), C.size_t(len(labels)), C.int64_t(time))
+			})
 		})
 	})
 }
@@ -211,6 +209,9 @@ func (a *Archive) Diff(base, current []int) (*Profile, error) {
 // FunctionCost is one member's self and inclusive cost of the functions named exactly
 // function, for event (its short name; "" for the member's first), and how many there are.
 func (a *Archive) FunctionCost(index int, function, event string) (self, inclusive uint64, matched int, err error) {
+	if err = noNUL(function, event); err != nil {
+		return
+	}
 	err = a.do(func(h *C.profpack_archive) error {
 		cf := C.CString(function)
 		defer C.free(unsafe.Pointer(cf))

@@ -39,9 +39,10 @@ var (
 	ErrLimit           = errors.New("profpack: limit exceeded")
 	ErrNoMemory        = errors.New("profpack: out of memory")
 	ErrInternal        = errors.New("profpack: internal error")
-	// ErrClosed: a method of a Profile or Merger after its Close (the error's Status is
+	// ErrClosed: a method of a Profile, Merger or Archive after its Close, a second Close, or
+	// a nil Profile given to Merge, Diff or Archive.Add (the error's Status is
 	// StatusInvalidArgument, so errors.Is(err, ErrInvalidArgument) holds too).
-	ErrClosed = errors.New("profpack: use of a closed Profile or Merger")
+	ErrClosed = errors.New("profpack: use of a closed Profile, Merger or Archive")
 )
 
 // Unknown marks an Offset or Line that is not known (PROFPACK_UNKNOWN_POSITION).

@@ -40,6 +40,9 @@ func (f Format) String() string { return C.GoString(C.profpack_format_name(C.pro
 
 // ParseFormat returns the format named s, or FormatUnknown.
 func ParseFormat(s string) Format {
+	if noNUL(s) != nil {
+		return FormatUnknown
+	}
 	cs := C.CString(s)
 	defer C.free(unsafe.Pointer(cs))
 	return Format(C.profpack_format_from_name(cs))
@@ -49,6 +52,9 @@ func ParseFormat(s string) Format {
 // "callgrind.out.123", ...), or FormatUnknown: for choosing an output format. Reading never
 // uses it.
 func FormatForPath(path string) Format {
+	if noNUL(path) != nil {
+		return FormatUnknown
+	}
 	cs := C.CString(path)
 	defer C.free(unsafe.Pointer(cs))
 	return Format(C.profpack_format_for_path(cs))

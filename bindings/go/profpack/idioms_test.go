@@ -10,6 +10,7 @@ import (
 	"strconv"
 	"strings"
 	"testing"
+	"time"
 )
 
 // Every exported constant is the C constant it stands for (they are literals, for go doc).
@@ -118,6 +119,86 @@ func TestUseAfterClose(t *testing.T) {
 	closed("Merger.RenameEvent", m.RenameEvent("a", "b"))
 	_, err = m.Finish()
 	closed("Merger.Finish", err)
+
+	// An Archive's second Close is ErrClosed too, and Add of a nil or closed Profile an
+	// error (not a panic), as Merge's is.
+	var _ io.Closer = (*Archive)(nil)
+	a, err := OpenArchive(filepath.Join(t.TempDir(), "a.ppka"), true, 0)
+	if err != nil {
+		t.Fatal(err)
+	}
+	closed("Archive.Add(nil)", a.Add([]*Profile{nil}, nil, 0))
+	closed("Archive.Add(q, nil)", a.Add([]*Profile{q, nil}, nil, 0))
+	closed("Archive.Add(closed)", a.Add([]*Profile{p}, nil, 0))
+	_, err = Merge([]*Profile{q, nil}, nil)
+	closed("Merge(nil)", err)
+	if err := a.Close(); err != nil {
+		t.Fatal(err)
+	}
+	closed("Archive.Close", a.Close())
+	closed("Archive.Add", a.Add([]*Profile{q}, nil, 0))
+	var nilArchive *Archive
+	closed("a nil Archive's Close", nilArchive.Close())
+}
+
+// A call given the same Profile twice locks it once: a Close arriving in between must not
+// deadlock the call (sync.RWMutex forbids a second read lock while a writer waits), and the
+// figures are those of the profile listed twice.
+func TestSameProfileTwiceWithClose(t *testing.T) {
+	path := filepath.Join(dataDir(), "callgrind", "callgrind.workload.out")
+	q, err := ReadFile(path, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer q.Close()
+	m, err := Merge([]*Profile{q, q}, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer m.Close()
+	eq, _ := q.Events()
+	em, _ := m.Events()
+	if em[0].Total != 2*eq[0].Total {
+		t.Fatalf("Merge([q, q]): %v, want twice %v", em[0], eq[0])
+	}
+	a, err := OpenArchive(filepath.Join(t.TempDir(), "a.ppka"), true, 0)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer a.Close()
+	if err := a.Add([]*Profile{q, q}, nil, 0); err != nil {
+		t.Fatal(err)
+	}
+	if ms, err := a.Members(); err != nil || len(ms) != 2 {
+		t.Fatalf("Archive.Add([q, q]): %v, %v", ms, err)
+	}
+	deadline := time.After(60 * time.Second)
+	for i := 0; i < 200; i++ {
+		p, err := ReadFile(path, nil)
+		if err != nil {
+			t.Fatal(err)
+		}
+		done := make(chan error, 3)
+		go func() {
+			m, err := Merge([]*Profile{p, p}, nil)
+			if err == nil {
+				m.Close()
+			}
+			done <- err
+		}()
+		go func() { done <- a.Add([]*Profile{p, p}, nil, 0) }()
+		go func() { done <- p.Close() }()
+		for j := 0; j < 3; j++ {
+			select {
+			case err := <-done:
+				if err != nil && !errors.Is(err, ErrClosed) {
+					t.Fatal(err)
+				}
+			case <-deadline:
+				t.Fatalf("round %d: a call given the same Profile twice hangs beside Close", i)
+			}
+		}
+	}
 }
 
 // Errors name their file as os.PathError does, and unwrap to their status's sentinel.
@@ -317,5 +398,51 @@ func TestCloseWhileQuerying(t *testing.T) {
 		if err := <-done; err != nil {
 			t.Fatal(err)
 		}
+	}
+}
+
+// A NUL inside a string argument would end the C string there ("a.out\x00.x" read as
+// "a.out"): it is an invalid argument, and nothing is read, found or written.
+func TestNULInStrings(t *testing.T) {
+	path := filepath.Join(dataDir(), "callgrind", "callgrind.workload.out")
+	invalid := func(what string, err error) {
+		t.Helper()
+		if !errors.Is(err, ErrInvalidArgument) {
+			t.Errorf("%s: %v, want ErrInvalidArgument", what, err)
+		}
+	}
+	_, err := ReadFile(path+"\x00.ignored", nil)
+	invalid("ReadFile", err)
+	_, err = ReadFiles([]string{path, path + "\x00"}, nil)
+	invalid("ReadFiles", err)
+	_, err = ReadFile(path, &ReadOptions{BinaryPath: []string{"/x\x00y"}})
+	invalid("ReadOptions.BinaryPath", err)
+	p, err := ReadFile(path, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer p.Close()
+	if i, err := p.EventIndex("Ir"); err != nil || i != 0 {
+		t.Fatalf("EventIndex(Ir): %d, %v", i, err)
+	}
+	_, err = p.EventIndex("Ir\x00junk")
+	invalid("EventIndex", err)
+	_, err = p.FindFunctions("ma\x00in")
+	invalid("FindFunctions", err)
+	_, err = p.LineCosts("workload.c\x00", 0)
+	invalid("LineCosts", err)
+	out := filepath.Join(t.TempDir(), "out.ppk")
+	invalid("WriteFile", p.WriteFile(out+"\x00evil", FormatPPK, nil))
+	if _, err := os.Stat(out); !os.IsNotExist(err) {
+		t.Errorf("WriteFile wrote %s: %v", out, err)
+	}
+	_, err = Merge([]*Profile{p, p}, []string{"a\x00b", "c"})
+	invalid("Merge names", err)
+	_, err = Diff(p, p, &DiffOptions{BaseName: "a\x00b"})
+	invalid("Diff", err)
+	_, err = OpenArchive(filepath.Join(t.TempDir(), "a.ppka")+"\x00x", true, 0)
+	invalid("OpenArchive", err)
+	if f := ParseFormat("ppk\x00x"); f != FormatUnknown {
+		t.Errorf("ParseFormat: %v", f)
 	}
 }

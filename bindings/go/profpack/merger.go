@@ -46,6 +46,9 @@ func (m *Merger) do(f func(h *C.profpack_merger) error) error {
 
 // RenameEvent makes every input's event from count as event to; before the first Add.
 func (m *Merger) RenameEvent(from, to string) error {
+	if err := noNUL(from, to); err != nil {
+		return err
+	}
 	return m.do(func(h *C.profpack_merger) error {
 		cf, ct := C.CString(from), C.CString(to)
 		defer C.free(unsafe.Pointer(cf))
@@ -56,6 +59,9 @@ func (m *Merger) RenameEvent(from, to string) error {
 
 // Add adds a profile (which may be closed right after); name names it in errors.
 func (m *Merger) Add(p *Profile, name string) error {
+	if err := noNUL(name); err != nil {
+		return err
+	}
 	return m.do(func(h *C.profpack_merger) error {
 		return p.do(func(hp *C.profpack_profile) error {
 			cn := cStringOrNil(name)
@@ -87,15 +93,33 @@ func (m *Merger) Close() error {
 }
 
 // withHandles runs f with the C handles of profiles, none of which may be closed meanwhile.
+// Each distinct Profile is read-locked once for the whole call, however often it is listed:
+// sync.RWMutex forbids taking a read lock twice, for a Close waiting between the two would
+// deadlock with it. A nil Profile is an error matching ErrClosed, as for a method.
 func withHandles(profiles []*Profile, f func(hs []*C.profpack_profile) error) error {
-	hs := make([]*C.profpack_profile, 0, len(profiles))
+	seen := make(map[*Profile]bool, len(profiles))
+	var distinct []*Profile
+	for _, p := range profiles {
+		if p == nil {
+			return closedError("nil Profile")
+		}
+		if !seen[p] {
+			seen[p] = true
+			distinct = append(distinct, p)
+		}
+	}
+	handle := make(map[*Profile]*C.profpack_profile, len(distinct))
 	var next func(i int) error
 	next = func(i int) error {
-		if i == len(profiles) {
+		if i == len(distinct) {
+			hs := make([]*C.profpack_profile, len(profiles))
+			for j, p := range profiles {
+				hs[j] = handle[p]
+			}
 			return f(hs)
 		}
-		return profiles[i].do(func(h *C.profpack_profile) error {
-			hs = append(hs, h)
+		return distinct[i].do(func(h *C.profpack_profile) error {
+			handle[distinct[i]] = h
 			return next(i + 1)
 		})
 	}
@@ -111,6 +135,9 @@ func Merge(profiles []*Profile, names []string) (*Profile, error) {
 	}
 	if names != nil && len(names) != len(profiles) {
 		return nil, newError(StatusInvalidArgument, "Merge needs one name per profile")
+	}
+	if err := noNUL(names...); err != nil {
+		return nil, err
 	}
 	var out *C.profpack_profile
 	err := withHandles(profiles, func(handles []*C.profpack_profile) error {
@@ -133,6 +160,14 @@ func Merge(profiles []*Profile, names []string) (*Profile, error) {
 // Diff returns current - base as a new profile with signed costs, as cg_diff does. opts may
 // be nil.
 func Diff(base, current *Profile, opts *DiffOptions) (*Profile, error) {
+	if opts != nil {
+		for _, ss := range [][]string{opts.ModFilename, opts.ModFuncname, opts.EventRenames,
+			{opts.BaseName, opts.CurrentName}} {
+			if err := noNUL(ss...); err != nil {
+				return nil, err
+			}
+		}
+	}
 	var out *C.profpack_profile
 	err := withHandles([]*Profile{base, current}, func(hs []*C.profpack_profile) error {
 		var do C.profpack_diff_options

@@ -36,6 +36,14 @@ type ReadOptions struct {
 	BinaryPath []string
 }
 
+// check returns an error for a NUL inside paths or the options' strings (see noNUL).
+func (o *ReadOptions) check(paths ...string) error {
+	if err := noNUL(paths...); err != nil || o == nil {
+		return err
+	}
+	return noNUL(o.BinaryPath...)
+}
+
 // c returns the C options and a function that frees what they point to.
 func (o *ReadOptions) c() (*C.profpack_read_options, func()) {
 	var co C.profpack_read_options
@@ -144,6 +152,10 @@ func (o *WriteOptions) c() (co *C.profpack_write_options, free func(), err error
 		}
 	}
 	for p, v := range o.strings {
+		if err = noNUL(v); err != nil {
+			free()
+			return nil, func() {}, err
+		}
 		s := C.CString(v)
 		held = append(held, s)
 		p := p

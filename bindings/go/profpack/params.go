@@ -55,6 +55,9 @@ func WriteParams() ([]WriteParamInfo, error) {
 // or a number within its bounds, or a string parameter's text; the library checks it
 // (profpack_write_options_set_text) and its error names the values taken.
 func (o *WriteOptions) SetText(name, value string) error {
+	if err := noNUL(name, value); err != nil {
+		return err
+	}
 	var co C.profpack_write_options
 	C.profpack_write_options_init(&co)
 	cn, cv := C.CString(name), C.CString(value)

@@ -47,6 +47,9 @@ func (p *Profile) do(f func(h *C.profpack_profile) error) error {
 // ReadFile reads a profile of any supported format, or a .ppk; the format comes from the
 // content. opts may be nil. A failure is an *Error whose Path is path.
 func ReadFile(path string, opts *ReadOptions) (*Profile, error) {
+	if err := opts.check(path); err != nil {
+		return nil, err
+	}
 	cs := C.CString(path)
 	defer C.free(unsafe.Pointer(cs))
 	co, free := opts.c()
@@ -65,6 +68,9 @@ func ReadFile(path string, opts *ReadOptions) (*Profile, error) {
 func ReadFiles(paths []string, opts *ReadOptions) (*Profile, error) {
 	if len(paths) == 0 {
 		return nil, newError(StatusInvalidArgument, "ReadFiles: no paths")
+	}
+	if err := opts.check(paths...); err != nil {
+		return nil, err
 	}
 	cs := C.malloc(C.size_t(len(paths)) * C.size_t(unsafe.Sizeof(uintptr(0))))
 	defer C.free(cs)
@@ -93,6 +99,9 @@ func ReadFiles(paths []string, opts *ReadOptions) (*Profile, error) {
 // ReadBytes reads a profile from memory. opts may be nil.
 func ReadBytes(data []byte, opts *ReadOptions) (*Profile, error) {
 	var p *C.profpack_profile
+	if err := opts.check(); err != nil {
+		return nil, err
+	}
 	var ptr unsafe.Pointer
 	if len(data) > 0 {
 		ptr = C.CBytes(data)
@@ -143,6 +152,9 @@ func (p *Profile) WriteFile(path string, f Format, opts *WriteOptions) error {
 			return err
 		}
 		defer free()
+		if err := noNUL(path); err != nil {
+			return err
+		}
 		cs := C.CString(path)
 		defer C.free(unsafe.Pointer(cs))
 		return callPath(path, func() C.profpack_status {
@@ -327,6 +339,9 @@ func (p *Profile) Events() ([]Event, error) {
 // EventIndex returns the index of the event with short name name (e.g. "Ir").
 func (p *Profile) EventIndex(name string) (int, error) {
 	var i C.size_t
+	if err := noNUL(name); err != nil {
+		return 0, err
+	}
 	err := p.do(func(h *C.profpack_profile) error {
 		cs := C.CString(name)
 		defer C.free(unsafe.Pointer(cs))
@@ -364,6 +379,9 @@ func (p *Profile) View(opts *ViewOptions) (*Profile, error) {
 				vo.thread = C.size_t(*opts.Thread)
 			}
 			binary = opts.Binary
+			if err := noNUL(append([]string{binary}, opts.Tags...)...); err != nil {
+				return err
+			}
 			if len(opts.Tags) > 0 {
 				arr, free := cStrings(opts.Tags)
 				defer free()
@@ -396,6 +414,9 @@ func (p *Profile) Symbolize(opts *SymbolizeOptions) (*Profile, error) {
 		var so C.profpack_symbolize_options
 		C.profpack_symbolize_options_init(&so)
 		if opts != nil {
+			if err := noNUL(append([]string{opts.Binary, opts.Kallsyms}, opts.BinaryPath...)...); err != nil {
+				return err
+			}
 			arr, free := cStrings(opts.BinaryPath)
 			defer free()
 			so.binary_path = arr

@@ -28,13 +28,29 @@ package profpack
 */
 import "C"
 
-import "unsafe"
+import (
+	"strconv"
+	"strings"
+	"unsafe"
+)
 
 // Version is the version of the loaded C library, e.g. "0.1.0".
 func Version() string { return C.GoString(C.profpack_version_string()) }
 
 // VersionNumber is the version of the loaded C library as MAJOR*10000 + MINOR*100 + PATCH.
 func VersionNumber() int { return int(C.profpack_version_number()) }
+
+// noNUL returns an error (ErrInvalidArgument) if a string for the library holds a NUL byte,
+// which would end the C string there: "a.out\x00.x" would be read as "a.out". Every string
+// argument is checked with it before it becomes a C string.
+func noNUL(ss ...string) error {
+	for _, s := range ss {
+		if strings.IndexByte(s, 0) >= 0 {
+			return newError(StatusInvalidArgument, strconv.Quote(s)+" contains a NUL byte")
+		}
+	}
+	return nil
+}
 
 // cStrings copies ss into a C array of C strings; free releases it.
 func cStrings(ss []string) (arr **C.char, free func()) {

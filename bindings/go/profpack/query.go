@@ -64,6 +64,9 @@ func (p *Profile) SimilarFunctions(name string, n int) ([]Function, error) {
 
 func (p *Profile) find(pattern string, flags C.uint32_t, capacity int) ([]Function, error) {
 	var ids []C.size_t
+	if err := noNUL(pattern); err != nil {
+		return nil, err
+	}
 	err := p.do(func(h *C.profpack_profile) error {
 		cs := C.CString(pattern)
 		defer C.free(unsafe.Pointer(cs))
@@ -215,6 +218,9 @@ type LineCost struct {
 // file matches the profile's names exactly, or by the most trailing path components.
 func (p *Profile) LineCosts(file string, event int) ([]LineCost, error) {
 	var out []LineCost
+	if err := noNUL(file); err != nil {
+		return nil, err
+	}
 	err := p.do(func(h *C.profpack_profile) error {
 		cs := C.CString(file)
 		defer C.free(unsafe.Pointer(cs))

@@ -5,9 +5,9 @@ import os
 import warnings
 from typing import Any, Dict, Iterator, List, NamedTuple, Optional, Sequence, Union
 
-from ._errors import PathArg, _path, _text, check, closed
+from ._errors import PathArg, _c, _path, _text, check, closed
 from ._native import cstrings
-from ._profile import Profile
+from ._profile import Profile, _handle_of
 from ._profpack import ffi, lib
 
 
@@ -116,7 +116,7 @@ class Archive:
         dict, or "key=value" strings) and `time` (seconds since 1970 UTC), and commits it."""
         items = ["%s=%s" % kv for kv in labels.items()] if isinstance(labels, dict) else list(labels)
         arr, keep = cstrings(items)
-        hs = ffi.new("profpack_profile*[]", [p._handle() for p in profiles] or [ffi.NULL])
+        hs = ffi.new("profpack_profile*[]", [_handle_of(p) for p in profiles] or [ffi.NULL])
         check(lib.profpack_archive_add(self._handle(), hs, len(profiles), arr, len(items), time),
               self.path)
 
@@ -157,7 +157,7 @@ class Archive:
         functions named exactly `function` (summed), for `event` (None: its first), and how
         many there are."""
         s, i, n = ffi.new("uint64_t*"), ffi.new("uint64_t*"), ffi.new("size_t*")
-        ev = ffi.new("char[]", event.encode()) if event is not None else ffi.NULL
-        check(lib.profpack_archive_function_cost(self._handle(), index, function.encode(), ev,
+        ev = ffi.new("char[]", _c(event)) if event is not None else ffi.NULL
+        check(lib.profpack_archive_function_cost(self._handle(), index, _c(function), ev,
                                                  s, i, n), self.path)
         return FunctionTrendCost(int(s[0]), int(i[0]), int(n[0]))

@@ -138,14 +138,24 @@ def _text(p) -> str:
     return ffi.string(p).decode("utf-8", "surrogateescape")
 
 
+def _no_nul(b: bytes, what: str) -> bytes:
+    """b, which the library reads as a C string: a NUL inside it would cut it short there, so
+    it is an InvalidArgumentError instead."""
+    if b"\0" in b:
+        raise InvalidArgumentError("profpack: %s %r contains a NUL character" % (what, b))
+    return b
+
+
 def _c(s: str) -> bytes:
-    """A str for the library (the inverse of _text)."""
-    return s.encode("utf-8", "surrogateescape")
+    """A str for the library (the inverse of _text); one holding a NUL is an
+    InvalidArgumentError."""
+    return _no_nul(s.encode("utf-8", "surrogateescape"), "string")
 
 
 def _path(p: PathArg) -> bytes:
-    """A path for the library, from str, bytes or os.PathLike."""
-    return os.fsencode(p)
+    """A path for the library, from str, bytes or os.PathLike; one holding a NUL is an
+    InvalidArgumentError."""
+    return _no_nul(os.fsencode(p), "path")
 
 
 def closed(what: str) -> ClosedError:

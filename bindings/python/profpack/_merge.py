@@ -7,7 +7,7 @@ from typing import Any, Optional, Sequence, Tuple
 
 from ._errors import _c, check, closed
 from ._native import cstrings
-from ._profile import Profile
+from ._profile import Profile, _handle_of
 from ._profpack import ffi, lib
 
 
@@ -15,7 +15,7 @@ def merge(profiles: Sequence[Profile], names: Optional[Sequence[Optional[str]]] 
     """``profpack_merge``: a new profile (to close) summing `profiles` (at least one, with the
     same events by name), as cg_merge and ``go tool pprof -proto A B`` do. `names` names each
     input in error messages. For many inputs, :class:`Merger` holds only the result."""
-    hs = ffi.new("profpack_profile*[]", [p._handle() for p in profiles] or [ffi.NULL])
+    hs = ffi.new("profpack_profile*[]", [_handle_of(p) for p in profiles] or [ffi.NULL])
     keep: list = []
     arr = ffi.NULL
     if names is not None:
@@ -58,7 +58,7 @@ class Merger:
 
     def add(self, profile: Profile, name: Optional[str] = None) -> None:
         """``profpack_merger_add``: adds a profile (which may be closed right after)."""
-        check(lib.profpack_merger_add(self._handle(), profile._handle(),
+        check(lib.profpack_merger_add(self._handle(), _handle_of(profile),
                                       ffi.NULL if name is None else _c(name)))
 
     def finish(self) -> Profile:
@@ -119,5 +119,5 @@ def diff(base: Profile, current: Profile, options: Optional[DiffOptions] = None)
     """``profpack_diff``: a new profile (to close), `current` - `base`, with signed costs."""
     o, keep = _diff_options(options)
     out = ffi.new("profpack_profile**")
-    check(lib.profpack_diff(base._handle(), current._handle(), o, out))
+    check(lib.profpack_diff(_handle_of(base), _handle_of(current), o, out))
     return Profile(out[0])

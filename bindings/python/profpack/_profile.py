@@ -257,6 +257,14 @@ def version_number() -> int:
     return int(lib.profpack_version_number())
 
 
+def _handle_of(p: Any) -> Any:
+    """The C handle of a Profile given as an argument: anything else (None, say) is an
+    InvalidArgumentError, as a closed Profile is a ClosedError."""
+    if not isinstance(p, Profile):
+        raise InvalidArgumentError("profpack: expected a Profile, got %s" % type(p).__name__)
+    return p._handle()
+
+
 def _iter_profiles(items: Sequence[Profile]) -> Iterator[Any]:
     for p in items:
-        yield p._handle()
+        yield _handle_of(p)

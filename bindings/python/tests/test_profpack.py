@@ -235,3 +235,40 @@ def test_every_c_constant_has_its_enum_member():
                         ("PROFPACK_HAS_", profpack.Capability)):
         names = set(re.findall(r"^\s*" + prefix + r"([A-Z0-9_]+)\s*=", text, re.M))
         assert names and names <= set(cls.__members__), (prefix, names - set(cls.__members__))
+
+
+def test_merge_of_a_non_profile_is_invalid_argument(tmp_path):
+    with profpack.read(os.path.join(DATA, "merge/cachegrind.workload.run1.out")) as p:
+        for call in (lambda: profpack.merge([p, None]), lambda: profpack.merge([None])):
+            with pytest.raises(profpack.InvalidArgumentError):
+                call()
+        with pytest.raises(profpack.InvalidArgumentError):
+            profpack.diff(p, None)
+        with profpack.Merger() as m:
+            with pytest.raises(profpack.InvalidArgumentError):
+                m.add(None)
+        with profpack.Archive(tmp_path / "a.ppka", writable=True) as a:
+            with pytest.raises(profpack.InvalidArgumentError):
+                a.add([p, None])
+
+
+def test_nul_in_a_string_is_invalid_argument(tmp_path):
+    # A C string ends at its first NUL: the library would see "a.out", "main", "Ir".
+    path = os.path.join(DATA, "merge/cachegrind.workload.run1.out")
+    for call in (lambda: profpack.read(path + "\0.ignored"),
+                 lambda: profpack.read_file(os.fsencode(path) + b"\0x"),
+                 lambda: profpack.read([path + "\0"])):
+        with pytest.raises(profpack.InvalidArgumentError):
+            call()
+    with profpack.read(path) as p:
+        assert p.event_index("Ir") == 0
+        with pytest.raises(profpack.InvalidArgumentError):
+            p.event_index("Ir\0junk")
+        assert p.find_functions("ma")
+        with pytest.raises(profpack.InvalidArgumentError):
+            p.find_functions("ma\0in")
+        with pytest.raises(profpack.InvalidArgumentError):
+            p.write_file(str(tmp_path / "out.ppk") + "\0evil", "ppk")
+        assert not os.path.exists(tmp_path / "out.ppk")
+        with pytest.raises(profpack.InvalidArgumentError):
+            profpack.merge([p, p], names=["a\0b", "c"])
