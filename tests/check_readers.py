@@ -351,6 +351,17 @@ check(r.returncode == 0 and back.returncode == 0 and
       names == {"outer fake 99": "7000", "inner  summary: 5": "3000", "(root)": "0"},
       f"-> callgrind: a name's line breaks are blanks ({names} {back.stderr.strip()[:200]})")
 
+# A NUL byte between two events (no JSON text holds one) is an error where it stands; it was
+# taken for the end of the input, and every event after it was dropped with a warning.
+events = [{"name": f"f{i}", "ph": "X", "ts": 10 * i, "dur": 5, "pid": 1, "tid": 1}
+          for i in range(20)]
+text = json.dumps({"traceEvents": events})
+at = text.index('{"name": "f10"')
+nul = write("nul.json", text[:at] + "\0" + text[at:])
+r = run("info", nul)
+check(r.returncode == 1 and f"byte offset {at}:" in r.stderr and "NUL byte" in r.stderr,
+      f"trace events: a NUL byte is refused at its offset {at} ({r.stderr.strip()})")
+
 # ---- trace events
 def direct_callees(trace_path):
     """Per thread index and function: calls made directly from its calls (nesting the X

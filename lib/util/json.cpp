@@ -77,7 +77,11 @@ JsonReader::JsonReader(std::span<const uint8_t> data, const char* format)
 
 char JsonReader::peek() {
   while (pos_ < size_ && isBlank(p_[pos_])) ++pos_;
-  return pos_ < size_ ? p_[pos_] : '\0';
+  if (pos_ >= size_) return '\0';
+  // '\0' stands for the end of the input: a NUL byte in it (no JSON text holds one; a binary
+  // file read as JSON) is an error where it is, not an end that drops the rest.
+  if (p_[pos_] == '\0') failHere("a NUL byte, which JSON text never holds");
+  return p_[pos_];
 }
 
 void JsonReader::fail(uint64_t offset, const std::string& message) const {
