@@ -188,6 +188,32 @@ TEST(schema_mismatch_refused_at_read) {
 // An output path that is no regular file is written to, not replaced by one: a FIFO (a reader
 // gets the bytes, the FIFO stays), and a character device (a /dev/null made here, where the
 // test may make device nodes: `profpack convert ... -o /dev/null` replaced the system's).
+// A directory or an empty path is refused before anything is written (the rename at the end
+// failed there, after the whole output was made), and a file replaced keeps its permissions.
+TEST(atomic_file_refuses_directories_and_keeps_permissions) {
+  const std::string dir = testlib::tempPath("out.dir");
+  ::mkdir(dir.c_str(), 0700);
+  for (const std::string& path : {dir, std::string()}) {
+    bool refused = false;
+    try {
+      AtomicFile f(path);
+    } catch (const Error& e) {
+      refused = true;
+      CHECK(std::string(e.what()).find(path.empty() ? "empty" : "Is a directory") !=
+            std::string::npos);
+    }
+    CHECK(refused);
+  }
+  ::rmdir(dir.c_str());
+  const std::string priv = testlib::tempPath("private.out");
+  writeFileAtomic(priv, "first");
+  CHECK(::chmod(priv.c_str(), 0600) == 0);
+  writeFileAtomic(priv, "second");
+  struct stat st;
+  CHECK(::stat(priv.c_str(), &st) == 0 && (st.st_mode & 07777) == 0600);
+  std::remove(priv.c_str());
+}
+
 TEST(atomic_file_writes_into_devices_and_fifos) {
   const std::string fifo = testlib::tempPath("out.fifo");
   std::remove(fifo.c_str());

@@ -96,9 +96,14 @@ AtomicFile::AtomicFile(const std::string& path, mode_t mode) : path_(path) {
     fd_ = 1;
     return;
   }
+  // Said before anything is written (the rename at the end failed on these, after the whole
+  // output had been made).
+  if (path.empty()) throw Error(Status::invalidArgument, "", "the output path is empty");
   struct stat st;
-  if (::stat(path.c_str(), &st) == 0 && (S_ISCHR(st.st_mode) || S_ISBLK(st.st_mode) ||
-                                         S_ISFIFO(st.st_mode) || S_ISSOCK(st.st_mode))) {
+  const bool exists = ::stat(path.c_str(), &st) == 0;
+  if (exists && S_ISDIR(st.st_mode)) ioError("cannot write to", path, EISDIR);
+  if (exists && (S_ISCHR(st.st_mode) || S_ISBLK(st.st_mode) || S_ISFIFO(st.st_mode) ||
+                 S_ISSOCK(st.st_mode))) {
     fd_ = ::open(path.c_str(), O_WRONLY | O_CLOEXEC);
     if (fd_ < 0) ioError("cannot open", path, errno);
     direct_ = true;
@@ -124,6 +129,8 @@ AtomicFile::AtomicFile(const std::string& path, mode_t mode) : path_(path) {
     if (errno != EEXIST || attempt == 100)
       ioError("cannot create a temporary file next to", path, errno);
   }
+  // A file replaced keeps its permissions (a 0600 file stayed private only until rewritten).
+  if (exists && S_ISREG(st.st_mode)) (void)::fchmod(fd_, st.st_mode & 07777);
 }
 
 AtomicFile::~AtomicFile() {
