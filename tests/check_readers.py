@@ -362,6 +362,20 @@ r = run("info", nul)
 check(r.returncode == 1 and f"byte offset {at}:" in r.stderr and "NUL byte" in r.stderr,
       f"trace events: a NUL byte is refused at its offset {at} ({r.stderr.strip()})")
 
+# 1 GiB of zeros (a sparse file) is unrecognised from its first bytes: detection read through
+# all of it (the Callgrind header's search for a line's end), 1 GB of memory and 2 s.
+zeros = os.path.join(tmp, "zeros")
+with open(zeros, "wb") as f:
+    f.truncate(1 << 30)
+proc = subprocess.Popen([os.environ["PROFPACK_CLI"], "info", zeros], stdout=subprocess.DEVNULL,
+                        stderr=subprocess.PIPE, text=True)
+err = proc.stderr.read()
+_, status, usage = os.wait4(proc.pid, 0)
+check(os.waitstatus_to_exitcode(status) == 1 and "unrecognised input" in err and
+      usage.ru_maxrss < 300 * 1024,
+      f"1 GiB of zeros: unrecognised without reading it ({usage.ru_maxrss} KB; {err.strip()})")
+os.remove(zeros)
+
 # ---- trace events
 def direct_callees(trace_path):
     """Per thread index and function: calls made directly from its calls (nesting the X

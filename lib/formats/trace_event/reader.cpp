@@ -300,7 +300,12 @@ const char* kindName(const std::string& ph) {
 
 bool isTraceEvent(std::span<const uint8_t> data) {
   JsonReader json(data.subspan(0, std::min<size_t>(data.size(), 4096)), kFmt);
-  const char c = json.peek();
+  char c = '\0';
+  try {
+    c = json.peek();
+  } catch (const Error&) {  // a NUL byte first: not JSON text
+    return false;
+  }
   if (c != '{' && c != '[') return false;
   // The next significant character must continue JSON as a trace would: a member name, an
   // event object, or the end of an empty document.
