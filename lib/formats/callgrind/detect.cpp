@@ -2,6 +2,7 @@
 // events:, and its body only fl=, fn= and count lines; anything else is Callgrind.
 
 #include <algorithm>
+#include <cstring>
 #include <string_view>
 
 #include "formats/callgrind/callgrind.h"
@@ -13,15 +14,16 @@ namespace {
 enum class Text { neither, callgrind, cachegrind };
 
 Text detectText(std::span<const uint8_t> data) {
-  // The header is looked for in the first 4 MiB: a search for a line's end ran over the whole
-  // input, 1 GB of zeros read through to say it is neither.
-  const std::string_view all(reinterpret_cast<const char*>(data.data()), data.size());
-  const std::string_view text = all.substr(0, size_t{4} << 20);
+  // Text holds no NUL byte: one in the first 4 MiB says neither without a search for a line's
+  // end through the whole input (1 GB of zeros was read through). A header line longer than
+  // that (a long cmd:) is still read to its end.
+  const std::string_view text(reinterpret_cast<const char*>(data.data()), data.size());
+  if (!text.empty() && std::memchr(text.data(), 0, std::min(text.size(), size_t{4} << 20)))
+    return Text::neither;
   size_t pos = 0;
   bool sawHeader = false;
   for (int lines = 0; pos < text.size() && lines < 4096; ++lines) {
     size_t eol = text.find('\n', pos);
-    if (eol == std::string_view::npos && text.size() < all.size()) return Text::neither;
     std::string_view line = text.substr(pos, eol == std::string_view::npos ? text.npos : eol - pos);
     pos = eol == std::string_view::npos ? text.size() : eol + 1;
     if (!line.empty() && line.back() == '\r') line.remove_suffix(1);
@@ -45,7 +47,7 @@ Text detectText(std::span<const uint8_t> data) {
     if (!sawHeader) return Text::neither;
     if (line.starts_with("fl=") || line.starts_with("fn=")) {
       // Look further: Callgrind-only body lines decide.
-      std::string_view rest = all.substr(std::min(pos, all.size()), 1 << 20);
+      std::string_view rest = text.substr(std::min(pos, text.size()), 1 << 20);
       for (const char* k : {"\nob=", "\ncalls=", "\ncfn=", "\ncfl=", "\nfi=", "\nfe=", "\njump=",
                             "\njcnd=", "\ntotals:"})
         if (rest.find(k) != rest.npos) return Text::callgrind;
