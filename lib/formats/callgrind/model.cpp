@@ -375,7 +375,11 @@ void CostTableSource::finishLayer(FunctionLayer& out) {
     if (e.caller == e.callee) continue;
     for (size_t i = 0; i < ne; ++i) own[e.caller * ne + i] += out.edgeCost(k)[i];
   }
-  const std::vector<bool> cyclic = inCallCycle(nf, out.edges);
+  // A difference (signed costs) keeps the calls to a called function: a maximum of two
+  // differences is no difference of the two inputs' figures (and the unsigned comparison
+  // took every negative figure for the larger).
+  std::vector<bool> cyclic = inCallCycle(nf, out.edges);
+  if (root_.getSignedCosts()) cyclic.assign(nf, true);
   for (size_t f = 0; f < nf; ++f) {
     if (called[f] && cyclic[f]) continue;
     for (size_t i = 0; i < ne; ++i)
