@@ -200,6 +200,9 @@ struct Mapping {
   // The process it is mapped in, where the source records it (perf.data; -1 else): a JIT's
   // anonymous code is named from that process's /tmp/perf-PID.map.
   int64_t pid = -1;
+  // The program of the profile, where the source can tell (perf: the mapping its process's comm
+  // names): the pprof writer puts it first, where pprof looks for the main binary.
+  bool program = false;
 };
 
 struct Location {

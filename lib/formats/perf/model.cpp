@@ -138,6 +138,21 @@ class PerfSource : public ModelSource {
       k.buildId.assign(reinterpret_cast<const char*>(id.begin()), id.size());
       k.pid = m.getPid();
     }
+    // The program: the first mapping whose file's name is its process's comm (the kernel keeps
+    // the first 15 bytes of the executable's name), a file-backed one.
+    std::map<int64_t, std::string> commOf;
+    for (auto t : pd_.getThreads())
+      if (t.getPid() == t.getTid()) commOf.try_emplace(t.getPid(), t.getComm().cStr());
+    for (Mapping& k : out.mappings) {
+      const auto comm = commOf.find(k.pid);
+      if (comm == commOf.end() || comm->second.empty() || k.path.empty() || k.path[0] != '/')
+        continue;
+      const std::string base = k.path.substr(k.path.rfind('/') + 1);
+      if (base.substr(0, 15) == comm->second) {
+        k.program = true;
+        break;
+      }
+    }
     const size_t events = eventCount();
     const std::vector<uint64_t>& self = selfPerFrame(events);
     out.framesPlaced = true;  // stacks() places each frame (a user frame under kernel ones)

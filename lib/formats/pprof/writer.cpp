@@ -1,5 +1,7 @@
+#include <algorithm>
 #include <bit>
 #include <map>
+#include <numeric>
 #include <string>
 #include <tuple>
 #include <unordered_map>
@@ -209,7 +211,16 @@ class PprofWriter {
         at.locations.size() >= INT32_MAX || at.inlined.size() >= UINT32_MAX)
       throw Error(Status::limit, "pprof",
                   "more than 2^31 locations, or 2^32 functions or mappings");
-    for (size_t i = 0; i < at.mappings.size(); ++i) {
+    // The program's mapping first, where the model knows it: pprof takes the first mapping for
+    // the main binary (`File:`), which was perf's first mapping, ld.so. The ids stay in order.
+    std::vector<size_t> order(at.mappings.size());
+    std::iota(order.begin(), order.end(), 0);
+    const auto program = std::find_if(at.mappings.begin(), at.mappings.end(),
+                                      [](const Mapping& m) { return m.program; });
+    if (program != at.mappings.end())
+      std::rotate(order.begin(), order.begin() + (program - at.mappings.begin()),
+                  order.begin() + (program - at.mappings.begin()) + 1);
+    for (size_t i : order) {
       const Mapping& map = at.mappings[i];
       std::string mp;
       uintField(mp, 1, i + 1);
