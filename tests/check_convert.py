@@ -340,6 +340,17 @@ for rel in ["perf/spin.data", "perf/threads.data", "pprof/go-cpu.pb.gz"]:
           f"{rel} -> cachegrind: the rows add up to the summary {summary} ({sums}), and "
           f"cg_annotate reads it: PROGRAM TOTALS {total} ({ann.stderr.strip()[:200]})")
 
+# perf -> pprof: the program's mapping first, where pprof looks for the main binary (`File:`);
+# it was perf's first mapping, ld.so.
+for rel, program in [("perf/spin.data", "spin"), ("perf/threads.data", "threads")]:
+    out = os.path.join(tmp, "perf.pb.gz")
+    r = run("convert", os.path.join(data, rel), "--to", "pprof", "-o", out)
+    top = subprocess.run(["go", "tool", "pprof", "-top", "-symbolize=none", out],
+                         capture_output=True, text=True, env=dict(os.environ, HOME=tmp))
+    first = top.stdout.splitlines()[0] if top.stdout else top.stderr.strip()[:200]
+    check(r.returncode == 0 and first == f"File: {program}",
+          f"{rel} -> pprof: go tool pprof names the program ({first})")
+
 refusals = [
     ("xray/fdr-v5-st.xray", "cachegrind", "xray holds no source lines"),
     ("gperftools/workload.64le.prof", "cachegrind", "gperftools holds no source lines"),

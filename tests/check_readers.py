@@ -376,6 +376,30 @@ check(os.waitstatus_to_exitcode(status) == 1 and "unrecognised input" in err and
       f"1 GiB of zeros: unrecognised without reading it ({usage.ru_maxrss} KB; {err.strip()})")
 os.remove(zeros)
 
+# A Cachegrind file with a header line longer than the first 4 MiB (a long cmd:) is still one.
+cg = open(os.path.join(data, "cachegrind", "cachegrind.workload.out")).read()
+at = cg.index("cmd:")
+long_cmd = write("long-cmd.cachegrind", cg[:at] + "cmd: " + "x" * (5 << 20) + cg[cg.index("\n", at):])
+r = run("info", long_cmd)
+check(r.returncode == 0 and "format: cachegrind" in r.stdout,
+      f"a Cachegrind file whose cmd: line is 5 MiB long is read ({r.stderr.strip()[:200]})")
+
+# A difference of Callgrind profiles: a called function's inclusive cost is the difference of
+# the calls to it (X: main's calls to it cost 100, then 110: +10), also where its own costs and
+# calls went down (-10); its costs compared as unsigned numbers gave it -10.
+def callgrind_text(x_in, x_self, x_y):
+    return (f"# callgrind format\nversion: 1\ncreator: t\ncmd: t\nevents: Ir\n\nfn=main\n1 5\n"
+            f"cfn=X\ncalls=1 0\n2 {x_in}\n\nfn=X\n1 {x_self}\ncfn=Y\ncalls=1 0\n2 {x_y}\n\n"
+            f"fn=Y\n1 {x_y}\n")
+base = write("diff-base.callgrind", callgrind_text(100, 10, 90))
+new = write("diff-new.callgrind", callgrind_text(110, 30, 60))
+d = os.path.join(tmp, "diff.callgrind")
+r = run("diff", base, new, "-o", d)
+rows = {l.split("\t")[4]: (l.split("\t")[0], l.split("\t")[1])
+        for l in run("top", d, "--tsv").stdout.splitlines()}
+check(r.returncode == 0 and rows.get("X") == ("20", "10"),
+      f"a Callgrind difference: X's inclusive cost is the difference of the calls to it ({rows})")
+
 # ---- trace events
 def direct_callees(trace_path):
     """Per thread index and function: calls made directly from its calls (nesting the X
