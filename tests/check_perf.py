@@ -21,8 +21,8 @@ def check(ok, what):
     passed, failed = passed + bool(ok), failed + (not ok)
 
 
-def run(*args):
-    return subprocess.run(args, check=True, capture_output=True, text=True).stdout
+def run(*args, cwd=None):
+    return subprocess.run(args, check=True, capture_output=True, text=True, cwd=cwd).stdout
 
 
 def dso_name(obj):
@@ -1280,8 +1280,9 @@ def compare_jit(tmp, buildids):
         out.write(JIT_JS)
     maps = set(glob.glob("/tmp/perf-*.map"))
     try:
+        # In tmp: node writes its V8 log (isolate-*-v8.log) where it runs.
         run("perf", "--buildid-dir", buildids, "record", "-q", "-e", "cpu-clock", "-g", "-o", f,
-            node, "--perf-basic-prof", js)
+            node, "--perf-basic-prof", js, cwd=tmp)
         report = run("perf", "--buildid-dir", buildids, "report", "-i", f, "--stdio",
                      "--no-children", "-n", "-g", "none", "--sort", "dso,sym")
         theirs = collections.Counter()
