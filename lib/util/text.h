@@ -95,6 +95,14 @@ void appendHex(std::string& out, uint64_t v);  // with "0x" prefix
 std::string hexString(uint64_t v);             // the same as a string
 std::string hexDigits(uint64_t v);             // lowercase hex digits, no prefix
 std::string hexBytes(std::string_view bytes);  // two lowercase hex digits per byte
+// `s` with its line breaks (CR, LF) as blanks: for a name a line of a text format holds to its
+// end (Callgrind's fn=, Cachegrind's fl=), where any text (a trace event's name) could end the
+// line and make the rest a line of its own.
+inline std::string withoutLineBreaks(std::string s) {
+  for (char& c : s)
+    if (c == '\n' || c == '\r') c = ' ';
+  return s;
+}
 // A C++ symbol name demangled (as c++filt prints it); any other name unchanged.
 std::string demangle(const char* name);
 

@@ -231,18 +231,13 @@ void writeCachegrindModel(const Model& m, Sink& sink) {
   };
   std::string file;
   bool first = true;
-  auto oneLine = [](std::string s) {  // a line break in a name would end its line
-    for (char& c : s)
-      if (c == '\n' || c == '\r') c = ' ';
-    return s;
-  };
   auto startFunction = [&](uint64_t function) {
     const FunctionRow& fn = m.function(function);
-    const std::string f = fn.file.empty() ? std::string("???") : oneLine(fn.file);
+    const std::string f = fn.file.empty() ? std::string("???") : withoutLineBreaks(fn.file);
     if (first || f != file) out += "fl=" + f + "\n";
     first = false;
     file = f;
-    out += "fn=" + oneLine(fn.name) + "\n";
+    out += "fn=" + withoutLineBreaks(fn.name) + "\n";
   };
   auto row = [&](uint64_t line, const uint64_t* costs) {
     appendDecimal(out, line);

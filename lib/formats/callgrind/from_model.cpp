@@ -166,7 +166,7 @@ class ModelWriter {
     // make the rest a line of its own: a cost, a fn=, a summary:.
     for (size_t f = 0; f < m.functions(); ++f)
       if (m.function(f).name.find_first_of("\r\n") != std::string::npos)
-        renamed_.emplace(f, oneLine(m.function(f).name));
+        renamed_.emplace(f, withoutLineBreaks(m.function(f).name));
     std::map<std::tuple<std::string_view, std::string_view, std::string_view>, size_t> seen;
     for (size_t f = 0; f < m.functions(); ++f) {
       const FunctionRow& r = m.function(f);
@@ -179,14 +179,8 @@ class ModelWriter {
       std::string name = r.name + " [line " + std::to_string(r.line) + "]";
       if (r.line == 0 || !taken.insert(r.object + '\0' + r.file + '\0' + name).second)
         name = r.name + " [" + std::to_string(f + 1) + "]";
-      renamed_.insert_or_assign(f, oneLine(name));
+      renamed_.insert_or_assign(f, withoutLineBreaks(name));
     }
-  }
-  // `s` with its line breaks as blanks: a Callgrind line holds a name to its end.
-  static std::string oneLine(std::string s) {
-    for (char& c : s)
-      if (c == '\n' || c == '\r') c = ' ';
-    return s;
   }
   const std::string& nameOf(uint64_t f) const {
     auto it = renamed_.find(f);
@@ -318,17 +312,18 @@ class ModelWriter {
     for (size_t e = 0; e < ne_; ++e) any |= (self_[e] = m.self(f, e)) != 0;
     if (!any) return;
     const FunctionRow& fn = m.function(f);
-    if (fn.object != object_ || first_) out_ += "ob=" + oneLine(fn.object) + "\n";
+    if (fn.object != object_ || first_) out_ += "ob=" + withoutLineBreaks(fn.object) + "\n";
     object_ = fn.object;
     first_ = false;
-    out_ += "fl=" + (fn.file.empty() ? "???" : oneLine(fn.file)) + "\nfn=" + nameOf(f) + "\n";
+    out_ +=
+        "fl=" + (fn.file.empty() ? "???" : withoutLineBreaks(fn.file)) + "\nfn=" + nameOf(f) + "\n";
     selfCost(f);
     for (const CallEdge* c : callees) {
       const FunctionRow& callee = m.function(c->callee);
       auto target = [&] {  // the callee, before each calls= line
-        if (callee.object != fn.object) out_ += "cob=" + oneLine(callee.object) + "\n";
+        if (callee.object != fn.object) out_ += "cob=" + withoutLineBreaks(callee.object) + "\n";
         if (callee.file != fn.file)
-          out_ += "cfi=" + (callee.file.empty() ? "???" : oneLine(callee.file)) + "\n";
+          out_ += "cfi=" + (callee.file.empty() ? "???" : withoutLineBreaks(callee.file)) + "\n";
         out_ += "cfn=" + nameOf(c->callee);
       };
       const size_t edge = static_cast<size_t>(c - m.edges().data());
@@ -406,8 +401,8 @@ class ModelWriter {
     costs(self_.data());
     for (const FunctionLayer::RootCall& c : m_->rootCalls()) {
       const FunctionRow& callee = m_->function(c.function);
-      if (callee.object != root.object) out_ += "cob=" + oneLine(callee.object) + "\n";
-      if (!callee.file.empty()) out_ += "cfi=" + oneLine(callee.file) + "\n";
+      if (callee.object != root.object) out_ += "cob=" + withoutLineBreaks(callee.object) + "\n";
+      if (!callee.file.empty()) out_ += "cfi=" + withoutLineBreaks(callee.file) + "\n";
       out_ += "cfn=" + nameOf(c.function) + "\ncalls=";
       appendCost(out_, c.calls, isSigned_);
       out_ += ' ';
