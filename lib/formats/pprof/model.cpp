@@ -12,6 +12,7 @@
 #include <exception>
 #include <map>
 #include <numeric>
+#include <optional>
 #include <regex>
 #include <system_error>
 #include <thread>
@@ -59,9 +60,11 @@ class PprofSource : public ModelSource {
       checkPprof(d_, "ppk");
     }
     // The base's total is of all its samples, as pprof's is: a tag filter narrows the rows,
-    // not what their shares are of.
-    baseTotal_ = baseTotals();
-    if (!options.tags.empty()) keepTagged(options.tags);
+    // not what their shares are of. So it is taken before the filter (else when asked for).
+    if (!options.tags.empty()) {
+      baseTotal_ = baseTotals();
+      keepTagged(options.tags);
+    }
     ne_ = d_.sampleType.size();
     const IdIndex mappings(d_.mappingId), locations(d_.locationId);
     functionIndex_ = IdIndex(d_.functionId);
@@ -143,7 +146,8 @@ class PprofSource : public ModelSource {
         for (size_t e = 0; e < ne_; ++e) c[e] += p.arcCost[a * ne_ + e];
       }
     }
-    if (!baseTotal_.empty()) out.baseTotals = baseTotal_;
+    if (std::vector<uint64_t> base = baseTotal_ ? *baseTotal_ : baseTotals(); !base.empty())
+      out.baseTotals = std::move(base);
   }
 
   // What a run of samples adds up to: per function its self and inclusive cost, and the call
@@ -507,7 +511,8 @@ class PprofSource : public ModelSource {
   bool fromReader_ = false;  // d_ came from the reader (takeDecoded): given back at the end
   PprofData d_;
   size_t ne_ = 0;
-  std::vector<uint64_t> baseTotal_;  // per event, where samples carry pprof::base=true
+  // Per event, where samples carry pprof::base=true: taken before a tag filter (none: later).
+  std::optional<std::vector<uint64_t>> baseTotal_;
   bool signed_ = false, lines_ = false, addresses_ = false;
   IdIndex functionIndex_;
   std::vector<int64_t> locationMapping_;  // per location: mapping index, -1 for none
