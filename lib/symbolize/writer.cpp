@@ -187,6 +187,7 @@ std::vector<SymbolKey> addressesToName(const Model& model) {
   const size_t ne = model.events();
   std::vector<SymbolKey> keys;
   std::vector<int64_t> locationOf(model.functions(), -1);
+  std::vector<bool> atOwn(layer.locations.size(), false);  // named at its own address here
   for (size_t i = 0; i < layer.locations.size(); ++i) {
     const Location& l = layer.locations[i];
     if (l.callSite) continue;  // looked up below, at its return address
@@ -196,6 +197,7 @@ std::vector<SymbolKey> addressesToName(const Model& model) {
     bool self = ids || !model.has(kCapStacks);
     for (size_t e = 0; e < ne && !self; ++e) self = layer.self[i * ne + e] != 0;
     if (self) keys.push_back({l.mapping, l.address, false});
+    atOwn[i] = self;
   }
   if (!ids && model.has(kCapStacks)) {
     // Each frame once, however many stacks it is a caller in: a key per stack frame took 24
@@ -220,13 +222,8 @@ std::vector<SymbolKey> addressesToName(const Model& model) {
           if (li >= asked.size() || asked[li]) continue;
           asked[li] = true;
           const Location& l = layer.locations[li];
-          if (l.mapping < 0) continue;
-          bool self = false;
-          for (size_t e = 0; e < ne && !self && !placed && !l.callSite; ++e)
-            self = layer.self[li * ne + e] != 0;
-          if (!self)
-            keys.push_back(
-                {l.mapping, l.address + (l.callSite ? 1 : 0), placed ? l.callSite : true});
+          if (l.mapping < 0 || (!placed && atOwn[li])) continue;
+          keys.push_back({l.mapping, l.address + (l.callSite ? 1 : 0), placed ? l.callSite : true});
           continue;
         }
         const uint64_t f = st.frames[k];
