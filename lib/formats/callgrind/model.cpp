@@ -378,8 +378,8 @@ void CostTableSource::finishLayer(FunctionLayer& out) {
   // A difference (signed costs) keeps the calls to a called function: a maximum of two
   // differences is no difference of the two inputs' figures (and the unsigned comparison
   // took every negative figure for the larger).
-  std::vector<bool> cyclic = inCallCycle(nf, out.edges);
-  if (root_.getSignedCosts()) cyclic.assign(nf, true);
+  const std::vector<bool> cyclic =
+      root_.getSignedCosts() ? std::vector<bool>(nf, true) : inCallCycle(nf, out.edges);
   for (size_t f = 0; f < nf; ++f) {
     if (called[f] && cyclic[f]) continue;
     for (size_t i = 0; i < ne; ++i)

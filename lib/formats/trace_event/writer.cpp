@@ -3,6 +3,7 @@
 #include <cstdint>
 #include <cstdio>
 #include <string>
+#include <unordered_set>
 #include <vector>
 
 #include "error.h"
@@ -180,14 +181,11 @@ void writeTraceEvents(const Model& model, Sink& out) {
     appendJsonString(text, name);
     text += "}}";
   };
-  std::vector<uint32_t> namedProcesses;
+  std::unordered_set<uint32_t> namedProcesses;  // (a search of a list: quadratic in processes)
   for (size_t t = 0; t < threads.size(); ++t) {
     const ThreadRow& row = threads[t];
-    if (!row.process.empty() && std::find(namedProcesses.begin(), namedProcesses.end(),
-                                          row.pid) == namedProcesses.end()) {
-      namedProcesses.push_back(row.pid);
+    if (!row.process.empty() && namedProcesses.insert(row.pid).second)
       metadata("process_name", t, row.process);
-    }
     metadata("thread_name", t,
              row.name.empty() ? "thread " + std::to_string(shownId(row.threadId)) : row.name);
   }
