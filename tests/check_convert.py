@@ -18,7 +18,7 @@
   (-symbolize=none) equals pprof's on the original file.
 - every pair the source cannot fill is refused with one line naming what it lacks.
 """
-import json, os, subprocess, sys, tempfile
+import json, os, re, subprocess, sys, tempfile
 from collections import defaultdict
 
 import checklib
@@ -339,6 +339,23 @@ for rel in ["perf/spin.data", "perf/threads.data", "pprof/go-cpu.pb.gz"]:
     check(summary and sums == summary and ann.returncode == 0 and total == str(summary[0]),
           f"{rel} -> cachegrind: the rows add up to the summary {summary} ({sums}), and "
           f"cg_annotate reads it: PROGRAM TOTALS {total} ({ann.stderr.strip()[:200]})")
+    # Per function: cg_annotate's first event equals profpack top's self cost of the source.
+    theirs = defaultdict(int)
+    body = subprocess.run(["cg_annotate", "--threshold=0", "--auto=no", out],
+                          capture_output=True, text=True).stdout.split("file:function", 1)[-1]
+    for l in body.splitlines():
+        m = re.match(r"\s*([\d,]+) \(\s*[\d.]+%\).*?\)\s+(\S.*)$", l)
+        if m:
+            theirs[m.group(2)] += int(m.group(1).replace(",", ""))
+    ours = defaultdict(int)
+    for l in run("top", src, "--tsv", "-n", "1000000").stdout.splitlines():
+        self_, _, _, file, name, _ = l.split("\t")
+        if int(self_):
+            ours[f"{file or '???'}:{name}"] += int(self_)
+    check(theirs and dict(theirs) == dict(ours),
+          f"{rel} -> cachegrind: cg_annotate's cost per function is top's self cost "
+          f"({len(theirs)} functions; differing: "
+          f"{sorted(set(theirs.items()) ^ set(ours.items()))[:4]})")
 
 # perf -> pprof: the program's mapping first, where pprof looks for the main binary (`File:`);
 # it was perf's first mapping, ld.so.
