@@ -674,6 +674,61 @@ def compare_cxx(tmp, buildids):
           f"({len(got)} lines; differ: {sorted(set(want.items()) ^ set(got.items()))[:2]})")
 
 
+def compare_same_name(tmp, buildids):
+    """Functions of one name in one program (same-name-a.cpp, same-name-b.cpp, built here): two
+    static `work`s in two files, and two lambdas inlined into a template, whose call operators
+    DWARF names `operator()` alike. perf counts each as its own function (by the symbol's
+    address), and so must `top`: named from the symbol tables, its rows equal perf report's;
+    named from DWARF, `work` is two rows with perf's two counts, each with its own file, and the
+    inlined lambdas are two `operator()` rows whose self samples are those of the folded stacks
+    under each `call<main::{lambda(long)#N}>`; with that function's own, perf's count for it."""
+    if not shutil.which("g++"):
+        print("note: g++ not installed: the same-name recording is not made")
+        return
+    exe = os.path.join(tmp, "same-name")
+    run("g++", "-O2", "-g", "-fno-omit-frame-pointer", "-o", exe,
+        os.path.join(data, "same-name-a.cpp"), os.path.join(data, "same-name-b.cpp"))
+    f = os.path.join(tmp, "same-name.data")
+    run("perf", "--buildid-dir", buildids, "record", "-q", "-e", "cpu-clock", "-g", "-o", f, exe)
+    _, rows = perf_rows(buildids, f, "dso,sym")
+    theirs = sorted((m.group(1), n) for n, row in rows
+                    for m in [re.match(r"same-name\s+\[\.\] (.*)$", row)] if m)
+
+    def rows_of(*extra):
+        out = []
+        for line in run(cli, "top", f, "--tsv", "-n", "100000000", *extra).splitlines():
+            self_, _, _, file, func, obj = line.split("\t")
+            if os.path.basename(obj) == "same-name" and int(self_):
+                out.append((func, int(self_), os.path.basename(file)))
+        return out
+
+    tables = sorted((func, n) for func, n, _ in rows_of("--symbol-tables-only"))
+    check(tables == theirs and [func for func, _ in tables].count("work") == 2,
+          f"same-name: named from the symbol tables, self samples per function as perf report "
+          f"counts them: {tables} vs perf {theirs}")
+    dwarf = rows_of()
+    works = sorted((n, file) for func, n, file in dwarf if func == "work")
+    check(sorted(n for n, _ in works) == sorted(n for func, n in theirs if func == "work") and
+          sorted(file for _, file in works) == ["same-name-a.cpp", "same-name-b.cpp"],
+          f"same-name: named from DWARF, the two static `work`s are two rows with perf's counts "
+          f"and their own files: {works} vs perf {theirs}")
+    lines = folded(f)
+    operators = sorted(n for func, n, _ in dwarf if func == "operator()")
+    under = {}
+    for k in (1, 2):
+        caller = f"call<main::{{lambda(long)#{k}}}>"
+        inlined = sum(n for l, n in lines.items() if l.endswith(";" + caller + ";operator()"))
+        own = sum(n for l, n in lines.items() if l.endswith(";" + caller))
+        under[k] = inlined
+        perf_count = sum(n for func, n in theirs if func == caller)
+        check(inlined + own == perf_count and inlined > 0,
+              f"same-name: lambda {k}: {own} samples in {caller} and {inlined} in its inlined "
+              f"operator(), perf counts {perf_count} in {caller}")
+    check(operators == sorted(under.values()),
+          f"same-name: the two inlined lambdas are two `operator()` rows: {operators}, "
+          f"the folded stacks under each call<>: {under}")
+
+
 SCRIPT_VARIANTS = ["-tid", "-time", "-event", "-period", "+pid", "-comm", "-tid,-time",
                    "-time,-event", "-tid,-time,-event", "-comm,-time",
                    "comm,tid,ip,sym,dso", "comm,ip,sym,dso", "+srcline"]
@@ -1320,6 +1375,7 @@ def main():
                 return 77
             files = [out]
             compare_cxx(tmp, buildids)
+            compare_same_name(tmp, buildids)
             compare_dwarf_callgraph(tmp, buildids)
             compare_events(tmp, buildids)
             compare_system_wide(tmp, buildids)

@@ -459,6 +459,11 @@ struct Symbols {
   file @6 :Column;             # per frame: index into names (0: unknown)
   line @7 :Column;             # per frame: source line (0: unknown)
   names @8 :List(Text);        # names[0] is ""
+  declaration @9 :Column;      # per frame: what tells functions of one name in one object apart
+                               # (two static functions of one name): the line DWARF declares
+                               # the function at, or for a name from a symbol table 2^63 + the
+                               # symbol's address; 0: the name alone. Empty: 0 for every frame
+                               # (files written before it was added)
 }
 
 # Named frames, a tree of them, samples on its nodes and spans of time per thread: what

@@ -356,9 +356,9 @@ std::pair<uint64_t, uint64_t> ElfBinary::symbolRange() { return impl_->symbolInd
 
 // The symbol tables' name of `address` as perf gives it (demangled as the binary was opened to);
 // an entry of the procedure linkage table as "free@plt". Empty where no symbol names it.
-std::string ElfBinary::perfName(uint64_t address) {
+std::string ElfBinary::perfName(uint64_t address, uint64_t* start) {
   bool plt = false;
-  const char* name = impl_->symbolIndex().lookupAsPerf(address, &plt);
+  const char* name = impl_->symbolIndex().lookupAsPerf(address, &plt, start);
   if (!name || !*name) return "";
   if (!plt) return impl_->demangled(name);
   // At most perf's 1,024 characters: one copy per address looked up is kept.
@@ -399,7 +399,7 @@ std::vector<SymbolFrame> ElfBinary::resolve(uint64_t address, bool declarations)
     std::string f = file;
     uint64_t l = line;
     for (size_t i = path.size(); i-- > 0;) {  // innermost first
-      out.push_back({dieName(&path[i], impl_->demangled), f, l});
+      out.push_back({dieName(&path[i], impl_->demangled), f, l, declarationLine(&path[i])});
       if (i > 0 && lines_) callSite(cu, &path[i], f, l);  // the next frame out is at the call
     }
     if (declarations && lines_ && !path.empty()) {
@@ -414,28 +414,35 @@ std::vector<SymbolFrame> ElfBinary::resolve(uint64_t address, bool declarations)
   // parameters), the function itself (not a function inlined into it) is always named by its
   // symbol, as perf chooses it: DWARF names a C++ function of an anonymous namespace, or a
   // lambda, without its scopes ("anon" for perf's "(anonymous namespace)::anon").
+  uint64_t start = 0;
   if (!parameters_ && !out.empty()) {
-    std::string name = perfName(address);
-    if (!name.empty()) out.back().function = std::move(name);
+    std::string name = perfName(address, &start);
+    if (!name.empty()) {
+      out.back().function = std::move(name);
+      out.back().declaration = symbolDeclaration(start);
+    }
   }
   if (out.empty() || out.back().function.empty()) {
     std::string name;
     if (parameters_ && dwarf_) {  // libdw's choice, as addr2line names it
-      const char* n = impl_->symbolIndex().lookup(address);
+      const char* n = impl_->symbolIndex().lookup(address, &start);
       if (n && *n) name = impl_->demangled(n);
     } else {
-      name = perfName(address);
+      name = perfName(address, &start);
     }
     if (!name.empty()) {
       if (out.empty())
-        out.push_back({std::move(name), file, line});
+        out.push_back({std::move(name), file, line, symbolDeclaration(start)});
       else
-        out.back().function = std::move(name);
+        out.back() = {std::move(name), out.back().file, out.back().line, symbolDeclaration(start)};
     }
   }
   // A chain whose inner frames have no name keeps them under the outer function's name.
   for (SymbolFrame& f : out)
-    if (f.function.empty()) f.function = out.back().function;
+    if (f.function.empty()) {
+      f.function = out.back().function;
+      f.declaration = out.back().declaration;
+    }
   if (!out.empty() && out.back().function.empty()) out.clear();
   return out;
 }

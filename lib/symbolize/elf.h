@@ -20,7 +20,17 @@ struct SymbolFrame {
   std::string function;  // demangled
   std::string file;      // "" if unknown
   uint64_t line = 0;     // 0 if unknown
+  // What tells apart functions of this name in one object (two static functions of one name in
+  // two files, a C++ function's overloads named without parameters): the line DWARF declares
+  // the function at; for a name from the symbol table, its symbol's address + 2^63 (one symbol
+  // is one function, as perf counts them). 0: the name alone.
+  uint64_t declaration = 0;
 };
+
+// SymbolFrame::declaration of a function named by a symbol at `address`.
+inline constexpr uint64_t symbolDeclaration(uint64_t address) {
+  return address | (uint64_t{1} << 63);
+}
 
 // perf's choice between two symbols at one address (tools/perf/util/symbol.c,
 // choose_best_symbol), past its rule on sizes: a weak one loses to any other, a global one
@@ -87,7 +97,8 @@ class ElfBinary {
  private:
   ElfBinary() = default;
   std::vector<SymbolFrame> resolve(uint64_t address, bool declarations);
-  std::string perfName(uint64_t address);
+  // `start`, if given: where the symbol named starts.
+  std::string perfName(uint64_t address, uint64_t* start = nullptr);
   // The compilation unit whose address ranges hold `address`, from an index of every unit's
   // ranges (for binaries without .debug_aranges). False if none.
   bool findUnit(uint64_t address, Dwarf_Die& cu, uint64_t& bias);

@@ -222,7 +222,7 @@ const std::vector<SymbolFrame>* Kallsyms::lookup(uint64_t address) const {
   // address may belong to a symbol that was cut off (a whole /proc/kallsyms ends with module
   // symbols, above the kernel's text).
   if (!below || !above) return nullptr;
-  frame_.assign(1, SymbolFrame{std::string(below->name), "", 0});
+  frame_.assign(1, SymbolFrame{std::string(below->name), "", 0, symbolDeclaration(below->address)});
   return &frame_;
 }
 

@@ -89,7 +89,7 @@ void SymbolMemory::add(const Profile& profile) {
     if (!added) continue;  // the first profile's names win
     for (uint64_t i = span.first; i < span.first + span.second; ++i) {
       const SymbolTable::Frame& f = table.frames[i];
-      it->second.push_back({table.names[f.function], table.names[f.file], f.line});
+      it->second.push_back({table.names[f.function], table.names[f.file], f.line, f.declaration});
     }
   }
 }

@@ -142,6 +142,26 @@ std::string dieName(Dwarf_Die* die, DemangleCache& demangled) {
   return "";
 }
 
+uint64_t declarationLine(Dwarf_Die* die) {
+  int line = 0;
+  if (dwarf_decl_line(die, &line) == 0 && line > 0) return static_cast<uint64_t>(line);
+  Dwarf_Attribute a;
+  Dwarf_Die at;
+  if (!dwarf_attr_integrate(die, DW_AT_object_pointer, &a) || !dwarf_formref_die(&a, &at)) return 0;
+  // The object pointer's type: a pointer to the class, through const and volatile; a few steps
+  // at most, whatever a malformed file's types refer to.
+  for (int step = 0; step < 6; ++step) {
+    if (!dwarf_attr_integrate(&at, DW_AT_type, &a) || !dwarf_formref_die(&a, &at)) return 0;
+    const int tag = dwarf_tag(&at);
+    if (tag == DW_TAG_class_type || tag == DW_TAG_structure_type || tag == DW_TAG_union_type)
+      return dwarf_decl_line(&at, &line) == 0 && line > 0 ? static_cast<uint64_t>(line) : 0;
+    if (tag != DW_TAG_pointer_type && tag != DW_TAG_const_type && tag != DW_TAG_volatile_type &&
+        tag != DW_TAG_reference_type)
+      return 0;
+  }
+  return 0;
+}
+
 // Where an inlined copy was called from: DW_AT_call_file / DW_AT_call_line of its DIE.
 void callSite(Dwarf_Die* cu, Dwarf_Die* inlined, std::string& file, uint64_t& line) {
   file.clear();

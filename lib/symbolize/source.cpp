@@ -9,6 +9,7 @@
 #include <map>
 #include <span>
 #include <string_view>
+#include <tuple>
 #include <unordered_map>
 #include <unordered_set>
 #include <utility>
@@ -88,10 +89,15 @@ class SymbolizedSource : public ModelSource {
   void spans(SpanSink& sink) override;
 
  private:
-  struct ViewPairHash {
-    size_t operator()(const std::pair<std::string_view, std::string_view>& k) const {
-      const size_t a = std::hash<std::string_view>()(k.first);
-      return a ^ (std::hash<std::string_view>()(k.second) + 0x9e3779b97f4a7c15ull + (a << 6));
+  // A function's key: name, object, and what tells functions of one name in one object apart
+  // (SymbolFrame::declaration; 0 for the inner source's own rows).
+  using FunctionKey = std::tuple<std::string_view, std::string_view, uint64_t>;
+  struct FunctionKeyHash {
+    size_t operator()(const FunctionKey& k) const {
+      const size_t a = std::hash<std::string_view>()(std::get<0>(k));
+      const size_t b =
+          a ^ (std::hash<std::string_view>()(std::get<1>(k)) + 0x9e3779b97f4a7c15ull + (a << 6));
+      return b ^ (std::hash<uint64_t>()(std::get<2>(k)) + 0x9e3779b97f4a7c15ull + (b << 6));
     }
   };
   // One chain of functions of this model, outermost first, and where the innermost is. Its
@@ -109,15 +115,15 @@ class SymbolizedSource : public ModelSource {
     bool stacks = false;
     uint32_t innerCaps = 0;
     StackLayer innerStacks;
-    // (name, object) -> function; the views are of the symbol table's names and the inner
-    // layer's rows, which outlive the work (no string made per lookup).
-    std::unordered_map<std::pair<std::string_view, std::string_view>, uint64_t, ViewPairHash>
-        functionIndex;
+    // (name, object, declaration) -> function; the views are of the symbol table's names and
+    // the inner layer's rows, which outlive the work (no string made per lookup).
+    std::unordered_map<FunctionKey, uint64_t, FunctionKeyHash> functionIndex;
     // In front of it, by numbers (a chain's frames are looked up per location; hashing their
     // names was a tenth of making the model of a g++ compile's recording): (the symbol
-    // table's name index, the object's number) -> function; per inner function, its object's
-    // number and the function it stays where the table has no chain (-1: not yet).
-    PairMap namedIndex;
+    // table's name index, or past the names a declared name's number in declaredIndex, the
+    // object's number) -> function; per inner function, its object's number and the function
+    // it stays where the table has no chain (-1: not yet).
+    PairMap namedIndex, declaredIndex;  // declaredIndex: (name index, declaration) -> number
     std::unordered_map<std::string_view, uint64_t> objectIds;
     std::vector<int64_t> objectOf, unnamedOf;
     std::vector<int64_t> locationOf;  // per inner function: its first own location (-1: none)
@@ -139,7 +145,7 @@ class SymbolizedSource : public ModelSource {
   std::unique_ptr<ModelSource> releaseAfterStacks(std::unique_ptr<ModelSource> inner,
                                                   const FunctionLayer& in, FunctionLayer& out);
   uint64_t function(Work& w, const std::string& name, const std::string& file,
-                    const std::string& object, bool unnamed = false);
+                    const std::string& object, bool unnamed = false, uint64_t declaration = 0);
   // `oldName`: where the table has no name at the address itself, take its name as a return
   // address (a caller's frame at its own address, in a table an earlier build wrote).
   int64_t chainAt(Work& w, uint64_t f, int64_t li, bool ret, bool oldName = false);
@@ -248,8 +254,9 @@ std::unique_ptr<ModelSource> SymbolizedSource::releaseAfterStacks(
 }
 
 uint64_t SymbolizedSource::function(Work& w, const std::string& name, const std::string& file,
-                                    const std::string& object, bool unnamed) {
-  auto [it, added] = w.functionIndex.try_emplace({name, object}, w.out.functions.size());
+                                    const std::string& object, bool unnamed, uint64_t declaration) {
+  auto [it, added] =
+      w.functionIndex.try_emplace({name, object, declaration}, w.out.functions.size());
   if (added) w.out.addFunction({name, file, object, 0, unnamed});
   return it->second;
 }
@@ -283,9 +290,16 @@ int64_t SymbolizedSource::chainAt(Work& w, uint64_t f, int64_t li, bool ret, boo
     for (uint64_t i = first + count; i-- > first;) {  // outermost first
       const SymbolTable::Frame& fr = table_.frames[i];
       bool added = false;
-      uint64_t& fn =
-          w.namedIndex.findOrInsert(fr.function, static_cast<uint64_t>(object), 0, added);
-      if (added) fn = function(w, table_.names[fr.function], table_.names[fr.file], row.object);
+      uint64_t name = fr.function;
+      if (fr.declaration != 0) {
+        bool fresh = false;
+        name = table_.names.size() + w.declaredIndex.findOrInsert(fr.function, fr.declaration,
+                                                                  w.declaredIndex.size(), fresh);
+      }
+      uint64_t& fn = w.namedIndex.findOrInsert(name, static_cast<uint64_t>(object), 0, added);
+      if (added)
+        fn = function(w, table_.names[fr.function], table_.names[fr.file], row.object, false,
+                      fr.declaration);
       w.chainFunctions.push_back(fn);
       w.chainLines.push_back(fr.line);
     }

@@ -90,12 +90,14 @@ class SymbolIndex {
   // table. Where perf's choice does not cover the address (a shorter alias), lookup()'s stays.
   // An address in a PLT entry is named by the function the entry calls, with "@plt" after it
   // (`plt` set, the name without the suffix), as perf synthesizes these (readPlt).
-  // symbolAt's name of such an entry is the whole one.
-  const char* lookupAsPerf(uint64_t address, bool* plt = nullptr) const {
+  // symbolAt's name of such an entry is the whole one. `start`, if given: the address where
+  // the symbol (or entry) named starts.
+  const char* lookupAsPerf(uint64_t address, bool* plt = nullptr, uint64_t* start = nullptr) const {
     if (plt) *plt = false;
     auto e = std::upper_bound(plt_.begin(), plt_.end(), address,
                               [](uint64_t a, const PltEntry& x) { return a < x.addr; });
     if (e != plt_.begin() && address - std::prev(e)->addr < std::prev(e)->size) {
+      if (start) *start = std::prev(e)->addr;
       if (!plt) {  // made at the first ask: a hostile file's entries may all name one long name
         const size_t i = static_cast<size_t>(std::prev(e) - plt_.begin());
         auto [it, fresh] = pltNames_.try_emplace(i);
@@ -114,11 +116,13 @@ class SymbolIndex {
     for (auto it = lo; it != hi; ++it)
       if (&*it != best && it->absolute == s->absolute && perfPrefers(*it, *best)) best = &*it;
     if (best->size && address - best->addr >= best->size) best = s;
+    if (start) *start = best->addr;
     return names_[best->name];
   }
 
-  const char* lookup(uint64_t address) const {
+  const char* lookup(uint64_t address, uint64_t* start = nullptr) const {
     const Sym* s = find(address);
+    if (s && start) *start = s->addr;
     return s ? names_[s->name] : nullptr;
   }
 

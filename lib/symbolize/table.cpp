@@ -23,7 +23,9 @@ SymbolTable::SymbolTable(ir::Symbols::Reader s) {
   std::vector<uint64_t> function = decodeColumn(s.getFunction());
   std::vector<uint64_t> file = decodeColumn(s.getFile());
   std::vector<uint64_t> line = decodeColumn(s.getLine());
-  if (file.size() != function.size() || line.size() != function.size())
+  std::vector<uint64_t> declaration = decodeColumn(s.getDeclaration());
+  if (file.size() != function.size() || line.size() != function.size() ||
+      (!declaration.empty() && declaration.size() != function.size()))
     fail("per-frame columns differ in length");
   uint64_t first = 0;
   for (size_t i = 0; i < mapping.size(); ++i) {
@@ -38,7 +40,7 @@ SymbolTable::SymbolTable(ir::Symbols::Reader s) {
   for (size_t i = 0; i < function.size(); ++i) {
     if (function[i] >= names.size() || file[i] >= names.size())
       fail("frame " + std::to_string(i) + " names a string beyond the name list");
-    frames.push_back({function[i], file[i], line[i]});
+    frames.push_back({function[i], file[i], line[i], declaration.empty() ? 0 : declaration[i]});
   }
 }
 

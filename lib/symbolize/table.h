@@ -68,6 +68,7 @@ class SymbolEntries {
 struct SymbolTable {
   struct Frame {
     uint64_t function, file, line;  // name indexes, and the line (0 if unknown)
+    uint64_t declaration;           // SymbolFrame::declaration
   };
   std::vector<std::string> names;  // names[0] is ""
   std::vector<Frame> frames;

@@ -23,7 +23,7 @@ constexpr const char* kFmt = "symbols";
 // SymbolTable would read back from them).
 struct Columns {
   ColumnWriter mapping, address{ir::Column::Encoding::ZIGZAG_DELTA}, returnAddress, count;
-  ColumnWriter function, file, line;
+  ColumnWriter function, file, line, declaration;
   std::unordered_map<std::string, uint64_t> nameIndex{{"", 0}};
   std::shared_ptr<SymbolTable> table = std::make_shared<SymbolTable>();
 
@@ -47,7 +47,8 @@ struct Columns {
       function.push(fn);
       file.push(fi);
       line.push(f.line);
-      table->frames.push_back({fn, fi, f.line});
+      declaration.push(f.declaration);
+      table->frames.push_back({fn, fi, f.line, f.declaration});
     }
   }
   // Refused when named, not when the section is built (which may be later).
@@ -65,6 +66,7 @@ struct Columns {
     function.build(sym.initFunction());
     file.build(sym.initFile());
     line.build(sym.initLine());
+    declaration.build(sym.initDeclaration());
     auto list = sym.initNames(static_cast<unsigned>(names.size()));
     for (size_t i = 0; i < names.size(); ++i) list.set(static_cast<unsigned>(i), names[i]);
   }
