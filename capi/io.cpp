@@ -143,7 +143,15 @@ profpack_status profpack_read_file(const char* path, const profpack_read_options
         throw e.inFile(path);
       }
     }
-    profpack::InputFile in(path);  // its own errors name the file already
+    // Its own errors name the file already; a stream that starts as no profile is refused
+    // before the rest is read.
+    profpack::InputFile in(path, [&](std::span<const uint8_t> start) {
+      try {
+        profpack::checkStreamStart(start, opts);
+      } catch (const profpack::Error& e) {
+        throw e.inFile(path);
+      }
+    });
     profpack::FileMappingScope scope(in.mapped() ? in.bytes() : std::span<const uint8_t>());
     try {
       // The binaries to name the profile from are opened while it is read, where its format
@@ -172,7 +180,14 @@ profpack_status profpack_read_files(const char* const* paths, size_t count,
     std::vector<std::unique_ptr<profpack::InputFile>> files;
     std::vector<std::span<const uint8_t>> bytes;
     for (size_t i = 0; i < count; ++i) {
-      files.push_back(std::make_unique<profpack::InputFile>(paths[i]));
+      files.push_back(
+          std::make_unique<profpack::InputFile>(paths[i], [&](std::span<const uint8_t> start) {
+            try {
+              profpack::checkStreamStart(start, opts);
+            } catch (const profpack::Error& e) {
+              throw e.inFile(paths[i]);
+            }
+          }));
       bytes.push_back(files.back()->bytes());
     }
     try {

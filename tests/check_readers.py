@@ -16,7 +16,7 @@
   each, a trace cut short; JSON that is neither format is refused; a trace llvm-xray-14 writes
   of the same XRay trace (times and ids as strings) gives XRay's figures too.
 """
-import json, os, shutil, subprocess, sys, tempfile
+import json, os, shutil, subprocess, sys, tempfile, threading
 from collections import defaultdict
 
 from checklib import check, data, finish, info, run
@@ -375,6 +375,27 @@ check(os.waitstatus_to_exitcode(status) == 1 and "unrecognised input" in err and
       usage.ru_maxrss < 300 * 1024,
       f"1 GiB of zeros: unrecognised without reading it ({usage.ru_maxrss} KB; {err.strip()})")
 os.remove(zeros)
+
+# Endless streams that start as no profile: refused from their first 4 MiB, in bounded memory,
+# where they were read until memory ran out (a pipe or a device is read whole before it is
+# read as a profile). A real profile through a pipe is read as from its file.
+for device in ("/dev/zero", "/dev/urandom"):
+    proc = subprocess.Popen([os.environ["PROFPACK_CLI"], "info", device],
+                            stdout=subprocess.DEVNULL, stderr=subprocess.PIPE, text=True)
+    watchdog = threading.Timer(20, proc.kill)  # a build that reads on would fill the memory
+    watchdog.start()
+    err = proc.stderr.read()
+    _, status, usage = os.wait4(proc.pid, 0)
+    watchdog.cancel()
+    check(os.waitstatus_to_exitcode(status) == 1 and "unrecognised input" in err and
+          device in err and usage.ru_maxrss < 200 * 1024,
+          f"{device}: refused from its first bytes ({usage.ru_maxrss} KB; {err.strip()[:200]})")
+cg = open(os.path.join(data, "cachegrind", "cachegrind.workload.out")).read()
+r = subprocess.run([os.environ["PROFPACK_CLI"], "info", "-"], capture_output=True, text=True,
+                   timeout=300, input=cg.replace("cmd:", "cmd: " + "x" * (5 << 20), 1))
+check(r.returncode == 0 and "format: cachegrind" in r.stdout,
+      f"a Cachegrind file whose cmd: line is 5 MiB long is read from a pipe "
+      f"({r.stderr.strip()[:200]})")
 
 # A Cachegrind file with a header line longer than the first 4 MiB (a long cmd:) is still one.
 cg = open(os.path.join(data, "cachegrind", "cachegrind.workload.out")).read()

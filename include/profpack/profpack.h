@@ -365,7 +365,11 @@ typedef struct profpack_profile profpack_profile;
  * the caller; on failure `*out` is set to NULL, and the error's message starts with `path`
  * ("a.out: cachegrind: line 3, byte offset 17: ..."). A profile may keep what its reading
  * built for its first query or conversion (a gperftools profile: the call tree), which uses it
- * instead of decoding the IR again.
+ * instead of decoding the IR again. Standard input, a pipe or a device is read whole into memory;
+ * where no format is given and its first 4 MiB (or all of a shorter stream) hold a NUL byte and
+ * start no format, it is refused there (PROFPACK_ERROR_MALFORMED, "unrecognised input"), not
+ * read on: every text format refuses a NUL byte and the binary ones are told by their first
+ * bytes, and `/dev/zero` would otherwise be read until memory runs out.
  */
 PROFPACK_API profpack_status profpack_read_file(const char* path,
                                                 const profpack_read_options* options,

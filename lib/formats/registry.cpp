@@ -1,6 +1,7 @@
 #include "formats/registry.h"
 
 #include <array>
+#include <cstring>
 
 #include "container/ppk.h"
 #include "error.h"
@@ -453,6 +454,22 @@ std::vector<Mapping> binariesAhead(std::span<const uint8_t> data, const ReadOpti
   return c && c->binariesAhead ? c->binariesAhead(data) : std::vector<Mapping>{};
 }
 
+namespace {
+[[noreturn]] void unrecognised() {
+  throw Error(Status::malformed, "",
+              "unrecognised input: not a .ppk, Callgrind, Cachegrind, gperftools, XRay, DCPI or "
+              "pprof profile, perf.data, perf script text, V8 .cpuprofile, Chrome trace or "
+              "collapsed stacks",
+              0);
+}
+}  // namespace
+
+void checkStreamStart(std::span<const uint8_t> start, const ReadOptions& options) {
+  if (options.format == FormatId::unknown && !start.empty() &&
+      std::memchr(start.data(), 0, start.size()) && detectFormat(start) == FormatId::unknown)
+    unrecognised();
+}
+
 std::unique_ptr<Profile> readProfile(std::span<const uint8_t> data, const ReadOptions& options) {
   // An empty input may come with a null pointer (an empty std::vector, a C caller's NULL):
   // give the readers a valid one, so no memchr/memcpy ever sees null.
@@ -466,11 +483,7 @@ std::unique_ptr<Profile> readProfile(std::span<const uint8_t> data, const ReadOp
     return c->read(data, readOptionsFor(options, *c));
   }
   if (data.empty()) throw Error(Status::malformed, "", "empty input: no profile to read", 0);
-  throw Error(Status::malformed, "",
-              "unrecognised input: not a .ppk, Callgrind, Cachegrind, gperftools, XRay, DCPI or "
-              "pprof profile, perf.data, perf script text, V8 .cpuprofile, Chrome trace or "
-              "collapsed stacks",
-              0);
+  unrecognised();
 }
 
 std::unique_ptr<Profile> readProfileParts(std::span<const std::span<const uint8_t>> files,

@@ -80,6 +80,12 @@ std::unique_ptr<Profile> profileFromArchiveForm(FormatId format, const std::stri
 FormatId detectFormat(std::span<const uint8_t> data);
 
 std::unique_ptr<Profile> readProfile(std::span<const uint8_t> data, const ReadOptions& options);
+// Refuses a stream (read whole into memory before it is read as a profile) by its first bytes
+// (InputFile::kStreamStart of them, or all of a shorter one) where no format can start so:
+// without a format given, they match none and hold a NUL byte. Every text format refuses a
+// NUL byte, and the binary formats are told by their first bytes; so /dev/zero or
+// /dev/urandom is refused there rather than read until memory runs out.
+void checkStreamStart(std::span<const uint8_t> start, const ReadOptions& options);
 // Whether reading a profile of `format` with `options` leaves what only a write of its own IR
 // needs (.ppk, its own format) to be built on first use: options.deferIR, or an output format
 // the registry's rules say needs none of it.

@@ -20,8 +20,10 @@ namespace {
   throw Error(Status::io, "", what + " '" + path + "': " + std::strerror(err));
 }
 
-void readAll(int fd, std::vector<uint8_t>& out, const std::string& path) {
+void readAll(int fd, std::vector<uint8_t>& out, const std::string& path,
+             const std::function<void(std::span<const uint8_t>)>& start) {
   uint8_t buf[1 << 16];
+  bool started = !start;
   for (;;) {
     ssize_t n = ::read(fd, buf, sizeof buf);
     if (n < 0) {
@@ -30,7 +32,12 @@ void readAll(int fd, std::vector<uint8_t>& out, const std::string& path) {
     }
     if (n == 0) break;
     out.insert(out.end(), buf, buf + n);
+    if (!started && out.size() >= InputFile::kStreamStart) {
+      started = true;
+      start(std::span<const uint8_t>(out.data(), InputFile::kStreamStart));
+    }
   }
+  if (!started) start(std::span<const uint8_t>(out.data(), out.size()));
 }
 
 void writeAll(int fd, std::string_view data, const std::string& path) {
@@ -46,9 +53,10 @@ void writeAll(int fd, std::string_view data, const std::string& path) {
 }
 }  // namespace
 
-InputFile::InputFile(const std::string& path) {
+InputFile::InputFile(const std::string& path,
+                     const std::function<void(std::span<const uint8_t>)>& start) {
   if (path == "-") {
-    readAll(0, buffer_, "<stdin>");
+    readAll(0, buffer_, "<stdin>", start);
     data_ = buffer_.data();
     size_ = buffer_.size();
     return;
@@ -77,7 +85,7 @@ InputFile::InputFile(const std::string& path) {
     }
   }
   try {
-    readAll(fd, buffer_, path);
+    readAll(fd, buffer_, path, start);
   } catch (...) {
     ::close(fd);
     throw;

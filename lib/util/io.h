@@ -4,6 +4,7 @@
 #include <sys/types.h>
 
 #include <cstdint>
+#include <functional>
 #include <span>
 #include <string>
 #include <string_view>
@@ -14,7 +15,14 @@ namespace profpack {
 // The bytes of a file: memory-mapped for regular files, read into memory for pipes and "-".
 class InputFile {
  public:
-  explicit InputFile(const std::string& path);  // "-" reads standard input
+  // A stream's first bytes, handed to InputFile's `start` before the rest is read.
+  static constexpr size_t kStreamStart = size_t{4} << 20;
+  // "-" reads standard input. An input that is not mapped (standard input, a pipe, a device)
+  // is read whole into memory; `start`, if given, sees its first kStreamStart bytes (or all
+  // of a shorter one) before more is read, and may throw to refuse it there (an endless
+  // /dev/zero is otherwise read until memory runs out).
+  explicit InputFile(const std::string& path,
+                     const std::function<void(std::span<const uint8_t>)>& start = {});
   ~InputFile();
   InputFile(const InputFile&) = delete;
   InputFile& operator=(const InputFile&) = delete;
