@@ -2,15 +2,19 @@
 #include <capnp/any.h>
 #include <capnp/message.h>
 #include <capnp/schema.h>
+#include <dirent.h>
 #include <fcntl.h>
+#include <signal.h>
 #include <sys/stat.h>
 #include <sys/sysmacros.h>
+#include <sys/wait.h>
 #include <unistd.h>
 
 #include <cstring>
 #include <memory>
 #include <span>
 #include <string>
+#include <vector>
 
 #include "container/ppk.h"
 #include "error.h"
@@ -240,6 +244,42 @@ TEST(atomic_file_writes_into_devices_and_fifos) {
   writeFileAtomic(null, "gone");
   CHECK(::stat(null.c_str(), &st) == 0 && S_ISCHR(st.st_mode));
   std::remove(null.c_str());
+}
+
+TEST(atomic_file_killed_while_writing_leaves_nothing) {
+  // A process killed before commit() (Ctrl-C, kill -9) left its named temporary file beside
+  // the output; an O_TMPFILE file has no name until then. The directory is the test's own.
+  const std::string dir = testlib::tempPath("killed.dir");
+  ::mkdir(dir.c_str(), 0700);
+  const std::string out = dir + "/out.ppk";
+  writeFileAtomic(out, "before");
+  const pid_t child = ::fork();
+  if (child == 0) {
+    AtomicFile f(out);
+    f.write(std::string(1 << 20, 'x'));
+    ::raise(SIGKILL);
+  }
+  int status = 0;
+  CHECK(child > 0 && ::waitpid(child, &status, 0) == child && WIFSIGNALED(status));
+  std::vector<std::string> left;
+  if (DIR* d = ::opendir(dir.c_str())) {
+    while (const dirent* e = ::readdir(d))
+      if (std::string(e->d_name) != "." && std::string(e->d_name) != "..")
+        left.push_back(e->d_name);
+    ::closedir(d);
+  }
+  CHECK_EQ(left.size(), size_t{1});
+  CHECK(!left.empty() && left[0] == "out.ppk");
+  // The file it would have replaced is whole, and a write that commits names it as before.
+  std::string got;
+  char buf[64];
+  const int fd = ::open(out.c_str(), O_RDONLY);
+  for (ssize_t n; fd >= 0 && (n = ::read(fd, buf, sizeof buf)) > 0;)
+    got.append(buf, static_cast<size_t>(n));
+  if (fd >= 0) ::close(fd);
+  CHECK_EQ(got, std::string("before"));
+  std::remove(out.c_str());
+  ::rmdir(dir.c_str());
 }
 
 TEST_MAIN()

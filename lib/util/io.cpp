@@ -117,13 +117,44 @@ AtomicFile::AtomicFile(const std::string& path, mode_t mode) : path_(path) {
     direct_ = true;
     return;
   }
-  // A name of our own rather than mkstemp's: O_CREAT with mode 0666 lets the kernel apply the
-  // umask, where mkstemp's 0600 would need the umask read (and so changed) to fix the mode,
-  // which races with other threads. Unique by process id and a per-process serial number, with
-  // the clock in case a process id is reused while an old temporary file remains; O_EXCL
-  // catches any clash (no random device: a sandbox may not offer one), and with it a symbolic
-  // link planted under the name (O_NOFOLLOW says so too). Open for reading as well, for a caller
-  // that edits the file through fd() (libelf's ELF_C_RDWR reads it).
+  // A file replaced keeps its permissions (a 0600 file stayed private only until rewritten).
+  const mode_t keep = exists && S_ISREG(st.st_mode) ? (st.st_mode & 07777) : 0;
+#ifdef O_TMPFILE
+  // A file with no name until commit() links it: a process killed while writing (Ctrl-C, kill
+  // -9) leaves nothing behind, where a named temporary file stayed. The kernel applies the
+  // umask to `mode` as O_CREAT does. Not every file system offers it; then a named one.
+  const size_t slash = path.rfind('/');
+  const std::string dir = slash == std::string::npos ? "."
+                          : slash == 0               ? "/"
+                                                     : path.substr(0, slash);
+  // commit() must be able to name it: tried first on a file of the same kind (a file named
+  // once cannot be named again), so that a failure (no /proc, say) falls back to a named file
+  // here rather than after the output was made.
+  fd_ = ::open(dir.c_str(), O_TMPFILE | O_RDWR | O_CLOEXEC, 0600);
+  if (fd_ >= 0) {
+    const bool linkable = openNamed(0, true) >= 0 && ::unlink(tmp_.c_str()) == 0;
+    ::close(fd_);
+    fd_ = linkable ? ::open(dir.c_str(), O_TMPFILE | O_RDWR | O_CLOEXEC, mode) : -1;
+    if (fd_ >= 0) {
+      unnamed_ = true;
+      if (keep) (void)::fchmod(fd_, keep);
+      return;
+    }
+  }
+#endif
+  fd_ = openNamed(mode);
+  if (keep) (void)::fchmod(fd_, keep);
+}
+
+// A name of our own rather than mkstemp's: O_CREAT with mode 0666 lets the kernel apply the
+// umask, where mkstemp's 0600 would need the umask read (and so changed) to fix the mode, which
+// races with other threads. Unique by process id and a per-process serial number, with the clock
+// in case a process id is reused while an old temporary file remains; O_EXCL catches any clash
+// (no random device: a sandbox may not offer one), and with it a symbolic link planted under the
+// name (O_NOFOLLOW says so too). Open for reading as well, for a caller that edits the file
+// through fd() (libelf's ELF_C_RDWR reads it). `link`: instead of creating a file, give the
+// unnamed one open as fd_ the name (-1, with errno, where it cannot).
+int AtomicFile::openNamed(mode_t mode, bool link) {
   static std::atomic<uint64_t> serial{0};
   const auto now =
       static_cast<unsigned long long>(std::chrono::steady_clock::now().time_since_epoch().count());
@@ -131,20 +162,28 @@ AtomicFile::AtomicFile(const std::string& path, mode_t mode) : path_(path) {
     char suffix[64];
     std::snprintf(suffix, sizeof suffix, ".%d-%llu-%llx.tmp", static_cast<int>(::getpid()),
                   static_cast<unsigned long long>(serial.fetch_add(1)), now & 0xffffffffull);
-    tmp_ = path + suffix;
-    fd_ = ::open(tmp_.c_str(), O_RDWR | O_CREAT | O_EXCL | O_CLOEXEC | O_NOFOLLOW, mode);
-    if (fd_ >= 0) break;
+    tmp_ = path_ + suffix;
+    if (link) {
+      // AT_EMPTY_PATH needs CAP_DAC_READ_SEARCH; /proc/self/fd does not.
+      if (::linkat(fd_, "", AT_FDCWD, tmp_.c_str(), AT_EMPTY_PATH) == 0) return fd_;
+      if (errno == EEXIST && attempt < 100) continue;
+      const std::string proc = "/proc/self/fd/" + std::to_string(fd_);
+      if (::linkat(AT_FDCWD, proc.c_str(), AT_FDCWD, tmp_.c_str(), AT_SYMLINK_FOLLOW) == 0)
+        return fd_;
+      if (errno == EEXIST && attempt < 100) continue;
+      return -1;
+    }
+    const int fd = ::open(tmp_.c_str(), O_RDWR | O_CREAT | O_EXCL | O_CLOEXEC | O_NOFOLLOW, mode);
+    if (fd >= 0) return fd;
     if (errno != EEXIST || attempt == 100)
-      ioError("cannot create a temporary file next to", path, errno);
+      ioError("cannot create a temporary file next to", path_, errno);
   }
-  // A file replaced keeps its permissions (a 0600 file stayed private only until rewritten).
-  if (exists && S_ISREG(st.st_mode)) (void)::fchmod(fd_, st.st_mode & 07777);
 }
 
 AtomicFile::~AtomicFile() {
   if (path_ == "-" || fd_ < 0) return;
   ::close(fd_);
-  if (!direct_) ::unlink(tmp_.c_str());
+  if (!direct_ && !unnamed_) ::unlink(tmp_.c_str());
 }
 
 void AtomicFile::write(std::string_view data) {
@@ -173,7 +212,9 @@ void AtomicFile::commit() {
     if (::close(fd) != 0) ioError("cannot close", path_, errno);
     return;
   }
-  if (::fsync(fd_) != 0) ioError("cannot flush", tmp_, errno);
+  if (::fsync(fd_) != 0) ioError("cannot flush", unnamed_ ? path_ : tmp_, errno);
+  if (unnamed_ && openNamed(0, true) < 0) ioError("cannot name the output", path_, errno);
+  unnamed_ = false;  // named now: tmp_ is removed if what follows fails
   const int fd = fd_;
   fd_ = -1;
   if (::close(fd) != 0) {

@@ -74,7 +74,10 @@ class StringSink : public Sink {
 // partial file under the target name. Destroyed without commit(), it removes the temporary
 // file. "-" writes to standard output as the pieces come (a caller that must not emit part of
 // an output on error collects it first, as profpack_write_file does). The temporary file is
-// created with `mode` less the umask, and is named `path` + ".PID-N-HEX.tmp". Where `path`
+// created with `mode` less the umask, with no name (O_TMPFILE, where the file system offers
+// it: a process killed while writing leaves nothing) until commit() links it as `path` +
+// ".PID-N-HEX.tmp" and renames that over `path`; elsewhere it has that name from the start.
+// Where `path`
 // is no regular file but a device, a FIFO or a socket (/dev/null, a named pipe), the pieces are
 // written to it as they come: renamed over, it would be replaced by a regular file.
 class AtomicFile : public Sink {
@@ -90,9 +93,11 @@ class AtomicFile : public Sink {
   int fd() const { return fd_; }
 
  private:
+  int openNamed(mode_t mode, bool link = false);
   std::string path_, tmp_;
   int fd_ = -1;
   bool direct_ = false;                 // written straight to `path`, a device, FIFO or socket
+  bool unnamed_ = false;                // fd_ is an O_TMPFILE file, named only by commit()
   uint64_t written_ = 0, started_ = 0;  // bytes written; of those, sent to the disk
 };
 
