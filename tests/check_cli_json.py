@@ -103,6 +103,19 @@ check(rc == 0 and a is not None and
                                                         for l, c in text],
       f"callgrind: annotate --json equals the text output ({len(text)} lines)")
 
+# annotate with the source at hand: the costs beside the text are the document's, the costs
+# without a line (line 0: 3 Ir of clang's in sum.cpp, callgrind_annotate's "<counts for
+# unidentified lines>") on a row of their own after the text.
+l0 = os.path.join(data, "annotate", "callgrind.line0.out")
+src = os.path.join(data, "src", "sum.cpp")
+a, _, rc = doc("annotate", l0, "--source", src)
+text = [(int(l[17:22]), int(l[:15].strip().replace(",", "")))
+        for l in run("annotate", l0, "--source", src).stdout.splitlines()[1:] if l[:15].strip()]
+check(rc == 0 and a is not None and (0, 3) in text and
+      sorted(text) == [(x["line"], x["cost"]) for x in a["lines"]],
+      f"annotate with its source readable: the text's costs, line 0 too, are the document's "
+      f"({text} vs {a and a['lines']})")
+
 # merge and diff summaries: totals are the sum and the difference of the inputs'.
 m1, m2 = (os.path.join(data, "merge", f"cachegrind.workload.run{i}.out") for i in (1, 2))
 t1, t2 = info(m1)[0], info(m2)[0]

@@ -729,6 +729,29 @@ def compare_same_name(tmp, buildids):
           f"the folded stacks under each call<>: {under}")
 
 
+def compare_same_line(tmp, buildids):
+    """Two static `step`s declared on the same line (6) of two files (same-line-a.c,
+    same-line-b.c, built here), each inlined into its file's run: DWARF tells them apart only
+    by the file they are declared in. `calls step` must find two functions, each with its own
+    file and called by its own file's run alone (they were one, same-line-a.c:step, whose
+    callers were runA and runB)."""
+    if not shutil.which("gcc"):
+        print("note: gcc not installed: the same-line recording is not made")
+        return
+    exe = os.path.join(tmp, "same-line")
+    run("gcc", "-O2", "-g", "-fno-omit-frame-pointer", "-o", exe,
+        os.path.join(data, "same-line-a.c"), os.path.join(data, "same-line-b.c"))
+    f = os.path.join(tmp, "same-line.data")
+    run("perf", "--buildid-dir", buildids, "record", "-q", "-e", "cpu-clock", "-g", "-o", f, exe)
+    matches = json.loads(run(cli, "calls", f, "step", "--json"))["matches"]
+    got = sorted((os.path.basename(m["file"]),
+                  sorted(c["name"] for c in m["callers"] if c["inclusive"]))
+                 for m in matches if m["self"])
+    check(got == [("same-line-a.c", ["runA"]), ("same-line-b.c", ["runB"])],
+          f"same-line: two static `step`s declared on line 6 of two files are two functions, "
+          f"each called by its own file's run: {got}")
+
+
 SCRIPT_VARIANTS = ["-tid", "-time", "-event", "-period", "+pid", "-comm", "-tid,-time",
                    "-time,-event", "-tid,-time,-event", "-comm,-time",
                    "comm,tid,ip,sym,dso", "comm,ip,sym,dso", "+srcline"]
@@ -1376,6 +1399,7 @@ def main():
             files = [out]
             compare_cxx(tmp, buildids)
             compare_same_name(tmp, buildids)
+            compare_same_line(tmp, buildids)
             compare_dwarf_callgraph(tmp, buildids)
             compare_events(tmp, buildids)
             compare_system_wide(tmp, buildids)

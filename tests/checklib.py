@@ -109,3 +109,56 @@ def callgrind_annotate_self(path):
             name = rest.split(":", 1)[1] if ":" in rest and not rest.startswith("[") else rest
             per[name] += int(m.group(1).replace(",", ""))
     return per
+
+
+def callgrind_cycles(path):
+    """The functions (callgrind_annotate's file:function names) in a cycle of calls through
+    other functions, from its --tree=calling lines: the strongly connected components of more
+    than one function."""
+    out = subprocess.run(["callgrind_annotate", "--threshold=100", "--auto=no", "--tree=calling",
+                          path], capture_output=True, text=True).stdout
+    edges, fn = collections.defaultdict(set), None
+    for l in out.splitlines():
+        m = re.match(r"^([\d,.()% ]+?)\s+([*>])\s+(\S.*)$", l)
+        if not m:
+            fn = None if not l.strip() else fn
+            continue
+        name = re.sub(r"(?: \(\d+x\))?(?: \[[^\]]*\])?$", "", m.group(3))
+        if m.group(2) == "*":
+            fn = name
+        elif fn is not None and name != fn:
+            edges[fn].add(name)
+    index, low, stack, on, cyclic = {}, {}, [], set(), set()
+    for root in list(edges):
+        if root in index:
+            continue
+        work = [(root, iter(sorted(edges.get(root, ()))))]
+        index[root] = low[root] = len(index)
+        stack.append(root)
+        on.add(root)
+        while work:
+            v, it = work[-1]
+            w = next(it, None)
+            if w is not None:
+                if w not in index:
+                    index[w] = low[w] = len(index)
+                    stack.append(w)
+                    on.add(w)
+                    work.append((w, iter(sorted(edges.get(w, ())))))
+                elif w in on:
+                    low[v] = min(low[v], index[w])
+                continue
+            work.pop()
+            if work:
+                low[work[-1][0]] = min(low[work[-1][0]], low[v])
+            if low[v] == index[v]:
+                members = []
+                while True:
+                    w = stack.pop()
+                    on.discard(w)
+                    members.append(w)
+                    if w == v:
+                        break
+                if len(members) > 1:
+                    cyclic.update(members)
+    return cyclic

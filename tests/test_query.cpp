@@ -84,6 +84,37 @@ TEST(line_costs_by_exact_and_foreign_path) {
   profpack_profile_free(p);
 }
 
+// One header, two spellings: valgrind names it by the path each unit included it by,
+// /tmp/hunt/inc/hdr.h (main.c) and /tmp/hunt/inc/sub/../hdr.h (sub/part.c). Every name of
+// the file counts, however it is asked for: callgrind_annotate prints 7,000 Ir on line 6
+// under the one and 8,000, 2,000 and 6,000 on lines 4-6 under the other.
+TEST(line_costs_of_one_file_under_several_spellings) {
+  profpack_profile* p = open("annotate/callgrind.incl.out");
+  for (const char* path : {"/tmp/hunt/inc/hdr.h", "/tmp/hunt/inc/sub/../hdr.h", "hdr.h",
+                           "sub/../hdr.h", "/srv/checkout/./hdr.h"}) {
+    profpack_line_cost lines[8];
+    size_t n = 0;
+    CHECK_EQ(profpack_profile_line_costs(p, path, 0, lines, 8, &n), PROFPACK_OK);
+    CHECK_EQ(n, 3u);
+    CHECK_EQ(lines[0].line, 4u);
+    CHECK_EQ(lines[0].cost, 8000u);
+    CHECK_EQ(lines[1].line, 5u);
+    CHECK_EQ(lines[1].cost, 2000u);
+    CHECK_EQ(lines[2].line, 6u);
+    CHECK_EQ(lines[2].cost, 13000u);
+  }
+  // The two units' own files stay apart.
+  size_t n = 0;
+  CHECK_EQ(profpack_profile_line_costs(p, "/tmp/hunt/inc/sub/part.c", 0, nullptr, 0, &n),
+           PROFPACK_OK);
+  CHECK(n > 0);
+  std::vector<profpack_line_cost> part(n);
+  CHECK_EQ(profpack_profile_line_costs(p, "/tmp/hunt/inc/sub/part.c", 0, part.data(), n, &n),
+           PROFPACK_OK);
+  for (auto& l : part) CHECK(l.line <= 6);
+  profpack_profile_free(p);
+}
+
 TEST(callers_callees_empty_without_calls) {
   profpack_profile* p = open("cachegrind/cachegrind.workload.out");
   size_t id = findFunction(p, "cmp"), n = 7;

@@ -47,7 +47,15 @@ int cmdAnnotate(Invocation& s, const std::vector<std::string>& args) {
   }
   std::string text;
   size_t li = 0;
-  while (li < n && lines[li].line == 0) ++li;
+  // Costs without a line (line 0: code the compiler gave no line, as clang's merged
+  // instructions) come after the text, as callgrind_annotate's "<counts for unidentified
+  // lines>": left out, the lines would not add up to the file's cost.
+  uint64_t unknown = 0;
+  bool anyUnknown = false;
+  for (; li < n && lines[li].line == 0; ++li) {
+    unknown += lines[li].cost;
+    anyUnknown = true;
+  }
   for (uint64_t no = 1; std::getline(src, text); ++no) {
     std::string cost;
     if (li < n && lines[li].line == no) cost = costs.commas(lines[li++].cost);
@@ -56,6 +64,8 @@ int cmdAnnotate(Invocation& s, const std::vector<std::string>& args) {
   for (; li < n; ++li)
     std::printf("%15s  %5llu  (past the end of the source file)\n",
                 costs.commas(lines[li].cost).c_str(), (unsigned long long)lines[li].line);
+  if (anyUnknown)
+    std::printf("%15s      0  (no line information)\n", costs.commas(unknown).c_str());
   return 0;
 }
 

@@ -863,7 +863,9 @@ typedef struct profpack_line_cost {
  * Per-line self cost of one source file, ascending by line: the numbers an editor gutter
  * shows. `file` matches the file name in the profile exactly; failing that, the names that
  * share the most trailing path components with it (at least the base name), so a path on this
- * machine finds the name the profile recorded elsewhere. Two-call enumeration: `*count`
+ * machine finds the name the profile recorded elsewhere. Names are compared with their "." and
+ * ".." components resolved (lexically), so every spelling of one file counts ("/src/hdr.h"
+ * and "/src/sub/../hdr.h", as each unit included it). Two-call enumeration: `*count`
  * always receives the full number of lines with cost; at most `capacity` are written.
  */
 PROFPACK_API profpack_status profpack_profile_line_costs(const profpack_profile* profile,

@@ -461,9 +461,10 @@ struct Symbols {
   names @8 :List(Text);        # names[0] is ""
   declaration @9 :Column;      # per frame: what tells functions of one name in one object apart
                                # (two static functions of one name): the line DWARF declares
-                               # the function at, or for a name from a symbol table 2^63 + the
-                               # symbol's address; 0: the name alone. Empty: 0 for every frame
-                               # (files written before it was added)
+                               # the function at, with 31 bits of a hash of its file above bit
+                               # 32, or for a name from a symbol table 2^63 + the symbol's
+                               # address; 0: the name alone. Empty: 0 for every frame (files
+                               # written before it was added)
 }
 
 # Named frames, a tree of them, samples on its nodes and spans of time per thread: what

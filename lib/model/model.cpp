@@ -2,9 +2,13 @@
 
 #include <algorithm>
 #include <numeric>
+#include <string>
+#include <utility>
+#include <vector>
 
 #include "error.h"
 #include "util/pairmap.h"
+#include "util/text.h"
 
 namespace profpack {
 
@@ -120,17 +124,42 @@ const std::unordered_map<std::string, std::vector<LineCost>>& Model::lineIndex()
 
 std::vector<LineCost> Model::lines(std::string_view file) const {
   const auto& index = lineIndex();
-  auto it = index.find(std::string(file));
-  if (it != index.end()) return it->second;
+  // One file may have several names in a profile: the compiler spells a header by the path
+  // each unit included it by ("/src/a/../hdr.h" and "/src/hdr.h"), so names are compared with
+  // their "." and ".." components resolved, and every name of the file is taken.
+  // A relative name is relative to a directory the profile may not record: one that ends the
+  // path asked for is the same file (a unit's "hdr.h" beside another's "/src/hdr.h", asked for
+  // as "/src/hdr.h"), and so is every name a relative path asked for ends.
+  const std::string wanted = lexicalPath(file);
+  std::vector<std::pair<std::string, const std::vector<LineCost>*>> names;
+  names.reserve(index.size());
+  bool exact = false;
+  for (auto& [name, lc] : index) {
+    names.emplace_back(lexicalPath(name), &lc);
+    exact = exact || names.back().first == wanted;
+  }
+  auto components = [](const std::string& path) {
+    return path.empty() ? 0 : 1 + static_cast<size_t>(std::count(path.begin(), path.end(), '/'));
+  };
+  const bool wantedRelative = !wanted.empty() && wanted[0] != '/';
+  auto endsWanted = [&](const std::string& name) {  // or is ended by it, where `file` is relative
+    const size_t common = commonComponents(name, wanted);
+    if (common == 0) return false;
+    return (name[0] != '/' && common == components(name)) ||
+           (wantedRelative && common == components(wanted));
+  };
   // An editor knows the file by its path on this machine; the profile may name it by the
-  // path it had where the program was built. Take the names sharing the most trailing path
-  // components with `file` (at least the base name), merging several equally good ones.
+  // path it had where the program was built. Failing the name itself, take the names sharing
+  // the most trailing path components with `file` (at least the base name), merging several
+  // equally good ones.
   size_t best = 0;
-  for (auto& [name, lc] : index) best = std::max(best, commonComponents(name, file));
-  if (best == 0) return {};
+  if (!exact)
+    for (auto& [name, lc] : names) best = std::max(best, commonComponents(name, wanted));
+  if (!exact && best == 0) return {};
   std::vector<LineCost> merged;
-  for (auto& [name, lc] : index)
-    if (commonComponents(name, file) == best) merged.insert(merged.end(), lc.begin(), lc.end());
+  for (auto& [name, lc] : names)
+    if ((exact ? name == wanted : commonComponents(name, wanted) == best) || endsWanted(name))
+      merged.insert(merged.end(), lc->begin(), lc->end());
   std::sort(merged.begin(), merged.end(), [](auto& a, auto& b) { return a.line < b.line; });
   std::vector<LineCost> out;
   for (auto& l : merged) {

@@ -142,9 +142,31 @@ std::string dieName(Dwarf_Die* die, DemangleCache& demangled) {
   return "";
 }
 
+namespace {
+// A declaration's line with its file folded in above bit 32 (31 bits of a hash of the file's
+// name, "." and ".." resolved: one header spelled two ways by two units is one file); bit 63
+// stays clear (symbolDeclaration's).
+uint64_t declaredAt(Dwarf_Die* die, int line) {
+  uint64_t h = 0xcbf29ce484222325ull;  // FNV-1a
+  if (const char* file = dwarf_decl_file(die)) {
+    // A relative name (a file table's directory relative to the unit's) is the unit's
+    // compilation directory's: "a/../hdr.h" of a/util.c's unit is main.c's "/src/hdr.h".
+    std::string path = file;
+    Dwarf_Die cu;
+    Dwarf_Attribute a;
+    const char* dir = nullptr;
+    if (!path.empty() && path[0] != '/' && dwarf_diecu(die, &cu, nullptr, nullptr) &&
+        (dir = dwarf_formstring(dwarf_attr(&cu, DW_AT_comp_dir, &a))) && *dir)
+      path = std::string(dir) + "/" + path;
+    for (char c : lexicalPath(path)) h = (h ^ static_cast<unsigned char>(c)) * 0x100000001b3ull;
+  }
+  return static_cast<uint32_t>(line) | (h & 0x7fffffff00000000ull);
+}
+}  // namespace
+
 uint64_t declarationLine(Dwarf_Die* die) {
   int line = 0;
-  if (dwarf_decl_line(die, &line) == 0 && line > 0) return static_cast<uint64_t>(line);
+  if (dwarf_decl_line(die, &line) == 0 && line > 0) return declaredAt(die, line);
   Dwarf_Attribute a;
   Dwarf_Die at;
   if (!dwarf_attr_integrate(die, DW_AT_object_pointer, &a) || !dwarf_formref_die(&a, &at)) return 0;
@@ -154,7 +176,7 @@ uint64_t declarationLine(Dwarf_Die* die) {
     if (!dwarf_attr_integrate(&at, DW_AT_type, &a) || !dwarf_formref_die(&a, &at)) return 0;
     const int tag = dwarf_tag(&at);
     if (tag == DW_TAG_class_type || tag == DW_TAG_structure_type || tag == DW_TAG_union_type)
-      return dwarf_decl_line(&at, &line) == 0 && line > 0 ? static_cast<uint64_t>(line) : 0;
+      return dwarf_decl_line(&at, &line) == 0 && line > 0 ? declaredAt(&at, line) : 0;
     if (tag != DW_TAG_pointer_type && tag != DW_TAG_const_type && tag != DW_TAG_volatile_type &&
         tag != DW_TAG_reference_type)
       return 0;

@@ -15,9 +15,12 @@ namespace profpack {
 // A function DIE's name: its linkage name demangled (by `demangled`), else its DW_AT_name (both
 // followed through DW_AT_abstract_origin and DW_AT_specification).
 std::string dieName(Dwarf_Die* die, DemangleCache& demangled);
-// The line a function DIE is declared at (DW_AT_decl_line, followed through
-// DW_AT_abstract_origin and DW_AT_specification); for a member function without one (GCC's
-// lambda call operators), its class's, reached through DW_AT_object_pointer. 0 if none.
+// Where a function DIE is declared: the line (DW_AT_decl_line, followed through
+// DW_AT_abstract_origin and DW_AT_specification; for a member function without one, GCC's
+// lambda call operators, its class's, reached through DW_AT_object_pointer) in the low 32
+// bits, and above them 31 bits of a hash of the file (DW_AT_decl_file, "." and ".."
+// resolved), so that two static functions of one name declared on the same line of two files
+// differ. 0 if no line.
 uint64_t declarationLine(Dwarf_Die* die);
 // Where an inlined copy was called from: DW_AT_call_file / DW_AT_call_line of its DIE.
 void callSite(Dwarf_Die* cu, Dwarf_Die* inlined, std::string& file, uint64_t& line);

@@ -298,4 +298,31 @@ std::string withoutParameters(std::string_view s) {
   }
 }
 
+std::string lexicalPath(std::string_view path) {
+  const bool absolute = !path.empty() && path[0] == '/';
+  std::vector<std::string_view> parts;
+  size_t kept = 0;  // leading ".." of a relative path
+  while (!path.empty()) {
+    const size_t slash = path.find('/');
+    const std::string_view c = path.substr(0, slash);
+    path = slash == path.npos ? std::string_view() : path.substr(slash + 1);
+    if (c.empty() || c == ".") continue;
+    if (c == "..") {
+      if (parts.size() > kept) {
+        parts.pop_back();
+        continue;
+      }
+      if (absolute) continue;  // "/.." is "/"
+      ++kept;
+    }
+    parts.push_back(c);
+  }
+  std::string out = absolute ? "/" : "";
+  for (size_t i = 0; i < parts.size(); ++i) {
+    if (i) out += '/';
+    out += parts[i];
+  }
+  return out;
+}
+
 }  // namespace profpack

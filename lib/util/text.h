@@ -53,6 +53,12 @@ inline unsigned hexDigitValue(char ch) {
   return 16;
 }
 
+// `path` with its "." components, repeated slashes and "dir/.." pairs removed: one file as the
+// compiler spelled it differently per unit ("/src/a/../hdr.h", "/src/./hdr.h": "/src/hdr.h").
+// Lexical only, as gdb and editors compare source paths; ".." at the start of a relative path
+// stays, "/.." is "/".
+std::string lexicalPath(std::string_view path);
+
 inline std::string_view trim(std::string_view s) {
   while (!s.empty() && isSpace(s.front())) s.remove_prefix(1);
   while (!s.empty() && isSpace(s.back())) s.remove_suffix(1);

@@ -293,11 +293,12 @@ void CostTableSource::passOverRows(FunctionLayer& out, PairMap& edgeIndex) {
 
 namespace {
 
-// Per function: whether it is in a cycle of calls through at least one other function (a
-// strongly connected component of the call graph, self-calls left out, with more than one
-// function). Tarjan's algorithm with its own stack: linear, and no recursion as deep as the
-// call graph is long.
-std::vector<bool> inCallCycle(size_t nf, const std::vector<CallEdge>& edges) {
+// Per function: the cycle of calls through at least one other function it is in (a strongly
+// connected component of the call graph, self-calls left out, with more than one function),
+// numbered from 0; kNoCycle where it is in none. Tarjan's algorithm with its own stack:
+// linear, and no recursion as deep as the call graph is long.
+constexpr uint64_t kNoCycle = ~uint64_t{0};
+std::vector<uint64_t> callCycles(size_t nf, const std::vector<CallEdge>& edges, size_t& count) {
   std::vector<uint64_t> start(nf + 1, 0), to;
   for (const CallEdge& e : edges)
     if (e.caller != e.callee) ++start[e.caller + 1];
@@ -308,7 +309,9 @@ std::vector<bool> inCallCycle(size_t nf, const std::vector<CallEdge>& edges) {
     if (e.caller != e.callee) to[fill[e.caller]++] = e.callee;
   constexpr uint64_t kUnseen = ~uint64_t{0};
   std::vector<uint64_t> index(nf, kUnseen), low(nf, 0), next(nf, 0), members;
-  std::vector<bool> onStack(nf, false), cyclic(nf, false);
+  std::vector<bool> onStack(nf, false);
+  std::vector<uint64_t> cycleOf(nf, kNoCycle);
+  count = 0;
   std::vector<uint64_t> path;
   uint64_t counter = 0;
   for (size_t root = 0; root < nf; ++root) {
@@ -339,12 +342,13 @@ std::vector<bool> inCallCycle(size_t nf, const std::vector<CallEdge>& edges) {
         const uint64_t m = members.back();
         members.pop_back();
         onStack[m] = false;
-        cyclic[m] = cycle;
+        if (cycle) cycleOf[m] = count;
         if (m == f) break;
       }
+      if (cycle) ++count;
     }
   }
-  return cyclic;
+  return cycleOf;
 }
 
 }  // namespace
@@ -360,7 +364,8 @@ void CostTableSource::finishLayer(FunctionLayer& out) {
   // functions costs at least its self cost plus its calls to others: more than its callers'
   // calls where it is also entered without a call (a thread's first function, in a profile
   // of several threads merged: callgrind_annotate's rule gave clone less than its self cost
-  // there). In a cycle (f calls g calls f) that sum would count the inner calls again.
+  // there). In a cycle (f calls g calls f) that sum would count the inner calls again, and
+  // the calls to it count them too: there it costs at most what the whole cycle costs.
   const size_t nf = out.functions.size();
   std::vector<bool> called(nf, false);
   for (size_t k = 0; k < out.edges.size(); ++k) {
@@ -378,13 +383,32 @@ void CostTableSource::finishLayer(FunctionLayer& out) {
   // A difference (signed costs) keeps the calls to a called function: a maximum of two
   // differences is no difference of the two inputs' figures (and the unsigned comparison
   // took every negative figure for the larger).
-  const std::vector<bool> cyclic =
-      root_.getSignedCosts() ? std::vector<bool>(nf, true) : inCallCycle(nf, out.edges);
+  if (root_.getSignedCosts()) return;
+  size_t cycles = 0;
+  const std::vector<uint64_t> cycleOf = callCycles(nf, out.edges, cycles);
+  // A cycle's own cost: its functions' self costs and their calls out of it, everything spent
+  // while one of them runs (a function outside cannot call back in). Inside a cycle the calls
+  // to a function count the inner calls again (is_even'2 and is_odd'2 calling each other:
+  // 16 times the program), so a function of a cycle costs at most its cycle's own cost.
+  std::vector<uint64_t> cycleCost(cycles * ne, 0);
+  for (size_t f = 0; f < nf; ++f)
+    if (cycleOf[f] != kNoCycle)
+      for (size_t i = 0; i < ne; ++i) cycleCost[cycleOf[f] * ne + i] += out.self[f * ne + i];
+  for (size_t k = 0; k < out.edges.size(); ++k) {
+    const CallEdge& e = out.edges[k];
+    const uint64_t c = cycleOf[e.caller];
+    if (c == kNoCycle || cycleOf[e.callee] == c) continue;
+    for (size_t i = 0; i < ne; ++i) cycleCost[c * ne + i] += out.edgeCost(k)[i];
+  }
   for (size_t f = 0; f < nf; ++f) {
-    if (called[f] && cyclic[f]) continue;
+    uint64_t* inclusive = &out.inclusive[f * ne];
+    if (called[f] && cycleOf[f] != kNoCycle) {
+      for (size_t i = 0; i < ne; ++i)
+        inclusive[i] = std::min(inclusive[i], cycleCost[cycleOf[f] * ne + i]);
+      continue;
+    }
     for (size_t i = 0; i < ne; ++i)
-      out.inclusive[f * ne + i] =
-          called[f] ? std::max(out.inclusive[f * ne + i], own[f * ne + i]) : own[f * ne + i];
+      inclusive[i] = called[f] ? std::max(inclusive[i], own[f * ne + i]) : own[f * ne + i];
   }
 }
 
