@@ -454,20 +454,11 @@ std::vector<Mapping> binariesAhead(std::span<const uint8_t> data, const ReadOpti
   return c && c->binariesAhead ? c->binariesAhead(data) : std::vector<Mapping>{};
 }
 
-namespace {
-[[noreturn]] void unrecognised() {
-  throw Error(Status::malformed, "",
-              "unrecognised input: not a .ppk, Callgrind, Cachegrind, gperftools, XRay, DCPI or "
-              "pprof profile, perf.data, perf script text, V8 .cpuprofile, Chrome trace or "
-              "collapsed stacks",
-              0);
-}
-}  // namespace
-
 void checkStreamStart(std::span<const uint8_t> start, const ReadOptions& options) {
+  // readProfile() of bytes no format detects throws its "unrecognised input".
   if (options.format == FormatId::unknown && !start.empty() &&
       std::memchr(start.data(), 0, start.size()) && detectFormat(start) == FormatId::unknown)
-    unrecognised();
+    readProfile(start, options);
 }
 
 std::unique_ptr<Profile> readProfile(std::span<const uint8_t> data, const ReadOptions& options) {
@@ -483,7 +474,11 @@ std::unique_ptr<Profile> readProfile(std::span<const uint8_t> data, const ReadOp
     return c->read(data, readOptionsFor(options, *c));
   }
   if (data.empty()) throw Error(Status::malformed, "", "empty input: no profile to read", 0);
-  unrecognised();
+  throw Error(Status::malformed, "",
+              "unrecognised input: not a .ppk, Callgrind, Cachegrind, gperftools, XRay, DCPI or "
+              "pprof profile, perf.data, perf script text, V8 .cpuprofile, Chrome trace or "
+              "collapsed stacks",
+              0);
 }
 
 std::unique_ptr<Profile> readProfileParts(std::span<const std::span<const uint8_t>> files,
