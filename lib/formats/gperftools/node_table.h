@@ -82,7 +82,7 @@ class NodeTable {
   }
   // Makes room for `more` inserts without growing (so slots found by find() stay valid).
   void reserve(size_t more) {
-    while ((used_ + more) * 2 > mask_) grow();
+    while ((used_ + more) * 4 > mask_ * 3) grow();
   }
   void prefetch(uint64_t h) const { __builtin_prefetch(&slots_[h & mask_]); }
   // Prefetches the node a lookup of `h` will most likely compare against.
