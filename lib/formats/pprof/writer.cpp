@@ -394,6 +394,16 @@ class PprofWriter {
     const bool frameLocations = at != nullptr;
     ids.clear();
     const uint64_t b = st.start[s];
+    if (frameLocations && at->inlineStart.empty()) {
+      // No location has inline frames (a gperftools profile's): a frame is its location.
+      const uint64_t e = st.start[s + 1], known = at->locations.size();
+      ids.resize(e - b);
+      uint64_t* out = ids.data();
+      uint64_t i = e;
+      for (; i > b && st.locations[i - 1] < known; --i) *out++ = st.locations[i - 1] + 1;
+      if (i == b) return;
+      ids.clear();  // a frame at no location: as below
+    }
     for (uint64_t i = st.start[s + 1]; i > b;) {
       const uint64_t li = frameLocations ? st.locations[i - 1] : ~uint64_t{0};
       if (frameLocations && li < at->locations.size()) {
