@@ -14,8 +14,9 @@
 // them.
 
 #include <algorithm>
-#include <map>
+#include <functional>
 #include <set>
+#include <string_view>
 #include <tuple>
 #include <unordered_map>
 
@@ -167,7 +168,18 @@ class ModelWriter {
     for (size_t f = 0; f < m.functions(); ++f)
       if (m.function(f).name.find_first_of("\r\n") != std::string::npos)
         renamed_.emplace(f, withoutLineBreaks(m.function(f).name));
-    std::map<std::tuple<std::string_view, std::string_view, std::string_view>, size_t> seen;
+    // Counted by hash (nothing here depends on their order): a tree of 57,000 names that
+    // share their object's path in front was a third of this writer's time.
+    using Key = std::tuple<std::string_view, std::string_view, std::string_view>;
+    struct KeyHash {
+      size_t operator()(const Key& k) const {
+        const std::hash<std::string_view> h;
+        return h(std::get<0>(k)) ^ (h(std::get<1>(k)) * 0x9e3779b97f4a7c15ull) ^
+               (h(std::get<2>(k)) * 0xbf58476d1ce4e5b9ull);
+      }
+    };
+    std::unordered_map<Key, size_t, KeyHash> seen;
+    seen.reserve(m.functions());
     for (size_t f = 0; f < m.functions(); ++f) {
       const FunctionRow& r = m.function(f);
       ++seen[{r.object, r.file, r.name}];

@@ -1,7 +1,7 @@
 #include <algorithm>
 #include <bit>
 #include <cstring>
-#include <map>
+#include <functional>
 #include <numeric>
 #include <string>
 #include <tuple>
@@ -485,7 +485,17 @@ class PprofWriter {
     // Functions of one name, file and first line (V8's anonymous functions of one line of
     // minified code, told apart by their columns) get system names of their own, by which a
     // reader keeps them apart ("(anonymous) [7]": the function's id).
-    std::map<std::tuple<std::string_view, std::string_view, uint64_t>, size_t> same;
+    // Counted by hash: nothing depends on their order.
+    using Key = std::tuple<std::string_view, std::string_view, uint64_t>;
+    struct KeyHash {
+      size_t operator()(const Key& k) const {
+        const std::hash<std::string_view> h;
+        return h(std::get<0>(k)) ^ (h(std::get<1>(k)) * 0x9e3779b97f4a7c15ull) ^
+               (std::get<2>(k) * 0xbf58476d1ce4e5b9ull);
+      }
+    };
+    std::unordered_map<Key, size_t, KeyHash> same;
+    same.reserve(m_.functions());
     for (size_t f = 0; f < m_.functions(); ++f) {
       const FunctionRow& row = m_.function(f);
       ++same[{row.name, row.file, row.line}];
