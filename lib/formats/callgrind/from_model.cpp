@@ -180,9 +180,12 @@ class ModelWriter {
     renamed_.clear();
     // A name with a line break (a trace's event name can hold any text) would end its line and
     // make the rest a line of its own: a cost, a fn=, a summary:.
-    for (size_t f = 0; f < m.functions(); ++f)
-      if (m.function(f).name.find_first_of("\r\n") != std::string::npos)
-        renamed_.emplace(f, withoutLineBreaks(m.function(f).name));
+    // (One pass over each name: find_first_of calls memchr for each of its characters.)
+    for (size_t f = 0; f < m.functions(); ++f) {
+      const std::string& name = m.function(f).name;
+      if (std::any_of(name.begin(), name.end(), [](char c) { return c == '\r' || c == '\n'; }))
+        renamed_.emplace(f, withoutLineBreaks(name));
+    }
     // Counted by hash (nothing here depends on their order): a tree of 57,000 names that
     // share their object's path in front was a third of this writer's time.
     using Key = std::tuple<std::string_view, std::string_view, std::string_view>;
@@ -195,14 +198,17 @@ class ModelWriter {
     };
     std::unordered_map<Key, size_t, KeyHash> seen;
     seen.reserve(m.functions());
+    std::vector<const size_t*> count(m.functions());  // each function's, in `seen`
     for (size_t f = 0; f < m.functions(); ++f) {
       const FunctionRow& r = m.function(f);
-      ++seen[{r.object, r.file, r.name}];
+      size_t& n = seen[{r.object, r.file, r.name}];
+      ++n;
+      count[f] = &n;
     }
     std::set<std::string> taken;
     for (size_t f = 0; f < m.functions(); ++f) {
       const FunctionRow& r = m.function(f);
-      if (seen[{r.object, r.file, r.name}] < 2) continue;
+      if (*count[f] < 2) continue;
       std::string name = r.name + " [line " + std::to_string(r.line) + "]";
       if (r.line == 0 || !taken.insert(r.object + '\0' + r.file + '\0' + name).second)
         name = r.name + " [" + std::to_string(f + 1) + "]";
@@ -210,6 +216,7 @@ class ModelWriter {
     }
   }
   const std::string& nameOf(uint64_t f) const {
+    if (renamed_.empty()) return m_->function(f).name;
     auto it = renamed_.find(f);
     return it != renamed_.end() ? it->second : m_->function(f).name;
   }
@@ -332,6 +339,16 @@ class ModelWriter {
     out_ += '\n';
   }
 
+  static std::string_view fileName(const FunctionRow& r) {
+    return r.file.empty() ? std::string_view("???") : std::string_view(r.file);
+  }
+  // A line "KEYvalue", the value's line breaks as blanks.
+  void line(const char* key, std::string_view value) {
+    out_ += key;
+    appendWithoutLineBreaks(out_, value);
+    out_ += '\n';
+  }
+
   // Function f, if it has cost or calls: its names, its self cost, and its calls.
   void function(size_t f, const std::vector<const CallEdge*>& callees) {
     const Model& m = *m_;
@@ -339,19 +356,25 @@ class ModelWriter {
     for (size_t e = 0; e < ne_; ++e) any |= (self_[e] = m.self(f, e)) != 0;
     if (!any) return;
     const FunctionRow& fn = m.function(f);
-    if (fn.object != object_ || first_) out_ += "ob=" + withoutLineBreaks(fn.object) + "\n";
-    object_ = fn.object;
+    // The lines are appended piece by piece: a string of their own for each (the name with its
+    // line breaks replaced, then each "+") was most of this writer's allocations.
+    if (fn.object != object_ || first_) {
+      line("ob=", fn.object);
+      object_ = fn.object;
+    }
     first_ = false;
-    out_ +=
-        "fl=" + (fn.file.empty() ? "???" : withoutLineBreaks(fn.file)) + "\nfn=" + nameOf(f) + "\n";
+    line("fl=", fileName(fn));
+    out_ += "fn=";
+    out_ += nameOf(f);
+    out_ += '\n';
     selfCost(f);
     for (const CallEdge* c : callees) {
       const FunctionRow& callee = m.function(c->callee);
       auto target = [&] {  // the callee, before each calls= line
-        if (callee.object != fn.object) out_ += "cob=" + withoutLineBreaks(callee.object) + "\n";
-        if (callee.file != fn.file)
-          out_ += "cfi=" + (callee.file.empty() ? "???" : withoutLineBreaks(callee.file)) + "\n";
-        out_ += "cfn=" + nameOf(c->callee);
+        if (callee.object != fn.object) line("cob=", callee.object);
+        if (callee.file != fn.file) line("cfi=", fileName(callee));
+        out_ += "cfn=";
+        out_ += nameOf(c->callee);
       };
       const size_t edge = static_cast<size_t>(c - m.edges().data());
       if (!siteStart_.empty() && siteStart_[edge] < siteStart_[edge + 1]) {
