@@ -268,10 +268,11 @@ class PprofWriter {
     // Room for the ids' varints (10 bytes at most each) with their field's tag and length
     // (1 + 10), and the values' likewise: the values are written after the ids, whose length
     // is known only once they are written, so they go behind the largest the ids could take.
+    // The room is kept from sample to sample (resizing a string zeroes what it adds).
     const size_t nv = ne_ + (addTime_ ? 1 : 0);
     const size_t idsRoom = leafFirst.empty() ? 0 : 11 + 10 * leafFirst.size();
-    sampleBytes_.resize(idsRoom + 11 + 10 * nv);
-    char* const start = sampleBytes_.data();
+    if (scratch_.size() < idsRoom + 11 + 10 * nv) scratch_.resize(idsRoom + 11 + 10 * nv);
+    char* const start = scratch_.data();
     char* p = start;
     if (!leafFirst.empty()) {
       // The ids' bytes start past their tag and the longest length varint; moved down after.
@@ -302,20 +303,22 @@ class PprofWriter {
       std::memmove(p, vals, n);
       p += n;
     }
-    sampleBytes_.resize(static_cast<size_t>(p - start));
+    std::string_view bytes(start, static_cast<size_t>(p - start));
     if (thread >= 0) {
+      sampleBytes_.assign(bytes);
       const ThreadRow& t = m_.threads()[static_cast<size_t>(thread)];
       // An unknown id gets no label (a number would be taken for a process).
       if (t.pid != kUnknownId) label("pid", "", t.pid);
       if (t.threadId != kUnknownId) label("tid", "", t.threadId);
       if (!t.process.empty()) label("comm", t.process, 0);
+      bytes = sampleBytes_;
     }
-    const size_t at = msg_.size(), n = sampleBytes_.size();
+    const size_t at = msg_.size(), n = bytes.size();
     msg_.resize(at + 1 + varintSize(n) + n);
     char* m = msg_.data() + at;
     *m++ = static_cast<char>(2 << 3 | 2);
     m = putVarint(m, n);
-    std::memcpy(m, sampleBytes_.data(), n);
+    std::memcpy(m, bytes.data(), n);
     flush();
   }
 
@@ -554,7 +557,8 @@ class PprofWriter {
   std::vector<uint64_t> locationSelf_;  // per location, ne values: for one-frame samples
   std::vector<uint64_t> idOf_;          // per location index + 1: its id, 0 = not used yet
   std::vector<uint32_t> byId_;          // per id - 1: the location's index
-  std::string sampleBytes_;             // one sample
+  std::string sampleBytes_;             // one sample with labels
+  std::vector<char> scratch_;           // one sample's ids and values, being encoded
   bool returnAddresses_ = false;
   std::vector<uint64_t> callSite_;
   uint64_t mappingCount_ = 0;
