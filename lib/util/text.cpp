@@ -3,6 +3,7 @@
 #include <cxxabi.h>
 
 #include <algorithm>
+#include <bit>
 #include <cctype>
 #include <charconv>
 #include <cstdlib>
@@ -82,11 +83,16 @@ void appendCost(std::string& out, uint64_t v, bool isSigned) {
 }
 
 void appendHex(std::string& out, uint64_t v) {
-  char buf[24];
-  auto [p, ec] = std::to_chars(buf, buf + sizeof buf, v, 16);
-  (void)ec;
-  out += "0x";
-  out.append(buf, p);
+  // The digits from the last, their number known first: std::to_chars in base 16 took 90
+  // instructions for an address (300,000 of them in the Callgrind file of a 50 MB gperftools
+  // profile).
+  static constexpr char kDigits[] = "0123456789abcdef";
+  const size_t digits = v == 0 ? 1 : static_cast<size_t>(std::bit_width(v) + 3) / 4;
+  char buf[2 + 16];
+  buf[0] = '0';
+  buf[1] = 'x';
+  for (size_t i = digits; i > 0; --i, v >>= 4) buf[1 + i] = kDigits[v & 15];
+  out.append(buf, 2 + digits);
 }
 
 std::string hexBytes(std::string_view bytes) {

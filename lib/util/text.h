@@ -109,6 +109,13 @@ inline std::string withoutLineBreaks(std::string s) {
     if (c == '\n' || c == '\r') c = ' ';
   return s;
 }
+// The same appended to `out`, without a string of its own.
+inline void appendWithoutLineBreaks(std::string& out, std::string_view s) {
+  const size_t at = out.size();
+  out += s;
+  for (size_t i = at; i < out.size(); ++i)
+    if (out[i] == '\n' || out[i] == '\r') out[i] = ' ';
+}
 // A C++ symbol name demangled (as c++filt prints it); any other name unchanged.
 std::string demangle(const char* name);
 

@@ -117,21 +117,48 @@ class StackSource : public ModelSource {
     std::vector<uint64_t> locationOf(addresses_.size());
     for (size_t i = 0; i < addresses_.size(); ++i)
       if (addresses_[i].function < locationOf.size()) locationOf[addresses_[i].function] = i;
+    // Per address number, its location (a leaf's; a caller's is its call site, as many
+    // further on), looked up once here rather than through two tables for each of the
+    // millions of frames.
+    std::vector<uint32_t> locationOfId(functionOfId_.size());
+    for (size_t id = 0; id < functionOfId_.size(); ++id)
+      locationOfId[id] = static_cast<uint32_t>(locationOf.at(functionOfId_[id]));
+    const auto callSite = static_cast<uint32_t>(addresses_.size());
     // The chains' address numbers become function indexes where they are (the layer's largest
     // column is not held twice); asked for locations alone, they become locations there.
     if (frames_) out.locations.resize(c.frames.size());
-    for (size_t s = 0; s + 1 < c.start.size(); ++s)
-      for (uint64_t i = c.start[s]; i < c.start[s + 1] && i < c.frames.size(); ++i) {
-        const uint64_t f = functionOfId_.at(c.frames[i]);
-        const auto l = static_cast<uint32_t>(locationOf.at(f) +
-                                             (i + 1 < c.start[s + 1] ? addresses_.size() : 0));
-        if (frames_) {
-          c.frames[i] = static_cast<uint32_t>(f);
-          out.locations[i] = l;
-        } else {
-          c.frames[i] = l;
+    auto map = [&](size_t from, size_t to) {  // chains [from, to)
+      for (size_t s = from; s < to; ++s) {
+        const uint64_t end = std::min<uint64_t>(c.start[s + 1], c.frames.size());
+        for (uint64_t i = c.start[s]; i < end; ++i) {
+          const uint32_t id = c.frames[i];
+          const uint32_t l = locationOfId.at(id) + (i + 1 < c.start[s + 1] ? callSite : 0);
+          if (frames_) {
+            c.frames[i] = static_cast<uint32_t>(functionOfId_[id]);
+            out.locations[i] = l;
+          } else {
+            c.frames[i] = l;
+          }
         }
       }
+    };
+    // Millions of frames (2.5 million for a 50 MB profile) are mapped on both cores, the
+    // second taking the chains of the first half of the frames: nothing else runs meanwhile.
+    const size_t chains = c.start.size() - 1;
+    std::future<void> half;
+    size_t split = 0;
+    if (c.frames.size() >= (size_t{1} << 20)) {
+      split = static_cast<size_t>(
+          std::lower_bound(c.start.begin(), c.start.end() - 1, c.frames.size() / 2) -
+          c.start.begin());
+      try {
+        half = std::async(std::launch::async, map, 0, split);
+      } catch (const std::system_error&) {
+        split = 0;  // no thread: all of them here
+      }
+    }
+    map(split, chains);
+    if (half.valid()) half.get();
     (frames_ ? out.frames : out.locations) = std::move(c.frames);
     out.start = std::move(c.start);
     out.values = std::move(c.samples);

@@ -40,12 +40,12 @@ inline uint64_t mix(uint64_t h) {
   return h;
 }
 
-// A node of the prefix tree: its own PC, its parent (0: the root) and its depth (the length
-// of its chain; the root's is 0).
-struct TreeNode {
-  uint64_t pc;
-  uint32_t parent;
-  uint32_t depth;
+// The prefix tree's nodes 1, 2, ... (0 is the root): node n's own PC at pc[n - 1] and its parent
+// (0: the root) at parent[n - 1], as DecodedStacks keeps them, so that the reader hands them
+// over as they are.
+struct TreeNodes {
+  std::vector<uint64_t> pc;
+  std::vector<uint32_t> parent;
 };
 
 // A chain's hash is built from its outermost PC inward: from kHashSeed, one hashStep per PC,
@@ -57,8 +57,8 @@ inline uint64_t hashOf(uint64_t h, uint64_t length) { return mix(h + length); }
 
 // Every node of the prefix tree, keyed by its chain: the PCs from the node outward to the
 // outermost frame, i.e. a suffix of some record's PCs. Lookups compare 32 bits of a 64-bit
-// hash (the other bits pick the slot) and the depth, then walk the node's PCs up the tree (an
-// array of a few MB that stays in cache) against the record's, so a chain seen before costs one
+// hash (the other bits pick the slot), then walk the node's PCs up the tree (arrays of a few
+// MB that stay in cache) against the record's, so a chain seen before costs one
 // probe instead of a walk down the tree, and the input bytes of earlier records are never read
 // again (their pages can be released).
 #if defined(__SANITIZE_THREAD__)
@@ -76,13 +76,10 @@ constexpr bool kThreadSanitizer = false;
 template <unsigned W, bool BE>
 class NodeTable {
  public:
-  NodeTable() {
-    slots_.allocate(mask_ + 1);
-    nodes_.push_back({0, 0, 0});  // the root
-  }
+  NodeTable() { slots_.allocate(mask_ + 1); }
   // Makes room for `more` inserts without growing (so slots found by find() stay valid).
   void reserve(size_t more) {
-    while ((used_ + more) * 2 > mask_) grow();
+    while ((used_ + more) * 4 > mask_ * 3) grow();  // at most 3/4 full
   }
   void prefetch(uint64_t h) const { __builtin_prefetch(&slots_[h & mask_]); }
   // Prefetches the node a lookup of `h` will most likely compare against.
@@ -90,7 +87,8 @@ class NodeTable {
   uint32_t prefetchChain(uint64_t h) const {
     const Slot& s = slots_[h & mask_];
     if (s.node == 0 || s.tag != tagOf(h)) return 0;
-    __builtin_prefetch(&nodes_[s.node]);
+    __builtin_prefetch(&nodes_.pc[s.node - 1]);
+    __builtin_prefetch(&nodes_.parent[s.node - 1]);
     return s.node;
   }
   // The node whose chain is the `n` PCs at `pcs`, or 0; `at` = where to insert it.
@@ -100,7 +98,7 @@ class NodeTable {
     for (;;) {
       const Slot& s = slots_[i];
       if (s.node == 0) break;
-      if (s.tag == tag && nodes_[s.node].depth == n && sameChain(s.node, pcs, n)) return s.node;
+      if (s.tag == tag && sameChain(s.node, pcs, n)) return s.node;
       i = (i + 1) & mask_;
     }
     at = i;
@@ -109,8 +107,10 @@ class NodeTable {
   // Adds node number nodes() below `parent` (0: the root) with chain `pcs`[0 .. n-1], whose
   // first PC is the node's own, at the slot find() returned.
   uint32_t insert(size_t at, uint64_t h, const uint8_t* pcs, uint32_t n, uint32_t parent) {
-    const uint32_t node = static_cast<uint32_t>(nodes_.size());
-    nodes_.push_back({load<W, BE>(pcs), parent, n});
+    (void)n;
+    const uint32_t node = static_cast<uint32_t>(nodes());
+    nodes_.pc.push_back(load<W, BE>(pcs));
+    nodes_.parent.push_back(parent);
     // Two chains of one record may have found the same empty slot: take the next free one.
     while (slots_[at].node != 0) at = (at + 1) & mask_;
     slots_[at] = {tagOf(h), node};
@@ -118,23 +118,23 @@ class NodeTable {
     return node;
   }
   // Nodes so far, the root included.
-  size_t nodes() const { return nodes_.size(); }
-  // Every node by id, [0] the root; the table is empty after.
-  std::vector<TreeNode> takeNodes() { return std::move(nodes_); }
+  size_t nodes() const { return nodes_.pc.size() + 1; }
+  // Every node but the root; the table is empty after.
+  TreeNodes takeNodes() { return std::move(nodes_); }
 
  private:
-  using Node = TreeNode;
-  // A node's depth is its chain's length, checked by the caller: n steps end at the root.
+  // Whether the chain of `node` (not the root) is the `n` PCs at `pcs`: n steps that match
+  // end at the root, and not before. A node's PC and parent are loaded side by side, two
+  // independent loads from the node's number.
   bool sameChain(uint32_t node, const uint8_t* pcs, uint32_t n) const {
     for (uint32_t k = 0; k < n; ++k, pcs += W) {
-      const Node& x = nodes_[node];
-      if (x.pc != load<W, BE>(pcs)) return false;
-      node = x.parent;
+      if (node == 0 || nodes_.pc[node - 1] != load<W, BE>(pcs)) return false;
+      node = nodes_.parent[node - 1];
     }
-    return true;
+    return node == 0;
   }
-  // 8 bytes: the table is the reader's largest allocation (4 MB for the 175,000 nodes of the
-  // 50 MB bench profile), and each of its pages is touched fresh.
+  // 8 bytes: the table is the reader's largest allocation (8 MB for the 703,000 nodes of the
+  // 50 MB workload open profile, at most 3/4 full), and each of its pages is touched fresh.
   struct Slot {
     uint32_t tag;   // the chain hash's upper half; its lower bits picked the slot
     uint32_t node;  // 0 = empty
@@ -188,12 +188,16 @@ class NodeTable {
   void grow() {
     slots_.regrow(mask_ * 2 + 2);
     mask_ = mask_ * 2 + 1;
-    std::vector<uint64_t> running(nodes_.size());
-    running[0] = kHashSeed;
-    for (size_t node = 1; node < nodes_.size(); ++node) {
-      const Node& x = nodes_[node];
-      running[node] = hashStep(running[x.parent], x.pc);
-      const uint64_t h = hashOf(running[node], x.depth);
+    struct Running {
+      uint64_t hash;
+      uint64_t depth;
+    };
+    std::vector<Running> running(nodes());
+    running[0] = {kHashSeed, 0};
+    for (size_t node = 1; node < running.size(); ++node) {
+      const Running& up = running[nodes_.parent[node - 1]];
+      running[node] = {hashStep(up.hash, nodes_.pc[node - 1]), up.depth + 1};
+      const uint64_t h = hashOf(running[node].hash, running[node].depth);
       size_t i = h & mask_;
       while (slots_[i].node != 0) i = (i + 1) & mask_;
       slots_[i] = {tagOf(h), static_cast<uint32_t>(node)};
@@ -202,7 +206,7 @@ class NodeTable {
   size_t mask_ = (1u << 12) - 1;
   size_t used_ = 0;
   Slots slots_;
-  std::vector<Node> nodes_;
+  TreeNodes nodes_;
 };
 
 // Hashes of every suffix of a chain: out[j] covers pcs[j .. n-1], computed from the outer end.

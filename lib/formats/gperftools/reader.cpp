@@ -40,7 +40,7 @@ using gperf::NodeTable;
 using gperf::RecordWalk;
 using gperf::suffixHashes;
 using gperf::TableHash;
-using gperf::TreeNode;
+using gperf::TreeNodes;
 using gperf::Walked;
 
 namespace {
@@ -110,8 +110,7 @@ void tailRanks(const std::vector<uint32_t>& bucket, const std::vector<uint32_t>&
 //
 // `nodes` receives every node of the tree (see NodeTable::takeNodes).
 template <unsigned W, bool BE>
-void parseRecords(std::span<const uint8_t> data, size_t pos, Body& body,
-                  std::vector<TreeNode>& nodes) {
+void parseRecords(std::span<const uint8_t> data, size_t pos, Body& body, TreeNodes& nodes) {
   const uint8_t* base = data.data();
   const size_t size = data.size();
   NodeTable<W, BE> table;
@@ -122,9 +121,9 @@ void parseRecords(std::span<const uint8_t> data, size_t pos, Body& body,
   std::vector<Walked> waiting(kTailMax);  // records [done, walked), by index
   uint64_t walked = 0, done = 0;
 
-  // Adds the chain of the record at `pos` (num_pcs `n`, checked; chain hash `h0`) to the tree
-  // and returns its node.
-  auto insert = [&](uint64_t recordAt, uint64_t n, uint64_t h0) {
+  // Adds the chain of the record at `pos` (num_pcs `n`, checked; chain hash `h0`, and `h1`
+  // that of the chain without its leaf where n >= 2) to the tree and returns its node.
+  auto insert = [&](uint64_t recordAt, uint64_t n, uint64_t h0, uint64_t h1) {
     table.reserve(n);  // no growth below, so the insert positions found stay valid
     const uint64_t pcsAt = recordAt + 2 * W;
     const uint8_t* pcs = base + pcsAt;
@@ -137,14 +136,24 @@ void parseRecords(std::span<const uint8_t> data, size_t pos, Body& body,
         hashes.resize(n);
         at.resize(n);
       }
-      suffixHashes<W, BE>(pcs, n, hashes.data());
       at[0] = at0;
+      hashes[0] = h0;
       size_t j = 1;
-      for (size_t k = 1; k < n && k < 5; ++k) table.prefetch(hashes[k]);
-      for (; j < n; ++j) {
-        node = table.find(hashes[j], pcs + j * W, static_cast<uint32_t>(n - j), at[j]);
-        if (node) break;
-        if (j + 4 < n) table.prefetch(hashes[j + 4]);
+      // Most new chains are a known one with another leaf: their caller's chain, whose hash the
+      // walk made, is found first, and the other suffixes are hashed only where it is not.
+      if (n >= 2) {
+        hashes[1] = h1;
+        node = table.find(h1, pcs + W, static_cast<uint32_t>(n - 1), at[1]);
+      }
+      if (node == 0 && n >= 2) {
+        suffixHashes<W, BE>(pcs, n, hashes.data());
+        j = 2;
+        for (size_t k = 2; k < n && k < 6; ++k) table.prefetch(hashes[k]);
+        for (; j < n; ++j) {
+          node = table.find(hashes[j], pcs + j * W, static_cast<uint32_t>(n - j), at[j]);
+          if (node) break;
+          if (j + 4 < n) table.prefetch(hashes[j + 4]);
+        }
       }
       if (table.nodes() > UINT32_MAX - j)
         throw Error(Status::limit, kFmt, "more than 2^32 call-chain nodes", recordAt);
@@ -174,7 +183,8 @@ void parseRecords(std::span<const uint8_t> data, size_t pos, Body& body,
       if (a.callerHash) table.prefetchChain(a.callerHash);
     }
     const Walked& r = waiting[done % kTailMax];
-    body.addRecord(load<W, BE>(base + r.at), insert(r.at, load<W, BE>(base + r.at + W), r.hash));
+    body.addRecord(load<W, BE>(base + r.at),
+                   insert(r.at, load<W, BE>(base + r.at + W), r.hash, r.callerHash));
     ++done;
     if (done < walked)
       releaser.upTo(base + waiting[done % kTailMax].at);  // no earlier byte is read
@@ -211,7 +221,9 @@ void parseRecords(std::span<const uint8_t> data, size_t pos, Body& body,
   });
   for (uint32_t i : order) {
     const uint64_t recordAt = tail.offset[i], n = slot(i, 1);
-    body.addRecord(slot(i, 0), insert(recordAt, n, chainHash<W, BE>(base + recordAt + 2 * W, n)));
+    uint64_t h1 = 0;
+    const uint64_t h0 = chainHash<W, BE>(base + recordAt + 2 * W, n, &h1);
+    body.addRecord(slot(i, 0), insert(recordAt, n, h0, h1));
   }
   body.sortedTail = t;
   tailRanks(tail.bucket, order, body.ranks);
@@ -318,7 +330,7 @@ std::unique_ptr<Profile> readGperftools(std::span<const uint8_t> data, bool defe
   auto bodyOwner = std::make_unique<Body>();
   Body& body = *bodyOwner;
   const size_t recordsAt = static_cast<size_t>((2 + words) * w);
-  std::vector<TreeNode> nodes;  // the tree, as the parse leaves it
+  TreeNodes nodes;  // the tree, as the parse leaves it
   if (deferIR) {
     body.deferAddresses = true;
   } else {
@@ -353,13 +365,14 @@ std::unique_ptr<Profile> readGperftools(std::span<const uint8_t> data, bool defe
 
   auto decoded = std::make_unique<ReadStacks>();
   auto tree = std::make_shared<DecodedStacks>();
-  tree->parent.reserve(nodes.size() - 1);
-  if (deferIR) tree->address.reserve(nodes.size() - 1);  // else the address column has them
-  for (size_t n = 1; n < nodes.size(); ++n) {
-    tree->parent.push_back(nodes[n].parent);
-    if (deferIR) tree->address.push_back(nodes[n].pc);
-  }
-  std::vector<TreeNode>().swap(nodes);  // what remains of them is in `tree`
+  // Kept with the profile: without the slack of their doubling.
+  nodes.parent.shrink_to_fit();
+  tree->parent = std::move(nodes.parent);
+  if (deferIR) nodes.pc.shrink_to_fit();
+  if (deferIR)
+    tree->address = std::move(nodes.pc);
+  else
+    std::vector<uint64_t>().swap(nodes.pc);  // the address column has them
   // Kept with the profile for as long as it lives: without the slack its doubling left (up to
   // half of it; 4 MB for a 50 MB profile of 530,000 nodes).
   body.samples.shrink_to_fit();
