@@ -674,6 +674,21 @@ def compare_cxx(tmp, buildids):
           f"({len(got)} lines; differ: {sorted(set(want.items()) ^ set(got.items()))[:2]})")
 
 
+def build_and_record(tmp, buildids, compiler, name, *sources):
+    """Builds `sources` (in tests/data/perf) with `compiler` -O2 -g and frame pointers into
+    tmp/name and records it (cpu-clock): the recording's path, or None where the compiler is
+    not installed."""
+    if not shutil.which(compiler):
+        print(f"note: {compiler} not installed: the {name} recording is not made")
+        return None
+    exe = os.path.join(tmp, name)
+    run(compiler, "-O2", "-g", "-fno-omit-frame-pointer", "-o", exe,
+        *[os.path.join(data, s) for s in sources])
+    f = os.path.join(tmp, name + ".data")
+    run("perf", "--buildid-dir", buildids, "record", "-q", "-e", "cpu-clock", "-g", "-o", f, exe)
+    return f
+
+
 def compare_same_name(tmp, buildids):
     """Functions of one name in one program (same-name-a.cpp, same-name-b.cpp, built here): two
     static `work`s in two files, and two lambdas inlined into a template, whose call operators
@@ -682,14 +697,9 @@ def compare_same_name(tmp, buildids):
     named from DWARF, `work` is two rows with perf's two counts, each with its own file, and the
     inlined lambdas are two `operator()` rows whose self samples are those of the folded stacks
     under each `call<main::{lambda(long)#N}>`; with that function's own, perf's count for it."""
-    if not shutil.which("g++"):
-        print("note: g++ not installed: the same-name recording is not made")
+    f = build_and_record(tmp, buildids, "g++", "same-name", "same-name-a.cpp", "same-name-b.cpp")
+    if not f:
         return
-    exe = os.path.join(tmp, "same-name")
-    run("g++", "-O2", "-g", "-fno-omit-frame-pointer", "-o", exe,
-        os.path.join(data, "same-name-a.cpp"), os.path.join(data, "same-name-b.cpp"))
-    f = os.path.join(tmp, "same-name.data")
-    run("perf", "--buildid-dir", buildids, "record", "-q", "-e", "cpu-clock", "-g", "-o", f, exe)
     _, rows = perf_rows(buildids, f, "dso,sym")
     theirs = sorted((m.group(1), n) for n, row in rows
                     for m in [re.match(r"same-name\s+\[\.\] (.*)$", row)] if m)
@@ -735,14 +745,9 @@ def compare_same_line(tmp, buildids):
     by the file they are declared in. `calls step` must find two functions, each with its own
     file and called by its own file's run alone (they were one, same-line-a.c:step, whose
     callers were runA and runB)."""
-    if not shutil.which("gcc"):
-        print("note: gcc not installed: the same-line recording is not made")
+    f = build_and_record(tmp, buildids, "gcc", "same-line", "same-line-a.c", "same-line-b.c")
+    if not f:
         return
-    exe = os.path.join(tmp, "same-line")
-    run("gcc", "-O2", "-g", "-fno-omit-frame-pointer", "-o", exe,
-        os.path.join(data, "same-line-a.c"), os.path.join(data, "same-line-b.c"))
-    f = os.path.join(tmp, "same-line.data")
-    run("perf", "--buildid-dir", buildids, "record", "-q", "-e", "cpu-clock", "-g", "-o", f, exe)
     matches = json.loads(run(cli, "calls", f, "step", "--json"))["matches"]
     got = sorted((os.path.basename(m["file"]),
                   sorted(c["name"] for c in m["callers"] if c["inclusive"]))

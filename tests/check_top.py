@@ -24,6 +24,7 @@ Two documented differences are accounted for, not hidden:
 """
 import os, re, subprocess, sys
 from collections import defaultdict
+from checklib import strong_components
 
 cli = os.environ["PROFPACK_CLI"]
 data = os.environ["PROFPACK_TEST_DATA"]
@@ -85,32 +86,7 @@ def cycle_costs(path, self_rows, nevents):
     functions' self costs and their calls out of it), from callgrind_annotate's figures."""
     edges = {}
     calls_out(path, edges)
-    index, low, stack, on, comp, counter = {}, {}, [], set(), {}, [0]
-    def strong(v):  # Tarjan; call graphs of the corpus are shallow
-        index[v] = low[v] = counter[0]
-        counter[0] += 1
-        stack.append(v)
-        on.add(v)
-        for w in edges.get(v, {}):
-            if w not in index:
-                strong(w)
-                low[v] = min(low[v], low[w])
-            elif w in on:
-                low[v] = min(low[v], index[w])
-        if low[v] == index[v]:
-            members = []
-            while True:
-                w = stack.pop()
-                on.discard(w)
-                members.append(w)
-                if w == v:
-                    break
-            if len(members) > 1:
-                for m in members:
-                    comp[m] = members
-    for v in list(edges):
-        if v not in index:
-            strong(v)
+    comp = strong_components(edges)
     costs = {}
     for f, members in comp.items():
         total = [0] * nevents

@@ -128,7 +128,13 @@ def callgrind_cycles(path):
             fn = name
         elif fn is not None and name != fn:
             edges[fn].add(name)
-    index, low, stack, on, cyclic = {}, {}, [], set(), set()
+    return set(strong_components(edges))
+
+
+def strong_components(edges):
+    """The strongly connected components of more than one node of a graph ({node: callees}):
+    {node: the list of its component's nodes}. Tarjan's algorithm with its own stack."""
+    index, low, stack, on, comp = {}, {}, [], set(), {}
     for root in list(edges):
         if root in index:
             continue
@@ -160,5 +166,6 @@ def callgrind_cycles(path):
                     if w == v:
                         break
                 if len(members) > 1:
-                    cyclic.update(members)
-    return cyclic
+                    for m in members:
+                        comp[m] = members
+    return comp
