@@ -79,6 +79,7 @@ struct Tree {
   const DecodedStacks& d;
   std::vector<uint64_t> here;     // samples of records ending at node n (index n, 0 = root)
   std::vector<uint64_t> subtree;  // samples of records whose chain passes through node n
+  std::vector<uint32_t> childStart, children;
   std::vector<uint32_t> addressId;  // per node (index n): the number of its address
   std::vector<uint64_t> addresses;  // per number: the address
 
@@ -96,6 +97,12 @@ struct Tree {
       throw Error(Status::internal, "", "the reader's stack tree does not match its IR");
     subtree = here;
     for (size_t i = n; i >= 1; --i) subtree[d.parentOf(i)] += subtree[i];
+    childStart.assign(n + 2, 0);
+    for (size_t i = 1; i <= n; ++i) ++childStart[d.parentOf(i) + 1];
+    for (size_t i = 1; i < childStart.size(); ++i) childStart[i] += childStart[i - 1];
+    children.resize(n);
+    std::vector<uint32_t> fill(childStart.begin(), childStart.end() - 1);
+    for (size_t i = 1; i <= n; ++i) children[fill[d.parentOf(i)]++] = static_cast<uint32_t>(i);
     // Each figure is kept per address: number them once, in order of first appearance.
     PairMap ids;
     addressId.assign(n + 1, 0);
@@ -113,30 +120,31 @@ struct Tree {
     return std::make_shared<const DecodedStacks>(decodeStacks(st, /*fileOrder=*/false));
   }
 
-  // first[n] = true if no proper ancestor of n (the root aside) has key[n].
-  //
-  // Nodes are taken in id order (a parent before its children), each with a 64-bit summary of
-  // the keys on its path (a bit per key, chosen by a hash): a key whose bit is not in the
-  // parent's summary is on no ancestor, and only where it is are the ancestors looked at. A
-  // depth-first walk over a table of children had been the model's slowest step, most of it
-  // waiting for memory: it visits the nodes in an order unrelated to their ids, and so the
-  // places that hold their keys and flags.
-  std::vector<uint8_t> firstOnPath(const std::vector<uint32_t>& key) const {
-    const size_t n = d.nodes();
-    std::vector<uint8_t> first(n + 1, 0);
-    std::vector<uint64_t> onPath(n + 1, 0);
-    for (size_t i = 1; i <= n; ++i) {
-      const uint64_t p = d.parentOf(i);
-      const uint32_t k = key[i];
-      const uint64_t bit = uint64_t{1} << ((k * 0x9e3779b97f4a7c15ull) >> 58);
-      onPath[i] = onPath[p] | bit;
-      if ((onPath[p] & bit) == 0) {
-        first[i] = 1;
+  // first[n] = true if no proper ancestor of n has key[n]. Keys are dense (< numKeys).
+  // (Bytes, not bits: the packing of std::vector<bool> was a third of the walk; a leaf is
+  // looked at without being entered.)
+  std::vector<uint8_t> firstOnPath(const std::vector<uint32_t>& key, size_t numKeys) const {
+    std::vector<uint8_t> first(key.size(), 0);
+    std::vector<uint32_t> active(numKeys, 0);
+    struct Frame {
+      uint32_t node, next, end;
+    };
+    std::vector<Frame> stack{{0, childStart[0], childStart[1]}};
+    while (!stack.empty()) {
+      Frame& f = stack.back();
+      if (f.next == f.end) {
+        if (f.node != 0) --active[key[f.node]];
+        stack.pop_back();
         continue;
       }
-      uint64_t a = p;
-      while (a != 0 && key[a] != k) a = d.parentOf(a);
-      first[i] = a == 0;
+      const uint32_t c = children[f.next++];
+      const uint32_t from = childStart[c], to = childStart[c + 1];
+      if (from == to) {
+        first[c] = active[key[c]] == 0;
+        continue;
+      }
+      first[c] = active[key[c]]++ == 0;
+      stack.push_back({c, from, to});
     }
     return first;
   }
@@ -204,7 +212,7 @@ std::vector<CallEdgeSamples> StackTree::callEdges() const {
   const Tree& t = impl_->t;
   std::vector<uint32_t> key;
   const auto pairs = keyEdges(t, key);
-  const std::vector<uint8_t> first = t.firstOnPath(key);
+  const std::vector<uint8_t> first = t.firstOnPath(key, pairs.size());
   std::vector<uint64_t> samples(pairs.size(), 0);
   for (size_t n = 1; n <= t.d.nodes(); ++n)
     if (key[n] != 0 && first[n]) samples[key[n]] += t.subtree[n];
@@ -258,7 +266,7 @@ void StackTree::forEachAddress(const std::function<void(AddressSamples&)>& each)
   };
   std::vector<Figures> fig(n);
   {
-    const std::vector<uint8_t> first = t.firstOnPath(t.addressId);
+    const std::vector<uint8_t> first = t.firstOnPath(t.addressId, n);
     for (size_t k = 1; k <= t.d.nodes(); ++k) {
       Figures& f = fig[t.addressId[k]];
       f.self += t.here[k];
