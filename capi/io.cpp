@@ -26,6 +26,19 @@ int64_t modifiedTime(const char* path) {
   return int64_t{st.st_mtim.tv_sec} * 1000000000 + st.st_mtim.tv_nsec;
 }
 
+// A file of `path` read to be a profile: a stream that starts as no profile
+// (profpack::checkStreamStart) is refused before the rest is read, the error naming the file.
+std::unique_ptr<profpack::InputFile> profileInput(const char* path,
+                                                  const profpack::ReadOptions& opts) {
+  return std::make_unique<profpack::InputFile>(path, [path, &opts](std::span<const uint8_t> start) {
+    try {
+      profpack::checkStreamStart(start, opts);
+    } catch (const profpack::Error& e) {
+      throw e.inFile(path);
+    }
+  });
+}
+
 bool isDirectory(const char* path) {
   struct stat st;
   return std::strcmp(path, "-") != 0 && ::stat(path, &st) == 0 && S_ISDIR(st.st_mode);
@@ -143,15 +156,8 @@ profpack_status profpack_read_file(const char* path, const profpack_read_options
         throw e.inFile(path);
       }
     }
-    // Its own errors name the file already; a stream that starts as no profile is refused
-    // before the rest is read.
-    profpack::InputFile in(path, [&](std::span<const uint8_t> start) {
-      try {
-        profpack::checkStreamStart(start, opts);
-      } catch (const profpack::Error& e) {
-        throw e.inFile(path);
-      }
-    });
+    const std::unique_ptr<profpack::InputFile> file = profileInput(path, opts);
+    const profpack::InputFile& in = *file;  // its own errors name the file already
     profpack::FileMappingScope scope(in.mapped() ? in.bytes() : std::span<const uint8_t>());
     try {
       // The binaries to name the profile from are opened while it is read, where its format
@@ -180,14 +186,7 @@ profpack_status profpack_read_files(const char* const* paths, size_t count,
     std::vector<std::unique_ptr<profpack::InputFile>> files;
     std::vector<std::span<const uint8_t>> bytes;
     for (size_t i = 0; i < count; ++i) {
-      files.push_back(
-          std::make_unique<profpack::InputFile>(paths[i], [&](std::span<const uint8_t> start) {
-            try {
-              profpack::checkStreamStart(start, opts);
-            } catch (const profpack::Error& e) {
-              throw e.inFile(paths[i]);
-            }
-          }));
+      files.push_back(profileInput(paths[i], opts));
       bytes.push_back(files.back()->bytes());
     }
     try {
