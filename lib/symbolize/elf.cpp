@@ -399,7 +399,7 @@ std::vector<SymbolFrame> ElfBinary::resolve(uint64_t address, bool declarations)
     std::string f = file;
     uint64_t l = line;
     for (size_t i = path.size(); i-- > 0;) {  // innermost first
-      out.push_back({dieName(&path[i], impl_->demangled), f, l, declarationLine(&path[i])});
+      out.push_back({dieName(&path[i], impl_->demangled), f, l, declarationOf(&path[i])});
       if (i > 0 && lines_) callSite(cu, &path[i], f, l);  // the next frame out is at the call
     }
     if (declarations && lines_ && !path.empty()) {

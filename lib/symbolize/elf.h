@@ -22,7 +22,7 @@ struct SymbolFrame {
   uint64_t line = 0;     // 0 if unknown
   // What tells apart functions of this name in one object (two static functions of one name in
   // two files, a C++ function's overloads named without parameters): where DWARF declares the
-  // function (declarationLine: its line, and a hash of its file above bit 32); for a name from
+  // function (declarationOf: its line, and a hash of its file above bit 32); for a name from
   // the symbol table, its symbol's address + 2^63 (one symbol is one function, as perf counts
   // them). 0: the name alone.
   uint64_t declaration = 0;

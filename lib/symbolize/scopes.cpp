@@ -164,7 +164,7 @@ uint64_t declaredAt(Dwarf_Die* die, int line) {
 }
 }  // namespace
 
-uint64_t declarationLine(Dwarf_Die* die) {
+uint64_t declarationOf(Dwarf_Die* die) {
   int line = 0;
   if (dwarf_decl_line(die, &line) == 0 && line > 0) return declaredAt(die, line);
   Dwarf_Attribute a;

@@ -21,7 +21,7 @@ std::string dieName(Dwarf_Die* die, DemangleCache& demangled);
 // bits, and above them 31 bits of a hash of the file (DW_AT_decl_file, "." and ".."
 // resolved), so that two static functions of one name declared on the same line of two files
 // differ. 0 if no line.
-uint64_t declarationLine(Dwarf_Die* die);
+uint64_t declarationOf(Dwarf_Die* die);
 // Where an inlined copy was called from: DW_AT_call_file / DW_AT_call_line of its DIE.
 void callSite(Dwarf_Die* cu, Dwarf_Die* inlined, std::string& file, uint64_t& line);
 
