@@ -420,6 +420,9 @@ rows = {l.split("\t")[4]: (l.split("\t")[0], l.split("\t")[1])
         for l in run("top", d, "--tsv").stdout.splitlines()}
 check(r.returncode == 0 and rows.get("X") == ("20", "10"),
       f"a Callgrind difference: X's inclusive cost is the difference of the calls to it ({rows})")
+# main, which nothing calls, costs its self cost and its calls: +10.
+check(rows.get("main") == ("0", "10"),
+      f"a Callgrind difference: main's inclusive cost is its own self cost and calls ({rows})")
 
 # ---- trace events
 def direct_callees(trace_path):

@@ -382,10 +382,11 @@ void CostTableSource::finishLayer(FunctionLayer& out) {
   }
   // A difference (signed costs) keeps the calls to a called function: a maximum of two
   // differences is no difference of the two inputs' figures (and the unsigned comparison
-  // took every negative figure for the larger).
-  if (root_.getSignedCosts()) return;
+  // took every negative figure for the larger), nor is a minimum.
+  const bool difference = root_.getSignedCosts();
   size_t cycles = 0;
-  const std::vector<uint64_t> cycleOf = callCycles(nf, out.edges, cycles);
+  const std::vector<uint64_t> cycleOf =
+      difference ? std::vector<uint64_t>(nf, kNoCycle) : callCycles(nf, out.edges, cycles);
   // A cycle's own cost: its functions' self costs and their calls out of it, everything spent
   // while one of them runs (a function outside cannot call back in). Inside a cycle the calls
   // to a function count the inner calls again (is_even'2 and is_odd'2 calling each other:
@@ -402,13 +403,14 @@ void CostTableSource::finishLayer(FunctionLayer& out) {
   }
   for (size_t f = 0; f < nf; ++f) {
     uint64_t* inclusive = &out.inclusive[f * ne];
-    if (called[f] && cycleOf[f] != kNoCycle) {
+    if (!called[f]) {  // its own cost, in a difference too
+      std::copy_n(own.begin() + static_cast<std::ptrdiff_t>(f * ne), ne, inclusive);
+    } else if (cycleOf[f] != kNoCycle) {
       for (size_t i = 0; i < ne; ++i)
         inclusive[i] = std::min(inclusive[i], cycleCost[cycleOf[f] * ne + i]);
-      continue;
+    } else if (!difference) {
+      for (size_t i = 0; i < ne; ++i) inclusive[i] = std::max(inclusive[i], own[f * ne + i]);
     }
-    for (size_t i = 0; i < ne; ++i)
-      inclusive[i] = called[f] ? std::max(inclusive[i], own[f * ne + i]) : own[f * ne + i];
   }
 }
 
