@@ -25,7 +25,7 @@ inline constexpr size_t kStoredModelMinIR = size_t{1} << 20;
 // What this build writes in stored::Model.computedBy. It names the library version and the
 // revision of the layer's computation: raise kStoredModelRevision when a change to any source's
 // functions() or summary() changes what a profile's layer holds without changing the version.
-inline constexpr unsigned kStoredModelRevision = 6;
+inline constexpr unsigned kStoredModelRevision = 7;
 std::string storedModelAuthor();
 
 // The function layer, capabilities and summary of `model`, a model of `profile`, as a flat
