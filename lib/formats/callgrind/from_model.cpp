@@ -451,8 +451,8 @@ class ModelWriter {
     costs(self_.data());
     for (const FunctionLayer::RootCall& c : m_->rootCalls()) {
       const FunctionRow& callee = m_->function(c.function);
-      if (callee.object != root.object) out_ += "cob=" + withoutLineBreaks(callee.object) + "\n";
-      if (!callee.file.empty()) out_ += "cfi=" + withoutLineBreaks(callee.file) + "\n";
+      if (callee.object != root.object) line("cob=", callee.object);
+      if (!callee.file.empty()) line("cfi=", callee.file);
       out_ += "cfn=" + nameOf(c.function) + "\ncalls=";
       appendCost(out_, c.calls, isSigned_);
       out_ += ' ';
