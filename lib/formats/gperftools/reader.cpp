@@ -368,11 +368,12 @@ std::unique_ptr<Profile> readGperftools(std::span<const uint8_t> data, bool defe
   // Kept with the profile: without the slack of their doubling.
   nodes.parent.shrink_to_fit();
   tree->parent = std::move(nodes.parent);
-  if (deferIR) nodes.pc.shrink_to_fit();
-  if (deferIR)
+  if (deferIR) {
+    nodes.pc.shrink_to_fit();
     tree->address = std::move(nodes.pc);
-  else
+  } else {
     std::vector<uint64_t>().swap(nodes.pc);  // the address column has them
+  }
   // Kept with the profile for as long as it lives: without the slack its doubling left (up to
   // half of it; 4 MB for a 50 MB profile of 530,000 nodes).
   body.samples.shrink_to_fit();
