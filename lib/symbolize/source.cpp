@@ -17,6 +17,7 @@
 #include "error.h"
 #include "symbolize/table.h"
 #include "util/pairmap.h"
+#include "util/tuple_hash.h"
 
 namespace profpack {
 
@@ -92,14 +93,6 @@ class SymbolizedSource : public ModelSource {
   // A function's key: name, object, and what tells functions of one name in one object apart
   // (SymbolFrame::declaration; 0 for the inner source's own rows).
   using FunctionKey = std::tuple<std::string_view, std::string_view, uint64_t>;
-  struct FunctionKeyHash {
-    size_t operator()(const FunctionKey& k) const {
-      const size_t a = std::hash<std::string_view>()(std::get<0>(k));
-      const size_t b =
-          a ^ (std::hash<std::string_view>()(std::get<1>(k)) + 0x9e3779b97f4a7c15ull + (a << 6));
-      return b ^ (std::hash<uint64_t>()(std::get<2>(k)) + 0x9e3779b97f4a7c15ull + (b << 6));
-    }
-  };
   // One chain of functions of this model, outermost first, and where the innermost is. Its
   // functions and their lines are kept in Work's pools (two vectors per chain were most of the
   // allocations of naming a recording of a build: 74,000 for 37,000 chains).
@@ -117,7 +110,7 @@ class SymbolizedSource : public ModelSource {
     StackLayer innerStacks;
     // (name, object, declaration) -> function; the views are of the symbol table's names and
     // the inner layer's rows, which outlive the work (no string made per lookup).
-    std::unordered_map<FunctionKey, uint64_t, FunctionKeyHash> functionIndex;
+    std::unordered_map<FunctionKey, uint64_t, TupleHash> functionIndex;
     // In front of it, by numbers (a chain's frames are looked up per location; hashing their
     // names was a tenth of making the model of a g++ compile's recording): (the symbol
     // table's name index, or past the names a declared name's number in declaredIndex, the

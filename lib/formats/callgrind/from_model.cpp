@@ -27,6 +27,7 @@
 #include "formats/callgrind/model.h"
 #include "util/pairmap.h"
 #include "util/text.h"
+#include "util/tuple_hash.h"
 
 namespace profpack {
 
@@ -189,14 +190,7 @@ class ModelWriter {
     // Counted by hash (nothing here depends on their order): a tree of 57,000 names that
     // share their object's path in front was a third of this writer's time.
     using Key = std::tuple<std::string_view, std::string_view, std::string_view>;
-    struct KeyHash {
-      size_t operator()(const Key& k) const {
-        const std::hash<std::string_view> h;
-        return h(std::get<0>(k)) ^ (h(std::get<1>(k)) * 0x9e3779b97f4a7c15ull) ^
-               (h(std::get<2>(k)) * 0xbf58476d1ce4e5b9ull);
-      }
-    };
-    std::unordered_map<Key, size_t, KeyHash> seen;
+    std::unordered_map<Key, size_t, TupleHash> seen;
     seen.reserve(m.functions());
     std::vector<const size_t*> count(m.functions());  // each function's, in `seen`
     for (size_t f = 0; f < m.functions(); ++f) {

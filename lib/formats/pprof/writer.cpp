@@ -12,6 +12,7 @@
 #include "formats/pprof/pprof.h"
 #include "util/gzip.h"
 #include "util/text.h"
+#include "util/tuple_hash.h"
 
 namespace profpack {
 
@@ -490,14 +491,7 @@ class PprofWriter {
     // reader keeps them apart ("(anonymous) [7]": the function's id).
     // Counted by hash: nothing depends on their order.
     using Key = std::tuple<std::string_view, std::string_view, uint64_t>;
-    struct KeyHash {
-      size_t operator()(const Key& k) const {
-        const std::hash<std::string_view> h;
-        return h(std::get<0>(k)) ^ (h(std::get<1>(k)) * 0x9e3779b97f4a7c15ull) ^
-               (std::get<2>(k) * 0xbf58476d1ce4e5b9ull);
-      }
-    };
-    std::unordered_map<Key, size_t, KeyHash> same;
+    std::unordered_map<Key, size_t, TupleHash> same;
     same.reserve(m_.functions());
     for (size_t f = 0; f < m_.functions(); ++f) {
       const FunctionRow& row = m_.function(f);
