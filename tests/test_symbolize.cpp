@@ -13,7 +13,9 @@
 #include <random>
 #include <set>
 
+#include "error.h"
 #include "formats/registry.h"
+#include "ir/column.h"
 #include "model/model.h"
 #include "symbolize/aranges.h"
 #include "symbolize/binaries.h"
@@ -22,6 +24,8 @@
 #include "symbolize/perfmap.h"
 #include "symbolize/scopes.h"
 #include "symbolize/symbolize.h"
+#include "symbolize/table.h"
+#include "symbolize/writer.h"
 #include "testlib.h"
 
 using namespace profpack;
@@ -770,6 +774,39 @@ TEST(names_found_on_read_build_their_section_when_asked) {
   CHECK(!now->rootPending() && now->partialRoot().hasSymbols());
   CHECK(now->flatBytes() == eager->flatBytes());
   CHECK(writeProfile(*now, FormatId::folded, {}) == folded);
+}
+
+// The symbol section's declaration column (what tells functions of one name apart) holds one
+// value per frame: one of another length is refused as malformed; an empty one (a file written
+// before the column was added) is 0 for every frame, which keys functions by name alone.
+TEST(symbol_section_declarations_one_per_frame_or_none) {
+  const std::string bytes = testlib::slurp(testlib::data("perf/threads.data"));
+  SymbolizeOptions o;
+  o.binaryPath = {testlib::data("perf")};
+  auto named = symbolizeProfile(*readProfile(spanOf(bytes), ReadOptions{}), o);
+  auto msg = copyOf(*named);
+  ir::Symbols::Builder sym = msg->getRoot<ir::Profile>().getSymbols();
+  const SymbolTable whole(sym.asReader());
+  CHECK(whole.frames.size() > 1);
+  CHECK(std::any_of(whole.frames.begin(), whole.frames.end(),
+                    [](const SymbolTable::Frame& f) { return f.declaration != 0; }));
+  ColumnWriter cut;
+  for (size_t i = 0; i + 1 < whole.frames.size(); ++i) cut.push(whole.frames[i].declaration);
+  cut.build(sym.initDeclaration());
+  bool refused = false;
+  try {
+    SymbolTable table(sym.asReader());
+  } catch (const Error& e) {
+    refused = e.status() == Status::malformed;
+    CHECK_CONTAINS(e.what(), "per-frame columns differ in length");
+  }
+  CHECK(refused);
+  ColumnWriter none;
+  none.build(sym.initDeclaration());
+  const SymbolTable old(sym.asReader());
+  CHECK_EQ(old.frames.size(), whole.frames.size());
+  CHECK(std::all_of(old.frames.begin(), old.frames.end(),
+                    [](const SymbolTable::Frame& f) { return f.declaration == 0; }));
 }
 
 // C++ names without their parameters, as `c++filt -p` prints them (and perf): every row of the
