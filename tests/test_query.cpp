@@ -3,6 +3,7 @@
 
 #include <cstring>
 #include <string>
+#include <utility>
 #include <vector>
 
 #include "testlib.h"
@@ -112,6 +113,36 @@ TEST(line_costs_of_one_file_under_several_spellings) {
   CHECK_EQ(profpack_profile_line_costs(p, "/tmp/hunt/inc/sub/part.c", 0, part.data(), n, &n),
            PROFPACK_OK);
   for (auto& l : part) CHECK(l.line <= 6);
+  profpack_profile_free(p);
+}
+
+// Two files of one name in two directories (/tmp/twofiles/a/util.c and b/util.c): a
+// path that both fit equally is refused with the names, not answered with the lines of both
+// added up; a path that fits one better gets that one's lines (callgrind_annotate --auto=yes:
+// 9,004 and 3,000 Ir on lines 4-5 of a/util.c, 15,005 and 20,000 on those of b/util.c).
+TEST(line_costs_of_two_files_of_one_name) {
+  profpack_profile* p = open("annotate/callgrind.two-util.out");
+  auto costs = [&](const char* path) {
+    std::vector<profpack_line_cost> lines(16);
+    size_t n = 0;
+    CHECK_EQ(profpack_profile_line_costs(p, path, 0, lines.data(), lines.size(), &n), PROFPACK_OK);
+    lines.resize(n);
+    std::vector<std::pair<uint64_t, uint64_t>> out;
+    for (auto& l : lines) out.emplace_back(l.line, l.cost);
+    return out;
+  };
+  using Lines = std::vector<std::pair<uint64_t, uint64_t>>;
+  CHECK(costs("a/util.c") == (Lines{{3, 1}, {4, 9004}, {5, 3000}, {7, 2}}));
+  CHECK(costs("/home/me/checkout/b/util.c") == (Lines{{3, 1}, {4, 15005}, {5, 20000}, {7, 2}}));
+  for (const char* path : {"util.c", "/srv/elsewhere/util.c", "./util.c"}) {
+    size_t n = 7;
+    CHECK_EQ(profpack_profile_line_costs(p, path, 0, nullptr, 0, &n),
+             PROFPACK_ERROR_INVALID_ARGUMENT);
+    CHECK_EQ(n, 0u);
+    const std::string message = profpack_last_error()->message;
+    CHECK(message.find("names 2 files of the profile: /tmp/twofiles/a/util.c, "
+                       "/tmp/twofiles/b/util.c") != std::string::npos);
+  }
   profpack_profile_free(p);
 }
 

@@ -865,8 +865,11 @@ typedef struct profpack_line_cost {
  * share the most trailing path components with it (at least the base name), so a path on this
  * machine finds the name the profile recorded elsewhere. Names are compared with their "." and
  * ".." components resolved (lexically), so every spelling of one file counts ("/src/hdr.h"
- * and "/src/sub/../hdr.h", as each unit included it). Two-call enumeration: `*count`
- * always receives the full number of lines with cost; at most `capacity` are written.
+ * and "/src/sub/../hdr.h", as each unit included it). Where those names are of two or more
+ * files ("util.c" asked for, "/src/a/util.c" and "/src/b/util.c" in the profile),
+ * PROFPACK_ERROR_INVALID_ARGUMENT, whose message lists them: ask again with more of the path.
+ * Two-call enumeration: `*count` always receives the full number of lines with cost; at most
+ * `capacity` are written.
  */
 PROFPACK_API profpack_status profpack_profile_line_costs(const profpack_profile* profile,
                                                          const char* file, size_t event,

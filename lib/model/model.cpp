@@ -156,10 +156,39 @@ std::vector<LineCost> Model::lines(std::string_view file) const {
   if (!exact)
     for (auto& [name, lc] : names) best = std::max(best, commonComponents(name, wanted));
   if (!exact && best == 0) return {};
+  std::vector<const std::pair<std::string, const std::vector<LineCost>*>*> taken;
+  for (auto& n : names)
+    if ((exact ? n.first == wanted : commonComponents(n.first, wanted) == best) ||
+        endsWanted(n.first))
+      taken.push_back(&n);
+  // Names of two files are never added up: asked for "util.c" where the profile has
+  // /src/a/util.c and /src/b/util.c, the lines of both would read as one file's. Two absolute
+  // names (resolved as above) are two files; a relative name is the file of every name it ends.
+  // So the names taken are one file's where one of them (the absolute one, if any) is ended by
+  // all the others.
+  const std::string* whole = nullptr;
+  for (auto* n : taken)
+    if (!whole || (n->first[0] == '/' && (*whole)[0] != '/') ||
+        ((*whole)[0] != '/' && components(n->first) > components(*whole)))
+      whole = &n->first;
+  std::vector<std::string> files;
+  for (auto* n : taken)
+    if (n->first != *whole &&
+        (n->first[0] == '/' || commonComponents(n->first, *whole) != components(n->first)))
+      files.push_back(n->first);
+  if (!files.empty()) {
+    files.insert(files.begin(), *whole);
+    std::sort(files.begin(), files.end());
+    files.erase(std::unique(files.begin(), files.end()), files.end());
+    std::string list;
+    for (size_t i = 0; i < files.size() && i < 8; ++i) list += (i ? ", " : "") + files[i];
+    if (files.size() > 8) list += " and " + std::to_string(files.size() - 8) + " more";
+    throw Error(Status::invalidArgument, "",
+                "source '" + std::string(file) + "' names " + std::to_string(files.size()) +
+                    " files of the profile: " + list + "; give more of its path");
+  }
   std::vector<LineCost> merged;
-  for (auto& [name, lc] : names)
-    if ((exact ? name == wanted : commonComponents(name, wanted) == best) || endsWanted(name))
-      merged.insert(merged.end(), lc->begin(), lc->end());
+  for (auto* n : taken) merged.insert(merged.end(), n->second->begin(), n->second->end());
   std::sort(merged.begin(), merged.end(), [](auto& a, auto& b) { return a.line < b.line; });
   std::vector<LineCost> out;
   for (auto& l : merged) {

@@ -215,7 +215,9 @@ type LineCost struct {
 }
 
 // LineCosts returns the per-line self cost of event in one source file, ascending by line.
-// file matches the profile's names exactly, or by the most trailing path components.
+// file matches the profile's names exactly, or by the most trailing path components; a file
+// that fits two of the profile's files as well (util.c for a/util.c and b/util.c) is an error
+// of kind ErrInvalidArgument naming both.
 func (p *Profile) LineCosts(file string, event int) ([]LineCost, error) {
 	var out []LineCost
 	if err := noNUL(file); err != nil {
