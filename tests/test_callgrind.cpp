@@ -551,6 +551,18 @@ TEST(cachegrind_family_interop) {
   for (size_t i = 0; i < ga.events(); ++i) CHECK_EQ(ga.total(i), gb.total(i));
   CHECK_EQ(a.functions, b.functions);
   checkRoundTrip(*asCallgrind);
+  // A Cachegrind file read as Callgrind (the format given, not detected) is written back as it
+  // was read, and must read back as Callgrind: it was read back as Cachegrind, which refused
+  // the relative positions ("+6") of its first function.
+  auto given = read(cgText);
+  std::string written = writeCallgrind(*given);
+  CHECK(written.rfind("# callgrind format\n", 0) == 0);
+  CHECK(detectFormat(bytes(written)) == FormatId::callgrind);
+  auto again = read(written);
+  const auto gg = buildModel(*given, {}), ag = buildModel(*again, {});
+  CHECK_EQ(gg->functions(), ag->functions());
+  for (size_t i = 0; i < gg->events(); ++i) CHECK_EQ(gg->total(i), ag->total(i));
+  CHECK(writeCallgrind(*again) == written);  // stable from then on
 }
 
 // ---- bad input: each error names its line and what was expected ----

@@ -143,6 +143,12 @@ void Writer::run() {
     }
   }
   if (!own) totalsLine(totals);
+  // A file read as Callgrind that reads as Cachegrind (a Cachegrind file read with the format
+  // given) is written back as it was read, and would read back as Cachegrind, which has no
+  // relative positions ("+6") or compressed names: the line that names the format keeps it
+  // Callgrind.
+  if (own && isCachegrind({reinterpret_cast<const uint8_t*>(out_.data()), out_.size()}))
+    out_.insert(0, "# callgrind format\n");
   sink_.write(out_);
   out_.clear();
 }
