@@ -10,6 +10,7 @@
 #include <sys/wait.h>
 #include <unistd.h>
 
+#include <climits>
 #include <cstring>
 #include <memory>
 #include <span>
@@ -216,6 +217,26 @@ TEST(atomic_file_refuses_directories_and_keeps_permissions) {
   struct stat st;
   CHECK(::stat(priv.c_str(), &st) == 0 && (st.st_mode & 07777) == 0600);
   std::remove(priv.c_str());
+}
+
+// An output name as long as a directory entry allows: its temporary file's name, which adds a
+// suffix, is cut short to fit (it was refused with "File name too long"), and nothing else is
+// left in the directory.
+TEST(atomic_file_writes_names_of_the_longest_length) {
+  const std::string dir = testlib::tempPath("long.dir");
+  ::mkdir(dir.c_str(), 0700);
+  const std::string path = dir + "/" + std::string(NAME_MAX, 'n');
+  writeFileAtomic(path, "first");
+  writeFileAtomic(path, "second");
+  CHECK_EQ(testlib::slurp(path), std::string("second"));
+  size_t entries = 0;
+  if (DIR* d = ::opendir(dir.c_str())) {
+    while (dirent* e = ::readdir(d)) entries += e->d_name[0] != '.';
+    ::closedir(d);
+  }
+  CHECK_EQ(entries, size_t{1});
+  std::remove(path.c_str());
+  ::rmdir(dir.c_str());
 }
 
 TEST(atomic_file_writes_into_devices_and_fifos) {

@@ -5,9 +5,11 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
+#include <algorithm>
 #include <atomic>
 #include <cerrno>
 #include <chrono>
+#include <climits>
 #include <cstdio>
 #include <cstring>
 
@@ -155,6 +157,7 @@ AtomicFile::AtomicFile(const std::string& path, mode_t mode) : path_(path) {
 // through fd() (libelf's ELF_C_RDWR reads it). `link`: instead of creating a file, give the
 // unnamed one open as fd_ the name (-1, with errno, where it cannot).
 int AtomicFile::openNamed(mode_t mode, bool link) {
+  constexpr size_t kNameMax = NAME_MAX;
   static std::atomic<uint64_t> serial{0};
   const auto now =
       static_cast<unsigned long long>(std::chrono::steady_clock::now().time_since_epoch().count());
@@ -162,7 +165,12 @@ int AtomicFile::openNamed(mode_t mode, bool link) {
     char suffix[64];
     std::snprintf(suffix, sizeof suffix, ".%d-%llu-%llx.tmp", static_cast<int>(::getpid()),
                   static_cast<unsigned long long>(serial.fetch_add(1)), now & 0xffffffffull);
-    tmp_ = path_ + suffix;
+    // Beside the output, under its name cut short where the suffix would take the name past
+    // what a directory entry holds (an output name of 250 bytes was refused for its
+    // temporary file's).
+    const size_t base = path_.rfind('/') + 1;  // npos + 1 == 0
+    const size_t room = kNameMax - std::min(kNameMax, std::strlen(suffix));
+    tmp_ = path_.substr(0, base + std::min(path_.size() - base, room)) + suffix;
     if (link) {
       // AT_EMPTY_PATH needs CAP_DAC_READ_SEARCH; /proc/self/fd does not.
       if (::linkat(fd_, "", AT_FDCWD, tmp_.c_str(), AT_EMPTY_PATH) == 0) return fd_;
