@@ -34,9 +34,11 @@ class Writer {
       return;
     }
     std::string_view text = strings_.get(s);
-    if (!text.empty() && isSpace(text[0])) {
+    const bool likeNumber = text.size() > 1 && text[0] == '(' && text[1] >= '0' && text[1] <= '9';
+    if ((plain_ && !likeNumber) || (!text.empty() && isSpace(text[0]))) {
       // A compressed definition would lose leading blanks; such a name cannot start with
-      // "(digit" either, so it is written out in full.
+      // "(digit" either, so it is written out in full. So is every name of plain text but one
+      // that would read as a number.
       out_ += text;
       endLine(out_);
       return;
@@ -55,7 +57,7 @@ class Writer {
     for (size_t k = 0; k < npos_; ++k) {
       if (k) out_ += ' ';
       const uint64_t v = pos[k];
-      if (!baseKnown_) {
+      if (!baseKnown_ || plain_) {
         absolute(k, v);
         continue;
       }
@@ -100,8 +102,10 @@ class Writer {
 
   const Profile& profile_;
   const StringTableReader& strings_;
-  std::string out_;      // handed to sink_ by flushIfFull
+  std::string out_;      // handed to sink_ by flushIfFull (unless hold_)
   bool signed_ = false;  // costs are two's-complement int64 (a difference)
+  bool plain_ = false;   // names in full, positions absolute: text Cachegrind's reader reads
+  bool hold_ = false;    // the whole text kept until run() has seen which reader it is for
   Sink& sink_;
   std::vector<bool> defined_[3];
   size_t npos_ = 0;
@@ -120,6 +124,11 @@ void Writer::run() {
   signed_ = root.getSignedCosts();
   std::vector<uint64_t> totals(events.size(), 0);
   auto parts = root.getParts();
+  if (own && !plain_ && parts.size() > 0) {  // a header that does not say Callgrind: see below
+    std::string head;
+    writeHeaderLines(parts[0], head);
+    hold_ = !isCallgrind({reinterpret_cast<const uint8_t*>(head.data()), head.size()});
+  }
   for (unsigned pi = 0; pi < parts.size(); ++pi) {
     auto part = parts[pi];
     // A batch of rows at a time: a part of hundreds of millions of rows never sits decoded.
@@ -143,12 +152,17 @@ void Writer::run() {
     }
   }
   if (!own) totalsLine(totals);
-  // A file read as Callgrind that reads as Cachegrind (a Cachegrind file read with the format
-  // given) is written back as it was read, and would read back as Cachegrind, which has no
-  // relative positions ("+6") or compressed names: the line that names the format keeps it
-  // Callgrind.
-  if (own && isCachegrind({reinterpret_cast<const uint8_t*>(out_.data()), out_.size()}))
-    out_.insert(0, "# callgrind format\n");
+  // A file read as Callgrind that Cachegrind's reader is the one to read (a Cachegrind file
+  // read with the format given) is written back as it was read, so it reads back as Cachegrind,
+  // which knows no relative positions ("+6") or compressed names: written again without them,
+  // it reads back as the same costs either way, and as the same IR as Callgrind.
+  if (hold_ && isCachegrind({reinterpret_cast<const uint8_t*>(out_.data()), out_.size()})) {
+    out_.clear();
+    plain_ = true;
+    hold_ = false;
+    run();
+    return;
+  }
   sink_.write(out_);
   out_.clear();
 }
@@ -206,7 +220,7 @@ bool Writer::body(CostTableBatches& t, const DecodedContexts& contexts,
     anyRows = true;
     size_t ci = 0, ai = 0, ji = 0;
     for (size_t r = 0; r < t.rows; ++r) row(t, contexts, r, ci, ai, ji, totals);
-    flushIfFull(out_, sink_);
+    if (!hold_) flushIfFull(out_, sink_);
   }
   return anyRows;
 }
