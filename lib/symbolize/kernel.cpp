@@ -61,7 +61,7 @@ bool hex8(const char* p, uint32_t& out) {
 // Sixteen hex digits at `p`, first digit highest; false where one is not a hex digit: what two
 // hex8 calls give, the sixteen bytes tested and converted at once (SSE2: every x86-64). The
 // address of every line of the table is read (where its sorted part ends): two hex8 calls
-// were 14 of the 39 M instructions of loading a 122,000-line kallsyms, this is a fifth of it.
+// were 14 of the 39 M instructions of loading a 122,000-line kallsyms, this is a quarter of that.
 bool hex16(const char* p, uint64_t& out) {
 #if defined(__SSE2__)
   const __m128i x = _mm_loadu_si128(reinterpret_cast<const __m128i*>(p));

@@ -226,8 +226,8 @@ class SymbolIndex {
   std::vector<PltEntry> plt_;          // by address
   mutable std::unordered_map<size_t, std::string> pltNames_;  // entry -> its name with "@plt"
   // find()'s covering symbols, kept for the next lookup (a vector made per lookup was a
-  // tenth of naming the 15,700 cc1plus addresses of a g++ recording). Lookups are of one thread,
-  // as pltNames_'s.
+  // quarter of find()'s cost on the 15,700 cc1plus addresses of a g++ recording). Lookups are
+  // of one thread, as pltNames_'s.
   mutable std::vector<const Sym*> cover_;
   std::vector<Sym> syms_;
   std::vector<uint64_t> maxEnd_;        // per position: the highest end of a symbol up to it
