@@ -245,6 +245,12 @@ const StackLayer& Model::stacks() const {
   return stacks_;
 }
 
+Model::Layers Model::releaseLayers() {
+  locations();
+  if (has(kCapStacks)) stacks();
+  return {std::move(f_), std::move(locations_), std::move(stacks_)};
+}
+
 uint64_t Model::timelineOrigin() const {
   std::lock_guard<std::mutex> lock(sourceMutex_);
   return source_->timelineOrigin();

@@ -59,11 +59,33 @@ class ModelCache {
     if (it == entries_.end()) it = entries_.emplace(key, std::make_shared<const T>(make())).first;
     return std::static_pointer_cast<const T>(it->second);
   }
+  // A value left for one later model to take whole (stash) or never (null from take): the
+  // layers naming's model of the addresses read, which the named model's source would make
+  // again (Model::releaseLayers).
+  template <class T>
+  void stash(const std::string& key, T value) {
+    std::lock_guard<std::recursive_mutex> lock(mutex_);
+    stashed_[key] = std::make_shared<T>(std::move(value));
+  }
+  template <class T>
+  std::shared_ptr<T> take(const std::string& key) {
+    std::lock_guard<std::recursive_mutex> lock(mutex_);
+    auto it = stashed_.find(key);
+    if (it == stashed_.end()) return nullptr;
+    std::shared_ptr<T> out = std::static_pointer_cast<T>(std::move(it->second));
+    stashed_.erase(it);
+    return out;
+  }
 
  private:
   std::recursive_mutex mutex_;
   std::unordered_map<std::string, std::shared_ptr<const void>> entries_;
+  std::unordered_map<std::string, std::shared_ptr<void>> stashed_;
 };
+
+// ModelCache::stash's key of naming's model of a profile's addresses, its Model::Layers: the
+// first model of the named profile may take them (a perf recording's source does).
+inline const std::string kAddressLayers = "address model layers";
 
 // What to build the model for.
 struct ModelOptions {
@@ -444,6 +466,14 @@ class Model {
   // The whole function layer, as the accessors above read it, but for the edges, which are
   // edges() and rootCalls() (to store it: lib/model/stored.h).
   const FunctionLayer& layer() const { return f_; }
+  // The function, location and stack layers as the model holds them (read now where they were
+  // not), moved out: the model is not read after.
+  struct Layers {
+    FunctionLayer functions;
+    LocationLayer locations;
+    StackLayer stacks;
+  };
+  Layers releaseLayers();
 
  private:
   const std::unordered_map<std::string, std::vector<LineCost>>& lineIndex() const;

@@ -2,6 +2,10 @@
 
 #include <sys/utsname.h>
 
+#if defined(__SSE2__)
+#include <emmintrin.h>
+#endif
+
 #include <algorithm>
 #include <bit>
 #include <cstring>
@@ -30,6 +34,7 @@ namespace {
 // few hundred lines, however the table was made.
 constexpr size_t kMarkEvery = 16, kMarkLines = 256;
 
+#if !defined(__SSE2__)
 // Eight hex digits (either case) at `p`, first digit highest, as a SWAR word; false where one is
 // not a hex digit. Bytes are tested and converted eight at a time: a byte below 0x80 plus
 // (0x80 - lo) has its top bit set where it is at least lo, with no carry into the next byte.
@@ -51,6 +56,37 @@ bool hex8(const char* p, uint32_t& out) {
   out = static_cast<uint32_t>((v << 16) | (v >> 32));
   return true;
 }
+#endif
+
+// Sixteen hex digits at `p`, first digit highest; false where one is not a hex digit: what two
+// hex8 calls give, the sixteen bytes tested and converted at once (SSE2: every x86-64). The
+// address of every line of the table is read (where its sorted part ends): two hex8 calls
+// were 14 of the 39 M instructions of loading a 122,000-line kallsyms, this is a quarter of that.
+bool hex16(const char* p, uint64_t& out) {
+#if defined(__SSE2__)
+  const __m128i x = _mm_loadu_si128(reinterpret_cast<const __m128i*>(p));
+  // Unsigned "v <= n" as min(v, n) == v. Bytes from 0x80 up are neither: 0x80 - '0' and
+  // (0x80 | 0x20) - 'a' are both above 9.
+  const __m128i d = _mm_sub_epi8(x, _mm_set1_epi8('0'));
+  const __m128i digit = _mm_cmpeq_epi8(_mm_min_epu8(d, _mm_set1_epi8(9)), d);
+  const __m128i l = _mm_sub_epi8(_mm_or_si128(x, _mm_set1_epi8(0x20)), _mm_set1_epi8('a'));
+  const __m128i letter = _mm_cmpeq_epi8(_mm_min_epu8(l, _mm_set1_epi8(5)), l);
+  if (_mm_movemask_epi8(_mm_or_si128(digit, letter)) != 0xffff) return false;
+  const __m128i v = _mm_or_si128(_mm_and_si128(digit, d),
+                                 _mm_andnot_si128(digit, _mm_add_epi8(l, _mm_set1_epi8(10))));
+  // Each 16-bit lane holds two digits, the higher first (lowest byte): one byte of the value.
+  const __m128i pairs =
+      _mm_and_si128(_mm_or_si128(_mm_slli_epi16(v, 4), _mm_srli_epi16(v, 8)), _mm_set1_epi16(0xff));
+  const uint64_t bytes = static_cast<uint64_t>(_mm_cvtsi128_si64(_mm_packus_epi16(pairs, pairs)));
+  out = __builtin_bswap64(bytes);  // the first byte is the highest
+  return true;
+#else
+  uint32_t high, low;
+  if (!hex8(p, high) || !hex8(p + 8, low)) return false;
+  out = uint64_t{high} << 32 | low;
+  return true;
+#endif
+}
 
 }  // namespace
 
@@ -68,10 +104,7 @@ size_t Kallsyms::head(std::string_view line, uint64_t& address, char& type) {
   // have all 16 digits: read eight at a time (digit by digit, the load's largest cost).
   size_t i = 0;
   uint64_t a = 0;
-  uint32_t high, low;
-  if (line.size() > 16 && line[16] == ' ' && hex8(line.data(), high) &&
-      hex8(line.data() + 8, low)) {
-    a = uint64_t{high} << 32 | low;
+  if (line.size() > 16 && line[16] == ' ' && hex16(line.data(), a)) {
     i = 16;
   } else {  // a shorter address ("c0100000 T start ..." may have a space at 16 too)
     for (const size_t n = std::min<size_t>(line.size(), 17); i < n; ++i) {

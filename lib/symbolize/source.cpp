@@ -227,6 +227,12 @@ std::unique_ptr<ModelSource> SymbolizedSource::releaseAfterStacks(
         static_cast<size_t>(locs[i].function) < in.functions.size() &&
         w.locationOf[static_cast<size_t>(locs[i].function)] < 0)
       w.locationOf[static_cast<size_t>(locs[i].function)] = static_cast<int64_t>(i);
+  // About as many functions as the inner source's (fewer where names repeat, more where chains
+  // add inlined ones): grown from empty, the index was rehashed and the rows moved a dozen times.
+  w.functionIndex.reserve(in.functions.size());
+  out.functions.reserve(in.functions.size());
+  out.self.reserve(in.functions.size() * out.events());
+  out.inclusive.reserve(in.functions.size() * out.events());
   w.memo[0].assign(in.functions.size(), -1);
   w.memo[1].assign(in.functions.size(), -1);
   w.objectOf.assign(in.functions.size(), -1);

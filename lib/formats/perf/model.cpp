@@ -6,6 +6,7 @@
 
 #include <algorithm>
 #include <map>
+#include <optional>
 #include <span>
 #include <unordered_map>
 
@@ -57,6 +58,19 @@ class PerfSource : public ModelSource {
   }
 
   void functions(FunctionLayer& out) override {
+    // Naming's model of the addresses read these layers of the whole profile already
+    // (withSymbolsOf): the first model after it takes them, where it wants the same (its
+    // functions without call edges: the named model's inner source, for a folded or pprof
+    // writer). Else they are dropped here, as they were with that model.
+    if (cache_) {
+      std::shared_ptr<Model::Layers> l = cache_->take<Model::Layers>(kAddressLayers);
+      if (l && thread_ < 0 && !callEdges_) {
+        out = std::move(l->functions);
+        stashedLocations_ = std::move(l->locations);
+        stashedStacks_ = std::move(l->stacks);
+        return;
+      }
+    }
     decode();
     const size_t events = eventCount();
     out.eventNames.push_back("samples");
@@ -129,6 +143,14 @@ class PerfSource : public ModelSource {
   }
 
   void locations(LocationLayer& out) override {
+    if (stashedLocations_) {  // once, into an empty layer
+      LocationLayer l = std::move(*stashedLocations_);
+      stashedLocations_.reset();
+      if (out.mappings.empty() && out.locations.empty() && out.self.empty()) {
+        out = std::move(l);
+        return;
+      }
+    }
     decode();
     for (auto m : pd_.getMappings()) {
       Mapping& k = out.mappings.emplace_back(Mapping{
@@ -174,6 +196,15 @@ class PerfSource : public ModelSource {
   }
 
   void stacks(StackLayer& out) override {
+    if (stashedStacks_) {
+      StackLayer l = std::move(*stashedStacks_);
+      stashedStacks_.reset();
+      if (out.stacks() == 0 && out.frames.empty() && out.locations.empty() && out.values.empty() &&
+          out.threadValues.empty()) {
+        out = std::move(l);
+        return;
+      }
+    }
     decode();
     // Locations are 32-bit indexes in the layer: each address and its call site.
     if (2 * address_.size() > UINT32_MAX)
@@ -467,6 +498,9 @@ class PerfSource : public ModelSource {
   bool callEdges_;
   std::shared_ptr<ModelCache> cache_;
   std::shared_ptr<const Columns> cols_;
+  // Naming's model's layers, taken by functions() for locations() and stacks().
+  std::optional<LocationLayer> stashedLocations_;
+  std::optional<StackLayer> stashedStacks_;
   bool decoded_ = false;
   // The frames and stacks of this model: the shared columns (cols_), or a thread's own (own_);
   // per frame its function and its place in the locations layer's (mapping, address) order.
