@@ -352,6 +352,9 @@ class ModelSource {
   // The earliest time in the profile (event units), and its spans (as SpanSink says).
   virtual uint64_t timelineOrigin() { return 0; }
   virtual void spans(SpanSink& sink) { (void)sink; }
+  // Whether the first model of this profile named (its functions() after naming) takes this
+  // model's layers from the ModelCache (kAddressLayers) rather than make them again.
+  virtual bool takesAddressLayers() const { return false; }
 };
 
 // A source whose layers are already built (a merged profile's): it hands each one over.
@@ -386,6 +389,7 @@ class Model {
   Model& operator=(const Model&) = delete;
 
   const std::string& sourceFormat() const { return sourceFormat_; }
+  bool takesAddressLayers() const { return source_->takesAddressLayers(); }
   uint32_t capabilities() const { return capabilities_; }
   bool has(Capability c) const { return (capabilities_ & c) != 0; }
 

@@ -288,11 +288,11 @@ std::unique_ptr<Profile> withSymbolsOf(std::unique_ptr<Profile> profile,
                                        bool warnUnnamed, const std::vector<SymbolKey>* keys) {
   Naming naming = nameAddresses(*model, resolver, std::move(warnings), warnUnnamed, keys);
   const bool deferred = later && modelReadsPartialIR(*profile);
-  // A perf recording's model (PerfSource) takes the layers this one read, the same the named
-  // model's inner source would make again (a tenth of converting a g++ compile's recording to
-  // folded stacks). Only where the profile is about to be modelled: a stash no model takes is
-  // held as long as the profile.
-  if (deferred && cache && model->sourceFormat() == "perf")
+  // A source that says so (ModelSource::takesAddressLayers) takes the layers this model read,
+  // the same the named model's inner source would make again (a perf recording's: a tenth of
+  // converting a g++ compile's recording to folded stacks). Only where the profile is about to
+  // be modelled: a stash no model takes is held as long as the profile.
+  if (deferred && cache && model->takesAddressLayers())
     cache->stash(kAddressLayers, model->releaseLayers());
   model.reset();  // gives back what it took of the profile's decoded data (Profile::takeDecoded)
   std::unique_ptr<Profile> out;

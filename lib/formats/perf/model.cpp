@@ -57,6 +57,8 @@ class PerfSource : public ModelSource {
            (timed() ? uint32_t{kCapTimeline} : 0u);
   }
 
+  bool takesAddressLayers() const override { return true; }
+
   void functions(FunctionLayer& out) override {
     // Naming's model of the addresses read these layers of the whole profile already
     // (withSymbolsOf): the first model after it takes them, where it wants the same (its
