@@ -39,6 +39,8 @@ FORMAT_PARAM = re.compile(r'PROFPACK_WRITE_[A-Z_]+|"--?(?:level|xray-mode|xray-v
 FORMAT_NAME = re.compile(r'PROFPACK_FORMAT_(?:CALLGRIND|CACHEGRIND|GPERFTOOLS|XRAY|DCPI|FOLDED|'
                          r'TRACE_EVENT|PPROF)\b|FormatId::(?:callgrind|cachegrind|gperftools|'
                          r'xray|dcpi|folded|traceEvent|pprof)\b|ir::Format::[A-Z]')
+# A format told by its name where its rule should be the registry's or its source's own.
+FORMAT_BY_NAME = re.compile(r'[Ff]ormat\(\)\s*[!=]=\s*"[A-Za-z_-]+"')
 INCLUDE = re.compile(r'^\s*#\s*include\s*"([^"]+)"')
 NOT_FUNCTION = re.compile(r'^(?:namespace|struct|class|enum|union|using|typedef|extern|static_assert'
                           r'|#|//|/\*|\*|}|template\s*<[^>]*>\s*(?:struct|class))')
@@ -137,6 +139,9 @@ def main():
                     failures.append(f'{rel}:{n}: names a format\'s write parameter ({m.group(0)})')
                 if rel.startswith('tools/') and 'PROFPACK_READ_DEFER_IR' in code:
                     failures.append(f'{rel}:{n}: decides PROFPACK_READ_DEFER_IR (a format rule)')
+                m = FORMAT_BY_NAME.search(code)
+                if m:
+                    failures.append(f'{rel}:{n}: tells a format by its name ({m.group(0)})')
                 m = FORMAT_NAME.search(code)
                 if m and rel.startswith(('capi/', 'tools/')):
                     failures.append(f'{rel}:{n}: names a format ({m.group(0)})')
