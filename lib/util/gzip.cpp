@@ -21,15 +21,20 @@ struct CompressorFree {
   void operator()(libdeflate_compressor* c) const { libdeflate_free_compressor(c); }
 };
 
-// The raw deflate stream of `in`, its last block final, with `room` bytes spare after it.
+// The raw deflate stream of `in`, its last block final, with room for `room` bytes more. It is
+// made in a buffer left uninitialized, of the bound (the input's size and more), and kept at
+// its size: a stream keeps every chunk's blocks until finish(), and they are a third of the
+// chunk or less.
 std::string deflateRaw(std::string_view in, int level, size_t room) {
   std::unique_ptr<libdeflate_compressor, CompressorFree> c(libdeflate_alloc_compressor(level));
   if (!c) deflateFailed("cannot start deflate compression");
-  std::string out(libdeflate_deflate_compress_bound(c.get(), in.size()) + room, '\0');
-  const size_t n =
-      libdeflate_deflate_compress(c.get(), in.data(), in.size(), out.data(), out.size() - room);
+  const size_t bound = libdeflate_deflate_compress_bound(c.get(), in.size());
+  std::unique_ptr<char[]> buffer(new char[bound]);
+  const size_t n = libdeflate_deflate_compress(c.get(), in.data(), in.size(), buffer.get(), bound);
   if (n == 0) deflateFailed("deflate compression failed");
-  out.resize(n);
+  std::string out;
+  out.reserve(n + room);
+  out.assign(buffer.get(), n);
   return out;
 }
 
@@ -64,14 +69,14 @@ void endNotFinal(std::string& d, size_t size) {
     z_stream* z;
     ~End() { inflateEnd(z); }
   } end{&z};
-  std::string scratch(size + 1, '\0');
+  std::unique_ptr<Bytef[]> scratch(new Bytef[size + 1]);  // written, never read
   z.next_in = reinterpret_cast<Bytef*>(d.data());
   z.avail_in = static_cast<uInt>(d.size());
   uint64_t lastStart = 0, streamEnd = 0;  // bit positions
   bool ended = false;
   for (;;) {
-    z.next_out = reinterpret_cast<Bytef*>(scratch.data());
-    z.avail_out = static_cast<uInt>(scratch.size());
+    z.next_out = scratch.get();
+    z.avail_out = static_cast<uInt>(size + 1);
     const int rc = inflate(&z, Z_BLOCK);
     if (rc == Z_STREAM_END) break;
     if (rc != Z_OK) deflateFailed("deflate blocks do not inflate");
@@ -97,11 +102,8 @@ void endNotFinal(std::string& d, size_t size) {
 // `chunk` as raw deflate blocks, on its own (no window of the data before it); all but the
 // last chunk end on a byte boundary, not final, so that the chunks concatenate.
 std::string deflateChunk(std::string_view chunk, bool last, int level) {
-  std::string out = deflateRaw(chunk, level, 6);
+  std::string out = deflateRaw(chunk, level, 5);
   if (!last) endNotFinal(out, chunk.size());
-  // The bound is about the chunk's size, and the blocks are a third of it or less: a stream
-  // keeps every chunk's blocks until finish(), so they are kept at their size.
-  out.shrink_to_fit();
   return out;
 }
 
