@@ -53,7 +53,8 @@ class GzipStream {
   void compress(size_t k, bool last);
   bool takeQueued(size_t& k, bool wait);
   size_t backlog();  // chunks queued and not yet taken
-  static constexpr size_t kMaxBacklog = 8;
+  // 512 KiB of data waiting at most, as 8 chunks of 64 KiB were before chunks grew to 256 KiB.
+  static constexpr size_t kMaxBacklog = 2;
 
   const int level_;
   unsigned threads_;
