@@ -8,7 +8,7 @@ set -euo pipefail
 
 PROFPACK_PACKAGES=(
   meson ninja-build pkg-config g++ python3 python3-venv python3-dev
-  capnproto libcapnp-dev libzstd-dev zstd libelf-dev libdw-dev zlib1g-dev
+  capnproto libcapnp-dev libzstd-dev zstd libelf-dev libdw-dev zlib1g-dev libdeflate-dev
   valgrind abigail-tools golang-go google-perftools
   clang-14 libclang-rt-14-dev llvm-14
 )

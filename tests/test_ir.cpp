@@ -1,6 +1,7 @@
 // Columns and the string table: encodings, chunking, and rejection of corrupt data.
 #include <capnp/message.h>
 #include <capnp/serialize.h>
+#include <libdeflate.h>
 #include <zlib.h>
 
 #include <algorithm>
@@ -442,8 +443,8 @@ std::string gunzip(const std::string& gz) {
 }  // namespace
 
 // Chunks compressed side by side make one gzip member that zlib inflates back (CRC-32 and
-// length checked by zlib), the same bytes for any number of threads, and about the size of one
-// stream: each chunk refers back into the one before it.
+// length checked by zlib), the same bytes for any number of threads, and not much larger than
+// one stream.
 TEST(gzip_chunks_inflate_to_the_input_with_any_thread_count) {
   std::mt19937_64 rng(11);
   std::string in;
@@ -463,16 +464,18 @@ TEST(gzip_chunks_inflate_to_the_input_with_any_thread_count) {
   const std::string one = gzipCompress(in, 4, 1);
   CHECK(gunzip(one) == in);
   for (unsigned threads : {2u, 3u, 8u, 0u}) CHECK(gzipCompress(in, 4, threads) == one);
-  // As one stream (a single chunk's path) for comparison: within 1% of it.
-  z_stream z{};
-  CHECK(deflateInit2(&z, 4, Z_DEFLATED, 15 + 16, 8, Z_DEFAULT_STRATEGY) == Z_OK);
-  const uLong bound = deflateBound(&z, in.size());
-  deflateEnd(&z);
-  std::string whole(bound, '\0');
-  uLongf wholeSize = bound;
-  CHECK(compress2(reinterpret_cast<Bytef*>(whole.data()), &wholeSize,
-                  reinterpret_cast<const Bytef*>(in.data()), in.size(), 4) == Z_OK);
-  CHECK(one.size() < wholeSize * 101 / 100);
+  // As one stream (a single chunk's path) for comparison: within 12% of it (11.2%). Each chunk
+  // is compressed on its own, without the window of the chunk before it, and these repeats reach
+  // back up to 40,000 bytes, most of the data: a profile.proto's reach back less (a 5 MB one of
+  // a gperftools profile came out 0.4% larger than as one stream).
+  libdeflate_compressor* c = libdeflate_alloc_compressor(4);
+  CHECK(c != nullptr);
+  std::string whole(libdeflate_gzip_compress_bound(c, in.size()), '\0');
+  const size_t wholeSize =
+      libdeflate_gzip_compress(c, in.data(), in.size(), whole.data(), whole.size());
+  libdeflate_free_compressor(c);
+  CHECK(wholeSize > 0);
+  CHECK(one.size() < wholeSize * 112 / 100);
   // A small input is one stream; the empty input too.
   const std::string small = in.substr(0, 1000);
   CHECK(gunzip(gzipCompress(small, 4)) == small);
@@ -482,6 +485,16 @@ TEST(gzip_chunks_inflate_to_the_input_with_any_thread_count) {
     const std::string part = in.substr(0, n);
     CHECK(gunzip(gzipCompress(part, 6, 2)) == part);
   }
+  // Chunks whose blocks end anywhere in their last byte, or on its end (stored blocks of
+  // random bytes), at each level: each made not final and byte-aligned joins the next.
+  std::string noise(3 * kGzipChunk + 99, '\0');
+  for (char& ch : noise) ch = static_cast<char>(rng());
+  const std::string zeros(3 * kGzipChunk + 5, '\0');
+  std::string mixed;
+  for (size_t k = 0; mixed.size() < 4 * kGzipChunk; ++k)
+    mixed += k % 3 == 0 ? noise.substr(k * 101 % kGzipChunk, 3000 + k % 17) : in.substr(k, 5000);
+  for (const std::string* data : std::initializer_list<const std::string*>{&noise, &zeros, &mixed})
+    for (int level : {1, 6, 12}) CHECK(gunzip(gzipCompress(*data, level)) == *data);
   // Given piece by piece (empty pieces, single bytes, pieces ending on a chunk's end or
   // spanning several chunks), with helpers compressing while pieces arrive: the same bytes.
   for (unsigned threads : {1u, 2u, 0u}) {

@@ -1,5 +1,6 @@
 #include "util/gzip.h"
 
+#include <libdeflate.h>
 #include <zlib.h>
 
 #include <algorithm>
@@ -12,55 +13,97 @@ namespace profpack {
 
 namespace {
 
-constexpr size_t kWindow = 32768;  // deflate's window: what a chunk may refer back to
-
-[[noreturn]] void zlibFailed(const char* what) {
-  throw Error(Status::internal, "", std::string("zlib: ") + what);
+[[noreturn]] void deflateFailed(const char* what) {
+  throw Error(Status::internal, "", std::string("gzip: ") + what);
 }
 
-// One deflate stream of the whole input, with zlib's own gzip wrapper.
-std::string gzipWhole(std::string_view in, int level) {
-  z_stream z{};
-  if (deflateInit2(&z, level, Z_DEFLATED, 15 + 16, 8, Z_DEFAULT_STRATEGY) != Z_OK)
-    zlibFailed("cannot start gzip compression");
-  std::string out(deflateBound(&z, in.size()) + 32, '\0');
-  z.next_in = reinterpret_cast<Bytef*>(const_cast<char*>(in.data()));
-  z.avail_in = static_cast<uInt>(in.size());
-  z.next_out = reinterpret_cast<Bytef*>(out.data());
-  z.avail_out = static_cast<uInt>(out.size());
-  const int rc = deflate(&z, Z_FINISH);
-  out.resize(z.total_out);
-  deflateEnd(&z);
-  if (rc != Z_STREAM_END) zlibFailed("gzip compression failed");
+struct CompressorFree {
+  void operator()(libdeflate_compressor* c) const { libdeflate_free_compressor(c); }
+};
+
+// The raw deflate stream of `in`, its last block final, with room for `room` bytes more. It is
+// made in a buffer left uninitialized, of the bound (the input's size and more), and kept at
+// its size: a stream keeps every chunk's blocks until finish(), and they are a third of the
+// chunk or less.
+std::string deflateRaw(std::string_view in, int level, size_t room) {
+  std::unique_ptr<libdeflate_compressor, CompressorFree> c(libdeflate_alloc_compressor(level));
+  if (!c) deflateFailed("cannot start deflate compression");
+  const size_t bound = libdeflate_deflate_compress_bound(c.get(), in.size());
+  std::unique_ptr<char[]> buffer(new char[bound]);
+  const size_t n = libdeflate_deflate_compress(c.get(), in.data(), in.size(), buffer.get(), bound);
+  if (n == 0) deflateFailed("deflate compression failed");
+  std::string out;
+  out.reserve(n + room);
+  out.assign(buffer.get(), n);
   return out;
 }
 
-// `chunk` as raw deflate blocks, primed with `window` (the bytes just before it); all but the
-// last chunk end on a byte boundary (sync flush) so that the chunks concatenate.
-std::string deflateChunk(std::string_view chunk, std::string_view window, bool last, int level) {
+// zlib's header (no name, no time, "Unix"), with the extra flags zlib gives the level.
+void gzipHeader(std::string& out, int level) {
+  out.assign("\x1f\x8b\x08\x00\x00\x00\x00\x00", 8);
+  out.push_back(static_cast<char>(level == 9 ? 2 : level == 1 ? 4 : 0));
+  out.push_back('\x03');
+}
+
+// One deflate stream of the whole input, as a gzip member.
+std::string gzipWhole(std::string_view in, int level) {
+  const std::string deflated = deflateRaw(in, level, 0);
+  std::string out;
+  gzipHeader(out, level);
+  out.reserve(out.size() + deflated.size() + 8);
+  out += deflated;
+  appendLe32(out, libdeflate_crc32(0, in.data(), in.size()));
+  appendLe32(out, static_cast<uint32_t>(in.size()));
+  return out;
+}
+
+// Makes the complete raw deflate stream `d` of `size` bytes of data one that more blocks may
+// follow: its final block's BFINAL bit cleared, then an empty stored block (a sync flush's
+// 00 00 FF FF) to end it on a byte boundary. libdeflate neither flushes nor says where its
+// blocks start, so zlib's inflate finds them (Z_BLOCK stops after each block, with the bits of
+// its last byte left unused): about half the cost of compressing at level 1.
+void endNotFinal(std::string& d, size_t size) {
   z_stream z{};
-  if (deflateInit2(&z, level, Z_DEFLATED, -15, 8, Z_DEFAULT_STRATEGY) != Z_OK)
-    zlibFailed("cannot start deflate compression");
+  if (inflateInit2(&z, -15) != Z_OK) deflateFailed("cannot start checking deflate blocks");
   struct End {
     z_stream* z;
-    ~End() { deflateEnd(z); }
+    ~End() { inflateEnd(z); }
   } end{&z};
-  if (!window.empty() && deflateSetDictionary(&z, reinterpret_cast<const Bytef*>(window.data()),
-                                              static_cast<uInt>(window.size())) != Z_OK)
-    zlibFailed("cannot set a deflate dictionary");
-  std::string out(deflateBound(&z, chunk.size()) + 16, '\0');
-  z.next_in = reinterpret_cast<Bytef*>(const_cast<char*>(chunk.data()));
-  z.avail_in = static_cast<uInt>(chunk.size());
-  z.next_out = reinterpret_cast<Bytef*>(out.data());
-  z.avail_out = static_cast<uInt>(out.size());
-  const int rc = deflate(&z, last ? Z_FINISH : Z_SYNC_FLUSH);
-  // A flush that filled the output may be unfinished: the bound leaves room, so that is a fault.
-  if (last ? rc != Z_STREAM_END : (rc != Z_OK || z.avail_in != 0 || z.avail_out == 0))
-    zlibFailed("deflate compression failed");
-  out.resize(z.total_out);
-  // The bound is about the chunk's size, and the blocks are a third of it or less: a stream
-  // keeps every chunk's blocks until finish(), so they are kept at their size.
-  out.shrink_to_fit();
+  std::unique_ptr<Bytef[]> scratch(new Bytef[size + 1]);  // written, never read
+  z.next_in = reinterpret_cast<Bytef*>(d.data());
+  z.avail_in = static_cast<uInt>(d.size());
+  uint64_t lastStart = 0, streamEnd = 0;  // bit positions
+  bool ended = false;
+  for (;;) {
+    z.next_out = scratch.get();
+    z.avail_out = static_cast<uInt>(size + 1);
+    const int rc = inflate(&z, Z_BLOCK);
+    if (rc == Z_STREAM_END) break;
+    if (rc != Z_OK) deflateFailed("deflate blocks do not inflate");
+    if ((z.data_type & 128) == 0) continue;
+    const uint64_t at = uint64_t{z.total_in} * 8 - static_cast<unsigned>(z.data_type & 7);
+    if (z.data_type & 64) {  // past the final block's end
+      streamEnd = at;
+      ended = true;
+    } else {
+      lastStart = at;  // where the next block starts, until the final one is found
+    }
+  }
+  if (!ended || z.total_out != size || (streamEnd + 7) / 8 != d.size())
+    deflateFailed("deflate blocks inflate to another size");
+  d[lastStart / 8] = static_cast<char>(d[lastStart / 8] & ~(1u << (lastStart % 8)));
+  const unsigned used = streamEnd % 8;  // bits of the last byte the stream uses; 0: all
+  if (used != 0) d.back() = static_cast<char>(d.back() & ((1u << used) - 1));
+  // A stored block's three header bits fit in the last byte's unused ones, else in one more.
+  if (used == 0 || used > 5) d.push_back('\0');
+  d.append("\x00\x00\xff\xff", 4);
+}
+
+// `chunk` as raw deflate blocks, on its own (no window of the data before it); all but the
+// last chunk end on a byte boundary, not final, so that the chunks concatenate.
+std::string deflateChunk(std::string_view chunk, bool last, int level) {
+  std::string out = deflateRaw(chunk, level, 5);
+  if (!last) endNotFinal(out, chunk.size());
   return out;
 }
 
@@ -137,32 +180,21 @@ bool GzipStream::takeQueued(size_t& k, bool wait) {
 }
 
 void GzipStream::compress(size_t k, bool last) {
-  const Chunk* before;
   Chunk* chunk;
   {
     std::lock_guard<std::mutex> lock(mutex_);
     chunk = chunks_[k].get();
-    before = k > 0 ? chunks_[k - 1].get() : nullptr;
   }
   try {
-    std::string_view window;
-    if (before) window = std::string_view(before->data).substr(kGzipChunk - kWindow);
-    std::string deflated = deflateChunk(chunk->data, window, last, level_);
-    const unsigned long crc = crc32(0L, reinterpret_cast<const Bytef*>(chunk->data.data()),
-                                    static_cast<uInt>(chunk->data.size()));
+    std::string deflated = deflateChunk(chunk->data, last, level_);
+    const uint32_t crc = libdeflate_crc32(0, chunk->data.data(), chunk->data.size());
     std::lock_guard<std::mutex> lock(mutex_);
     chunk->deflated = std::move(deflated);
     chunk->crc = crc;
     chunk->bytes = chunk->data.size();
     chunk->done = true;
-    // A chunk's data is needed until it and the chunk after it (whose window it is) are
-    // compressed; then only its size is.
-    auto release = [&](size_t i) {
-      if (i + 1 < chunks_.size() && chunks_[i]->done && chunks_[i + 1]->done)
-        std::string().swap(chunks_[i]->data);
-    };
-    if (k > 0) release(k - 1);
-    release(k);
+    // No other chunk refers back into this one: only its size is needed now.
+    std::string().swap(chunk->data);
   } catch (...) {
     std::lock_guard<std::mutex> lock(mutex_);
     if (!error_) error_ = std::current_exception();
@@ -188,11 +220,9 @@ std::string GzipStream::finish() {
   pool_.clear();
   if (error_) std::rethrow_exception(error_);
 
-  // The member: zlib's header (no name, no time, "Unix"), the chunks, CRC-32 and size mod 2^32.
-  const int xfl = level_ == 9 ? 2 : level_ == 1 ? 4 : 0;
-  std::string out("\x1f\x8b\x08\x00\x00\x00\x00\x00", 8);
-  out.push_back(static_cast<char>(xfl));
-  out.push_back('\x03');
+  // The member: the header, the chunks, CRC-32 and size mod 2^32.
+  std::string out;
+  gzipHeader(out, level_);
   size_t total = out.size() + 8;
   for (const auto& c : chunks_) total += c->deflated.size();
   out.reserve(total);
