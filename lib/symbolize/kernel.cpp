@@ -101,7 +101,7 @@ std::string_view Kallsyms::lineAt(std::string_view text, size_t at) {
 // (symbol_type__filter). The address and type only, and where the name starts (0: not kept).
 size_t Kallsyms::head(std::string_view line, uint64_t& address, char& type) {
   // At most 16 hex digits, a space, the type, a space, a name. A 64-bit kernel's addresses
-  // have all 16 digits: read eight at a time (digit by digit, the load's largest cost).
+  // have all 16 digits: read all at once (hex16; digit by digit, the load's largest cost).
   size_t i = 0;
   uint64_t a = 0;
   if (line.size() > 16 && line[16] == ' ' && hex16(line.data(), a)) {

@@ -145,13 +145,10 @@ class PerfSource : public ModelSource {
   }
 
   void locations(LocationLayer& out) override {
-    if (stashedLocations_) {  // once, into an empty layer
-      LocationLayer l = std::move(*stashedLocations_);
+    if (stashedLocations_) {  // functions() took naming's layers: this is one of them
+      out = std::move(*stashedLocations_);
       stashedLocations_.reset();
-      if (out.mappings.empty() && out.locations.empty() && out.self.empty()) {
-        out = std::move(l);
-        return;
-      }
+      return;
     }
     decode();
     for (auto m : pd_.getMappings()) {
@@ -198,14 +195,10 @@ class PerfSource : public ModelSource {
   }
 
   void stacks(StackLayer& out) override {
-    if (stashedStacks_) {
-      StackLayer l = std::move(*stashedStacks_);
+    if (stashedStacks_) {  // as locations()
+      out = std::move(*stashedStacks_);
       stashedStacks_.reset();
-      if (out.stacks() == 0 && out.frames.empty() && out.locations.empty() && out.values.empty() &&
-          out.threadValues.empty()) {
-        out = std::move(l);
-        return;
-      }
+      return;
     }
     decode();
     // Locations are 32-bit indexes in the layer: each address and its call site.
