@@ -166,5 +166,17 @@ if not any(fn.endswith(":clone") for fn in entered):
 if not {"/tmp/rec/rec.c:even'2", "/tmp/rec/rec.c:odd'2"} <= in_cycle:
     failed += 1
     print(f"FAIL even'2 and odd'2, a cycle of calls, cost at most the cycle ({in_cycle})")
+# -n larger than the profile: every function, in memory for the functions there are (-n
+# 10^12 asked the CLI for 8 TB of ids; -n 10^8, which other tests pass for "all", for 800 MB).
+path = os.path.join(data, "callgrind", sorted(os.listdir(os.path.join(data, "callgrind")))[0])
+every = subprocess.run([cli, "top", path, "--tsv", "-n", "1000000"], capture_output=True, text=True)
+huge = subprocess.run([cli, "top", path, "--tsv", "-n", "1000000000000"], capture_output=True,
+                      text=True)
+if huge.returncode != 0 or huge.stdout != every.stdout or not every.stdout:
+    failed += 1
+    print(f"FAIL top -n 10^12: exit {huge.returncode}, {huge.stderr.strip()[:200]}")
+else:
+    passed += 1
+    print("ok   top -n 10^12 lists every function")
 print(f"{passed} passed, {failed} failed")
 sys.exit(1 if failed or not passed else 0)

@@ -3,6 +3,8 @@
 
 #include <cstdio>
 #include <cstring>
+#include <exception>
+#include <new>
 #include <string>
 #include <vector>
 
@@ -211,5 +213,13 @@ int main(int argc, char** argv) {
       return 0;
     }
   if (!command) return usageError(s, "unknown command '" + cmd + "'");
-  return command->run(s, args);
+  // The library reports its failures through the C ABI; this catches what the CLI's own
+  // containers throw (an allocation refused), so it ends with a message, not an abort.
+  try {
+    return command->run(s, args);
+  } catch (const std::bad_alloc&) {
+    return failure(s, cmd, "out of memory");
+  } catch (const std::exception& e) {
+    return failure(s, cmd, std::string("internal error: ") + e.what());
+  }
 }

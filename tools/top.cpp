@@ -148,8 +148,12 @@ int cmdTop(Invocation& s, const std::vector<std::string>& args) {
   std::string ev;
   if (int rc = openQuery(s, q, p, event, ev)) return rc;
   const Costs costs(p.p);
-  std::vector<size_t> ids(q.n);
+  // Room for the functions the profile has, not for -n's figure: `-n 100000000` asks for
+  // "all of them", not for 800 MB of ids.
   size_t count = 0;
+  if (profpack_profile_top_functions(p.p, event, 0, nullptr, 0, &count) != PROFPACK_OK)
+    return failWith(s, q.file.c_str());
+  std::vector<size_t> ids(std::min(q.n, count));
   if (profpack_profile_top_functions(p.p, event, q.inclusive ? PROFPACK_TOP_INCLUSIVE : 0,
                                      ids.data(), ids.size(), &count) != PROFPACK_OK)
     return failWith(s, q.file.c_str());
