@@ -187,10 +187,9 @@ class QueryMixin:
         target = self.view(thread=options.thread) if options.thread is not None else None
         try:
             hh = target._handle() if target is not None else h
-            cap = options.limit
-            if not cap:
-                check(lib.profpack_profile_top_functions(hh, o.sort_event, flags, ffi.NULL, 0, count))
-                cap = count[0]
+            # Room for the functions there are, however large the limit asked for.
+            check(lib.profpack_profile_top_functions(hh, o.sort_event, flags, ffi.NULL, 0, count))
+            cap = min(options.limit, count[0]) if options.limit else count[0]
             buf = ffi.new("size_t[]", max(cap, 1))
             check(lib.profpack_profile_top_functions(hh, o.sort_event, flags, buf, cap, count))
             return [int(buf[i]) for i in range(min(cap, count[0]))]

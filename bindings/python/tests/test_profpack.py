@@ -33,6 +33,13 @@ def test_events_and_top_as_cli(sample):
     assert top == [(f["self"], f["name"]) for f in cli("top", path, "-n", "5")["functions"]]
 
 
+def test_top_functions_with_a_limit_past_the_functions():
+    # Room for the functions there are: a limit of 10**12 asked for 8 TB before.
+    with profpack.read(os.path.join(DATA, SAMPLES[0])) as p:
+        assert p.top_functions(limit=10**12) == p.top_functions()
+        assert len(p.top_functions(limit=3)) == 3
+
+
 @pytest.mark.parametrize("fmt", ["ppk", "folded", "callgrind", "pprof"])
 def test_written_formats_read_back(tmp_path, fmt):
     src = os.path.join(DATA, "pprof/go-cpu.pb.gz")
