@@ -146,6 +146,32 @@ TEST(line_costs_of_two_files_of_one_name) {
   profpack_profile_free(p);
 }
 
+// A relative name the profile lists beside two absolute names it ends: asked for exactly (as a
+// caller going through the profile's files does), it is that name's lines alone; asked for
+// by a path that is none of the names, it is still ambiguous; and it is added to neither
+// absolute name, being either's.
+TEST(line_costs_of_a_listed_relative_name_beside_two_files) {
+  const std::string text =
+      "# callgrind format\nversion: 1\nevents: Ir\n"
+      "fl=/x/a/util.c\nfn=f\n3 10\nfl=/x/b/util.c\nfn=g\n3 20\nfl=util.c\nfn=h\n3 5\n4 6\n";
+  profpack_profile* p = nullptr;
+  CHECK_EQ(profpack_read_memory(text.data(), text.size(), nullptr, &p), PROFPACK_OK);
+  std::vector<profpack_line_cost> lines(8);
+  size_t n = 0;
+  CHECK_EQ(profpack_profile_line_costs(p, "util.c", 0, lines.data(), lines.size(), &n),
+           PROFPACK_OK);
+  CHECK_EQ(n, 2u);
+  CHECK(lines[0].line == 3 && lines[0].cost == 5 && lines[1].line == 4 && lines[1].cost == 6);
+  CHECK_EQ(profpack_profile_line_costs(p, "/x/a/util.c", 0, lines.data(), lines.size(), &n),
+           PROFPACK_OK);
+  CHECK(n == 1 && lines[0].line == 3 && lines[0].cost == 10);  // not util.c's: b's or a's?
+  CHECK_EQ(profpack_profile_line_costs(p, "./util.c", 0, nullptr, 0, &n), PROFPACK_OK);
+  CHECK_EQ(n, 2u);  // "." resolved: the same name
+  CHECK_EQ(profpack_profile_line_costs(p, "/elsewhere/util.c", 0, nullptr, 0, &n),
+           PROFPACK_ERROR_INVALID_ARGUMENT);
+  profpack_profile_free(p);
+}
+
 TEST(callers_callees_empty_without_calls) {
   profpack_profile* p = open("cachegrind/cachegrind.workload.out");
   size_t id = findFunction(p, "cmp"), n = 7;

@@ -868,6 +868,9 @@ typedef struct profpack_line_cost {
  * and "/src/sub/../hdr.h", as each unit included it). Where those names are of two or more
  * files ("util.c" asked for, "/src/a/util.c" and "/src/b/util.c" in the profile),
  * PROFPACK_ERROR_INVALID_ARGUMENT, whose message lists them: ask again with more of the path.
+ * A relative name in the profile ("util.c", a unit compiled by a relative path) counts as the
+ * file whose name it ends; one that ends the names of two files is either's, so it counts only
+ * when asked for exactly (each name the profile lists answers for itself).
  * Two-call enumeration: `*count` always receives the full number of lines with cost; at most
  * `capacity` are written.
  */

@@ -161,6 +161,33 @@ std::vector<LineCost> Model::lines(std::string_view file) const {
     if ((exact ? n.first == wanted : commonComponents(n.first, wanted) == best) ||
         endsWanted(n.first))
       taken.push_back(&n);
+  // A relative name that ends the names of two files (util.c beside /x/a/util.c and
+  // /x/b/util.c) could be either: it is not added to one of them. (Each is compared with the
+  // absolute names of the wanted base name only, one pass to find them.)
+  if (!wantedRelative && !wanted.empty()) {
+    const size_t slash = wanted.rfind('/');
+    const std::string_view base = std::string_view(wanted).substr(slash + 1);
+    std::vector<const std::string*> sameBase;
+    for (auto& n : names)
+      if (n.first[0] == '/' && n.first.size() > base.size() &&
+          n.first.compare(n.first.size() - base.size(), base.size(), base) == 0 &&
+          n.first[n.first.size() - base.size() - 1] == '/')
+        sameBase.push_back(&n.first);
+    std::sort(sameBase.begin(), sameBase.end(), [](auto* a, auto* b) { return *a < *b; });
+    sameBase.erase(
+        std::unique(sameBase.begin(), sameBase.end(), [](auto* a, auto* b) { return *a == *b; }),
+        sameBase.end());
+    if (sameBase.size() > 1)
+      taken.erase(std::remove_if(taken.begin(), taken.end(),
+                                 [&](auto* n) {
+                                   if (n->first[0] == '/' || n->first == wanted) return false;
+                                   size_t ends = 0;
+                                   for (auto* a : sameBase)
+                                     ends += commonComponents(n->first, *a) == components(n->first);
+                                   return ends > 1;
+                                 }),
+                  taken.end());
+  }
   // Names of two files are never added up: asked for "util.c" where the profile has
   // /src/a/util.c and /src/b/util.c, the lines of both would read as one file's. Two absolute
   // names (resolved as above) are two files; a relative name is the file of every name it ends.
@@ -176,6 +203,15 @@ std::vector<LineCost> Model::lines(std::string_view file) const {
     if (n->first != *whole &&
         (n->first[0] == '/' || commonComponents(n->first, *whole) != components(n->first)))
       files.push_back(n->first);
+  if (!files.empty() && exact) {
+    // A relative name the profile lists, asked for exactly (as a caller listing the profile's
+    // files asks for each): it ends the names of several files, so it cannot be counted as one
+    // of them, but it is a file of the profile by that name. Its own lines, alone.
+    taken.erase(
+        std::remove_if(taken.begin(), taken.end(), [&](auto* n) { return n->first != wanted; }),
+        taken.end());
+    files.clear();
+  }
   if (!files.empty()) {
     files.insert(files.begin(), *whole);
     std::sort(files.begin(), files.end());
