@@ -666,6 +666,12 @@ TEST(truncations_and_corruptions_are_errors_or_lossless) {
       try {
         auto p = readGperftools(bytes(d));
         CHECK(writeGperftools(*p) == d);
+        // A cut inside a line of the text is told: the mappings after it are gone.
+        const bool cutInLine = d.size() > binary && d.back() != '\n';
+        CHECK_EQ(p->warnings().size(), size_t{cutInLine});
+        if (cutInLine)
+          CHECK(p->warnings()[0].find("mapped-objects text ends inside a line") !=
+                std::string::npos);
         ++ok;
       } catch (const Error& e) {
         CHECK_EQ(e.format(), std::string("gperftools"));

@@ -395,6 +395,13 @@ std::unique_ptr<Profile> readGperftools(std::span<const uint8_t> data, bool defe
   }
   decoded->tree = std::move(tree);
   profile->keepDecoded(std::move(decoded));
+  // The mapped-objects text is /proc/self/maps, whose lines all end: text that does not is
+  // a file cut short, its later mappings missing (their addresses would stay unnamed).
+  if (!text.empty() && text.back() != '\n')
+    profile->warnings().push_back(
+        "byte offset " + std::to_string(size) +
+        ": the mapped-objects text ends inside a line: the file may have been cut there, and "
+        "the mappings after its last whole line are missing (their addresses cannot be named)");
   return profile;
 }
 
