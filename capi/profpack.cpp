@@ -172,6 +172,18 @@ profpack_status profpack_profile_line_costs(const profpack_profile* profile, con
   });
 }
 
+profpack_status profpack_profile_source_files(const profpack_profile* profile, const char** files,
+                                              size_t capacity, size_t* count) {
+  if (count) *count = 0;
+  return guard([&] {
+    require(profile && count, "profile and count must not be NULL");
+    require(files || capacity == 0, "files is NULL but capacity > 0");
+    const auto names = modelOf(profile).sourceFileNames();
+    *count = names.size();
+    for (size_t i = 0; i < capacity && i < names.size(); ++i) files[i] = names[i]->c_str();
+  });
+}
+
 profpack_status profpack_profile_callers(const profpack_profile* profile, size_t id, size_t event,
                                          profpack_call* calls, size_t capacity, size_t* count) {
   return edges(profile, id, event, calls, capacity, count, true);

@@ -1,6 +1,7 @@
 // Queries through the C ABI: totals, top N, per-line costs, callers/callees, bad arguments.
 #include <profpack/profpack.h>
 
+#include <algorithm>
 #include <cstring>
 #include <string>
 #include <utility>
@@ -169,6 +170,58 @@ TEST(line_costs_of_a_listed_relative_name_beside_two_files) {
   CHECK_EQ(n, 2u);  // "." resolved: the same name
   CHECK_EQ(profpack_profile_line_costs(p, "/elsewhere/util.c", 0, nullptr, 0, &n),
            PROFPACK_ERROR_INVALID_ARGUMENT);
+  profpack_profile_free(p);
+}
+
+// The source files, one name each: every line cost in one of them, once. Callgrind files give
+// each cost a file, so their line costs add up to the events' totals.
+TEST(source_files_partition_the_line_costs) {
+  auto files = [](profpack_profile* p) {
+    size_t n = 0;
+    CHECK_EQ(profpack_profile_source_files(p, nullptr, 0, &n), PROFPACK_OK);
+    std::vector<const char*> names(n);
+    CHECK_EQ(profpack_profile_source_files(p, names.data(), n, &n), PROFPACK_OK);
+    return std::vector<std::string>(names.begin(), names.end());
+  };
+  auto sum = [](profpack_profile* p, const std::string& f) {
+    size_t n = 0;
+    CHECK_EQ(profpack_profile_line_costs(p, f.c_str(), 0, nullptr, 0, &n), PROFPACK_OK);
+    std::vector<profpack_line_cost> lines(n);
+    CHECK_EQ(profpack_profile_line_costs(p, f.c_str(), 0, lines.data(), n, &n), PROFPACK_OK);
+    uint64_t s = 0;
+    for (auto& l : lines) s += l.cost;
+    return s;
+  };
+  for (const char* data :
+       {"annotate/callgrind.incl.out", "annotate/callgrind.two-util.out",
+        "callgrind/callgrind.workload.out", "callgrind/callgrind.rec.instr.out"}) {
+    profpack_profile* p = open(data);
+    const std::vector<std::string> names = files(p);
+    CHECK(!names.empty());
+    CHECK(std::is_sorted(names.begin(), names.end()));
+    uint64_t total = 0;
+    for (const std::string& f : names) total += sum(p, f);
+    profpack_event ev{};
+    size_t n = 1;
+    CHECK_EQ(profpack_profile_events(p, &ev, 1, &n), PROFPACK_OK);
+    CHECK_EQ(total, ev.total);
+    if (std::string(data) == "annotate/callgrind.incl.out")  // one header, two spellings
+      CHECK_EQ(std::count_if(names.begin(), names.end(),
+                             [](auto& f) { return f.find("hdr.h") != std::string::npos; }),
+               1);
+    profpack_profile_free(p);
+  }
+  const std::string text =
+      "# callgrind format\nversion: 1\nevents: Ir\n"
+      "fl=/x/a/util.c\nfn=f\n3 10\nfl=/x/b/util.c\nfn=g\n3 20\nfl=util.c\nfn=h\n3 5\n"
+      "fl=/x/c/hdr.h\nfn=i\n1 1\nfl=c/hdr.h\nfn=j\n1 2\nfl=hdr.h\nfn=k\n1 4\n";
+  profpack_profile* p = nullptr;
+  CHECK_EQ(profpack_read_memory(text.data(), text.size(), nullptr, &p), PROFPACK_OK);
+  CHECK(
+      (files(p) == std::vector<std::string>{"/x/a/util.c", "/x/b/util.c", "/x/c/hdr.h", "util.c"}));
+  CHECK_EQ(sum(p, "/x/c/hdr.h"), 7u);  // c/hdr.h and hdr.h can only be its
+  CHECK_EQ(sum(p, "hdr.h"), 7u);
+  CHECK_EQ(sum(p, "util.c"), 5u);
   profpack_profile_free(p);
 }
 

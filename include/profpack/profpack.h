@@ -860,6 +860,18 @@ typedef struct profpack_line_cost {
 } profpack_line_cost;
 
 /**
+ * Two-call enumeration of the source files that have line costs, one name per file, sorted:
+ * the names of one file in the profile (spelled two ways, or a relative name that can only be
+ * that file's) are given once, by its absolute name where it has one. profpack_profile_line_costs()
+ * of each name gives that file's lines, and each line cost of the profile is in exactly one of
+ * them (a relative name that could be either of two files is a file of its own). The strings
+ * stay valid as long as `profile`.
+ */
+PROFPACK_API profpack_status profpack_profile_source_files(const profpack_profile* profile,
+                                                           const char** files, size_t capacity,
+                                                           size_t* count);
+
+/**
  * Per-line self cost of one source file, ascending by line: the numbers an editor gutter
  * shows. `file` matches the file name in the profile exactly; failing that, the names that
  * share the most trailing path components with it (at least the base name), so a path on this

@@ -122,109 +122,139 @@ const std::unordered_map<std::string, std::vector<LineCost>>& Model::lineIndex()
   return lines_;
 }
 
+namespace {
+size_t componentsOf(std::string_view path) {
+  return path.empty() ? 0 : 1 + static_cast<size_t>(std::count(path.begin(), path.end(), '/'));
+}
+}  // namespace
+
+// Which names of the line index are one file. One file may have several names in a profile:
+// the compiler spells a header by the path each unit included it by ("/src/a/../hdr.h" and
+// "/src/hdr.h"), so names are compared with their "." and ".." components resolved. A relative
+// name is relative to a directory the profile may not record: where it ends the names of one
+// file only (a unit's "hdr.h" beside another's "/src/hdr.h"), it is that file; where it ends
+// those of two ("util.c" beside /src/a/util.c and /src/b/util.c), it could be either, and it is
+// a file of its own, never added to one of them.
+const Model::SourceFiles& Model::sourceFiles() const {
+  std::call_once(sourceFilesOnce_, [&] {
+    const auto& index = lineIndex();
+    SourceFiles& sf = sourceFiles_;
+    std::vector<const std::string*> names;
+    names.reserve(index.size());
+    for (auto& entry : index) names.push_back(&entry.first);
+    std::sort(names.begin(), names.end(), [](auto* a, auto* b) { return *a < *b; });
+    // Names resolved alike are one file from the start.
+    std::vector<std::string> paths;  // the distinct resolved names
+    std::unordered_map<std::string, uint32_t> pathIndex;
+    std::vector<uint32_t> pathOf(names.size());
+    for (size_t i = 0; i < names.size(); ++i) {
+      auto [it, added] =
+          pathIndex.try_emplace(lexicalPath(*names[i]), static_cast<uint32_t>(paths.size()));
+      if (added) paths.push_back(it->first);
+      pathOf[i] = it->second;
+    }
+    // Each resolved name's file: absolute names their own; relative ones, longest first, the
+    // one file of the longer names they end, if there is one. The names each suffix (by whole
+    // components, the last 64 of a name at most) ends, as up to two files.
+    constexpr uint32_t kNone = UINT32_MAX;
+    std::vector<uint32_t> fileOf(paths.size());
+    for (uint32_t p = 0; p < paths.size(); ++p) fileOf[p] = p;
+    std::vector<uint32_t> order(paths.size());
+    std::iota(order.begin(), order.end(), 0);
+    std::stable_sort(order.begin(), order.end(), [&](uint32_t a, uint32_t b) {
+      const bool absA = paths[a][0] == '/', absB = paths[b][0] == '/';
+      if (absA != absB) return absA;
+      return componentsOf(paths[a]) > componentsOf(paths[b]);
+    });
+    std::unordered_map<std::string_view, std::pair<uint32_t, uint32_t>> endedBy;
+    auto note = [&](std::string_view path, uint32_t file) {
+      size_t at = path.size();
+      for (int k = 0; k < 64 && at != path.npos && at > 0; ++k) {
+        at = path.rfind('/', at - 1);
+        const std::string_view suffix = at == path.npos ? path : path.substr(at + 1);
+        if (suffix.empty()) break;
+        auto [it, added] = endedBy.try_emplace(suffix, file, kNone);
+        if (!added && it->second.first != file && it->second.second == kNone)
+          it->second.second = file;
+      }
+    };
+    for (uint32_t p : order) {
+      if (paths[p].empty()) continue;
+      if (paths[p][0] != '/') {
+        auto it = endedBy.find(paths[p]);
+        if (it != endedBy.end() && it->second.second == kNone) fileOf[p] = it->second.first;
+      }
+      note(paths[p], fileOf[p]);
+    }
+    // Files numbered in the order of their names' first (sorted) name; each answers to its
+    // absolute name, else its longest, and takes every name of its own.
+    std::vector<uint32_t> number(paths.size(), kNone);
+    sf.fileOfName.resize(names.size());
+    for (size_t i = 0; i < names.size(); ++i) {
+      const uint32_t f = fileOf[pathOf[i]];
+      if (number[f] == kNone) {
+        number[f] = static_cast<uint32_t>(sf.files.size());
+        sf.files.push_back({names[i], {}});
+      }
+      SourceFile& file = sf.files[number[f]];
+      file.names.push_back(&index.at(*names[i]));
+      const std::string& shown = *file.name;
+      const bool absolute = !names[i]->empty() && (*names[i])[0] == '/';
+      if ((absolute && (shown.empty() || shown[0] != '/')) ||
+          (absolute == (!shown.empty() && shown[0] == '/') &&
+           componentsOf(paths[pathOf[i]]) > componentsOf(lexicalPath(shown))))
+        file.name = names[i];
+      sf.fileOfName[i] = number[f];
+    }
+    sf.names = std::move(names);
+    sf.pathOfName.reserve(sf.names.size());
+    for (size_t i = 0; i < sf.names.size(); ++i) sf.pathOfName.push_back(paths[pathOf[i]]);
+  });
+  return sourceFiles_;
+}
+
+std::vector<const std::string*> Model::sourceFileNames() const {
+  const SourceFiles& sf = sourceFiles();
+  std::vector<const std::string*> out;
+  out.reserve(sf.files.size());
+  for (const SourceFile& f : sf.files) out.push_back(f.name);
+  std::sort(out.begin(), out.end(), [](auto* a, auto* b) { return *a < *b; });
+  return out;
+}
+
 std::vector<LineCost> Model::lines(std::string_view file) const {
-  const auto& index = lineIndex();
-  // One file may have several names in a profile: the compiler spells a header by the path
-  // each unit included it by ("/src/a/../hdr.h" and "/src/hdr.h"), so names are compared with
-  // their "." and ".." components resolved, and every name of the file is taken.
-  // A relative name is relative to a directory the profile may not record: one that ends the
-  // path asked for is the same file (a unit's "hdr.h" beside another's "/src/hdr.h", asked for
-  // as "/src/hdr.h"), and so is every name a relative path asked for ends.
+  const SourceFiles& sf = sourceFiles();
   const std::string wanted = lexicalPath(file);
-  std::vector<std::pair<std::string, const std::vector<LineCost>*>> names;
-  names.reserve(index.size());
-  bool exact = false;
-  for (auto& [name, lc] : index) {
-    names.emplace_back(lexicalPath(name), &lc);
-    exact = exact || names.back().first == wanted;
+  // The name itself (as resolved); failing that, the names sharing the most trailing path
+  // components with `file` (at least the base name): an editor knows the file by its path on
+  // this machine, the profile by the path it had where the program was built. Those names
+  // must be one file's: asked for "util.c" where the profile has /src/a/util.c and
+  // /src/b/util.c, the lines of both would read as one file's.
+  std::vector<uint32_t> files;
+  for (size_t i = 0; i < sf.names.size(); ++i)
+    if (sf.pathOfName[i] == wanted) files.push_back(sf.fileOfName[i]);
+  if (files.empty()) {
+    size_t best = 0;
+    for (const std::string& p : sf.pathOfName) best = std::max(best, commonComponents(p, wanted));
+    if (best == 0) return {};
+    for (size_t i = 0; i < sf.names.size(); ++i)
+      if (commonComponents(sf.pathOfName[i], wanted) == best) files.push_back(sf.fileOfName[i]);
   }
-  auto components = [](const std::string& path) {
-    return path.empty() ? 0 : 1 + static_cast<size_t>(std::count(path.begin(), path.end(), '/'));
-  };
-  const bool wantedRelative = !wanted.empty() && wanted[0] != '/';
-  auto endsWanted = [&](const std::string& name) {  // or is ended by it, where `file` is relative
-    const size_t common = commonComponents(name, wanted);
-    if (common == 0) return false;
-    return (name[0] != '/' && common == components(name)) ||
-           (wantedRelative && common == components(wanted));
-  };
-  // An editor knows the file by its path on this machine; the profile may name it by the
-  // path it had where the program was built. Failing the name itself, take the names sharing
-  // the most trailing path components with `file` (at least the base name), merging several
-  // equally good ones.
-  size_t best = 0;
-  if (!exact)
-    for (auto& [name, lc] : names) best = std::max(best, commonComponents(name, wanted));
-  if (!exact && best == 0) return {};
-  std::vector<const std::pair<std::string, const std::vector<LineCost>*>*> taken;
-  for (auto& n : names)
-    if ((exact ? n.first == wanted : commonComponents(n.first, wanted) == best) ||
-        endsWanted(n.first))
-      taken.push_back(&n);
-  // A relative name that ends the names of two files (util.c beside /x/a/util.c and
-  // /x/b/util.c) could be either: it is not added to one of them. (Each is compared with the
-  // absolute names of the wanted base name only, one pass to find them.)
-  if (!wantedRelative && !wanted.empty()) {
-    const size_t slash = wanted.rfind('/');
-    const std::string_view base = std::string_view(wanted).substr(slash + 1);
-    std::vector<const std::string*> sameBase;
-    for (auto& n : names)
-      if (n.first[0] == '/' && n.first.size() > base.size() &&
-          n.first.compare(n.first.size() - base.size(), base.size(), base) == 0 &&
-          n.first[n.first.size() - base.size() - 1] == '/')
-        sameBase.push_back(&n.first);
-    std::sort(sameBase.begin(), sameBase.end(), [](auto* a, auto* b) { return *a < *b; });
-    sameBase.erase(
-        std::unique(sameBase.begin(), sameBase.end(), [](auto* a, auto* b) { return *a == *b; }),
-        sameBase.end());
-    if (sameBase.size() > 1)
-      taken.erase(std::remove_if(taken.begin(), taken.end(),
-                                 [&](auto* n) {
-                                   if (n->first[0] == '/' || n->first == wanted) return false;
-                                   size_t ends = 0;
-                                   for (auto* a : sameBase)
-                                     ends += commonComponents(n->first, *a) == components(n->first);
-                                   return ends > 1;
-                                 }),
-                  taken.end());
-  }
-  // Names of two files are never added up: asked for "util.c" where the profile has
-  // /src/a/util.c and /src/b/util.c, the lines of both would read as one file's. Two absolute
-  // names (resolved as above) are two files; a relative name is the file of every name it ends.
-  // So the names taken are one file's where one of them (the absolute one, if any) is ended by
-  // all the others.
-  const std::string* whole = nullptr;
-  for (auto* n : taken)
-    if (!whole || (n->first[0] == '/' && (*whole)[0] != '/') ||
-        ((*whole)[0] != '/' && components(n->first) > components(*whole)))
-      whole = &n->first;
-  std::vector<std::string> files;
-  for (auto* n : taken)
-    if (n->first != *whole &&
-        (n->first[0] == '/' || commonComponents(n->first, *whole) != components(n->first)))
-      files.push_back(n->first);
-  if (!files.empty() && exact) {
-    // A relative name the profile lists, asked for exactly (as a caller listing the profile's
-    // files asks for each): it ends the names of several files, so it cannot be counted as one
-    // of them, but it is a file of the profile by that name. Its own lines, alone.
-    taken.erase(
-        std::remove_if(taken.begin(), taken.end(), [&](auto* n) { return n->first != wanted; }),
-        taken.end());
-    files.clear();
-  }
-  if (!files.empty()) {
-    files.insert(files.begin(), *whole);
-    std::sort(files.begin(), files.end());
-    files.erase(std::unique(files.begin(), files.end()), files.end());
-    std::string list;
-    for (size_t i = 0; i < files.size() && i < 8; ++i) list += (i ? ", " : "") + files[i];
-    if (files.size() > 8) list += " and " + std::to_string(files.size() - 8) + " more";
+  std::sort(files.begin(), files.end());
+  files.erase(std::unique(files.begin(), files.end()), files.end());
+  if (files.size() > 1) {
+    std::vector<std::string> list;
+    for (uint32_t f : files) list.push_back(*sf.files[f].name);
+    std::sort(list.begin(), list.end());
+    std::string text;
+    for (size_t i = 0; i < list.size() && i < 8; ++i) text += (i ? ", " : "") + list[i];
+    if (list.size() > 8) text += " and " + std::to_string(list.size() - 8) + " more";
     throw Error(Status::invalidArgument, "",
-                "source '" + std::string(file) + "' names " + std::to_string(files.size()) +
-                    " files of the profile: " + list + "; give more of its path");
+                "source '" + std::string(file) + "' names " + std::to_string(list.size()) +
+                    " files of the profile: " + text + "; give more of its path");
   }
   std::vector<LineCost> merged;
-  for (auto* n : taken) merged.insert(merged.end(), n->second->begin(), n->second->end());
+  for (auto* lc : sf.files[files[0]].names) merged.insert(merged.end(), lc->begin(), lc->end());
   std::sort(merged.begin(), merged.end(), [](auto& a, auto& b) { return a.line < b.line; });
   std::vector<LineCost> out;
   for (auto& l : merged) {

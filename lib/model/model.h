@@ -461,6 +461,9 @@ class Model {
   // Per-line self cost of one source file, ascending by line. `file` matches a name exactly,
   // else the names sharing the most trailing path components with it (at least the base name).
   std::vector<LineCost> lines(std::string_view file) const;
+  // The source files with line costs, one name each (sorted), such that lines() of each gives
+  // that file's lines and every line cost of the profile is in one of them.
+  std::vector<const std::string*> sourceFileNames() const;
   const FunctionLineLayer& functionLines() const;
   const LocationLayer& locations() const;
   const StackLayer& stacks() const;
@@ -481,6 +484,18 @@ class Model {
 
  private:
   const std::unordered_map<std::string, std::vector<LineCost>>& lineIndex() const;
+  // The line index's names grouped by file (sourceFiles() in model.cpp says how).
+  struct SourceFile {
+    const std::string* name;                          // the name it answers to
+    std::vector<const std::vector<LineCost>*> names;  // the lines of each of its names
+  };
+  struct SourceFiles {
+    std::vector<SourceFile> files;
+    std::vector<const std::string*> names;  // the index's names, sorted
+    std::vector<std::string> pathOfName;    // each resolved ("." and ".." taken out)
+    std::vector<uint32_t> fileOfName;       // each one's file
+  };
+  const SourceFiles& sourceFiles() const;
   // The edges where the source left them for later (FunctionLayer::edgesLater).
   void edgesNow() const {
     if (f_.edgesLater) std::call_once(edgesOnce_, [this] { loadEdges(); });
@@ -495,7 +510,8 @@ class Model {
   std::vector<uint64_t> totals_;
   mutable std::mutex sourceMutex_;  // a source is not thread-safe: one layer built at a time
   mutable std::once_flag edgesOnce_, linesOnce_, functionLinesOnce_, locationsOnce_, stacksOnce_,
-      summaryOnce_;
+      summaryOnce_, sourceFilesOnce_;
+  mutable SourceFiles sourceFiles_;
   mutable std::unordered_map<std::string, std::vector<LineCost>> lines_;
   mutable FunctionLineLayer functionLines_;
   mutable LocationLayer locations_;
