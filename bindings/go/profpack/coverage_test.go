@@ -281,6 +281,18 @@ func TestSymbolize(t *testing.T) {
 	if err != nil || len(lines) == 0 {
 		t.Fatalf("line costs %v %v", lines, err)
 	}
+	// Every line cost in one source file: the files' lines add up to the lines of all.
+	files, err := s.SourceFiles()
+	if err != nil || len(files) == 0 {
+		t.Fatalf("source files %v %v", files, err)
+	}
+	hot := false
+	for _, f := range files {
+		hot = hot || strings.HasSuffix(f, "hot.c")
+	}
+	if !hot {
+		t.Fatalf("source files without hot.c: %v", files)
+	}
 	// An XRay trace without its binary is refused.
 	x, _ := ReadFile(filepath.Join(dataDir(), "xray", "fdr-v5-st.xray"), nil)
 	defer x.Close()

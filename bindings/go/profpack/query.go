@@ -247,6 +247,32 @@ func (p *Profile) LineCosts(file string, event int) ([]LineCost, error) {
 	return out, err
 }
 
+// SourceFiles returns the source files that have line costs, one name per file (the names of
+// one file in the profile given once), sorted: LineCosts of each gives that file's lines, and
+// each line cost of the profile is in exactly one of them.
+func (p *Profile) SourceFiles() ([]string, error) {
+	var out []string
+	err := p.do(func(h *C.profpack_profile) error {
+		var n C.size_t
+		if err := call(func() C.profpack_status {
+			return C.profpack_profile_source_files(h, nil, 0, &n)
+		}); err != nil || n == 0 {
+			return err
+		}
+		buf := make([]*C.char, n)
+		if err := call(func() C.profpack_status {
+			return C.profpack_profile_source_files(h, &buf[0], n, &n)
+		}); err != nil {
+			return err
+		}
+		for _, s := range buf[:minInt(int(n), len(buf))] {
+			out = append(out, C.GoString(s))
+		}
+		return nil
+	})
+	return out, err
+}
+
 // Call is one side of a call arc: the caller (in Callers) or callee (in Callees), how often
 // it was called where the format counts calls, and the inclusive cost of those calls
 // (negative where a difference's are).

@@ -3,7 +3,7 @@ from __future__ import annotations
 
 from typing import TYPE_CHECKING, Any, List, Optional, Tuple
 
-from ._errors import _c, check
+from ._errors import _c, _text, check
 from ._native import as_signed, enumerate_c
 from ._profpack import ffi, lib
 from ._types import Call, Event_, Function, LineCost, Thread, TopCost, TopOptions, TopRow
@@ -113,6 +113,15 @@ class QueryMixin:
                              lambda o, c, k: lib.profpack_profile_line_costs(h, f, e, o, c, k))
         return [LineCost(int(buf[i].line), as_signed(buf[i].cost, s)) for i in range(n)]
 
+
+    def source_files(self: "Profile") -> List[str]:
+        """``profpack_profile_source_files``: the source files with line costs, one name each
+        (the names of one file given once), sorted; :meth:`line_costs` of each gives its lines,
+        and each line cost of the profile is in exactly one of them."""
+        h = self._handle()
+        buf, n = enumerate_c("const char*",
+                             lambda o, c, k: lib.profpack_profile_source_files(h, o, c, k))
+        return [_text(buf[i]) for i in range(n)]
 
     def _calls(self: "Profile", id: int, event: Event_, fn) -> List[Call]:
         h, e, s = self._handle(), self.event_index(event), self.signed_costs

@@ -98,12 +98,13 @@ class TablesMixin:
                          "value": pa.array([r.value for r in rows], pa.int64())})
 
     def lines(self: "Profile", arrow: bool = False) -> Any:
-        """Self cost per source line of every file the functions name
-        (``profpack_profile_line_costs``), one cost per event, by file then line: a list of
+        """Self cost per source line of every source file (``profpack_profile_source_files``,
+        then ``profpack_profile_line_costs``), one cost per event, by file then line: a list of
         :class:`Line`, or with `arrow` a ``pyarrow.Table`` with columns file, line and one per
-        event. Empty for a profile without line information."""
+        event. Each line cost of the profile is in one row. Empty for a profile without line
+        information."""
         events = self.events()
-        files = sorted({f.file for f in self._function_list() if f.file})
+        files = self.source_files()
         rows: List[Line] = []
         for file in files:
             costs: Dict[int, List[int]] = {}

@@ -88,6 +88,20 @@ def test_stacks_of_a_format_without_them(sample):
         p.stacks()
 
 
+def test_lines_count_each_cost_once():
+    # Callgrind gives every cost a file: the rows add up to the totals, a header included by
+    # two spellings (/tmp/hunt/inc/hdr.h, /tmp/hunt/inc/sub/../hdr.h) once.
+    for sample in ["callgrind/callgrind.workload.out", "annotate/callgrind.incl.out"]:
+        with profpack.read(os.path.join(DATA, sample)) as p:
+            rows = p.lines()
+            files = p.source_files()
+            totals = [e.total for e in p.events()]
+        assert files == sorted(set(r.file for r in rows))
+        assert [sum(r.costs[j] for r in rows) for j in range(len(totals))] == totals
+        assert len([f for f in files if f.endswith("hdr.h")]) == \
+            (1 if "incl" in sample else 0)
+
+
 @pytest.mark.parametrize("sample", SAMPLES)
 def test_lines_as_annotate_json(sample):
     path = os.path.join(DATA, sample)

@@ -276,6 +276,17 @@ extension Profile {
     }
   }
 
+  /// The source files that have line costs, one name per file (the names of one file in the
+  /// profile given once), sorted: `lineCosts(file:)` of each gives that file's lines, and each
+  /// line cost of the profile is in exactly one of them.
+  public func sourceFiles() throws -> [String] {
+    var n = 0
+    try check { profpack_profile_source_files(handle, nil, 0, &n) }
+    var buf = [UnsafePointer<CChar>?](repeating: nil, count: n)
+    try check { profpack_profile_source_files(handle, &buf, n, &n) }
+    return buf.prefix(n).map { $0.map { String(cString: $0) } ?? "" }
+  }
+
   /// The functions that call `id`, most costly first.
   public func callers(of id: Int, event: Int = 0) throws -> [Call] {
     try arcs { profpack_profile_callers(handle, id, event, $0, $1, $2) }

@@ -52,6 +52,13 @@ final class ProfpackTests: XCTestCase {
     XCTAssertEqual(try q.eventIndex("Dr"), 3)
     let lines = try q.lineCosts(file: "/elsewhere/workload.c")
     XCTAssertTrue(lines.contains { $0.line == 7 && $0.cost == 12_964_176 })
+    // Each line cost in one source file: their lines add up to the first event's total.
+    let files = try q.sourceFiles()
+    XCTAssertEqual(files, files.sorted())
+    let sum = try files.reduce(Int64(0)) { s, f in
+      s + (try q.lineCosts(file: f).reduce(Int64(0)) { $0 + $1.cost })
+    }
+    XCTAssertEqual(sum, try q.events()[0].total)
   }
 
   func testErrors() throws {
