@@ -94,6 +94,111 @@ void emit(std::string& text, const std::string& stack, uint64_t v, Sink& out) {
   flushIfFull(text, out);
 }
 
+// The lines of a model that splits its stacks' figures by thread (perf), each thread's under
+// its process's name (`processOf`): one pass over its stacks, not a model per thread (a
+// recording of a build has thousands of threads). Lines are summed by (process, stack of
+// names) as numbers: names written alike are one name, stacks of the same names one stack, so
+// that text is made once per line written, not per row.
+template <typename ProcessOf>
+void writeByThreadRows(const Model& model, const StackLayer& st, size_t event, Sink& out,
+                       ProcessOf&& processOf) {
+  const std::vector<ThreadRow>& threads = model.threads();
+  const size_t ne = model.events(), row = 2 + ne;
+  const std::vector<std::string> names = foldedNames(model);
+  std::vector<uint32_t> nameId(names.size());
+  {
+    std::unordered_map<std::string_view, uint32_t> ids;
+    ids.reserve(names.size());
+    for (size_t f = 0; f < names.size(); ++f)
+      nameId[f] = ids.try_emplace(names[f], static_cast<uint32_t>(ids.size())).first->second;
+  }
+  constexpr uint32_t kNone = UINT32_MAX;
+  // Stacks of names, each once: its names at seqStart[k] .. seqStart[k + 1] of seq, and the
+  // model stack whose frames it was made from (for its text).
+  std::vector<uint32_t> stackOf(st.stacks(), kNone), seq, seqStart{0};
+  std::vector<uint64_t> madeFrom;
+  std::unordered_multimap<uint64_t, uint32_t> seqByHash;
+  std::vector<uint32_t> names1;
+  auto nameStack = [&](uint64_t s) {
+    names1.clear();
+    uint64_t h = 0x9e3779b97f4a7c15ull;
+    for (uint64_t i = st.start[s]; i < st.start[s + 1]; ++i) {
+      names1.push_back(nameId[st.frames[i]]);
+      h = (h ^ names1.back()) * 0x100000001b3ull;
+      h ^= h >> 29;
+    }
+    auto [lo, hi] = seqByHash.equal_range(h);
+    for (auto it = lo; it != hi; ++it) {
+      const uint32_t k = it->second;
+      if (seqStart[k + 1] - seqStart[k] == names1.size() &&
+          std::equal(names1.begin(), names1.end(), seq.begin() + seqStart[k]))
+        return k;
+    }
+    const auto k = static_cast<uint32_t>(madeFrom.size());
+    seq.insert(seq.end(), names1.begin(), names1.end());
+    seqStart.push_back(static_cast<uint32_t>(seq.size()));
+    madeFrom.push_back(s);
+    seqByHash.emplace(h, k);
+    return k;
+  };
+  // Processes by their text, each once; a thread's is made at its first row.
+  std::vector<uint32_t> processOfThread(threads.size(), kNone);
+  std::vector<std::string> processes;
+  std::unordered_map<std::string, uint32_t> processIds;
+  // (process, stack of names) -> cost, and the order lines were met in (for their text).
+  std::unordered_map<uint64_t, uint64_t> cost;
+  for (size_t r = 0; r + row <= st.threadValues.size(); r += row) {
+    const uint64_t s = st.threadValues[r], t = st.threadValues[r + 1];
+    const uint64_t v = st.threadValues[r + 2 + event];
+    if (v == 0) continue;
+    if (processOfThread[t] == kNone) {
+      auto [it, added] =
+          processIds.try_emplace(processOf(t), static_cast<uint32_t>(processes.size()));
+      if (added) processes.push_back(it->first);
+      processOfThread[t] = it->second;
+    }
+    if (stackOf[s] == kNone) stackOf[s] = nameStack(s);
+    cost[uint64_t{processOfThread[t]} << 32 | stackOf[s]] += v;
+  }
+  // Each line's text, sorted; lines whose texts are alike (a process named as a stack's
+  // first frame, beside a thread without one) are one line.
+  std::vector<std::string> stackText(madeFrom.size());
+  std::vector<bool> written(madeFrom.size(), false);
+  std::vector<std::pair<std::string, uint64_t>> sorted;
+  sorted.reserve(cost.size());
+  for (const auto& [key, v] : cost) {
+    const auto k = static_cast<uint32_t>(key);
+    if (!written[k]) {
+      const uint64_t s = madeFrom[k];
+      size_t length = 0;
+      for (uint64_t i = st.start[s]; i < st.start[s + 1]; ++i)
+        length += names[st.frames[i]].size() + 1;
+      stackText[k].reserve(length);
+      for (uint64_t i = st.start[s]; i < st.start[s + 1]; ++i) {
+        if (i != st.start[s]) stackText[k] += ';';
+        stackText[k] += names[st.frames[i]];
+      }
+      written[k] = true;
+    }
+    const std::string& process = processes[key >> 32];
+    std::string line;
+    line.reserve(process.size() + 1 + stackText[k].size());
+    if (!process.empty()) (line += process) += ';';
+    line += stackText[k];
+    sorted.emplace_back(std::move(line), v);
+  }
+  std::sort(sorted.begin(), sorted.end());
+  std::string text;
+  for (size_t i = 0; i < sorted.size();) {
+    uint64_t v = 0;
+    size_t j = i;
+    for (; j < sorted.size() && sorted[j].first == sorted[i].first; ++j) v += sorted[j].second;
+    emit(text, sorted[i].first, v, out);
+    i = j;
+  }
+  out.write(text);
+}
+
 }  // namespace
 
 void writeFolded(const Model& model, size_t event, Sink& out) {
@@ -147,104 +252,7 @@ void writeFolded(const Model& model, const ModelFor& perThread, size_t event, Si
   if (!st.threadValues.empty()) {
     if (event >= model.events())
       throw Error(Status::invalidArgument, "folded", "the profile has no cost events");
-    // The model splits its stacks' figures by thread (perf): one pass over its stacks, not a
-    // model per thread (a recording of a build has thousands of threads). Lines are summed by
-    // (process, stack of names) as numbers: names written alike are one name, stacks of the
-    // same names one stack, so that text is made once per line written, not per row.
-    const size_t ne = model.events(), row = 2 + ne;
-    const std::vector<std::string> names = foldedNames(model);
-    std::vector<uint32_t> nameId(names.size());
-    {
-      std::unordered_map<std::string_view, uint32_t> ids;
-      ids.reserve(names.size());
-      for (size_t f = 0; f < names.size(); ++f)
-        nameId[f] = ids.try_emplace(names[f], static_cast<uint32_t>(ids.size())).first->second;
-    }
-    constexpr uint32_t kNone = UINT32_MAX;
-    // Stacks of names, each once: its names at seqStart[k] .. seqStart[k + 1] of seq, and the
-    // model stack whose frames it was made from (for its text).
-    std::vector<uint32_t> stackOf(st.stacks(), kNone), seq, seqStart{0};
-    std::vector<uint64_t> madeFrom;
-    std::unordered_multimap<uint64_t, uint32_t> seqByHash;
-    std::vector<uint32_t> names1;
-    auto nameStack = [&](uint64_t s) {
-      names1.clear();
-      uint64_t h = 0x9e3779b97f4a7c15ull;
-      for (uint64_t i = st.start[s]; i < st.start[s + 1]; ++i) {
-        names1.push_back(nameId[st.frames[i]]);
-        h = (h ^ names1.back()) * 0x100000001b3ull;
-        h ^= h >> 29;
-      }
-      auto [lo, hi] = seqByHash.equal_range(h);
-      for (auto it = lo; it != hi; ++it) {
-        const uint32_t k = it->second;
-        if (seqStart[k + 1] - seqStart[k] == names1.size() &&
-            std::equal(names1.begin(), names1.end(), seq.begin() + seqStart[k]))
-          return k;
-      }
-      const auto k = static_cast<uint32_t>(madeFrom.size());
-      seq.insert(seq.end(), names1.begin(), names1.end());
-      seqStart.push_back(static_cast<uint32_t>(seq.size()));
-      madeFrom.push_back(s);
-      seqByHash.emplace(h, k);
-      return k;
-    };
-    // Processes by their text, each once; a thread's is made at its first row.
-    std::vector<uint32_t> processOfThread(threads.size(), kNone);
-    std::vector<std::string> processes;
-    std::unordered_map<std::string, uint32_t> processIds;
-    // (process, stack of names) -> cost, and the order lines were met in (for their text).
-    std::unordered_map<uint64_t, uint64_t> cost;
-    for (size_t r = 0; r + row <= st.threadValues.size(); r += row) {
-      const uint64_t s = st.threadValues[r], t = st.threadValues[r + 1];
-      const uint64_t v = st.threadValues[r + 2 + event];
-      if (v == 0) continue;
-      if (processOfThread[t] == kNone) {
-        auto [it, added] =
-            processIds.try_emplace(processOf(t), static_cast<uint32_t>(processes.size()));
-        if (added) processes.push_back(it->first);
-        processOfThread[t] = it->second;
-      }
-      if (stackOf[s] == kNone) stackOf[s] = nameStack(s);
-      cost[uint64_t{processOfThread[t]} << 32 | stackOf[s]] += v;
-    }
-    // Each line's text, sorted; lines whose texts are alike (a process named as a stack's
-    // first frame, beside a thread without one) are one line.
-    std::vector<std::string> stackText(madeFrom.size());
-    std::vector<bool> written(madeFrom.size(), false);
-    std::vector<std::pair<std::string, uint64_t>> sorted;
-    sorted.reserve(cost.size());
-    for (const auto& [key, v] : cost) {
-      const auto k = static_cast<uint32_t>(key);
-      if (!written[k]) {
-        const uint64_t s = madeFrom[k];
-        size_t length = 0;
-        for (uint64_t i = st.start[s]; i < st.start[s + 1]; ++i)
-          length += names[st.frames[i]].size() + 1;
-        stackText[k].reserve(length);
-        for (uint64_t i = st.start[s]; i < st.start[s + 1]; ++i) {
-          if (i != st.start[s]) stackText[k] += ';';
-          stackText[k] += names[st.frames[i]];
-        }
-        written[k] = true;
-      }
-      const std::string& process = processes[key >> 32];
-      std::string line;
-      line.reserve(process.size() + 1 + stackText[k].size());
-      if (!process.empty()) (line += process) += ';';
-      line += stackText[k];
-      sorted.emplace_back(std::move(line), v);
-    }
-    std::sort(sorted.begin(), sorted.end());
-    std::string text;
-    for (size_t i = 0; i < sorted.size();) {
-      uint64_t v = 0;
-      size_t j = i;
-      for (; j < sorted.size() && sorted[j].first == sorted[i].first; ++j) v += sorted[j].second;
-      emit(text, sorted[i].first, v, out);
-      i = j;
-    }
-    out.write(text);
+    writeByThreadRows(model, st, event, out, processOf);
     return;
   } else {
     for (size_t t = 0; t < threads.size(); ++t) {
