@@ -757,6 +757,25 @@ def compare_same_line(tmp, buildids):
           f"each called by its own file's run: {got}")
 
 
+def compare_inlined_and_called(tmp, buildids):
+    """A static `step` both inlined into runA and called out of line from runB
+    (inlined-and-called.c, built here) is one function: one `step` row of `top`, whose self
+    samples are perf's count for the symbol step plus the folded stacks' under runA;step (its
+    inlined copies). The symbol's frames were keyed by its address and the inlined ones by
+    DWARF's declaration: two rows `inlined-and-called.c:step`, where pprof shows one."""
+    f = build_and_record(tmp, buildids, "gcc", "inlined-and-called", "inlined-and-called.c")
+    if not f:
+        return
+    rows = [line.split("\t") for line in run(cli, "top", f, "--tsv", "-n", "100000000").splitlines()]
+    steps = [int(r[0]) for r in rows if r[4] == "step" and os.path.basename(r[5]) == "inlined-and-called"]
+    _, perf = perf_rows(buildids, f, "dso,sym")
+    symbol = sum(n for n, row in perf if re.match(r"inlined-and-called\s+\[\.\] step$", row))
+    inlined = sum(n for l, n in folded(f).items() if l.endswith(";runA;step"))
+    check(len(steps) == 1 and symbol > 0 and inlined > 0 and steps[0] == symbol + inlined,
+          f"inlined-and-called: step is one row of top: {steps}, perf's count for the symbol "
+          f"{symbol} and the inlined copies' {inlined}")
+
+
 SCRIPT_VARIANTS = ["-tid", "-time", "-event", "-period", "+pid", "-comm", "-tid,-time",
                    "-time,-event", "-tid,-time,-event", "-comm,-time",
                    "comm,tid,ip,sym,dso", "comm,ip,sym,dso", "+srcline"]
@@ -1405,6 +1424,7 @@ def main():
             compare_cxx(tmp, buildids)
             compare_same_name(tmp, buildids)
             compare_same_line(tmp, buildids)
+            compare_inlined_and_called(tmp, buildids)
             compare_dwarf_callgraph(tmp, buildids)
             compare_events(tmp, buildids)
             compare_system_wide(tmp, buildids)
