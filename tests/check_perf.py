@@ -77,7 +77,7 @@ def collapsed_frame(sym, dso):
     return "[unknown]" if not dso or dso == "[unknown]" else f"[{dso.rsplit('/', 1)[-1]}]"
 
 
-def stackcollapse(text, mode="comm"):
+def stackcollapse(text, mode="comm", event=None):
     """stackcollapse-perf.pl's rules, written here from its description: per sample, the
     command name (with --pid "-PID", with --tid "-PID/TID"; spaces as '_'), then the frames
     outermost first (collapsed_frame), joined by ';', summed over identical lines. Its
@@ -90,6 +90,8 @@ def stackcollapse(text, mode="comm"):
         if not lines:
             continue
         head = lines[0]
+        if event is not None and not head.rstrip().endswith(" " + event + ":"):
+            continue  # --event-filter=EVENT
         m = re.match(r"^(.*?)\s+(?:(-?\d+)/)?(-?\d+)\s", head)
         comm = m.group(1).strip() if m else head.split()[0]
         pid, tid = (m.group(2) or m.group(3), m.group(3)) if m else ("?", "?")
@@ -776,6 +778,31 @@ def compare_inlined_and_called(tmp, buildids):
           f"{symbol} and the inlined copies' {inlined}")
 
 
+def compare_two_events(tmp, buildids):
+    """A recording of two events (-e cpu-clock,page-faults): --to folded counts the samples of
+    the first, as stackcollapse-perf.pl counts one event's (its --event-filter, by default the
+    first it meets): its lines equal stackcollapse's of the perf script text's cpu-clock
+    samples. They were every event's samples added up (`samples`), page faults and clock ticks
+    on one line."""
+    exe = os.path.join(tmp, "two-events")
+    run("gcc", "-O1", "-g", "-fno-omit-frame-pointer", "-o", exe,
+        os.path.join(data, "two-events.c"))
+    f = os.path.join(tmp, "two-events.data")
+    run("perf", "--buildid-dir", buildids, "record", "-q", "-e", "cpu-clock,page-faults", "-g",
+        "-o", f, exe)
+    text = run("perf", "--buildid-dir", buildids, "script", "-i", f)
+    # The lines under main, as compare_cxx compares them (the first frames of a process differ).
+    def under_main(lines):
+        return {l: n for l, n in lines.items() if ";main;" in l}
+    want = under_main(stackcollapse(text, event="cpu-clock"))
+    faults = under_main(stackcollapse(text, event="page-faults"))
+    got = under_main(folded(f, "--symbol-tables-only"))
+    check(want == got and sum(faults.values()) > 0,
+          f"two events: --to folded = stackcollapse-perf's lines of the cpu-clock samples "
+          f"({sum(got.values())} samples vs {sum(want.values())}; page-faults "
+          f"{sum(faults.values())}; differ: {sorted(set(want.items()) ^ set(got.items()))[:2]})")
+
+
 SCRIPT_VARIANTS = ["-tid", "-time", "-event", "-period", "+pid", "-comm", "-tid,-time",
                    "-time,-event", "-tid,-time,-event", "-comm,-time",
                    "comm,tid,ip,sym,dso", "comm,ip,sym,dso", "+srcline"]
@@ -1425,6 +1452,7 @@ def main():
             compare_same_name(tmp, buildids)
             compare_same_line(tmp, buildids)
             compare_inlined_and_called(tmp, buildids)
+            compare_two_events(tmp, buildids)
             compare_dwarf_callgraph(tmp, buildids)
             compare_events(tmp, buildids)
             compare_system_wide(tmp, buildids)
