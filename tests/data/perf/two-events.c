@@ -2,18 +2,19 @@
 // cpu-clock,page-faults): `touch` faults in fresh pages, `spin` computes. Built and recorded by
 // tests/check_perf.py --record (gcc -O1 -g -fno-omit-frame-pointer two-events.c).
 #include <stdio.h>
-#include <stdlib.h>
 #include <string.h>
+#include <sys/mman.h>
 
 char* volatile kept;  // the pages are written, not left out by the compiler
 
+// Fresh pages each time (mmap, not malloc, which would reuse freed pages): page faults.
 __attribute__((noinline)) static long touch(size_t bytes) {
-  char* p = malloc(bytes);
-  if (!p) return 0;
+  char* p = mmap(NULL, bytes, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
+  if (p == MAP_FAILED) return 0;
   kept = p;
   memset(p, 1, bytes);
   long s = kept[bytes / 2];
-  free(p);
+  munmap(p, bytes);
   return s;
 }
 
