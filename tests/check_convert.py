@@ -357,6 +357,20 @@ for rel in ["perf/spin.data", "perf/threads.data", "pprof/go-cpu.pb.gz"]:
           f"({len(theirs)} functions; differing: "
           f"{sorted(set(theirs.items()) ^ set(ours.items()))[:4]})")
 
+# Callgrind -> Cachegrind: Callgrind leaves out a row's trailing zeros, Cachegrind writes every
+# event's count, and cg_annotate warns of each function whose rows all leave one out.
+src = os.path.join(data, "callgrind", "callgrind.workload.cachesim.out")
+out = os.path.join(tmp, "cachesim.cachegrind")
+r = run("convert", src, "--to", "cachegrind", "-o", out)
+text = open(out).read() if r.returncode == 0 else ""
+events = next((l.split()[1:] for l in text.splitlines() if l.startswith("events:")), [])
+short = [l for l in text.splitlines() if l[:1].isdigit() and len(l.split()) != 1 + len(events)]
+ann = subprocess.run(["cg_annotate", "--auto=no", out], capture_output=True, text=True)
+check(r.returncode == 0 and events and not short and ann.returncode == 0 and not ann.stderr,
+      f"callgrind -> cachegrind: every row has the {len(events)} events' counts ({len(short)} "
+      f"rows short, e.g. {short[:1]}), cg_annotate reads it without a warning "
+      f"({ann.stderr.strip()[:120]})")
+
 # perf -> pprof: the program's mapping first, where pprof looks for the main binary (`File:`);
 # it was perf's first mapping, ld.so.
 for rel, program in [("perf/spin.data", "spin"), ("perf/threads.data", "threads")]:

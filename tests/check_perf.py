@@ -77,7 +77,7 @@ def collapsed_frame(sym, dso):
     return "[unknown]" if not dso or dso == "[unknown]" else f"[{dso.rsplit('/', 1)[-1]}]"
 
 
-def stackcollapse(text, mode="comm"):
+def stackcollapse(text, mode="comm", event=None):
     """stackcollapse-perf.pl's rules, written here from its description: per sample, the
     command name (with --pid "-PID", with --tid "-PID/TID"; spaces as '_'), then the frames
     outermost first (collapsed_frame), joined by ';', summed over identical lines. Its
@@ -90,6 +90,8 @@ def stackcollapse(text, mode="comm"):
         if not lines:
             continue
         head = lines[0]
+        if event is not None and not head.rstrip().endswith(" " + event + ":"):
+            continue  # --event-filter=EVENT
         m = re.match(r"^(.*?)\s+(?:(-?\d+)/)?(-?\d+)\s", head)
         comm = m.group(1).strip() if m else head.split()[0]
         pid, tid = (m.group(2) or m.group(3), m.group(3)) if m else ("?", "?")
@@ -757,6 +759,50 @@ def compare_same_line(tmp, buildids):
           f"each called by its own file's run: {got}")
 
 
+def compare_inlined_and_called(tmp, buildids):
+    """A static `step` both inlined into runA and called out of line from runB
+    (inlined-and-called.c, built here) is one function: one `step` row of `top`, whose self
+    samples are perf's count for the symbol step plus the folded stacks' under runA;step (its
+    inlined copies). The symbol's frames were keyed by its address and the inlined ones by
+    DWARF's declaration: two rows `inlined-and-called.c:step`, where pprof shows one."""
+    f = build_and_record(tmp, buildids, "gcc", "inlined-and-called", "inlined-and-called.c")
+    if not f:
+        return
+    rows = [line.split("\t") for line in run(cli, "top", f, "--tsv", "-n", "100000000").splitlines()]
+    steps = [int(r[0]) for r in rows if r[4] == "step" and os.path.basename(r[5]) == "inlined-and-called"]
+    _, perf = perf_rows(buildids, f, "dso,sym")
+    symbol = sum(n for n, row in perf if re.match(r"inlined-and-called\s+\[\.\] step$", row))
+    inlined = sum(n for l, n in folded(f).items() if l.endswith(";runA;step"))
+    check(len(steps) == 1 and symbol > 0 and inlined > 0 and steps[0] == symbol + inlined,
+          f"inlined-and-called: step is one row of top: {steps}, perf's count for the symbol "
+          f"{symbol} and the inlined copies' {inlined}")
+
+
+def compare_two_events(tmp, buildids):
+    """A recording of two events (-e cpu-clock,page-faults): --to folded counts the samples of
+    the first, as stackcollapse-perf.pl counts one event's (its --event-filter, by default the
+    first it meets): its lines equal stackcollapse's of the perf script text's cpu-clock
+    samples. They were every event's samples added up (`samples`), page faults and clock ticks
+    on one line."""
+    exe = os.path.join(tmp, "two-events")
+    run("gcc", "-O1", "-g", "-fno-omit-frame-pointer", "-o", exe,
+        os.path.join(data, "two-events.c"))
+    f = os.path.join(tmp, "two-events.data")
+    run("perf", "--buildid-dir", buildids, "record", "-q", "-e", "cpu-clock,page-faults", "-g",
+        "-o", f, exe)
+    text = run("perf", "--buildid-dir", buildids, "script", "-i", f)
+    # The lines under main, as compare_cxx compares them (the first frames of a process differ).
+    def under_main(lines):
+        return {l: n for l, n in lines.items() if ";main;" in l}
+    want = under_main(stackcollapse(text, event="cpu-clock"))
+    faults = under_main(stackcollapse(text, event="page-faults"))
+    got = under_main(folded(f, "--symbol-tables-only"))
+    check(want == got and sum(faults.values()) > 0,
+          f"two events: --to folded = stackcollapse-perf's lines of the cpu-clock samples "
+          f"({sum(got.values())} samples vs {sum(want.values())}; page-faults "
+          f"{sum(faults.values())}; differ: {sorted(set(want.items()) ^ set(got.items()))[:2]})")
+
+
 SCRIPT_VARIANTS = ["-tid", "-time", "-event", "-period", "+pid", "-comm", "-tid,-time",
                    "-time,-event", "-tid,-time,-event", "-comm,-time",
                    "comm,tid,ip,sym,dso", "comm,ip,sym,dso", "+srcline"]
@@ -1405,6 +1451,8 @@ def main():
             compare_cxx(tmp, buildids)
             compare_same_name(tmp, buildids)
             compare_same_line(tmp, buildids)
+            compare_inlined_and_called(tmp, buildids)
+            compare_two_events(tmp, buildids)
             compare_dwarf_callgraph(tmp, buildids)
             compare_events(tmp, buildids)
             compare_system_wide(tmp, buildids)

@@ -5,7 +5,8 @@ profile.proto decoder:
 - Every format's test data converted to pprof: `go tool pprof -raw`, `-top` and `-traces` read
   it; every location names a mapping the profile has (pprof's own profiles never leave
   mapping_id 0, and consumers expect one); no location at address 0xffffffffffffffff. DCPI:
-  period_type is the file's event and period its `period` header value.
+  period_type is the file's event and period its `period` header value. Callgrind: the first
+  mapping, pprof's main binary, is the program the `cmd:` line names.
 - Callgrind with --dump-instr=yes, where recursion contexts (`fib'2`) and their functions share
   addresses: per function, `go tool pprof -top` flat equals callgrind_annotate's self cost and
   `profpack top`'s.
@@ -117,6 +118,15 @@ for rel, src in inputs:
     check(not dangling, f"{rel}: every location's mapping exists ({len(dangling)} do not)")
     wild = [l["id"] for l in p["locations"] if l["address"] == 0xFFFFFFFFFFFFFFFF]
     check(not wild, f"{rel}: no location at address 0xffffffffffffffff ({len(wild)})")
+    if rel.startswith("callgrind/"):
+        # pprof takes the first mapping for the main binary (`File:`): the program the `cmd:`
+        # line names, not the object of the first location written (libc.so.6, libm.so.6).
+        with open(src, encoding="latin-1") as fh:
+            cmd = next(l for l in fh if l.startswith("cmd:")).split()[1]
+        raw = pprof("-raw", "-symbolize=none", out).stdout.splitlines()
+        first = raw[raw.index("Mappings") + 1].split() if "Mappings" in raw else []
+        check(len(first) >= 3 and os.path.basename(first[2]) == os.path.basename(cmd),
+              f"{rel}: the first mapping is the program {cmd} ({' '.join(first)})")
     if rel.startswith("dcpi/"):
         with open(src, "rb") as fh:
             header = fh.read(4096).split(b"\nsamples\n")[0].decode("latin-1")

@@ -160,7 +160,7 @@ constexpr Codec kCodecs[] = {
     {FormatId::folded, "folded", ir::Format::FOLDED, FormatId::folded, isFolded, readFolded,
      nullptr,
      [](const Model& m, const ModelFor& perThread, const WriteOptions& o, Sink& out) {
-       writeFolded(m, perThread, 0, out, foldedProcess(o));
+       writeFolded(m, perThread, foldedEvent(m), out, foldedProcess(o));
      },
      callTreeModel, nullptr, nullptr, FormatId::folded, nullptr, false,
      /*writeModelReadsEdges=*/false},

@@ -418,8 +418,13 @@ std::vector<SymbolFrame> ElfBinary::resolve(uint64_t address, bool declarations)
   if (!parameters_ && !out.empty()) {
     std::string name = perfName(address, &start);
     if (!name.empty()) {
+      // Where DWARF names the function as its symbol does, its DWARF declaration keys it, as it
+      // keys the function's inlined copies: a function both called (the symbol) and inlined
+      // elsewhere (or into itself, a recursive one) is one function, not two rows of one file
+      // and name (`top`: both.c:step 4,132 and both.c:step 3,985; pprof: step 8,117).
+      const bool asDwarf = out.back().function == name && out.back().declaration != 0;
       out.back().function = std::move(name);
-      out.back().declaration = symbolDeclaration(start);
+      if (!asDwarf) out.back().declaration = symbolDeclaration(start);
     }
   }
   if (out.empty() || out.back().function.empty()) {

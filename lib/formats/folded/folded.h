@@ -28,6 +28,12 @@ enum class FoldedProcess { comm = 0, commPid = 1, commPidTid = 2, none = 3 };
 void writeFolded(const Model& model, const ModelFor& perThread, size_t event, Sink& out,
                  FoldedProcess process = FoldedProcess::comm);
 void writeFolded(const Model& model, size_t event, Sink& out);
+// The event whose counts a folded line holds: the first, `samples`, unless the model also
+// counts each sampled event's samples apart (`EVENT_samples`, a perf recording of several
+// events): then the first event's, as stackcollapse-perf.pl counts the samples of one event
+// only ("merging together different types ... produces misleading results"), where
+// `samples` adds up the samples of every event.
+size_t foldedEvent(const Model& model);
 
 // True if the first line of `data` that is not blank is a `stack COUNT` line.
 bool isFolded(std::span<const uint8_t> data);

@@ -201,6 +201,14 @@ void writeByThreadRows(const Model& model, const StackLayer& st, size_t event, S
 
 }  // namespace
 
+size_t foldedEvent(const Model& model) {
+  const std::vector<std::string>& names = model.eventNames();
+  if (names.size() > 2 && names[0] == "samples")
+    for (size_t e = 2; e < names.size(); ++e)
+      if (names[e] == names[1] + "_samples") return e;
+  return 0;
+}
+
 void writeFolded(const Model& model, size_t event, Sink& out) {
   std::string text;
   const std::vector<std::string> names = foldedNames(model);

@@ -11,6 +11,7 @@
 
 #include "error.h"
 #include "formats/pprof/pprof.h"
+#include "formats/pprof/program.h"
 #include "util/gzip.h"
 #include "util/text.h"
 #include "util/tuple_hash.h"
@@ -90,6 +91,7 @@ class PprofWriter {
     samples();
     msg_ += mappings_;
     keepUnusedLocations();
+    programMappingFirst();
     writeLocations();
     writeFunctions();
     writePeriod();
@@ -207,11 +209,16 @@ class PprofWriter {
     // the main binary (`File:`), which was perf's first mapping, ld.so. The ids stay in order.
     std::vector<size_t> order(at.mappings.size());
     std::iota(order.begin(), order.end(), 0);
-    const auto program = std::find_if(at.mappings.begin(), at.mappings.end(),
-                                      [](const Mapping& m) { return m.program; });
-    if (program != at.mappings.end())
-      std::rotate(order.begin(), order.begin() + (program - at.mappings.begin()),
-                  order.begin() + (program - at.mappings.begin()) + 1);
+    // Where the model marks none, the one the profile's command names (Callgrind's `cmd:`,
+    // with `positions: instr`).
+    size_t program = static_cast<size_t>(std::find_if(at.mappings.begin(), at.mappings.end(),
+                                                      [](const Mapping& m) { return m.program; }) -
+                                         at.mappings.begin());
+    if (program == at.mappings.size())
+      program = programObject(commandPath(m_.description()), at.mappings.size(),
+                              [&](size_t i) -> const std::string& { return at.mappings[i].path; });
+    if (program < at.mappings.size())
+      std::rotate(order.begin(), order.begin() + program, order.begin() + program + 1);
     for (size_t i : order) {
       const Mapping& map = at.mappings[i];
       std::string mp;
@@ -442,7 +449,11 @@ class PprofWriter {
   // model has none for get one per object their function names (its path, no address range).
   uint64_t mappingOf(const Loc& loc) {
     if (loc.mapping != 0) return loc.mapping;
-    const std::string& object = loc.function != 0 ? m_.function(loc.function - 1).object : "";
+    return objectMapping(loc.function != 0 ? m_.function(loc.function - 1).object : "");
+  }
+
+  // The mapping made for `object`'s locations: made (and written) on first use.
+  uint64_t objectMapping(const std::string& object) {
     auto [it, added] = objectMapping_.try_emplace(object, mappingCount_ + 1);
     if (added) {
       ++mappingCount_;
@@ -456,6 +467,18 @@ class PprofWriter {
       bytesField(msg_, 3, mp);
     }
     return it->second;
+  }
+
+  // Without the model's mappings, the program's object gets the first mapping, where the
+  // profile names its command: pprof takes the first mapping for the main binary (`File:`),
+  // which was the object of the first location written (`File: libm.so.6` for a program
+  // Callgrind ran).
+  void programMappingFirst() {
+    if (addresses_) return;
+    const size_t f =
+        programObject(commandPath(m_.description()), m_.functions(),
+                      [&](size_t i) -> const std::string& { return m_.function(i).object; });
+    if (f < m_.functions()) objectMapping(m_.function(f).object);
   }
 
   void lineOf(std::string& lp, int64_t function, uint64_t line) const {
