@@ -1,6 +1,8 @@
 #include "formats/gperftools/stacks.h"
 
 #include <algorithm>
+#include <future>
+#include <system_error>
 #include <unordered_map>
 
 #include "error.h"
@@ -95,6 +97,28 @@ struct Tree {
     const size_t n = d.nodes();
     if (here.size() != n + 1 || d.address.size() != n)
       throw Error(Status::internal, "", "the reader's stack tree does not match its IR");
+    // Each figure is kept per address: number them once, in order of first appearance. That
+    // reads only the tree's addresses, and a large tree's are numbered on a second thread while
+    // this one sums and links the nodes below (both cores: the numbering was half of the
+    // tree's time, and the model waits for the tree before anything else).
+    auto number = [this, n] {
+      PairMap ids;
+      addressId.assign(n + 1, 0);
+      for (size_t i = 1; i <= n; ++i) {
+        bool added = false;
+        const uint64_t a = d.addressOf(i);
+        addressId[i] = static_cast<uint32_t>(ids.findOrInsert(a, 0, addresses.size(), added));
+        if (added) addresses.push_back(a);
+      }
+    };
+    std::future<void> numbering;
+    if (n >= 65536) {
+      try {
+        numbering = std::async(std::launch::async, number);
+      } catch (const std::system_error&) {
+        // no thread to be had: numbered below, here
+      }
+    }
     subtree = here;
     for (size_t i = n; i >= 1; --i) subtree[d.parentOf(i)] += subtree[i];
     childStart.assign(n + 2, 0);
@@ -103,15 +127,10 @@ struct Tree {
     children.resize(n);
     std::vector<uint32_t> fill(childStart.begin(), childStart.end() - 1);
     for (size_t i = 1; i <= n; ++i) children[fill[d.parentOf(i)]++] = static_cast<uint32_t>(i);
-    // Each figure is kept per address: number them once, in order of first appearance.
-    PairMap ids;
-    addressId.assign(n + 1, 0);
-    for (size_t i = 1; i <= n; ++i) {
-      bool added = false;
-      const uint64_t a = d.addressOf(i);
-      addressId[i] = static_cast<uint32_t>(ids.findOrInsert(a, 0, addresses.size(), added));
-      if (added) addresses.push_back(a);
-    }
+    if (numbering.valid())
+      numbering.get();
+    else
+      number();
   }
 
   static std::shared_ptr<const DecodedStacks> treeOf(ir::StackSamples::Reader st,
