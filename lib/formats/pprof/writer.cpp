@@ -164,6 +164,13 @@ class PprofWriter {
   uint64_t nanos(uint64_t v) const {
     const bool negative = isSigned_ && static_cast<int64_t>(v) < 0;
     const uint64_t magnitude = negative ? ~v + 1 : v;
+    // A whole period's product below 2^53 is what the rounding below makes of it on any
+    // platform's long double (exact there, even as a double): one multiplication, where the
+    // long double arithmetic was 3% of the pprof writer's instructions for a gperftools profile.
+    uint64_t product;
+    if (period_ > 0 && !__builtin_mul_overflow(magnitude, period_, &product) &&
+        product < (uint64_t{1} << 53))
+      return negative ? ~product + 1 : product;
     const long double x = period_ > 0 ? static_cast<long double>(magnitude) * period_
                                       : static_cast<long double>(magnitude) * 1e9L / perSecond_;
     const uint64_t r = x >= 9.2e18L ? INT64_MAX : static_cast<uint64_t>(x + 0.5L);
