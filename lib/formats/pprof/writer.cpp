@@ -1,5 +1,4 @@
 #include <algorithm>
-#include <bit>
 #include <cstring>
 #include <functional>
 #include <numeric>
@@ -11,6 +10,7 @@
 
 #include "error.h"
 #include "formats/pprof/pprof.h"
+#include "formats/pprof/wire.h"
 #include "util/gzip.h"
 #include "util/text.h"
 #include "util/tuple_hash.h"
@@ -19,32 +19,7 @@ namespace profpack {
 
 namespace {
 
-// Protocol buffer wire format, the few pieces profile.proto needs.
-void varint(std::string& out, uint64_t v) {
-  while (v >= 0x80) {
-    out += static_cast<char>(v | 0x80);
-    v >>= 7;
-  }
-  out += static_cast<char>(v);
-}
-void tag(std::string& out, unsigned field, unsigned wire) { varint(out, field << 3 | wire); }
-void uintField(std::string& out, unsigned field, uint64_t v) {
-  if (v == 0) return;  // proto3: defaults are not written
-  tag(out, field, 0);
-  varint(out, v);
-}
-void bytesField(std::string& out, unsigned field, std::string_view bytes) {
-  tag(out, field, 2);
-  varint(out, bytes.size());
-  out.append(bytes);
-}
-size_t varintSize(uint64_t v) { return 1 + static_cast<size_t>(std::bit_width(v | 1) - 1) / 7; }
-// Writes `v` as a varint at `p`; returns the end.
-char* putVarint(char* p, uint64_t v) {
-  for (; v >= 0x80; v >>= 7) *p++ = static_cast<char>(v | 0x80);
-  *p++ = static_cast<char>(v);
-  return p;
-}
+using namespace pprofwire;
 
 class Strings {
  public:
