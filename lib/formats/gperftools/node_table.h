@@ -7,6 +7,7 @@
 #include <bit>
 #include <cstdint>
 #include <cstring>
+#include <memory>
 #include <new>
 #include <vector>
 
@@ -192,9 +193,11 @@ class NodeTable {
       uint64_t hash;
       uint64_t depth;
     };
-    std::vector<Running> running(nodes());
+    // Left uninitialized: each entry is written before it is read (a parent's id is smaller).
+    const size_t count = nodes();
+    std::unique_ptr<Running[]> running(new Running[count]);
     running[0] = {kHashSeed, 0};
-    for (size_t node = 1; node < running.size(); ++node) {
+    for (size_t node = 1; node < count; ++node) {
       const Running& up = running[nodes_.parent[node - 1]];
       running[node] = {hashStep(up.hash, nodes_.pc[node - 1]), up.depth + 1};
       const uint64_t h = hashOf(running[node].hash, running[node].depth);

@@ -121,14 +121,15 @@ void parseRecords(std::span<const uint8_t> data, size_t pos, Body& body, TreeNod
   std::vector<Walked> waiting(kTailMax);  // records [done, walked), by index
   uint64_t walked = 0, done = 0;
 
-  // Adds the chain of the record at `pos` (num_pcs `n`, checked; chain hash `h0`, and `h1`
-  // that of the chain without its leaf where n >= 2) to the tree and returns its node.
-  auto insert = [&](uint64_t recordAt, uint64_t n, uint64_t h0, uint64_t h1) {
+  // Adds the record at `recordAt` (`count`; num_pcs `n`, checked; chain hash `h0`, and `h1`
+  // that of the chain without its leaf where n >= 2): its chain to the tree, then the record.
+  auto insert = [&](uint64_t recordAt, uint64_t count, uint64_t n, uint64_t h0, uint64_t h1) {
     table.reserve(n);  // no growth below, so the insert positions found stay valid
     const uint64_t pcsAt = recordAt + 2 * W;
     const uint8_t* pcs = base + pcsAt;
     size_t at0 = 0;
     uint32_t node = table.find(h0, pcs, static_cast<uint32_t>(n), at0);
+    uint32_t added = 0, parent = 0;  // the nodes it adds, below which node
     if (node == 0) {
       // A new chain: find the longest suffix already in the tree (j == n: none, the root)
       // and add the missing inner nodes, outermost first.
@@ -157,7 +158,8 @@ void parseRecords(std::span<const uint8_t> data, size_t pos, Body& body, TreeNod
       }
       if (table.nodes() > UINT32_MAX - j)
         throw Error(Status::limit, kFmt, "more than 2^32 call-chain nodes", recordAt);
-      body.addBranch(node);
+      added = static_cast<uint32_t>(j);  // j <= n, and n * W < 2^32
+      parent = node;
       while (j-- > 0) {
         const uint32_t child =
             table.insert(at[j], hashes[j], pcs + j * W, static_cast<uint32_t>(n - j), node);
@@ -165,7 +167,7 @@ void parseRecords(std::span<const uint8_t> data, size_t pos, Body& body, TreeNod
         node = child;
       }
     }
-    return node;
+    body.addRecord(count, node, added, parent);
   };
 
   PageReleaser releaser(base, size);
@@ -178,13 +180,11 @@ void parseRecords(std::span<const uint8_t> data, size_t pos, Body& body, TreeNod
     }
     if (done + kAhead / 2 < walked) {
       const Walked& a = waiting[(done + kAhead / 2) % kTailMax];
-      // The node a repeated chain ends at is most likely the one found: its samples are added.
-      if (const uint32_t n = table.prefetchChain(a.hash)) body.prefetchSamples(n);
+      table.prefetchChain(a.hash);
       if (a.callerHash) table.prefetchChain(a.callerHash);
     }
     const Walked& r = waiting[done % kTailMax];
-    body.addRecord(load<W, BE>(base + r.at),
-                   insert(r.at, load<W, BE>(base + r.at + W), r.hash, r.callerHash));
+    insert(r.at, load<W, BE>(base + r.at), load<W, BE>(base + r.at + W), r.hash, r.callerHash);
     ++done;
     if (done < walked)
       releaser.upTo(base + waiting[done % kTailMax].at);  // no earlier byte is read
@@ -223,7 +223,7 @@ void parseRecords(std::span<const uint8_t> data, size_t pos, Body& body, TreeNod
     const uint64_t recordAt = tail.offset[i], n = slot(i, 1);
     uint64_t h1 = 0;
     const uint64_t h0 = chainHash<W, BE>(base + recordAt + 2 * W, n, &h1);
-    body.addRecord(slot(i, 0), insert(recordAt, n, h0, h1));
+    insert(recordAt, slot(i, 0), n, h0, h1);
   }
   body.sortedTail = t;
   tailRanks(tail.bucket, order, body.ranks);
@@ -331,6 +331,9 @@ std::unique_ptr<Profile> readGperftools(std::span<const uint8_t> data, bool defe
   Body& body = *bodyOwner;
   const size_t recordsAt = static_cast<size_t>((2 + words) * w);
   TreeNodes nodes;  // the tree, as the parse leaves it
+  // At most one record per 3 slots (count, num_pcs, a pc); as for the record walk, a thread
+  // only pays off for a large profile.
+  body.records.start(size - recordsAt >= kThreadFrom, (size - recordsAt) / (3 * w) + 1);
   if (deferIR) {
     body.deferAddresses = true;
   } else {
@@ -349,6 +352,7 @@ std::unique_ptr<Profile> readGperftools(std::span<const uint8_t> data, bool defe
     else
       parseRecords<8, false>(data, recordsAt, body, nodes);
   }
+  body.records.finish();  // every record's columns and samples are in `body` from here
   const size_t textAt = body.end;
   if (size - textAt > kMaxData)
     throw Error(Status::limit, kFmt, "mapped-objects text larger than 512 MiB", textAt);

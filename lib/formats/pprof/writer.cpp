@@ -1,5 +1,4 @@
 #include <algorithm>
-#include <bit>
 #include <cstring>
 #include <functional>
 #include <numeric>
@@ -12,6 +11,8 @@
 #include "error.h"
 #include "formats/pprof/pprof.h"
 #include "formats/pprof/program.h"
+#include "formats/pprof/values.h"
+#include "formats/pprof/wire.h"
 #include "util/gzip.h"
 #include "util/text.h"
 #include "util/tuple_hash.h"
@@ -20,47 +21,7 @@ namespace profpack {
 
 namespace {
 
-// Protocol buffer wire format, the few pieces profile.proto needs.
-void varint(std::string& out, uint64_t v) {
-  while (v >= 0x80) {
-    out += static_cast<char>(v | 0x80);
-    v >>= 7;
-  }
-  out += static_cast<char>(v);
-}
-void tag(std::string& out, unsigned field, unsigned wire) { varint(out, field << 3 | wire); }
-void uintField(std::string& out, unsigned field, uint64_t v) {
-  if (v == 0) return;  // proto3: defaults are not written
-  tag(out, field, 0);
-  varint(out, v);
-}
-void bytesField(std::string& out, unsigned field, std::string_view bytes) {
-  tag(out, field, 2);
-  varint(out, bytes.size());
-  out.append(bytes);
-}
-size_t varintSize(uint64_t v) { return 1 + static_cast<size_t>(std::bit_width(v | 1) - 1) / 7; }
-// Writes `v` as a varint at `p`; returns the end.
-char* putVarint(char* p, uint64_t v) {
-  for (; v >= 0x80; v >>= 7) *p++ = static_cast<char>(v | 0x80);
-  *p++ = static_cast<char>(v);
-  return p;
-}
-
-class Strings {
- public:
-  Strings() { index(""); }
-  uint64_t index(const std::string& s) {
-    auto [it, added] = ids_.try_emplace(s, table_.size());
-    if (added) table_.push_back(s);
-    return it->second;
-  }
-  const std::vector<std::string>& table() const { return table_; }
-
- private:
-  std::unordered_map<std::string, uint64_t> ids_;
-  std::vector<std::string> table_;
-};
+using namespace pprofwire;
 
 // libdeflate's level 1, gzip's best speed, as Go's runtime/pprof writes its own profiles: a
 // 50 MB gperftools profile's 5 MB profile.proto compresses in 57% of the instructions of
@@ -153,24 +114,8 @@ class PprofWriter {
                                                   : m_.eventNames()[e]);
     if (addTime_) valueType(1, period_ > 0 ? "cpu" : "time", "nanoseconds");
   }
-  std::string timeUnit(const std::string& name) const {
-    if (perSecond_ == 1) return "seconds";
-    if (perSecond_ == 1e3) return "milliseconds";
-    if (perSecond_ == 1e6) return "microseconds";
-    if (perSecond_ == 1e9) return "nanoseconds";
-    return name;
-  }
-
-  // pprof's values are int64: a time beyond that (or a corrupt .ppk's) is capped; a
-  // difference's negative costs give negative times.
-  uint64_t nanos(uint64_t v) const {
-    const bool negative = isSigned_ && static_cast<int64_t>(v) < 0;
-    const uint64_t magnitude = negative ? ~v + 1 : v;
-    const long double x = period_ > 0 ? static_cast<long double>(magnitude) * period_
-                                      : static_cast<long double>(magnitude) * 1e9L / perSecond_;
-    const uint64_t r = x >= 9.2e18L ? INT64_MAX : static_cast<uint64_t>(x + 0.5L);
-    return negative ? ~r + 1 : r;
-  }
+  std::string timeUnit(const std::string& name) const { return timeUnitName(perSecond_, name); }
+  uint64_t nanos(uint64_t v) const { return nanosOf(v, isSigned_, period_, perSecond_); }
 
   // Mappings and locations.
   void collectLocations() {
@@ -270,24 +215,55 @@ class PprofWriter {
   // appending them a byte at a time, counting each packed field's bytes in a pass of its own,
   // was a third of the pprof writer's time.
   void sample(std::span<const uint64_t> leafFirst, const uint64_t* values, int64_t thread = -1) {
+    sampleOf<false>(
+        leafFirst.size(), [leafFirst](size_t k) { return leafFirst[k]; }, values, thread);
+  }
+
+  // sample() of the frames [b, e) of `locations` (a stack layer's), leaf (e - 1) first, each
+  // location l as id l + 1, read from the layer as they are encoded (stackIds() copied them
+  // out first, a sixth of the writer's instructions for a gperftools profile). False, with
+  // nothing written and no id given out, if a frame is at no location (`known` or above) or
+  // the sample has no value: stackIds() and sample() do as they do for those.
+  bool frameSample(const uint32_t* locations, uint64_t b, uint64_t e, uint64_t known,
+                   const uint64_t* values) {
+    return sampleOf<true>(
+        e - b,
+        [locations, e, known](size_t k) -> uint64_t {
+          const uint64_t l = locations[e - 1 - k];
+          return l < known ? l + 1 : 0;
+        },
+        values, -1);
+  }
+
+  // sample() of the `count` ids idAt(0), idAt(1), ...; with kPartial, an id 0 stops it (none
+  // given out, false), as does a sample without values.
+  template <bool kPartial, class IdAt>
+  bool sampleOf(size_t count, const IdAt& idAt, const uint64_t* values, int64_t thread) {
     bool any = false;
     for (size_t e = 0; e < ne_; ++e) any |= values[e] != 0;
-    if (!any) return;
+    if (!any) return !kPartial;
     if (idOf_.size() <= locations_.size()) idOf_.resize(locations_.size() + 1, 0);
     // Room for the ids' varints (10 bytes at most each) with their field's tag and length
     // (1 + 10), and the values' likewise: the values are written after the ids, whose length
     // is known only once they are written, so they go behind the largest the ids could take.
     // The room is kept from sample to sample (resizing a string zeroes what it adds).
     const size_t nv = ne_ + (addTime_ ? 1 : 0);
-    const size_t idsRoom = leafFirst.empty() ? 0 : 11 + 10 * leafFirst.size();
+    const size_t idsRoom = count == 0 ? 0 : 11 + 10 * count;
     if (scratch_.size() < idsRoom + 11 + 10 * nv) scratch_.resize(idsRoom + 11 + 10 * nv);
     char* const start = scratch_.data();
     char* p = start;
-    if (!leafFirst.empty()) {
+    if (count != 0) {
       // The ids' bytes start past their tag and the longest length varint; moved down after.
       char* ids = start + 11;
       char* q = ids;
-      for (uint64_t id : leafFirst) {
+      const size_t given = byId_.size();
+      for (size_t k = 0; k < count; ++k) {
+        const uint64_t id = idAt(k);
+        if (kPartial && id == 0) {  // the ids this sample gave out are taken back
+          for (size_t i = given; i < byId_.size(); ++i) idOf_[byId_[i] + 1] = 0;
+          byId_.resize(given);
+          return false;
+        }
         uint64_t& to = idOf_[id];
         if (to == 0) {
           byId_.push_back(static_cast<uint32_t>(id - 1));
@@ -329,6 +305,7 @@ class PprofWriter {
     m = putVarint(m, n);
     std::memcpy(m, bytes.data(), n);
     flush();
+    return true;
   }
 
   // A label of the sample being made: a string, else a number.
@@ -394,8 +371,15 @@ class PprofWriter {
       }
       return;
     }
+    // No location has inline frames (a gperftools profile's): a frame is its location.
+    const bool frameIds = at != nullptr && at->inlineStart.empty();
     for (size_t s = 0; s < st.stacks(); ++s) {
-      sample(stackIds(st, at, s, ids), st.values.data() + s * ne_);
+      const uint64_t* values = st.values.data() + s * ne_;
+      if (frameIds && st.start[s + 1] > st.start[s] &&
+          frameSample(st.locations.data(), st.start[s], st.start[s + 1], at->locations.size(),
+                      values))
+        continue;
+      sample(stackIds(st, at, s, ids), values);
     }
   }
 
