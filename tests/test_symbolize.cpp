@@ -426,6 +426,32 @@ TEST(perf_map_names_jit_code) {
 // A table as the kernel prints it, long enough that a lookup starts from one of the sorted part's
 // marks (load parses that part only where a lookup lands): every address, and every address just
 // past a symbol, named as a plain search of the table names it. Modules follow in no order.
+// A caller's frame at a function's very start, after its __pfx_ padding, is where an
+// interrupt stopped it: that function, not the padding its address - 1 is in. Elsewhere, and
+// at the padding's own start (a trailing call's return), address - 1.
+TEST(kallsyms_caller_frames_at_a_function_start) {
+  const std::string path = testlib::tempPath("kallsyms.pfx");
+  testlib::spit(path,
+                "ffffffff81000000 T before\n"
+                "ffffffff81000030 T __pfx_spin\n"
+                "ffffffff81000040 T spin\n"
+                "ffffffff81000080 T after\n"
+                "ffffffff810000c0 T end\n");
+  std::string why;
+  auto k = Kallsyms::load(path, why);
+  CHECK(k != nullptr);
+  auto name = [&](uint64_t a) {
+    const std::vector<SymbolFrame>* f = k->lookupCaller(a);
+    return f && f->size() == 1 ? (*f)[0].function : std::string("(none)");
+  };
+  CHECK_EQ(name(0xffffffff81000040), std::string("spin"));    // interrupted at its start
+  CHECK_EQ(name(0xffffffff81000030), std::string("before"));  // a trailing call's return
+  CHECK_EQ(name(0xffffffff81000041), std::string("spin"));
+  CHECK_EQ(name(0xffffffff81000080), std::string("spin"));  // no padding before after
+  CHECK_EQ(name(0xffffffff81000035), std::string("__pfx_spin"));
+  std::remove(path.c_str());
+}
+
 TEST(kallsyms_long_table_names_every_address) {
   std::mt19937 rng(7);
   std::string text;

@@ -363,7 +363,7 @@ const std::vector<SymbolFrame>* ElfResolver::frames(const Mapping& mapping, uint
     if (returnAddress || address >= entries_.size() || entries_[address] == 0) return nullptr;
     return &bin_->lookupEntry(entries_[address]);
   }
-  if (kernel_) return kernel_->lookup(address - (returnAddress ? 1 : 0));
+  if (kernel_) return returnAddress ? kernel_->lookupCaller(address) : kernel_->lookup(address);
   if (jit_) return jit_->lookup(address - (returnAddress ? 1 : 0));
   return &bin_->lookup(address - bias_ - (returnAddress ? 1 : 0));
 }

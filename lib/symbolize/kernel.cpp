@@ -259,6 +259,17 @@ const std::vector<SymbolFrame>* Kallsyms::lookup(uint64_t address) const {
   return &frame_;
 }
 
+const std::vector<SymbolFrame>* Kallsyms::lookupCaller(uint64_t address) const {
+  if (address == 0) return nullptr;
+  const std::vector<SymbolFrame>* f = lookup(address - 1);
+  constexpr std::string_view kPadding = "__pfx_";
+  if (!f || f->empty() || f->front().function.compare(0, kPadding.size(), kPadding) != 0) return f;
+  const std::string padded = f->front().function.substr(kPadding.size());
+  const std::vector<SymbolFrame>* own = lookup(address);  // (the same frame_, refilled)
+  if (own && !own->empty() && own->front().function == padded) return own;
+  return lookup(address - 1);
+}
+
 std::string runningKernelBuildId() {
   // ELF notes: namesz, descsz, type, name (padded to 4), desc (padded to 4).
   std::ifstream in("/sys/kernel/notes", std::ios::binary);

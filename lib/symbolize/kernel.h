@@ -26,6 +26,12 @@ class Kallsyms {
   static std::unique_ptr<Kallsyms> load(const std::string& path, std::string& why);
   // The function at `address`, as one frame; null where no symbol precedes it.
   const std::vector<SymbolFrame>* lookup(uint64_t address) const;
+  // A caller's frame at `address`: the function its return address - 1 is in. But the kernel
+  // pads each function with 16 bytes before it (its __pfx_ symbol), so a function's very start
+  // is never a return address (a trailing call returns to the padding's start): a frame there
+  // is where an interrupt or exception stopped the function (the frame under
+  // asm_common_interrupt), and it is that function, named at its address as perf names it.
+  const std::vector<SymbolFrame>* lookupCaller(uint64_t address) const;
 
  private:
   // One kept line: a function or data symbol with an address and a name.
