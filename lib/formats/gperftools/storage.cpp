@@ -17,118 +17,13 @@ namespace profpack {
 
 namespace gperf {
 
-AddressFeed::~AddressFeed() {
-  if (!thread_.joinable()) return;
-  publish(added_ | kDone);  // a parser that gave up: stop the encoder
-  thread_.join();
-}
-
-void AddressFeed::start(bool threaded, size_t maxNodes) {
-  if (!threaded) return;
-  blocks_.resize(maxNodes / kBlock + 1);
-  try {
-    thread_ = std::thread([this] { encode(); });
-  } catch (const std::system_error&) {
-    blocks_.clear();  // no thread to be had: encode as nodes are added
-  }
-}
-
-void AddressFeed::newBlock() {
-  if (added_ / kBlock >= blocks_.size())
-    throw std::logic_error("gperftools reader: more tree nodes than PC slots");
-  blocks_[added_ / kBlock].reset(new Entry[kBlock]);
-}
-
-void AddressFeed::publish(uint64_t n) {
-  published_.store(n, std::memory_order_release);
-  published_.notify_one();
-}
-
-void AddressFeed::encode() {
-  try {
-    for (uint64_t done = 0;;) {
-      const uint64_t p = published_.load(std::memory_order_acquire);
-      for (const uint64_t n = p & ~kDone; done < n; ++done) {
-        const Entry& e = blocks_[done / kBlock][done % kBlock];
-        column_.add(e.parent, e.pc);
-        if (done % kBlock == kBlock - 1) blocks_[done / kBlock].reset();
-      }
-      if (p & kDone) return;
-      published_.wait(p, std::memory_order_acquire);
-    }
-  } catch (...) {
-    error_ = std::current_exception();
-  }
-}
-
-AddressColumn& AddressFeed::finish() {
-  if (thread_.joinable()) {
-    publish(added_ | kDone);
-    thread_.join();
-    blocks_.clear();
-    if (error_) std::rethrow_exception(error_);
-  }
-  return column_;
-}
-
-RecordFeed::~RecordFeed() {
-  if (!thread_.joinable()) return;
-  publish(added_ | kDone);  // a parser that gave up: stop the thread
-  thread_.join();
-}
-
 void RecordFeed::start(bool threaded, size_t maxRecords) {
   if (!threaded) return;
-  blocks_.resize(maxRecords / kBlock + 1);
-  try {
-    thread_ = std::thread([this] { apply(); });
-    threaded_ = true;
-  } catch (const std::system_error&) {
-    blocks_.clear();  // no thread to be had: apply records as they are added
-  }
-}
-
-void RecordFeed::newBlock() {
-  if (added_ / kBlock >= blocks_.size())
-    throw std::logic_error("gperftools reader: more records than the file has room for");
-  blocks_[added_ / kBlock].reset(new RecordEntry[kBlock]);
-  block_ = blocks_[added_ / kBlock].get();
-  inBlock_ = 0;
-}
-
-void RecordFeed::publish(uint64_t n) {
-  published_.store(n, std::memory_order_release);
-  published_.notify_one();
-}
-
-void RecordFeed::apply() {
   constexpr uint64_t kAhead = 8;  // the samples of a record this far ahead are prefetched
-  try {
-    for (uint64_t done = 0;;) {
-      const uint64_t p = published_.load(std::memory_order_acquire);
-      for (const uint64_t n = p & ~kDone; done < n; ++done) {
-        if (done + kAhead < n) {
-          const uint64_t k = done + kAhead;
-          body_.prefetchSamples(blocks_[k / kBlock][k % kBlock].node);
-        }
-        body_.apply(blocks_[done / kBlock][done % kBlock]);
-        if (done % kBlock == kBlock - 1) blocks_[done / kBlock].reset();
-      }
-      if (p & kDone) return;
-      published_.wait(p, std::memory_order_acquire);
-    }
-  } catch (...) {
-    error_ = std::current_exception();
-  }
-}
-
-void RecordFeed::finish() {
-  if (!thread_.joinable()) return;
-  threaded_ = false;
-  publish(added_ | kDone);
-  thread_.join();
-  blocks_.clear();
-  if (error_) std::rethrow_exception(error_);
+  feed_.start(maxRecords, [this](uint64_t i, uint64_t n) {
+    if (i + kAhead < n) body_.prefetchSamples(feed_.at(i + kAhead).node);
+    body_.apply(feed_.at(i));
+  });
 }
 
 }  // namespace gperf

@@ -11,6 +11,7 @@
 #include <vector>
 
 #include "ir/column.h"
+#include "util/block_feed.h"
 #include "util/pairmap.h"
 
 namespace profpack::gperf {
@@ -135,39 +136,30 @@ class AddressColumn {
 // start(false), the column is encoded as nodes are added.
 class AddressFeed {
  public:
-  AddressFeed() = default;
-  ~AddressFeed();
-  AddressFeed(const AddressFeed&) = delete;
-  AddressFeed& operator=(const AddressFeed&) = delete;
-
-  // `maxNodes`: at most this many add()s will follow (sizes the block table, never grown, so
-  // the encoding thread can read it while the parser adds blocks).
-  void start(bool threaded, size_t maxNodes);
+  // `maxNodes`: at most this many add()s will follow.
+  void start(bool threaded, size_t maxNodes) {
+    if (threaded)
+      feed_.start(maxNodes, [this](uint64_t i, uint64_t) {
+        const Entry& e = feed_.at(i);
+        column_.add(e.parent, e.pc);
+      });
+  }
   void add(uint64_t parent, uint64_t pc) {
-    if (!thread_.joinable()) return column_.add(parent, pc);
-    if (added_ % kBlock == 0) newBlock();
-    blocks_[added_ / kBlock][added_ % kBlock] = {parent, pc};
-    if (++added_ % kPublish == 0) publish(added_);
+    if (!feed_.threaded()) return column_.add(parent, pc);
+    feed_.push({parent, pc});
   }
   // Waits until every node added is encoded; rethrows what stopped the encoding thread.
-  AddressColumn& finish();
+  AddressColumn& finish() {
+    feed_.finish();
+    return column_;
+  }
 
  private:
   struct Entry {
     uint64_t parent, pc;
   };
-  static constexpr uint64_t kBlock = uint64_t{1} << 14, kPublish = 4096;
-  static constexpr uint64_t kDone = uint64_t{1} << 63;  // published_: no more nodes
-  void newBlock();
-  void publish(uint64_t n);
-  void encode();
-
   AddressColumn column_;
-  std::vector<std::unique_ptr<Entry[]>> blocks_;  // the encoder frees each block it is done with
-  uint64_t added_ = 0;
-  std::atomic<uint64_t> published_{0};  // nodes the encoder may read, | kDone at the end
-  std::exception_ptr error_;            // the encoder's
-  std::thread thread_;
+  BlockFeed<Entry> feed_;  // last: its thread stops before the column goes
 };
 
 // A record as the parser hands it over: its count, the node its chain ends at, and where it adds
@@ -188,39 +180,21 @@ struct Body;
 class RecordFeed {
  public:
   explicit RecordFeed(Body& body) : body_(body) {}
-  ~RecordFeed();
-  RecordFeed(const RecordFeed&) = delete;
-  RecordFeed& operator=(const RecordFeed&) = delete;
 
-  // `maxRecords`: at most this many add()s will follow (sizes the block table, never grown, so
-  // the thread can read it while the parser adds blocks).
+  // `maxRecords`: at most this many add()s will follow.
   void start(bool threaded, size_t maxRecords);
   [[gnu::always_inline]] void add(const RecordEntry& e) {
-    if (!threaded_) return applyNow(e);
-    if (inBlock_ == kBlock) newBlock();
-    block_[inBlock_++] = e;
-    if (++added_ % kPublish == 0) publish(added_);
+    if (!feed_.threaded()) return applyNow(e);
+    feed_.push(e);
   }
   // Waits until every record added is applied; rethrows what stopped the thread.
-  void finish();
+  void finish() { feed_.finish(); }
 
  private:
-  static constexpr uint64_t kBlock = uint64_t{1} << 14, kPublish = 4096;
-  static constexpr uint64_t kDone = uint64_t{1} << 63;  // published_: no more records
   void applyNow(const RecordEntry& e);
-  void newBlock();
-  void publish(uint64_t n);
-  void apply();
 
   Body& body_;
-  bool threaded_ = false;
-  std::vector<std::unique_ptr<RecordEntry[]>> blocks_;  // freed by the thread as it is done
-  RecordEntry* block_ = nullptr;                        // the block being filled
-  uint64_t inBlock_ = kBlock;                           // entries in it
-  uint64_t added_ = 0;
-  std::atomic<uint64_t> published_{0};  // records the thread may read, | kDone at the end
-  std::exception_ptr error_;            // the thread's
-  std::thread thread_;
+  BlockFeed<RecordEntry> feed_;
 };
 
 // The tree and the records as the IR codes them (see StackSamples in profile.capnp, treeCoding
