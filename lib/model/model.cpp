@@ -139,17 +139,17 @@ const Model::SourceFiles& Model::sourceFiles() const {
   std::call_once(sourceFilesOnce_, [&] {
     const auto& index = lineIndex();
     SourceFiles& sf = sourceFiles_;
-    std::vector<const std::string*> names;
+    std::vector<const std::pair<const std::string, std::vector<LineCost>>*> names;
     names.reserve(index.size());
-    for (auto& entry : index) names.push_back(&entry.first);
-    std::sort(names.begin(), names.end(), [](auto* a, auto* b) { return *a < *b; });
+    for (auto& entry : index) names.push_back(&entry);
+    std::sort(names.begin(), names.end(), [](auto* a, auto* b) { return a->first < b->first; });
     // Names resolved alike are one file from the start.
     std::vector<std::string> paths;  // the distinct resolved names
     std::unordered_map<std::string, uint32_t> pathIndex;
     std::vector<uint32_t> pathOf(names.size());
     for (size_t i = 0; i < names.size(); ++i) {
       auto [it, added] =
-          pathIndex.try_emplace(lexicalPath(*names[i]), static_cast<uint32_t>(paths.size()));
+          pathIndex.try_emplace(lexicalPath(names[i]->first), static_cast<uint32_t>(paths.size()));
       if (added) paths.push_back(it->first);
       pathOf[i] = it->second;
     }
@@ -187,28 +187,31 @@ const Model::SourceFiles& Model::sourceFiles() const {
       note(paths[p], fileOf[p]);
     }
     // Files numbered in the order of their names' first (sorted) name; each answers to its
-    // absolute name, else its longest, and takes every name of its own.
+    // absolute name, else its longest (of the most components resolved), and takes every name
+    // of its own.
     std::vector<uint32_t> number(paths.size(), kNone);
+    std::vector<size_t> shown;  // per file: the name it answers to, an index into `names`
     sf.fileOfName.resize(names.size());
+    auto better = [&](size_t a, size_t b) {  // name a over name b
+      const std::string &pa = paths[pathOf[a]], &pb = paths[pathOf[b]];
+      const bool absA = !pa.empty() && pa[0] == '/', absB = !pb.empty() && pb[0] == '/';
+      return absA != absB ? absA : componentsOf(pa) > componentsOf(pb);
+    };
     for (size_t i = 0; i < names.size(); ++i) {
       const uint32_t f = fileOf[pathOf[i]];
       if (number[f] == kNone) {
         number[f] = static_cast<uint32_t>(sf.files.size());
-        sf.files.push_back({names[i], {}});
+        sf.files.emplace_back();
+        shown.push_back(i);
+      } else if (better(i, shown[number[f]])) {
+        shown[number[f]] = i;
       }
-      SourceFile& file = sf.files[number[f]];
-      file.names.push_back(&index.at(*names[i]));
-      const std::string& shown = *file.name;
-      const bool absolute = !names[i]->empty() && (*names[i])[0] == '/';
-      if ((absolute && (shown.empty() || shown[0] != '/')) ||
-          (absolute == (!shown.empty() && shown[0] == '/') &&
-           componentsOf(paths[pathOf[i]]) > componentsOf(lexicalPath(shown))))
-        file.name = names[i];
+      sf.files[number[f]].names.push_back(&names[i]->second);
       sf.fileOfName[i] = number[f];
     }
-    sf.names = std::move(names);
-    sf.pathOfName.reserve(sf.names.size());
-    for (size_t i = 0; i < sf.names.size(); ++i) sf.pathOfName.push_back(paths[pathOf[i]]);
+    for (size_t k = 0; k < sf.files.size(); ++k) sf.files[k].name = &names[shown[k]]->first;
+    sf.pathOfName.reserve(names.size());
+    for (size_t i = 0; i < names.size(); ++i) sf.pathOfName.push_back(paths[pathOf[i]]);
   });
   return sourceFiles_;
 }
@@ -231,13 +234,13 @@ std::vector<LineCost> Model::lines(std::string_view file) const {
   // must be one file's: asked for "util.c" where the profile has /src/a/util.c and
   // /src/b/util.c, the lines of both would read as one file's.
   std::vector<uint32_t> files;
-  for (size_t i = 0; i < sf.names.size(); ++i)
+  for (size_t i = 0; i < sf.pathOfName.size(); ++i)
     if (sf.pathOfName[i] == wanted) files.push_back(sf.fileOfName[i]);
   if (files.empty()) {
     size_t best = 0;
     for (const std::string& p : sf.pathOfName) best = std::max(best, commonComponents(p, wanted));
     if (best == 0) return {};
-    for (size_t i = 0; i < sf.names.size(); ++i)
+    for (size_t i = 0; i < sf.pathOfName.size(); ++i)
       if (commonComponents(sf.pathOfName[i], wanted) == best) files.push_back(sf.fileOfName[i]);
   }
   std::sort(files.begin(), files.end());

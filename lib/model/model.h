@@ -491,9 +491,9 @@ class Model {
   };
   struct SourceFiles {
     std::vector<SourceFile> files;
-    std::vector<const std::string*> names;  // the index's names, sorted
-    std::vector<std::string> pathOfName;    // each resolved ("." and ".." taken out)
-    std::vector<uint32_t> fileOfName;       // each one's file
+    // The index's names, sorted: each resolved ("." and ".." taken out), and each one's file.
+    std::vector<std::string> pathOfName;
+    std::vector<uint32_t> fileOfName;
   };
   const SourceFiles& sourceFiles() const;
   // The edges where the source left them for later (FunctionLayer::edgesLater).
