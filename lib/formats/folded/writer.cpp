@@ -36,6 +36,18 @@ std::vector<std::string> foldedNames(const Model& model) {
   return names;
 }
 
+// Stack `s`'s frames, outermost first, joined by ';', to `out` (room made for them at once).
+void appendFrames(std::string& out, const StackLayer& st, const std::vector<std::string>& names,
+                  uint64_t s) {
+  size_t length = out.size();
+  for (uint64_t i = st.start[s]; i < st.start[s + 1]; ++i) length += names[st.frames[i]].size() + 1;
+  out.reserve(length);
+  for (uint64_t i = st.start[s]; i < st.start[s + 1]; ++i) {
+    if (i != st.start[s]) out += ';';
+    out += names[st.frames[i]];
+  }
+}
+
 // The model's stacks with a nonzero cost of `event`, each as its line's text and cost (names
 // joined by ';'), to `line`.
 template <typename Line>
@@ -72,10 +84,7 @@ void foldedLines(const Model& model, const std::vector<std::string>& names, size
     const uint64_t v = value[s];
     if (v == 0) continue;
     stack.clear();
-    for (uint64_t i = st.start[s]; i < st.start[s + 1]; ++i) {
-      if (i != st.start[s]) stack += ';';
-      stack += names[st.frames[i]];
-    }
+    appendFrames(stack, st, names, s);
     line(stack, v);
   }
 }
@@ -169,15 +178,7 @@ void writeByThreadRows(const Model& model, const StackLayer& st, size_t event, S
   for (const auto& [key, v] : cost) {
     const auto k = static_cast<uint32_t>(key);
     if (!written[k]) {
-      const uint64_t s = madeFrom[k];
-      size_t length = 0;
-      for (uint64_t i = st.start[s]; i < st.start[s + 1]; ++i)
-        length += names[st.frames[i]].size() + 1;
-      stackText[k].reserve(length);
-      for (uint64_t i = st.start[s]; i < st.start[s + 1]; ++i) {
-        if (i != st.start[s]) stackText[k] += ';';
-        stackText[k] += names[st.frames[i]];
-      }
+      appendFrames(stackText[k], st, names, madeFrom[k]);
       written[k] = true;
     }
     const std::string& process = processes[key >> 32];
