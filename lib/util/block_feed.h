@@ -31,20 +31,18 @@ class BlockFeed {
   // Starts the consumer's thread, which calls `take(i, n)` for each entry i in order (entries
   // below n published: at(i .. n - 1) may be read). `max`: at most this many push()es follow
   // (sizes the block table, never grown, so the consumer reads it while blocks are added).
-  // False where no thread can be had: the caller then consumes entries itself, at once.
+  // Where no thread can be had, threaded() stays false: the caller consumes entries itself.
   template <class Take>
-  bool start(size_t max, Take take) {
+  void start(size_t max, Take take) {
     blocks_.resize(max / kBlock + 1);
     try {
       thread_ = std::thread([this, take] { consume(take); });
     } catch (const std::system_error&) {
       blocks_.clear();
-      return false;
     }
-    threaded_ = true;
-    return true;
   }
-  bool threaded() const { return threaded_; }
+  // Whether push() hands entries to the consumer's thread (from start() to finish()).
+  bool threaded() const { return thread_.joinable(); }
   void push(const Entry& e) {
     if (inBlock_ == kBlock) newBlock();
     block_[inBlock_++] = e;
@@ -54,7 +52,6 @@ class BlockFeed {
   // Waits until every entry pushed is taken; rethrows what stopped the consumer.
   void finish() {
     if (!thread_.joinable()) return;
-    threaded_ = false;
     publish(added_ | kDone);
     thread_.join();
     blocks_.clear();
@@ -92,7 +89,6 @@ class BlockFeed {
     }
   }
 
-  bool threaded_ = false;
   std::vector<std::unique_ptr<Entry[]>> blocks_;  // freed by the consumer as it is done
   Entry* block_ = nullptr;                        // the block being filled
   uint64_t inBlock_ = kBlock;                     // entries in it
