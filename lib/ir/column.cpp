@@ -115,11 +115,22 @@ void ColumnWriter::Buffer::grow(size_t used) {
     p_ = static_cast<uint8_t*>(p);
   } else {
     cap = pageRound(cap);
-    void* p = mapped_
+#if defined(__SANITIZE_THREAD__)
+    // ThreadSanitizer does not follow mremap: pages it moves keep the shadow of whatever was
+    // at their new address before (another thread's column, unmapped since), reported as a
+    // race. Under it, a new mapping and a copy, as the first mapping of a buffer is made.
+    constexpr bool kRemap = false;
+#else
+    constexpr bool kRemap = true;
+#endif
+    void* p = mapped_ && kRemap
                   ? mremap(p_, cap_, cap, MREMAP_MAYMOVE)
                   : mmap(nullptr, cap, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
     if (p == MAP_FAILED) throw std::bad_alloc();
-    if (!mapped_) {
+    if (mapped_ && !kRemap) {
+      if (used) std::memcpy(p, p_, used);
+      munmap(p_, cap_);
+    } else if (!mapped_) {
       if (used) std::memcpy(p, p_, used);
       std::free(p_);
     }
